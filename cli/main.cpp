@@ -1,0 +1,48 @@
+// hiprim: conformance checking of deep-learning primitives. See README.md for the subcommands.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+  hiprim::cli::set_command_line(argc, argv);
+  CLI::App app{"hiprim: deep-learning primitives, verified against a CPU reference"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "hiprim 0.1.0");
+  std::vector<std::pair<CLI::App*, hiprim::cli::Command>> cmds;
+  auto reg = [&](hiprim::cli::Command (*add)(CLI::App&)) {
+    std::size_t before = app.get_subcommands({}).size();
+    auto cmd = add(app);
+    cmds.emplace_back(app.get_subcommands({})[before], std::move(cmd));
+  };
+  reg(hiprim::cli::add_conv);
+  reg(hiprim::cli::add_repro);
+  reg(hiprim::cli::add_check);
+  reg(hiprim::cli::add_list);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "hiprim: %s\nRun 'hiprim --help' for usage.\n", e.what());
+    return 2;
+  }
+  try {
+    for (auto& [sub, run] : cmds)
+      if (sub->parsed()) return run();
+  } catch (const hiprim::InputError& e) {
+    std::fprintf(stderr, "hiprim: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hiprim: error: %s\n", e.what());
+    return 1;
+  }
+  return 2;
+}

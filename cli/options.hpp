@@ -1,0 +1,29 @@
+// Option parsing helpers shared by the subcommands: dtype/layout/direction names, the run options.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "verify/runner.hpp"
+
+namespace hiprim::cli {
+
+// --seed, --fill, --no-determinism-check, -i/--iter on a subcommand.
+struct RunFlags {
+  std::uint64_t seed = 1;
+  std::string fill;  // "", "exact", "bounded"
+  bool no_determinism = false;
+  void add_to(CLI::App& sub);
+  verify::RunOptions options() const;
+};
+
+DType dtype_from(const std::string& s);   // InputError names the flag value
+ConvDir dir_from(const std::string& s);
+std::vector<std::string> split_list(const std::string& s);  // "a,b,c"
+
+// Runs every solver in `solvers` on p; prints one line per case; appends to `out`.
+void run_problem(const ConvProblem& p, const ConvSolverList& solvers, const verify::RunOptions& o,
+                 std::vector<verify::CaseRecord>& out, bool print_passed);
+
+}  // namespace hiprim::cli

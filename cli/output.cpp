@@ -1,0 +1,74 @@
+#include "cli/output.hpp"
+
+#include <cstdio>
+#include <map>
+
+#include "verify/runner.hpp"
+
+namespace hiprim::cli {
+
+using verify::Status;
+
+void print_case_line(const verify::CaseRecord& r) {
+  const auto& m = r.verdict.metrics;
+  std::printf("%-11s %-22s %s", std::string(verify::status_name(r.verdict.status)).c_str(), r.solver.c_str(), r.problem.c_str());
+  if (r.verdict.status == Status::passed || r.verdict.status == Status::failed || r.verdict.status == Status::mistrusted)
+    std::printf("  [%s, worst err/bound %.3g, max ulp %llu, %.3f ms]", verify::fill_tier_name(r.fill).data(), m.worst_ratio,
+                static_cast<unsigned long long>(m.max_ulp), r.time_ms);
+  std::printf("\n");
+  if (r.verdict.status != Status::passed) {
+    if (!r.verdict.reason.empty()) std::printf("            reason: %s\n", r.verdict.reason.c_str());
+    if (r.verdict.status == Status::failed || r.verdict.status == Status::error || r.verdict.status == Status::mistrusted)
+      std::printf("            repro:  %s\n", r.repro.c_str());
+  }
+}
+
+void print_summary(const std::vector<verify::CaseRecord>& cases) {
+  std::map<std::string, std::map<Status, int>> by_solver;
+  std::map<Status, int> total;
+  for (auto& c : cases) {
+    by_solver[c.solver][c.verdict.status]++;
+    total[c.verdict.status]++;
+  }
+  const Status cols[] = {Status::passed, Status::failed, Status::mistrusted, Status::unsupported, Status::error};
+  std::printf("\n%-24s %8s %8s %11s %12s %7s\n", "solver", "passed", "failed", "mistrusted", "unsupported", "error");
+  auto row = [&](const std::string& name, std::map<Status, int>& m) {
+    std::printf("%-24s %8d %8d %11d %12d %7d\n", name.c_str(), m[cols[0]], m[cols[1]], m[cols[2]], m[cols[3]], m[cols[4]]);
+  };
+  for (auto& [name, m] : by_solver) row(name, m);
+  row("total", total);
+}
+
+int exit_code_for(const std::vector<verify::CaseRecord>& cases) {
+  for (auto& c : cases)
+    if (c.verdict.status == Status::failed || c.verdict.status == Status::error || c.verdict.status == Status::mistrusted) return 1;
+  return 0;
+}
+
+namespace {
+std::string& command_line_storage() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.find(' ') != std::string::npos) a = "\"" + a + "\"";
+    s += (i ? " " : "") + (i == 0 ? std::string("hiprim") : a);
+  }
+  command_line_storage() = s;
+}
+
+const std::string& command_line() { return command_line_storage(); }
+
+void write_report_if_asked(const std::string& path, const std::vector<verify::CaseRecord>& cases) {
+  if (path.empty()) return;
+  auto report = verify::conformance_report(verify::machine_json(verify::gpu_json()), cases, command_line());
+  verify::write_json(path, report);
+  std::printf("report: %s\n", path.c_str());
+}
+
+}  // namespace hiprim::cli

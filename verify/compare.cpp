@@ -1,0 +1,266 @@
+#include "verify/compare.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/error.hpp"
+
+// Per-element bound of the bounded tier.
+// Let y = sum_{j=1..L} t_j be the exact result (t_j = a_j*b_j, or the bias) and A = sum_j |t_j|.
+//  1. Inputs hold dtype values exactly (the fills and the reference read through round_to).
+//  2. Products: fp16/bf16 values have 11/8 significant bits, so a product has <= 22/16 bits and is
+//     exact in fp32 (exponents stay in fp32's normal range). fp32 products round once: |delta| <= u.
+//  3. The fp32 accumulation of the L terms in any order (sequential, tree, split-K; an FMA only
+//     removes roundings) puts every term through <= L roundings (one product, <= L-1 additions), so
+//     by the standard dot-product bound (Higham, Accuracy and Stability, Thm 3.5 / eq. 3.5)
+//     |s - y| <= gamma(L) * A, gamma(n) = n*u/(1-n*u), u = unit_roundoff(fp32) = 2^-24.
+//  4. The store rounds s once to the output dtype: fp32: none (the accumulator is fp32, u_out = 0);
+//     fp16/bf16: |fl(s) - s| <= u_out*|s| + eta_out (eta_out = half the smallest subnormal spacing
+//     covers underflow: fp16 2^-25, bf16 2^-134), and |s| <= |y| + gamma(L)*A.
+//  5. The reference sums in double, in its own order: |e - y| <= gamma_d(L)*A with u_d = 2^-53, and
+//     its abs_sum A^ >= A*(1 - gamma_d(L)), so A <= A' = A^*(1 + 2*gamma_d(L)) (gamma_d <= 1/2).
+//  Together: |fl(s) - e| <= |fl(s) - s| + |s - y| + |y - e|
+//                        <= u_out*(|e| + gamma_d*A + gamma*A) + eta_out + gamma*A + gamma_d*A
+//                         = (1 + u_out)*(gamma(L) + gamma_d(L))*A + u_out*|e| + eta_out
+//  bound = (1 + u_out) * (algorithm_factor*gamma(L) + gamma_d(L)) * A' + u_out*|e| + eta_out.
+//  (u_out multiplies gamma*A, not gamma*|e|: s may exceed |e| by gamma*A, and |e| <= A.)
+//  When A^ = 0 every term is zero, every order gives exactly 0, so the bound is 0.
+//  Not covered (need their own factor or model): adders that truncate (some tensor-core paths:
+//  |delta| < 2u, algorithm_factor 2), inputs rounded below their dtype (TF32), fp16 accumulation.
+// Exact tier: partial sums are integers <= 2^24 (see fill.hpp), so s = y = e exactly and the
+// stored value is round_to(out_dtype, e) (RNE), the same rounding a kernel storing its fp32
+// accumulator performs; the check is equality.
+
+namespace hiprim::verify {
+
+std::string_view status_name(Status s) {
+  switch (s) {
+    case Status::passed: return "passed";
+    case Status::failed: return "failed";
+    case Status::mistrusted: return "mistrusted";
+    case Status::unsupported: return "unsupported";
+    case Status::error: return "error";
+  }
+  return "?";
+}
+
+std::optional<Status> parse_status(std::string_view s) {
+  for (Status v : {Status::passed, Status::failed, Status::mistrusted, Status::unsupported, Status::error})
+    if (status_name(v) == s) return v;
+  return std::nullopt;
+}
+
+double gamma_bound(std::int64_t n, double u) {
+  const double nu = static_cast<double>(n) * u;
+  if (nu >= 1.0) return std::numeric_limits<double>::infinity();
+  return nu / (1.0 - nu);
+}
+
+namespace {
+
+double out_roundoff(DType t) { return t == DType::fp32 ? 0.0 : unit_roundoff(t); }
+
+double out_underflow(DType t) {
+  switch (t) {
+    case DType::fp32: return 0.0;
+    case DType::fp16: return std::ldexp(1.0, -25);
+    case DType::bf16: return std::ldexp(1.0, -134);
+  }
+  return 0.0;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pow2_string(double v) {
+  return v == 0.0 ? std::string("0") : "2^" + std::to_string(std::ilogb(v));
+}
+
+// Ordering of the worst list: larger error/bound first, then larger error.
+bool worse(const Element& a, double ra, const Element& b, double rb) {
+  if (ra != rb) return ra > rb;
+  return a.error > b.error;
+}
+
+struct WorstList {
+  std::vector<Element> items;
+  std::vector<double> ratios;
+  void offer(Element e, double ratio) {
+    std::size_t pos = items.size();
+    while (pos > 0 && worse(e, ratio, items[pos - 1], ratios[pos - 1])) --pos;
+    if (pos >= kWorstElements) return;
+    items.insert(items.begin() + static_cast<std::ptrdiff_t>(pos), std::move(e));
+    ratios.insert(ratios.begin() + static_cast<std::ptrdiff_t>(pos), ratio);
+    if (items.size() > kWorstElements) {
+      items.pop_back();
+      ratios.pop_back();
+    }
+  }
+};
+
+std::string element_string(const Element& e) {
+  return "at " + index_string(e.index) + ": got " + fmt("%.9g", e.got) + ", expected " + fmt("%.12g", e.expected) +
+         ", |error| " + fmt("%.3g", e.error) + " > bound " + fmt("%.3g", e.bound);
+}
+
+void check_same_dims(const TensorDesc& a, const TensorDesc& b, const char* what) {
+  if (a.dims != b.dims)
+    throw InputError(std::string(what) + ": tensor " + a.str() + " and tensor " + b.str() + " have different dims");
+}
+
+}  // namespace
+
+std::string index_string(const Dims& index) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(index[i]);
+  }
+  return s + "]";
+}
+
+std::string Tolerance::describe() const {
+  const std::string out = std::string(dtype_name(out_dtype));
+  if (tier == FillTier::exact) return "exact: got == round_to(" + out + ", expected) (RNE), fp32 accumulation";
+  return "bounded: |got-expected| <= (1+u_out)*(" + fmt("%g", algorithm_factor) + "*gamma(" +
+         std::to_string(reduction_length) + ")+gamma_d)*abs_sum + u_out*|expected| + eta_out; u=2^-24 (fp32 accumulation), out " +
+         out + " u_out=" + pow2_string(out_roundoff(out_dtype)) + " eta_out=" + pow2_string(out_underflow(out_dtype));
+}
+
+Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_factor) {
+  Tolerance t;
+  t.tier = tier;
+  t.out_dtype = p.dtype;
+  t.reduction_length = p.reduction_length() + (p.bias && p.dir == ConvDir::fwd ? 1 : 0);
+  t.algorithm_factor = algorithm_factor;
+  return t;
+}
+
+double element_bound(const Tolerance& tol, double expected, double abs_sum) {
+  if (tol.tier == FillTier::exact || abs_sum == 0.0) return 0.0;
+  const double u_out = out_roundoff(tol.out_dtype);
+  const double g = gamma_bound(tol.reduction_length, unit_roundoff(DType::fp32));
+  const double gd = gamma_bound(tol.reduction_length, std::ldexp(1.0, -53));
+  const double a = abs_sum * (1.0 + 2.0 * gd);
+  return (1.0 + u_out) * (tol.algorithm_factor * g + gd) * a + u_out * std::fabs(expected) + out_underflow(tol.out_dtype);
+}
+
+Verdict compare(const HostTensor& got, const std::vector<double>& expected, const std::vector<double>& abs_sum,
+                const TensorDesc& expected_desc, const Tolerance& tol) {
+  check_same_dims(got.desc, expected_desc, "compare");
+  if (got.desc.dtype != tol.out_dtype)
+    throw InputError("compare: got tensor " + got.desc.str() + " is not of the tolerance's output dtype " +
+                     std::string(dtype_name(tol.out_dtype)));
+  const auto need = static_cast<std::size_t>(expected_desc.storage_elements());
+  if (expected.size() < need)
+    throw InputError("compare: expected has " + std::to_string(expected.size()) + " values, fewer than the " +
+                     std::to_string(need) + " its desc " + expected_desc.str() + " addresses");
+  if (tol.tier == FillTier::bounded && abs_sum.size() < need)
+    throw InputError("compare: abs_sum has " + std::to_string(abs_sum.size()) + " values, fewer than the " +
+                     std::to_string(need) + " the bounded tier needs");
+  if (got.data.size() < static_cast<std::size_t>(got.desc.storage_elements()))
+    throw InputError("compare: got tensor " + got.desc.str() + " stores fewer elements than it addresses");
+
+  const DType od = tol.out_dtype;
+  const double inf = std::numeric_limits<double>::infinity();
+  Metrics m;
+  WorstList worst;
+  double sum_sq_err = 0, sum_sq_exp = 0;
+  std::int64_t zeros = 0;
+  for_each_index(expected_desc.dims, [&](const Dims& idx) {
+    const std::int64_t eo = expected_desc.offset(idx), go = got.desc.offset(idx);
+    const double g = got.data[static_cast<std::size_t>(go)];
+    const double e_raw = expected[static_cast<std::size_t>(eo)];
+    const float rounded = round_to(od, e_raw);
+    const double e = tol.tier == FillTier::exact ? static_cast<double>(rounded) : e_raw;
+    ++m.checked;
+    if (e == 0.0) ++zeros;
+    double err, bound, ratio;
+    bool bad;
+    if (!std::isfinite(g) || !std::isfinite(e)) {
+      // Only the overflowed case agrees: got is the same infinity the expected value rounds to.
+      bad = !(static_cast<float>(g) == rounded && !std::isnan(g));
+      err = bad ? inf : 0.0;
+      bound = 0.0;
+      ratio = bad ? inf : 0.0;
+      if (bad && !std::isfinite(g)) ++m.nonfinite_mismatches;
+    } else {
+      err = std::fabs(g - e);
+      bound = tol.tier == FillTier::exact ? 0.0 : element_bound(tol, e, abs_sum[static_cast<std::size_t>(eo)]);
+      ratio = err == 0.0 ? 0.0 : bound > 0.0 ? err / bound : inf;
+      bad = err > bound;
+    }
+    if (bad) ++m.mismatches;
+    m.max_abs_error = std::max(m.max_abs_error, err);
+    m.max_rel_error = std::max(m.max_rel_error, e != 0.0 && std::isfinite(e) ? err / std::fabs(e) : err > 0 ? inf : 0.0);
+    m.worst_ratio = std::max(m.worst_ratio, ratio);
+    m.max_ulp = std::max(m.max_ulp, ulp_distance(od, static_cast<float>(g), rounded));
+    sum_sq_err += err * err;
+    if (std::isfinite(e)) sum_sq_exp += e * e;
+    if (err > 0.0) worst.offer(Element{go, idx, g, e, err, bound}, ratio);
+  });
+  m.rms_rel_error = sum_sq_err == 0.0 ? 0.0 : sum_sq_exp > 0.0 ? std::sqrt(sum_sq_err / sum_sq_exp) : inf;
+  m.zero_fraction = m.checked ? static_cast<double>(zeros) / static_cast<double>(m.checked) : 0.0;
+  m.worst = std::move(worst.items);
+
+  Verdict v;
+  if (m.mismatches > 0) {
+    v.status = Status::failed;
+    v.reason = std::to_string(m.mismatches) + " of " + std::to_string(m.checked) + " elements exceed the tolerance";
+    if (m.nonfinite_mismatches) v.reason += " (" + std::to_string(m.nonfinite_mismatches) + " non-finite)";
+    v.reason += "; worst " + element_string(m.worst.front());
+  } else if (m.zero_fraction > kMistrustZeroFraction) {
+    v.status = Status::mistrusted;
+    v.reason = fmt("%.1f", 100.0 * m.zero_fraction) + "% of the " + std::to_string(m.checked) +
+               " expected values are zero (more than " + fmt("%.0f", 100.0 * kMistrustZeroFraction) +
+               "%): a mostly-zero output cannot show wrong indexing";
+  } else {
+    v.status = Status::passed;
+    v.reason = tol.tier == FillTier::exact
+                   ? std::to_string(m.checked) + " elements equal the correctly rounded result"
+                   : std::to_string(m.checked) + " elements within the bound (worst error/bound " + fmt("%.3g", m.worst_ratio) + ")";
+  }
+  v.metrics = std::move(m);
+  return v;
+}
+
+Verdict compare_bitwise(const HostTensor& a, const HostTensor& b) {
+  check_same_dims(a.desc, b.desc, "compare_bitwise");
+  if (a.desc.dtype != b.desc.dtype)
+    throw InputError("compare_bitwise: dtypes differ (" + std::string(dtype_name(a.desc.dtype)) + " vs " +
+                     std::string(dtype_name(b.desc.dtype)) + ")");
+  Metrics m;
+  for_each_index(a.desc.dims, [&](const Dims& idx) {
+    const std::int64_t ao = a.desc.offset(idx);
+    const float x = a.data[static_cast<std::size_t>(ao)], y = b.data[static_cast<std::size_t>(b.desc.offset(idx))];
+    ++m.checked;
+    if (std::bit_cast<std::uint32_t>(x) == std::bit_cast<std::uint32_t>(y)) return;
+    ++m.mismatches;
+    const double err = std::isfinite(x) && std::isfinite(y) ? std::fabs(double(x) - double(y))
+                                                            : std::numeric_limits<double>::infinity();
+    if (!std::isfinite(x) || !std::isfinite(y)) ++m.nonfinite_mismatches;
+    m.max_abs_error = std::max(m.max_abs_error, err);
+    m.max_ulp = std::max(m.max_ulp, ulp_distance(a.desc.dtype, x, y));
+    if (m.worst.size() < kWorstElements) m.worst.push_back(Element{ao, idx, x, y, err, 0.0});
+  });
+  Verdict v;
+  if (m.mismatches == 0) {
+    v.status = Status::passed;
+    v.reason = "the two runs are bitwise identical in all " + std::to_string(m.checked) + " elements";
+  } else {
+    const Element& f = m.worst.front();
+    v.status = Status::failed;
+    v.reason = "the two runs differ in " + std::to_string(m.mismatches) + " of " + std::to_string(m.checked) +
+               " elements; first at " + index_string(f.index) + ": " + fmt("%.9g", f.got) + " vs " + fmt("%.9g", f.expected);
+  }
+  v.metrics = std::move(m);
+  return v;
+}
+
+}  // namespace hiprim::verify

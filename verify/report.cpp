@@ -1,0 +1,328 @@
+#include "verify/report.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <regex>
+#include <thread>
+
+#include "core/error.hpp"
+
+#ifndef HIPRIM_GIT_COMMIT
+#define HIPRIM_GIT_COMMIT "unknown"
+#endif
+
+namespace hiprim::verify {
+
+using nlohmann::json;
+
+json number_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double number_from_json(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  }
+  throw InputError("expected a number or \"inf\"/\"-inf\"/\"nan\", got " + j.dump());
+}
+
+std::string utc_timestamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string join_command(int argc, const char* const* argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                         "_-./=:,+@%") == std::string::npos;
+    if (!plain) {
+      if (a.find_first_of("\"$`\\!") == std::string::npos) {
+        a = "\"" + a + "\"";
+      } else {  // single quotes; an embedded ' becomes '\''
+        std::string q = "'";
+        for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+        a = q + "'";
+      }
+    }
+    out += (i ? " " : "") + a;
+  }
+  return out;
+}
+
+std::string repro_command(const std::string& problem, const std::string& solver, std::uint64_t seed) {
+  return "hiprim repro \"" + problem + "\" --solver " + solver + " --seed " + std::to_string(seed);
+}
+
+json machine_json(const json& gpu) {
+  char host[256] = "unknown";
+  if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+  host[sizeof host - 1] = '\0';
+  std::string os = "unknown";
+  struct utsname u{};
+  if (uname(&u) == 0) os = std::string(u.sysname) + " " + u.release + " " + u.machine;
+#if defined(__clang__)
+  const std::string compiler = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  const std::string compiler = std::string("g++ ") + __VERSION__;
+#else
+  const std::string compiler = "unknown";
+#endif
+  return json{{"host", host},
+              {"os", os},
+              {"compiler", compiler},
+              {"cpu_cores", std::thread::hardware_concurrency()},
+              {"git_commit", HIPRIM_GIT_COMMIT},
+              {"gpu", gpu.is_object() ? gpu : json(nullptr)}};
+}
+
+json metrics_json(const Metrics& m) {
+  json worst = json::array();
+  for (const Element& e : m.worst)
+    worst.push_back(json{{"offset", e.offset},
+                         {"index", e.index},
+                         {"got", number_json(e.got)},
+                         {"expected", number_json(e.expected)},
+                         {"error", number_json(e.error)},
+                         {"bound", number_json(e.bound)}});
+  return json{{"checked", m.checked},
+              {"mismatches", m.mismatches},
+              {"nonfinite_mismatches", m.nonfinite_mismatches},
+              {"max_abs_error", number_json(m.max_abs_error)},
+              {"max_rel_error", number_json(m.max_rel_error)},
+              {"rms_rel_error", number_json(m.rms_rel_error)},
+              {"worst_ratio", number_json(m.worst_ratio)},
+              {"max_ulp", m.max_ulp},
+              {"zero_fraction", number_json(m.zero_fraction)},
+              {"worst", worst}};
+}
+
+json case_json(const CaseRecord& c) {
+  return json{{"problem", c.problem},
+              {"solver", c.solver},
+              {"status", status_name(c.verdict.status)},
+              {"reason", c.verdict.reason},
+              {"seed", c.seed},
+              {"fill", fill_tier_name(c.fill)},
+              {"tolerance", c.tolerance},
+              {"metrics", metrics_json(c.verdict.metrics)},
+              {"time_ms", number_json(c.time_ms)},
+              {"deterministic", c.deterministic ? json(*c.deterministic) : json(nullptr)},
+              {"repro", c.repro}};
+}
+
+namespace {
+constexpr Status kAllStatuses[] = {Status::passed, Status::failed, Status::mistrusted, Status::unsupported, Status::error};
+}
+
+json summary_json(const std::vector<CaseRecord>& cases) {
+  json s{{"total", cases.size()}};
+  for (Status st : kAllStatuses) s[std::string(status_name(st))] = 0;
+  for (const CaseRecord& c : cases) s[std::string(status_name(c.verdict.status))] = s[std::string(status_name(c.verdict.status))].get<std::int64_t>() + 1;
+  return s;
+}
+
+json conformance_report(const json& machine, const std::vector<CaseRecord>& cases, const std::string& command) {
+  json list = json::array();
+  for (const CaseRecord& c : cases) list.push_back(case_json(c));
+  return json{{"schema", kReportSchema},
+              {"schema_version", kReportSchemaVersion},
+              {"kind", "conformance"},
+              {"created", utc_timestamp()},
+              {"machine", machine},
+              {"command", command},
+              {"cases", std::move(list)},
+              {"summary", summary_json(cases)}};
+}
+
+void write_json(const std::string& path, const json& j) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw RuntimeError("cannot open report file '" + path + "' for writing");
+  f << j.dump(2) << "\n";
+  f.flush();
+  if (!f) throw RuntimeError("failed writing report file '" + path + "'");
+}
+
+json read_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("cannot open JSON file '" + path + "'");
+  try {
+    return json::parse(f);
+  } catch (const json::parse_error& e) {
+    throw InputError("file '" + path + "' is not valid JSON: " + e.what());
+  }
+}
+
+// ---- schema check ----
+
+namespace {
+
+class SchemaCheck {
+ public:
+  std::vector<std::string> errors;
+
+  // The member key of obj, or nullptr after recording that it is missing.
+  const json* get(const json& obj, const std::string& path, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      errors.push_back(path + "." + key + ": missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  bool expect(bool ok, const std::string& path, const std::string& what) {
+    if (!ok) errors.push_back(path + ": " + what);
+    return ok;
+  }
+  const json* string(const json& o, const std::string& p, const char* k, bool nonempty = false) {
+    const json* v = get(o, p, k);
+    if (v && expect(v->is_string(), p + "." + k, "must be a string") && nonempty)
+      expect(!v->get_ref<const std::string&>().empty(), p + "." + k, "must not be empty");
+    return v && v->is_string() ? v : nullptr;
+  }
+  void count(const json& o, const std::string& p, const char* k) {
+    const json* v = get(o, p, k);
+    if (v) expect(v->is_number_unsigned() || (v->is_number_integer() && v->get<std::int64_t>() >= 0), p + "." + k,
+                  "must be a non-negative integer");
+  }
+  void real(const json& o, const std::string& p, const char* k) {
+    const json* v = get(o, p, k);
+    if (!v) return;
+    bool ok = v->is_number() || (v->is_string() && (*v == "inf" || *v == "-inf" || *v == "nan"));
+    expect(ok, p + "." + k, "must be a number or one of \"inf\", \"-inf\", \"nan\"");
+  }
+  void one_of(const json& o, const std::string& p, const char* k, std::initializer_list<std::string_view> allowed) {
+    const json* v = string(o, p, k);
+    if (!v) return;
+    bool ok = false;
+    std::string list;
+    for (auto a : allowed) {
+      ok = ok || *v == a;
+      if (!list.empty()) list += '|';
+      list += a;
+    }
+    expect(ok, p + "." + k, "must be one of " + list + " (got " + v->dump() + ")");
+  }
+  const json* object(const json& o, const std::string& p, const char* k) {
+    const json* v = get(o, p, k);
+    return v && expect(v->is_object(), p + "." + k, "must be an object") ? v : nullptr;
+  }
+  const json* array(const json& o, const std::string& p, const char* k) {
+    const json* v = get(o, p, k);
+    return v && expect(v->is_array(), p + "." + k, "must be an array") ? v : nullptr;
+  }
+
+  void machine(const json& m, const std::string& p) {
+    string(m, p, "host");
+    string(m, p, "os");
+    string(m, p, "compiler");
+    count(m, p, "cpu_cores");
+    string(m, p, "git_commit", true);
+    const json* g = get(m, p, "gpu");
+    if (!g || g->is_null() || !expect(g->is_object(), p + ".gpu", "must be an object or null")) return;
+    const std::string gp = p + ".gpu";
+    string(*g, gp, "name", true);
+    string(*g, gp, "compute_capability");
+    count(*g, gp, "sm_count");
+    count(*g, gp, "memory_bytes");
+    string(*g, gp, "driver_version");
+    string(*g, gp, "runtime_version");
+    string(*g, gp, "backend", true);
+  }
+
+  void metrics(const json& m, const std::string& p) {
+    for (const char* k : {"checked", "mismatches", "nonfinite_mismatches", "max_ulp"}) count(m, p, k);
+    for (const char* k : {"max_abs_error", "max_rel_error", "rms_rel_error", "worst_ratio", "zero_fraction"}) real(m, p, k);
+    const json* w = array(m, p, "worst");
+    if (!w) return;
+    for (std::size_t i = 0; i < w->size(); ++i) {
+      const json& e = (*w)[i];
+      const std::string ep = p + ".worst[" + std::to_string(i) + "]";
+      if (!expect(e.is_object(), ep, "must be an object")) continue;
+      count(e, ep, "offset");
+      if (const json* idx = array(e, ep, "index"))
+        for (const json& d : *idx) expect(d.is_number_integer(), ep + ".index", "must hold integers");
+      for (const char* k : {"got", "expected", "error", "bound"}) real(e, ep, k);
+    }
+  }
+
+  void one_case(const json& c, const std::string& p, bool conformance) {
+    if (!expect(c.is_object(), p, "must be an object")) return;
+    string(c, p, "problem", true);
+    string(c, p, "solver", true);
+    one_of(c, p, "status", {"passed", "failed", "mistrusted", "unsupported", "error"});
+    string(c, p, "reason");
+    string(c, p, "repro", true);
+    if (!conformance) return;
+    count(c, p, "seed");
+    one_of(c, p, "fill", {"exact", "bounded"});
+    string(c, p, "tolerance");
+    if (const json* m = object(c, p, "metrics")) metrics(*m, p + ".metrics");
+    real(c, p, "time_ms");
+    if (const json* d = get(c, p, "deterministic")) expect(d->is_boolean() || d->is_null(), p + ".deterministic", "must be true, false or null");
+  }
+
+  void summary(const json& s, const json* cases) {
+    const std::string p = "report.summary";
+    count(s, p, "total");
+    for (Status st : kAllStatuses) count(s, p, std::string(status_name(st)).c_str());
+    if (!cases) return;
+    auto as_count = [&](const char* k) -> std::int64_t {
+      auto it = s.find(k);
+      return it != s.end() && it->is_number_integer() ? it->get<std::int64_t>() : -1;
+    };
+    const auto total = static_cast<std::int64_t>(cases->size());
+    if (as_count("total") >= 0)
+      expect(as_count("total") == total, p + ".total", "is " + std::to_string(as_count("total")) + " but there are " + std::to_string(total) + " cases");
+    for (Status st : kAllStatuses) {
+      const std::string name(status_name(st));
+      std::int64_t n = 0;
+      for (const json& c : *cases)
+        if (c.is_object() && c.contains("status") && c["status"] == name) ++n;
+      if (as_count(name.c_str()) >= 0)
+        expect(as_count(name.c_str()) == n, p + "." + name, "is " + std::to_string(as_count(name.c_str())) + " but " + std::to_string(n) + " cases have status " + name);
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> check_report_schema(const json& r) {
+  SchemaCheck ck;
+  if (!ck.expect(r.is_object(), "report", "must be a JSON object")) return ck.errors;
+  const std::string p = "report";
+  if (const json* s = ck.string(r, p, "schema")) ck.expect(*s == kReportSchema, p + ".schema", "must be \"hiprim.report\"");
+  if (const json* v = ck.get(r, p, "schema_version"))
+    ck.expect(v->is_number_integer() && v->get<std::int64_t>() == kReportSchemaVersion, p + ".schema_version", "must be the integer 1");
+  ck.one_of(r, p, "kind", {"conformance", "performance", "fuzz"});
+  if (const json* c = ck.string(r, p, "created")) {
+    static const std::regex iso(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)");
+    ck.expect(std::regex_match(c->get_ref<const std::string&>(), iso), p + ".created", "must be a UTC ISO-8601 time like 2026-11-30T14:03:09Z");
+  }
+  if (const json* m = ck.object(r, p, "machine")) ck.machine(*m, p + ".machine");
+  ck.string(r, p, "command");
+  const json* cases = ck.array(r, p, "cases");
+  const bool conformance = r.contains("kind") && r["kind"] == "conformance";
+  if (cases)
+    for (std::size_t i = 0; i < cases->size(); ++i) ck.one_case((*cases)[i], "report.cases[" + std::to_string(i) + "]", conformance);
+  if (const json* s = ck.object(r, p, "summary")) ck.summary(*s, cases);
+  return ck.errors;
+}
+
+}  // namespace hiprim::verify

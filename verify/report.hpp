@@ -1,0 +1,61 @@
+// JSON reports, schema "hiprim.report" version 1 (documented in reports/README.md).
+// JSON has no inf/NaN: non-finite doubles are written as the strings "inf", "-inf", "nan".
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "verify/compare.hpp"
+#include "verify/fill.hpp"
+
+namespace hiprim::verify {
+
+inline constexpr const char* kReportSchema = "hiprim.report";
+inline constexpr int kReportSchemaVersion = 1;
+
+// A double as JSON: a number when finite, else "inf", "-inf" or "nan"; and back (InputError on
+// anything else).
+nlohmann::json number_json(double v);
+double number_from_json(const nlohmann::json& j);
+
+// Current UTC time, ISO-8601 to the second: "2026-11-30T14:03:09Z".
+std::string utc_timestamp();
+// argv joined by spaces, arguments with spaces or shell metacharacters quoted.
+std::string join_command(int argc, const char* const* argv);
+// The one line that reproduces a case: hiprim repro "<problem>" --solver S --seed N
+std::string repro_command(const std::string& problem, const std::string& solver, std::uint64_t seed);
+
+// {host, os, compiler, cpu_cores, git_commit, gpu}; gpu is null or an object with name,
+// compute_capability, sm_count, memory_bytes, driver_version, runtime_version, backend.
+nlohmann::json machine_json(const nlohmann::json& gpu);
+nlohmann::json metrics_json(const Metrics& m);
+
+struct CaseRecord {
+  std::string problem, solver;
+  Verdict verdict;
+  std::uint64_t seed = 0;
+  FillTier fill = FillTier::exact;
+  std::string tolerance;
+  double time_ms = 0;
+  std::optional<bool> deterministic;  // null: not checked
+  std::string repro;
+};
+
+nlohmann::json case_json(const CaseRecord& c);
+// {total, passed, failed, mistrusted, unsupported, error} counted from the cases' statuses.
+nlohmann::json summary_json(const std::vector<CaseRecord>& cases);
+nlohmann::json conformance_report(const nlohmann::json& machine, const std::vector<CaseRecord>& cases,
+                                  const std::string& command);
+
+// Writes j (indented) to path; RuntimeError naming the path when it cannot.
+void write_json(const std::string& path, const nlohmann::json& j);
+// Reads a JSON file; InputError naming the path when it is missing or not JSON.
+nlohmann::json read_json(const std::string& path);
+
+// Every violation of the schema ("<json path>: <what is wrong>"); empty when the report conforms.
+std::vector<std::string> check_report_schema(const nlohmann::json& report);
+
+}  // namespace hiprim::verify

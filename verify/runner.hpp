@@ -1,0 +1,59 @@
+// The runner: problem x solver -> verdict. For one problem it fills the inputs (seeded), asks the CPU
+// reference for the expected output once, then runs each solver on buffers with guard regions and a
+// NaN-poisoned output, compares, checks the guards, that inputs were left alone, and (for solvers that
+// claim it) bitwise determinism over a second run.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/conv_solver.hpp"
+#include "reference/conv.hpp"
+#include "verify/compare.hpp"
+#include "verify/fill.hpp"
+#include "verify/report.hpp"
+
+namespace hiprim::verify {
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  std::optional<FillTier> fill;  // default: exact when the problem allows it, else bounded
+  bool check_determinism = true;
+  std::string dump_dir;  // non-empty: write inputs, output and reference as .npy files there
+};
+
+// Inputs and the oracle's answer for one problem; shared by every solver run on it.
+class PreparedCase {
+ public:
+  PreparedCase(const ConvProblem& p, const RunOptions& o);
+  const ConvProblem& problem() const { return p_; }
+  FillTier fill() const { return fill_; }
+  std::uint64_t seed() const { return seed_; }
+  bool fill_given() const { return fill_given_; }
+  const HostTensor& x() const { return x_; }
+  const HostTensor& w() const { return w_; }
+  const HostTensor& y() const { return y_; }
+  const HostTensor& bias() const { return bias_; }
+  // The oracle: ref::conv (naive or fast by size); naive_only forces the naive loops (used when the
+  // solver under test is the fast reference itself).
+  const ref::ConvOutput& expected(bool naive_only) const;
+  Tolerance tolerance() const;
+
+ private:
+  ConvProblem p_;
+  FillTier fill_;
+  std::uint64_t seed_;
+  bool fill_given_;
+  HostTensor x_, w_, y_, bias_;
+  mutable std::optional<ref::ConvOutput> auto_, naive_;
+};
+
+CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions& o);
+std::string repro_command(const PreparedCase& c, const std::string& solver);
+
+// The GPU object for reports (null when no device or no GPU backend).
+nlohmann::json gpu_json();
+
+}  // namespace hiprim::verify
