@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake git libeigen3-dev libgtest-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev python3)
 # The AMD compile-only gate (tests) needs Debian's hipcc (ROCm 5.2).
-[ "${HIPRIM_WITH_HIPCC:-0}" = 1 ] && pkgs+=(hipcc)
+[ "${HIPRIM_WITH_HIPCC:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev rocm-device-libs)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,7 +4,7 @@
 #pragma once
 
 #if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
-#include <hip/hip_bf16.h>
+#include <hip/hip_bfloat16.h>  // ROCm 5.2 (Debian): hip_bfloat16 lives here
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #define HIPRIM_PLATFORM_AMD 1

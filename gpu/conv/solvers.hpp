@@ -1,0 +1,18 @@
+// Factories of the GPU convolution solvers (one per solver source file); the registry orders them.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include "core/conv_solver.hpp"
+
+namespace hiprim::gpu {
+
+std::shared_ptr<const ConvSolver> make_conv_naive();         // gpu/conv/naive.hip
+std::shared_ptr<const ConvSolver> make_conv_direct_tiled();  // gpu/conv/direct_tiled.hip
+// GEMM-based solvers (gpu/conv/gemm_*): declare their factories here.
+std::shared_ptr<const ConvSolver> make_conv_gemm_1x1();     // gpu/conv/gemm_1x1.hip
+std::shared_ptr<const ConvSolver> make_conv_gemm_im2col();  // gpu/conv/gemm_im2col.hip (256 MiB workspace limit)
+// Same solver with another workspace limit (tests use a small one to exercise chunking).
+std::shared_ptr<const ConvSolver> make_conv_gemm_im2col(std::size_t workspace_limit_bytes);
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,97 @@
+// Device runtime: availability and properties, checked device memory, streams, event timing.
+// The header names no HIP/CUDA type (handles are void*), so host-only code and tests can include it.
+// Every failing runtime call throws hiprim::RuntimeError naming the call and what was being done.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace hiprim::gpu {
+
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;  // NVIDIA compute capability; AMD: the gfx major/minor
+  int sm_count = 0;                // multiprocessors (NVIDIA) / compute units (AMD)
+  int warp_size = 0;               // 32 on NVIDIA, 64 on gfx9
+  std::size_t memory_bytes = 0;
+  std::size_t shared_bytes_per_block = 0;  // without opt-in
+  int driver_version = 0, runtime_version = 0;
+  std::string backend;  // "cuda" | "hip"
+};
+
+// Whether a device can be used; when not, *why says so (no device, driver missing, ...).
+// Never throws, never aborts.
+bool device_available(std::string* why = nullptr);
+// The current device's properties; throws RuntimeError when there is none.
+DeviceInfo device_info();
+
+// Device memory, RAII and move-only. `what` names the buffer in error messages.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t bytes, std::string what);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* data() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  const std::string& what() const { return what_; }
+  // Synchronous copies of `bytes` bytes at byte `offset` of the buffer; InputError when the range
+  // does not fit in the buffer.
+  void upload(const void* host, std::size_t bytes, std::size_t offset = 0);
+  void download(void* host, std::size_t bytes, std::size_t offset = 0) const;
+  // Sets every byte (synchronous), e.g. 0xFF poisons float/half/bf16 data with NaN.
+  void fill_bytes(unsigned char value);
+
+ private:
+  void check_range(std::size_t bytes, std::size_t offset, const char* op) const;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::string what_;
+};
+
+// A device stream (hipStream_t behind void*), RAII and move-only.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(Stream&& o) noexcept;
+  Stream& operator=(Stream&& o) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  void* handle() const { return handle_; }
+  void synchronize() const;
+
+ private:
+  void* handle_ = nullptr;
+};
+
+// Device-side time of the work enqueued on a stream between start() and stop().
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  void start(void* stream = nullptr);
+  // Records the stop event, waits for it and returns the elapsed milliseconds.
+  double stop(void* stream = nullptr);
+  double elapsed_ms() const { return elapsed_ms_; }
+
+ private:
+  void* start_ = nullptr;
+  void* stop_ = nullptr;
+  double elapsed_ms_ = 0.0;
+};
+
+// Waits for all device work; throws RuntimeError (naming context) if any failed.
+void synchronize(const char* context);
+
+// "1.50 GiB", "12.0 KiB", "17 B": sizes in messages.
+std::string format_bytes(std::size_t bytes);
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,32 @@
+// Helpers of the GPU convolution tests: small random problems, exact-tier integer fills, and the
+// CPU reference's expected output.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/tensor.hpp"
+
+namespace hiprim::gputest {
+
+// A small problem drawn inside a RapidCheck property (uses *rc::gen); may be invalid (RC_PRE it).
+// Covers both modes, 2D/3D (when allow_3d), groups, stride/pad/dilation, output padding, bias,
+// every layout, dtype and direction.
+ConvProblem pick_small_problem(bool allow_3d);
+
+// Integers in [-2, 2] at every storage element, from a fixed hash of (seed, i). Every such value is
+// exact in fp32/fp16/bf16 and products and partial sums stay exact integers in fp32 for the small
+// problems used (|sum| <= 4 * reduction_length + 2 < 2^24).
+HostTensor integer_tensor(const TensorDesc& desc, std::uint32_t seed);
+
+// The direction's inputs and output of p filled by integer_tensor.
+struct ConvCase {
+  HostTensor x, w, y, bias;
+  HostTensor& output(ConvDir d) { return d == ConvDir::fwd ? y : d == ConvDir::bwd_data ? x : w; }
+};
+ConvCase make_case(const ConvProblem& p, std::uint32_t seed);
+
+// The reference's exact output, rounded to p.dtype, indexed by storage offset of the output desc.
+std::vector<float> expected_output(const ConvProblem& p, const ConvCase& c);
+
+}  // namespace hiprim::gputest

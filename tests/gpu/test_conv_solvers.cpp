@@ -1,0 +1,200 @@
+// GPU convolution solvers against the CPU reference. Exact tier: integer inputs in [-2, 2] keep
+// every sum exact in fp32, so each output must equal the reference rounded to the dtype, bit for bit
+// (threshold zero). Outputs are poisoned with NaN and surrounded by guard bytes first. Device tests
+// skip with the reason when there is no GPU; the registry and applicability tests run on the host.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cstring>
+#include <set>
+
+#include "core/error.hpp"
+#include "gpu/conv/registry.hpp"
+#include "gpu/runtime/device.hpp"
+#include "tests/gpu/conv_test_util.hpp"
+
+using namespace hiprim;
+using namespace hiprim::gpu;
+
+namespace {
+
+const ConvSolver& solver_named(const std::string& name) {
+  for (const auto& s : gpu_conv_solvers())
+    if (s->name() == name) return *s;
+  throw std::runtime_error("no GPU solver named " + name);
+}
+
+constexpr std::size_t kGuard = 256;           // bytes on each side of the output
+constexpr unsigned char kGuardByte = 0x5A;
+constexpr unsigned char kPoisonByte = 0xFF;   // all-ones: NaN in fp32, fp16 and bf16
+
+DeviceBuffer upload(const HostTensor& t, const char* what) {
+  const std::vector<unsigned char> bytes = t.to_bytes();
+  DeviceBuffer b(bytes.size(), what);
+  b.upload(bytes.data(), bytes.size());
+  return b;
+}
+
+// Runs `solver` on p once with exact-tier data and returns "" on an exact match with the reference
+// (and a second run bitwise equal to the first when the solver claims determinism), else the first
+// problem found.
+std::string check_against_reference(const ConvSolver& solver, const ConvProblem& p, std::uint32_t seed) {
+  gputest::ConvCase c = gputest::make_case(p, seed);
+  const std::vector<float> expected = gputest::expected_output(p, c);
+  HostTensor& out = c.output(p.dir);
+  const std::size_t out_bytes = out.data.size() * dtype_size(p.dtype);
+  DeviceBuffer x = upload(c.x, "x"), w = upload(c.w, "w"), y = upload(c.y, "y"), bias = upload(c.bias, "bias");
+  DeviceBuffer guarded(out_bytes + 2 * kGuard, "output with guards");
+  void* out_ptr = static_cast<unsigned char*>(guarded.data()) + kGuard;
+  ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr};
+  (p.dir == ConvDir::fwd ? t.y : p.dir == ConvDir::bwd_data ? t.x : t.w) = out_ptr;
+  Stream stream;
+  t.stream = stream.handle();
+
+  std::vector<unsigned char> first;
+  for (int run = 0; run < 2; ++run) {
+    std::vector<unsigned char> init(out_bytes + 2 * kGuard, kPoisonByte);
+    std::memset(init.data(), kGuardByte, kGuard);
+    std::memset(init.data() + kGuard + out_bytes, kGuardByte, kGuard);
+    guarded.upload(init.data(), init.size());
+    solver.run(p, t);
+    stream.synchronize();
+    std::vector<unsigned char> got(init.size());
+    guarded.download(got.data(), got.size());
+    for (std::size_t i = 0; i < kGuard; ++i)
+      if (got[i] != kGuardByte || got[kGuard + out_bytes + i] != kGuardByte)
+        return "a guard byte next to the output was overwritten";
+    std::vector<unsigned char> body(got.begin() + kGuard, got.begin() + kGuard + out_bytes);
+    if (run == 1) {
+      if (solver.deterministic() && body != first) return "two runs gave different bits";
+      break;
+    }
+    first = body;
+    out.from_bytes(body.data());
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      if (!(out.data[i] == expected[i]))  // NaN (unwritten) fails too
+        return "output element at storage offset " + std::to_string(i) + " is " + std::to_string(out.data[i]) +
+               ", expected " + std::to_string(expected[i]);
+  }
+  return "";
+}
+
+#define HIPRIM_REQUIRE_DEVICE()                         \
+  do {                                                  \
+    std::string why_;                                   \
+    if (!device_available(&why_)) GTEST_SKIP() << why_; \
+  } while (0)
+
+// Tiny fixed problems: every direction is applied to each (see dirs below) in every dtype.
+const char* const kFixedProblems[] = {
+    "conv fwd fp32 nchw n1 c1 k1 in1x1 f1x1",
+    "conv fwd fp32 nchw n2 c3 k4 in5x6 f3x3 pad1x1",
+    "conv fwd fp32 nhwc n2 c4 k6 in7x5 f3x2 pad1x0 str2x1 dil1x2 g2",
+    "conv fwd fp32 nchw n1 c18 k10 in19x21 f3x3 pad2x1 str1x1 dil2x1",  // several tiles, chunks, channel blocks
+    "conv fwd fp32 nhwc n1 c3 k3 in9x9 f3x3 pad1x1 g3",                  // depthwise
+    "conv fwd fp32 nchw n1 c2 k3 in6x5 f2x3 pad1x2 str3x2",
+    "conv fwd fp32 ncdhw n1 c2 k2 in3x4x4 f2x2x2 pad1x0x1 str1x2x1",
+    "conv fwd fp32 ndhwc n2 c4 k2 in3x3x3 f3x1x2 pad1x0x0 dil1x1x2 g2",
+    "conv fwd fp32 nchw n1 c4 k6 in4x5 f3x3 pad1x1 str2x2 g2 trans opad1x0",
+    "conv fwd fp32 nhwc n2 c2 k3 in3x3 f2x2 str2x3 dil2x1 trans opad1x2",
+    "conv fwd fp32 ndhwc n1 c2 k2 in2x3x3 f2x2x2 pad0x1x0 str2x1x2 trans opad1x0x1",
+};
+
+std::vector<ConvProblem> fixed_cases() {
+  std::vector<ConvProblem> all;
+  for (const char* s : kFixedProblems)
+    for (ConvDir d : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
+      for (DType t : {DType::fp32, DType::fp16, DType::bf16})
+        for (bool bias : {false, true}) {
+          ConvProblem p = parse_conv_problem(s);
+          p.dir = d;
+          p.dtype = t;
+          p.bias = bias;
+          if (bias && d != ConvDir::fwd) continue;
+          all.push_back(p);
+        }
+  return all;
+}
+
+void run_fixed_cases(const std::string& name) {
+  const ConvSolver& solver = solver_named(name);
+  int ran = 0;
+  for (const ConvProblem& p : fixed_cases()) {
+    if (!solver.applicable(p)) continue;
+    ++ran;
+    EXPECT_EQ(check_against_reference(solver, p, 17), "") << name << " on " << to_string(p);
+  }
+  EXPECT_GT(ran, 0);
+}
+
+}  // namespace
+
+TEST(GpuConvRegistry, OrderedWithUniqueNamesAndNaiveLast) {
+  const ConvSolverList& all = gpu_conv_solvers();
+  ASSERT_GE(all.size(), 2u);
+  std::set<std::string> names;
+  for (const auto& s : all) {
+    EXPECT_TRUE(names.insert(s->name()).second) << "duplicate " << s->name();
+    EXPECT_EQ(s->backend(), Backend::device) << s->name();
+    EXPECT_FALSE(s->summary().empty()) << s->name();
+  }
+  EXPECT_EQ(all.back()->name(), "conv.naive");
+  EXPECT_EQ(all[all.size() - 2]->name(), "conv.direct.tiled");
+  for (const char* n : {"conv.naive", "conv.direct.tiled"}) {
+    EXPECT_TRUE(solver_named(n).deterministic()) << n;
+    EXPECT_EQ(solver_named(n).workspace_bytes(parse_conv_problem("conv fwd fp32 nchw n1 c1 k1 in4x4 f3x3")), 0u) << n;
+  }
+}
+
+TEST(GpuConvApplicability, NaiveTakesEveryFixedProblem) {
+  for (const ConvProblem& p : fixed_cases()) EXPECT_TRUE(solver_named("conv.naive").applicable(p)) << to_string(p);
+}
+
+TEST(GpuConvApplicability, TiledRefusesTrans3DAndOversizedTilesWithReasons) {
+  const ConvSolver& tiled = solver_named("conv.direct.tiled");
+  auto refusal = [&](const char* s) {
+    const Applicability a = tiled.applicable(parse_conv_problem(s));
+    EXPECT_FALSE(a.ok) << s;
+    return a.reason;
+  };
+  EXPECT_NE(refusal("conv fwd fp32 ncdhw n1 c2 k2 in3x4x4 f2x2x2").find("3D"), std::string::npos);
+  EXPECT_NE(refusal("conv bwd-data fp32 nchw n1 c2 k2 in4x4 f2x2 trans").find("trans"), std::string::npos);
+  // x tile (8-1)*16+1 = 113 rows by (16-1)*16+1 = 241 columns of floats is over 48 KiB for one channel.
+  EXPECT_NE(refusal("conv fwd fp32 nchw n1 c1 k1 in300x300 f1x1 str16x16").find("shared-memory"), std::string::npos);
+  EXPECT_TRUE(tiled.applicable(parse_conv_problem("conv bwd-weights fp32 nhwc n2 c4 k4 in8x8 f3x3 pad1x1")));
+}
+
+TEST(GpuConvNaive, FixedProblemsMatchReferenceExactly) {
+  HIPRIM_REQUIRE_DEVICE();
+  run_fixed_cases("conv.naive");
+}
+
+TEST(GpuConvDirectTiled, FixedProblemsMatchReferenceExactly) {
+  HIPRIM_REQUIRE_DEVICE();
+  run_fixed_cases("conv.direct.tiled");
+}
+
+// Random small valid problems (both modes, 2D/3D, every layout/dtype/direction) for each solver
+// that takes them.
+TEST(GpuConvSolvers, RandomSmallProblemsMatchReferenceExactly) {
+  HIPRIM_REQUIRE_DEVICE();
+  for (const char* name : {"conv.naive", "conv.direct.tiled"}) {
+    const ConvSolver& solver = solver_named(name);
+    const bool allow_3d = solver.name() == "conv.naive";  // direct.tiled refuses 3D: do not waste cases
+    const bool ok = rc::check(std::string(name) + " vs reference", [&solver, allow_3d] {
+      const ConvProblem p = gputest::pick_small_problem(allow_3d);
+      RC_PRE(p.valid());
+      RC_PRE(solver.applicable(p).ok);
+      const std::string err = check_against_reference(solver, p, *rc::gen::inRange(0u, 1000u));
+      if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+    });
+    EXPECT_TRUE(ok) << name;
+  }
+}
+
+TEST(GpuConvNaive, RunsAfterAnOutOfMemoryError) {
+  HIPRIM_REQUIRE_DEVICE();
+  EXPECT_THROW(DeviceBuffer(std::size_t{1} << 60, "absurd"), RuntimeError);
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n1 c2 k2 in4x4 f3x3 pad1x1");
+  EXPECT_EQ(check_against_reference(solver_named("conv.naive"), p, 3), "");
+}

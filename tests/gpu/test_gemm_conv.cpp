@@ -1,0 +1,363 @@
+// Tests of the GEMM-based conv solvers (conv.gemm.1x1, conv.gemm.im2col): on the host, the GEMM
+// operand maps against core's TensorDesc offsets, the workspace plan and the refusals; on the device
+// (skipped without a GPU), every direction x dtype x layout of fixed small conv and trans problems,
+// and random small problems, against the CPU reference with integer fills (exact tier: the result
+// must equal round_to(dtype, expected)), outputs and workspace poisoned with NaN and followed by
+// guard bytes, and a bitwise rerun.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <memory>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/error.hpp"
+#include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/gemm_conv_maps.hpp"
+#include "gpu/conv/solvers.hpp"
+#include "reference/conv.hpp"
+#include "tests/gpu/gemm_test_util.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+using test_gemm::GuardedBuffer;
+
+// ---- host: operand maps against TensorDesc ----
+
+// Valid small problems of either mode, rank, layout, with groups, stride, pad, dilation, opad.
+rc::Gen<ConvProblem> gen_problem() {
+  return rc::gen::exec([] {
+    ConvProblem p;
+    const int rank = *rc::gen::inRange(2, 4);
+    p.mode = *rc::gen::element(ConvMode::conv, ConvMode::trans);
+    p.channels_last = *rc::gen::arbitrary<bool>();
+    p.groups = *rc::gen::inRange(1, 4);
+    p.n = *rc::gen::inRange(1, 4);
+    p.c = p.groups * *rc::gen::inRange(1, 4);
+    p.k = p.groups * *rc::gen::inRange(1, 4);
+    p.in = p.filter = p.pad = p.stride = p.dilation = p.out_pad = Dims(rank);
+    for (int i = 0; i < rank; ++i) {
+      p.filter[i] = *rc::gen::inRange(1, 4);
+      p.dilation[i] = *rc::gen::inRange(1, 3);
+      p.stride[i] = *rc::gen::inRange(1, 3);
+      const std::int64_t span = p.dilation[i] * (p.filter[i] - 1);
+      p.pad[i] = *rc::gen::inRange<std::int64_t>(0, span / 2 + 1);
+      p.in[i] = span + 1 + *rc::gen::inRange(0, 4);
+      if (p.mode == ConvMode::trans)
+        p.out_pad[i] = *rc::gen::inRange<std::int64_t>(0, std::max(p.stride[i], p.dilation[i]));
+    }
+    RC_PRE(p.valid());
+    return p;
+  });
+}
+
+// Logical index [a, b, spatial...] of a rank-(2+r) desc from a linear spatial index.
+Dims index_of(std::int64_t a, std::int64_t b, std::int64_t pixel, const Dims& dims) {
+  Dims idx(dims.size());
+  idx[0] = a;
+  idx[1] = b;
+  for (std::size_t d = dims.size(); d-- > 2;) {
+    idx[d] = pixel % dims[d];
+    pixel /= dims[d];
+  }
+  return idx;
+}
+
+RC_GTEST_PROP(GemmConvMaps, OperandMapsMatchTensorDescOffsets, ()) {
+  const ConvProblem p = *gen_problem();
+  const ConvGeom g = conv_geom(p);
+  const bool conv = p.mode == ConvMode::conv;
+  const TensorDesc in_d = conv ? p.x_desc() : p.y_desc(), out_d = conv ? p.y_desc() : p.x_desc(), w_d = p.w_desc();
+  const std::int64_t G = p.groups, cig = in_d.dims[1] / G, cog = out_d.dims[1] / G, taps = g.taps();
+  // W[co][q], q = ci*F + f (NCHW family) or f*CIg + ci (channels last).
+  const MatrixMap wm = w_out_by_q(g);
+  for (std::int64_t grp = 0; grp < G; ++grp)
+    for (std::int64_t co = 0; co < cog; ++co)
+      for (std::int64_t ci = 0; ci < cig; ++ci)
+        for (std::int64_t f = 0; f < taps; ++f) {
+          const std::int64_t q = p.channels_last ? f * cig + ci : ci * taps + f;
+          RC_ASSERT(wm(grp, co, q) == w_d.offset(index_of(grp * cog + co, ci, f, w_d.dims)));
+        }
+  // Out[co][j] and In[ci][j], j = image*pixels + pixel.
+  auto check_activation = [&](const MatrixMap& m, const TensorDesc& d, std::int64_t per_group) {
+    std::int64_t pixels = 1;
+    for (std::size_t i = 2; i < d.dims.size(); ++i) pixels *= d.dims[i];
+    for (std::int64_t grp = 0; grp < G; ++grp)
+      for (std::int64_t ch = 0; ch < per_group; ++ch)
+        for (std::int64_t j = 0; j < d.dims[0] * pixels; ++j)
+          RC_ASSERT(m(grp, ch, j) == d.offset(index_of(j / pixels, grp * per_group + ch, j % pixels, d.dims)));
+  };
+  check_activation(out_channel_by_pixel(g), out_d, cog);
+  check_activation(in_channel_by_pixel(g), in_d, cig);
+}
+
+TEST(GemmConvMaps, ImagePixelMapIsPlainOnlyWhenImagesAreBackToBack) {
+  EXPECT_EQ(image_pixel_map(20, 3, 60).inner_extent, 0);
+  EXPECT_EQ(image_pixel_map(20, 1, 60).inner_extent, 20);
+  EXPECT_EQ(image_pixel_map(20, 1, 60)(45), 2 * 60 + 5);
+}
+
+TEST(GemmConvMaps, ColLayoutOffsets) {
+  const ColLayout j_fast{6, 10, 2, false}, q_fast{6, 10, 2, true};
+  EXPECT_EQ(j_fast.q_by_j()(1, 4, 7), 60 + 4 * 10 + 7);
+  EXPECT_EQ(q_fast.q_by_j()(1, 4, 7), 60 + 7 * 6 + 4);
+  EXPECT_EQ(j_fast.elements(), 120);
+}
+
+// ---- host: workspace plan and refusals ----
+
+TEST(GemmConvPlan, SizesChunksAndRefusals) {
+  const std::string tail = " n4 c6 k8 in10x10 f3x3 pad1x1 str1x1 dil1x1 g2";
+  // col: G * (CIg*F) * P = 2 * 27 * 100 elements per image.
+  Im2colPlan pl = plan_im2col(parse_conv_problem("conv fwd fp16 nchw" + tail));
+  EXPECT_EQ(pl.images_per_chunk, 4);
+  EXPECT_EQ(pl.chunks, 1);
+  EXPECT_EQ(pl.workspace_bytes, 4u * 5400 * 2);
+  pl = plan_im2col(parse_conv_problem("conv bwd-data fp16 nhwc" + tail));  // fp32 colgrad
+  EXPECT_EQ(pl.workspace_bytes, 4u * 5400 * 4);
+  // bwd-weights, limit 30000: partial sums 8*27 floats = 864 B (1024 aligned) + 256 reserved leave
+  // 28720 B for col = 2 images of 10800 B; partial sums at align_up(21600, 256) = 21760.
+  pl = plan_im2col(parse_conv_problem("conv bwd-weights fp16 nchw" + tail), 30000);
+  EXPECT_EQ(pl.images_per_chunk, 2);
+  EXPECT_EQ(pl.chunks, 2);
+  EXPECT_EQ(pl.col_bytes, 21600u);
+  EXPECT_EQ(pl.partial_offset, 21760u);
+  EXPECT_EQ(pl.partial_bytes, 864u);
+  EXPECT_EQ(pl.workspace_bytes, 21760u + 864u);
+  pl = plan_im2col(parse_conv_problem("conv fwd fp16 nchw" + tail), 10000);
+  EXPECT_NE(pl.refusal.find("10800 bytes"), std::string::npos) << pl.refusal;
+  const auto solver = make_conv_gemm_im2col(10000);
+  const Applicability a = solver->applicable(parse_conv_problem("conv fwd fp16 nchw" + tail));
+  EXPECT_FALSE(a.ok);
+  EXPECT_NE(a.reason.find("10800 bytes"), std::string::npos) << a.reason;
+}
+
+RC_GTEST_PROP(GemmConvPlan, WorkspaceStaysWithinTheLimitAndCoversTheBatch, ()) {
+  ConvProblem p = *gen_problem();
+  p.dir = *rc::gen::element(ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights);
+  p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
+  const std::size_t limit = *rc::gen::inRange<std::size_t>(1, 200000);
+  const Im2colPlan pl = plan_im2col(p, limit);
+  const auto solver = make_conv_gemm_im2col(limit);
+  RC_ASSERT(solver->applicable(p).ok == pl.refusal.empty());
+  if (!pl.refusal.empty()) return;
+  RC_ASSERT(pl.workspace_bytes <= limit);
+  RC_ASSERT(solver->workspace_bytes(p) == pl.workspace_bytes);
+  RC_ASSERT(pl.images_per_chunk * pl.chunks >= p.n);
+  RC_ASSERT((pl.images_per_chunk) * (pl.chunks - 1) < p.n);
+  RC_ASSERT(pl.col_bytes ==
+            static_cast<std::size_t>(pl.images_per_chunk * p.groups * pl.col_rows * pl.pixels) * pl.col_element_bytes);
+}
+
+TEST(GemmConv1x1, RefusesWhatItCannotDoWithAReason) {
+  const auto s = make_conv_gemm_1x1();
+  auto reason = [&](const std::string& str) { return s->applicable(parse_conv_problem(str)).reason; };
+  EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f1x3").find("filter width is 3"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f1x1 str1x2").find("stride (width) is 2"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 ncdhw n1 c2 k2 in3x5x5 f1x1x1 pad1x0x0").find("pad (depth) is 1"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f1x1 dil2x2 trans opad1x0").find("output padding"), std::string::npos);
+  EXPECT_TRUE(s->applicable(parse_conv_problem("conv bwd-data bf16 nhwc n2 c4 k6 in5x5 f1x1 g2 trans")).ok);
+  EXPECT_TRUE(s->applicable(parse_conv_problem("conv fwd fp16 ndhwc n2 c4 k6 in2x3x5 f1x1x1 dil2x1x3 bias")).ok);
+  EXPECT_EQ(s->workspace_bytes(parse_conv_problem("conv bwd-weights fp32 nchw n2 c4 k6 in5x5 f1x1")), 0u);
+}
+
+// ---- device: solvers against the reference ----
+
+struct SolverCase {
+  std::string variant;  // "1x1", "im2col", "im2col_chunked" (one image per chunk)
+  std::string geometry;  // problem tokens after "conv <dir> <dtype> <layout>"
+};
+
+const std::vector<std::string> kGeneralProblems = {
+    "n2 c4 k6 in7x5 f3x3 pad1x1 str1x1 dil1x1 g1",
+    "n3 c6 k4 in9x8 f3x2 pad1x0 str2x2 dil2x1 g2",
+    "n2 c6 k6 in6x7 f3x3 pad1x1 str1x2 dil1x1 g6",
+    "n2 c6 k4 in4x5 f3x3 pad1x1 str2x2 dil1x1 g2 trans opad1x0",
+    "n2 c3 k5 in6x6 f2x2 pad0x0 str2x2 dil1x1 g1 trans opad1x1",
+    "n2 c4 k4 in5x4x6 f3x1x2 pad1x0x1 str2x1x1 dil1x1x2 g2",
+    "n2 c4 k6 in3x4x3 f2x2x2 pad1x0x1 str2x1x2 dil1x1x1 g2 trans opad1x0x1",
+    "n4 c32 k80 in12x12 f3x3 pad1x1 str1x1 dil1x1 g1",
+};
+const std::vector<std::string> k1x1Problems = {
+    "n3 c8 k6 in5x7 f1x1 g2",
+    "n3 c4 k6 in5x5 f1x1 g2 trans",
+    "n3 c4 k8 in3x4x5 f1x1x1 g1",
+    "n4 c96 k72 in9x9 f1x1 g1",
+    "n8 c8 k8 in12x12 f1x1 g1",
+};
+// Problems whose bwd-weights GEMM runs as split-K (checked on the host below).
+const std::vector<std::string> kSplitKProblems = {"n4 c32 k80 in12x12 f3x3 pad1x1 str1x1 dil1x1 g1",
+                                                  "n8 c8 k8 in12x12 f1x1 g1"};
+
+void PrintTo(const SolverCase& c, std::ostream* os) { *os << c.variant << " on \"" << c.geometry << "\""; }
+
+std::vector<SolverCase> all_cases() {
+  std::vector<SolverCase> v;
+  for (const auto& g : k1x1Problems) v.push_back({"1x1", g});
+  for (const auto* list : {&kGeneralProblems, &k1x1Problems})
+    for (const auto& g : *list) {
+      v.push_back({"im2col", g});
+      v.push_back({"im2col_chunked", g});
+    }
+  return v;
+}
+
+ConvProblem make_problem(ConvDir dir, DType dt, bool channels_last, const std::string& geometry, bool bias) {
+  ConvProblem p = parse_conv_problem("conv " + std::string(conv_dir_name(dir)) + " " + std::string(dtype_name(dt)) +
+                                     " " + geometry + (bias ? " bias" : ""));
+  p.channels_last = channels_last;  // the layout token is optional; set it for either rank
+  return p;
+}
+
+// The chunked variant's limit: one image's col, the chunk and split-K partial sums, the alignment
+// reserve of each (plan_im2col's layout).
+std::size_t one_image_limit(const ConvProblem& p) {
+  const Im2colPlan whole = plan_im2col(p);
+  const std::size_t per_image = whole.col_bytes / static_cast<std::size_t>(p.n);
+  const std::size_t partial = whole.op == ConvOp::w_from_in_out ? static_cast<std::size_t>(conv_geom(p).w_elements()) * 4 : 0;
+  auto reserve = [](std::size_t b) { return b ? align_up(b, kWorkspaceAlign) + kWorkspaceAlign : 0; };
+  return per_image + reserve(partial) + reserve(whole.split_bytes);
+}
+
+std::shared_ptr<const ConvSolver> make_solver(const std::string& variant, const ConvProblem& p) {
+  if (variant == "1x1") return make_conv_gemm_1x1();
+  if (variant == "im2col") return make_conv_gemm_im2col();
+  return make_conv_gemm_im2col(one_image_limit(p));
+}
+
+void fill_ints(HostTensor& t, std::mt19937& rng) {
+  for_each_index(t.desc.dims, [&](const Dims& i) { t.at(i) = test_gemm::small_int(rng); });
+}
+
+TEST(GemmConvPlan, SplitKCasesReallySplit) {
+  for (const auto& geometry : kSplitKProblems) {
+    const ConvProblem p = parse_conv_problem("conv bwd-weights fp32 " + geometry);
+    const ConvGeom g = conv_geom(p);
+    EXPECT_GT(w_from_in_out_splits(g, g.batch), 1) << geometry;
+    EXPECT_GT(plan_im2col(p).k_splits, 1) << geometry;
+    EXPECT_GT(plan_im2col(p).split_bytes, 0u) << geometry;
+  }
+  // ResNet-50-like 1x1 weight gradient: 1024 x 256 outputs in 64 tiles, K = 32*196 -> 8 splits.
+  const auto s = make_conv_gemm_1x1();
+  EXPECT_EQ(s->workspace_bytes(parse_conv_problem("conv bwd-weights bf16 nchw n32 c256 k1024 in14x14 f1x1")),
+            8u * 1024 * 256 * sizeof(float));
+}
+
+class GemmConvSolvers : public ::testing::TestWithParam<SolverCase> {};
+
+// The chunked variant really cuts every batch into one-image chunks (host check of the plan).
+TEST_P(GemmConvSolvers, ChunkedVariantCutsOneImagePerChunk) {
+  const SolverCase& sc = GetParam();
+  if (sc.variant != "im2col_chunked") GTEST_SKIP() << "only for the chunked variant";
+  for (ConvDir dir : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
+    for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
+      const ConvProblem p = make_problem(dir, dt, false, sc.geometry, false);
+      const Im2colPlan pl = plan_im2col(p, one_image_limit(p));
+      EXPECT_EQ(pl.chunks, p.n) << to_string(p);
+    }
+}
+
+// Runs `solver` on p (exact-tier integer fills from `seed`) and returns "" when the output equals
+// round_to(dtype, reference) everywhere, no guard byte after any buffer or the workspace changed, and
+// a second run is bitwise identical; else what went wrong first.
+std::string check_against_reference(const ConvSolver& solver, const ConvProblem& p, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  HostTensor x(p.x_desc()), w(p.w_desc()), y(p.y_desc()), b(p.bias_desc());
+  for (HostTensor* t : {&x, &w, &y, &b}) fill_ints(*t, rng);
+  const ref::ConvOutput want = ref::conv(p, ref::ConvInputs{&x, &w, &y, &b}, false);
+  HostTensor* out = p.dir == ConvDir::fwd ? &y : p.dir == ConvDir::bwd_data ? &x : &w;
+  std::string problem;
+  auto run_once = [&]() {
+    std::vector<std::unique_ptr<GuardedBuffer>> bufs;
+    auto make = [&](HostTensor& t, const char* what) {
+      const std::vector<unsigned char> bytes = t.to_bytes();
+      bufs.push_back(std::make_unique<GuardedBuffer>(bytes.size(), what));
+      if (&t != out) bufs.back()->buf.upload(bytes.data(), bytes.size());
+      return bufs.back().get();
+    };
+    GuardedBuffer *dx = make(x, "x"), *dw = make(w, "w"), *dy = make(y, "y"), *db = make(b, "bias");
+    GuardedBuffer ws(solver.workspace_bytes(p), "workspace");
+    ConvTensors t{dx->data(), dw->data(), dy->data(), p.bias ? db->data() : nullptr, ws.data(), ws.bytes, nullptr};
+    solver.run(p, t);
+    gpu::synchronize("gemm conv test");
+    for (auto& bb : bufs)
+      if (!bb->guard_intact() && problem.empty()) problem = "the guard after " + bb->buf.what() + " was overwritten";
+    if (!ws.guard_intact() && problem.empty()) problem = "the guard after the workspace was overwritten";
+    GuardedBuffer* ob = out == &x ? dx : out == &w ? dw : dy;
+    return ob->download();
+  };
+  const std::vector<unsigned char> got_bytes = run_once();
+  HostTensor got(out->desc);
+  got.from_bytes(got_bytes.data());
+  std::int64_t mismatches = 0;
+  std::string first;
+  for_each_index(got.desc.dims, [&](const Dims& i) {
+    const auto off = static_cast<std::size_t>(got.desc.offset(i));
+    const float expect = round_to(p.dtype, want.value[off]);
+    if (!test_gemm::exact_equal(got.data[off], expect) && mismatches++ == 0)
+      first = "element at offset " + std::to_string(off) + " = " + std::to_string(got.data[off]) + ", want " +
+              std::to_string(expect);
+  });
+  if (mismatches > 0) return std::to_string(mismatches) + " mismatches, first: " + first;
+  if (!problem.empty()) return problem;
+  if (solver.deterministic() && run_once() != got_bytes) return "a second run is not bitwise identical";
+  return problem;
+}
+
+TEST_P(GemmConvSolvers, ExactAgainstReferenceEveryDirectionDtypeLayout) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  const SolverCase& sc = GetParam();
+  int run_index = 0;
+  for (ConvDir dir : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
+    for (DType dt : {DType::fp32, DType::fp16, DType::bf16})
+      for (bool cl : {false, true}) {
+        const bool bias = dir == ConvDir::fwd && (run_index++ % 2 == 1);
+        const ConvProblem p = make_problem(dir, dt, cl, sc.geometry, bias);
+        const auto solver = make_solver(sc.variant, p);
+        const Applicability a = solver->applicable(p);
+        ASSERT_TRUE(a.ok) << sc.variant << " refuses " << to_string(p) << ": " << a.reason;
+        EXPECT_EQ(check_against_reference(*solver, p, static_cast<std::uint32_t>(run_index * 7919 + 17)), "")
+            << sc.variant << ": " << to_string(p);
+      }
+}
+
+// Random small problems (either mode, rank, layout, every direction and dtype, bias on fwd).
+rc::Gen<ConvProblem> gen_full_problem(bool one_by_one) {
+  return rc::gen::exec([one_by_one] {
+    ConvProblem p = *gen_problem();
+    if (one_by_one) {  // what conv.gemm.1x1 takes
+      for (int i = 0; i < p.rank(); ++i) p.filter[i] = 1, p.pad[i] = 0, p.stride[i] = 1, p.out_pad[i] = 0;
+    }
+    p.dir = *rc::gen::element(ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights);
+    p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
+    p.bias = p.dir == ConvDir::fwd && *rc::gen::arbitrary<bool>();
+    RC_PRE(p.valid());
+    return p;
+  });
+}
+
+TEST(GemmConvRandom, SmallProblemsMatchReferenceExactly) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  for (const bool one_by_one : {false, true}) {
+    const auto solver = one_by_one ? make_conv_gemm_1x1() : make_conv_gemm_im2col();
+    const bool ok = rc::check(solver->name() + " vs reference", [&] {
+      const ConvProblem p = *gen_full_problem(one_by_one);
+      const Applicability a = solver->applicable(p);
+      RC_ASSERT(a.ok);  // both solvers take every problem of their generator
+      const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
+      if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+    });
+    EXPECT_TRUE(ok) << solver->name();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GemmConvSolvers, ::testing::ValuesIn(all_cases()), [](const auto& info) {
+  return info.param.variant + "_" + std::to_string(info.index);
+});
+
+}  // namespace
+}  // namespace hiprim::gpu
