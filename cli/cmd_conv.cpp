@@ -57,7 +57,9 @@ void run_problem(const ConvProblem& p, const ConvSolverList& solvers, const veri
     verify::RunOptions so = o;
     if (!o.dump_dir.empty()) so.dump_dir = o.dump_dir + "/" + s->name();
     auto rec = verify::run_case(c, *s, so);
-    if (print_passed || rec.verdict.status != verify::Status::passed) print_case_line(rec);
+    const bool bad = rec.verdict.status == verify::Status::failed || rec.verdict.status == verify::Status::error ||
+                     rec.verdict.status == verify::Status::mistrusted;
+    if (print_passed || bad) print_case_line(rec);
     out.push_back(std::move(rec));
   }
 }
