@@ -13,5 +13,22 @@ Command add_conv(CLI::App& app);
 Command add_repro(CLI::App& app);
 Command add_check(CLI::App& app);
 Command add_list(CLI::App& app);
+Command add_bench(CLI::App& app);   // cli/cmd_bench.cpp
+Command add_report(CLI::App& app);  // cli/cmd_report.cpp
+Command add_pool(CLI::App& app);      // cli/cmd_pool_lrn.cpp
+Command add_lrn(CLI::App& app);       // cli/cmd_pool_lrn.cpp
+Command add_tensorop(CLI::App& app);  // cli/cmd_tensor_ops.cpp
+Command add_reduce(CLI::App& app);    // cli/cmd_tensor_ops.cpp
+Command add_bnorm(CLI::App& app);     // cli/cmd_bnorm.cpp
+Command add_activ(CLI::App& app);     // cli/cmd_activ.cpp
+Command add_softmax(CLI::App& app);   // cli/cmd_softmax.cpp
+Command add_dropout(CLI::App& app);   // cli/cmd_dropout.cpp
+Command add_fuzz(CLI::App& app);     // cli/cmd_fuzz.cpp
+struct RunFlags;
+// hiprim repro --special KIND: a fuzz case with special input values (cli/cmd_fuzz.cpp).
+int run_special_repro(const std::string& problem, const std::string& solver_glob, const RunFlags& flags, const std::string& special,
+                      const std::string& report);
+// hiprim check --suite corpus [--corpus DIR]: the fuzz corpus replayed (embedded fuzz/corpus without DIR).
+int run_corpus_check(const std::string& corpus_dir, const std::string& solver_glob, const std::string& report, bool verbose);
 
 }  // namespace hiprim::cli

@@ -22,6 +22,17 @@ int main(int argc, char** argv) {
   reg(hiprim::cli::add_repro);
   reg(hiprim::cli::add_check);
   reg(hiprim::cli::add_list);
+  reg(hiprim::cli::add_fuzz);
+  reg(hiprim::cli::add_bench);
+  reg(hiprim::cli::add_report);
+  reg(hiprim::cli::add_pool);
+  reg(hiprim::cli::add_lrn);
+  reg(hiprim::cli::add_tensorop);
+  reg(hiprim::cli::add_reduce);
+  reg(hiprim::cli::add_bnorm);
+  reg(hiprim::cli::add_activ);
+  reg(hiprim::cli::add_softmax);
+  reg(hiprim::cli::add_dropout);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

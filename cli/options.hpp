@@ -21,6 +21,8 @@ struct RunFlags {
 DType dtype_from(const std::string& s);   // InputError names the flag value
 ConvDir dir_from(const std::string& s);
 std::vector<std::string> split_list(const std::string& s);  // "a,b,c"
+// An integer option >= min; the message names the value and the rule (defined in cmd_conv.cpp).
+CLI::Validator int_at_least(long long min);
 
 // Runs every solver in `solvers` on p; prints one line per case; appends to `out`.
 void run_problem(const ConvProblem& p, const ConvSolverList& solvers, const verify::RunOptions& o,

@@ -151,48 +151,39 @@ double element_bound(const Tolerance& tol, double expected, double abs_sum) {
   return (1.0 + u_out) * (tol.algorithm_factor * g + gd) * a + u_out * std::fabs(expected) + out_underflow(tol.out_dtype);
 }
 
-Verdict compare(const HostTensor& got, const std::vector<double>& expected, const std::vector<double>& abs_sum,
-                const TensorDesc& expected_desc, const Tolerance& tol) {
-  check_same_dims(got.desc, expected_desc, "compare");
-  if (got.desc.dtype != tol.out_dtype)
-    throw InputError("compare: got tensor " + got.desc.str() + " is not of the tolerance's output dtype " +
-                     std::string(dtype_name(tol.out_dtype)));
-  const auto need = static_cast<std::size_t>(expected_desc.storage_elements());
-  if (expected.size() < need)
-    throw InputError("compare: expected has " + std::to_string(expected.size()) + " values, fewer than the " +
-                     std::to_string(need) + " its desc " + expected_desc.str() + " addresses");
-  if (tol.tier == FillTier::bounded && abs_sum.size() < need)
-    throw InputError("compare: abs_sum has " + std::to_string(abs_sum.size()) + " values, fewer than the " +
-                     std::to_string(need) + " the bounded tier needs");
-  if (got.data.size() < static_cast<std::size_t>(got.desc.storage_elements()))
-    throw InputError("compare: got tensor " + got.desc.str() + " stores fewer elements than it addresses");
+namespace {
 
-  const DType od = tol.out_dtype;
+// The metric scan shared by compare() and compare_with_bounds(): for every element of desc,
+// expected_of(storage offset) is the value to compare against and bound_of(offset, expected) its
+// allowed |error|. A non-finite got or expected agrees only when got is the same infinity the
+// expected value rounds to, or (nan_matches_nan) when both are NaN.
+template <typename ExpectedOf, typename BoundOf>
+Metrics scan_elements(const HostTensor& got, const TensorDesc& desc, DType od, bool nan_matches_nan, ExpectedOf expected_of,
+                      BoundOf bound_of) {
   const double inf = std::numeric_limits<double>::infinity();
   Metrics m;
   WorstList worst;
   double sum_sq_err = 0, sum_sq_exp = 0;
   std::int64_t zeros = 0;
-  for_each_index(expected_desc.dims, [&](const Dims& idx) {
-    const std::int64_t eo = expected_desc.offset(idx), go = got.desc.offset(idx);
+  for_each_index(desc.dims, [&](const Dims& idx) {
+    const std::int64_t eo = desc.offset(idx), go = got.desc.offset(idx);
     const double g = got.data[static_cast<std::size_t>(go)];
-    const double e_raw = expected[static_cast<std::size_t>(eo)];
-    const float rounded = round_to(od, e_raw);
-    const double e = tol.tier == FillTier::exact ? static_cast<double>(rounded) : e_raw;
+    const double e = expected_of(eo);
+    const float rounded = round_to(od, e);
     ++m.checked;
     if (e == 0.0) ++zeros;
     double err, bound, ratio;
     bool bad;
     if (!std::isfinite(g) || !std::isfinite(e)) {
-      // Only the overflowed case agrees: got is the same infinity the expected value rounds to.
-      bad = !(static_cast<float>(g) == rounded && !std::isnan(g));
+      const bool both_nan = std::isnan(g) && std::isnan(e);
+      bad = !((static_cast<float>(g) == rounded && !std::isnan(g)) || (nan_matches_nan && both_nan));
       err = bad ? inf : 0.0;
       bound = 0.0;
       ratio = bad ? inf : 0.0;
       if (bad && !std::isfinite(g)) ++m.nonfinite_mismatches;
     } else {
       err = std::fabs(g - e);
-      bound = tol.tier == FillTier::exact ? 0.0 : element_bound(tol, e, abs_sum[static_cast<std::size_t>(eo)]);
+      bound = bound_of(eo, e);
       ratio = err == 0.0 ? 0.0 : bound > 0.0 ? err / bound : inf;
       bad = err > bound;
     }
@@ -200,7 +191,7 @@ Verdict compare(const HostTensor& got, const std::vector<double>& expected, cons
     m.max_abs_error = std::max(m.max_abs_error, err);
     m.max_rel_error = std::max(m.max_rel_error, e != 0.0 && std::isfinite(e) ? err / std::fabs(e) : err > 0 ? inf : 0.0);
     m.worst_ratio = std::max(m.worst_ratio, ratio);
-    m.max_ulp = std::max(m.max_ulp, ulp_distance(od, static_cast<float>(g), rounded));
+    if (!(std::isnan(g) && std::isnan(e))) m.max_ulp = std::max(m.max_ulp, ulp_distance(od, static_cast<float>(g), rounded));
     sum_sq_err += err * err;
     if (std::isfinite(e)) sum_sq_exp += e * e;
     if (err > 0.0) worst.offer(Element{go, idx, g, e, err, bound}, ratio);
@@ -208,24 +199,80 @@ Verdict compare(const HostTensor& got, const std::vector<double>& expected, cons
   m.rms_rel_error = sum_sq_err == 0.0 ? 0.0 : sum_sq_exp > 0.0 ? std::sqrt(sum_sq_err / sum_sq_exp) : inf;
   m.zero_fraction = m.checked ? static_cast<double>(zeros) / static_cast<double>(m.checked) : 0.0;
   m.worst = std::move(worst.items);
+  return m;
+}
 
+// Failed (with the worst element) when anything mismatched; else nullopt.
+std::optional<Verdict> failed_verdict(Metrics& m) {
+  if (m.mismatches == 0) return std::nullopt;
   Verdict v;
-  if (m.mismatches > 0) {
-    v.status = Status::failed;
-    v.reason = std::to_string(m.mismatches) + " of " + std::to_string(m.checked) + " elements exceed the tolerance";
-    if (m.nonfinite_mismatches) v.reason += " (" + std::to_string(m.nonfinite_mismatches) + " non-finite)";
-    v.reason += "; worst " + element_string(m.worst.front());
-  } else if (m.zero_fraction > kMistrustZeroFraction) {
+  v.status = Status::failed;
+  v.reason = std::to_string(m.mismatches) + " of " + std::to_string(m.checked) + " elements exceed the tolerance";
+  if (m.nonfinite_mismatches) v.reason += " (" + std::to_string(m.nonfinite_mismatches) + " non-finite)";
+  v.reason += "; worst " + element_string(m.worst.front());
+  v.metrics = std::move(m);
+  return v;
+}
+
+void check_got(const HostTensor& got, const TensorDesc& desc, DType od, const char* what) {
+  check_same_dims(got.desc, desc, what);
+  if (got.desc.dtype != od)
+    throw InputError(std::string(what) + ": got tensor " + got.desc.str() + " is not of the output dtype " + std::string(dtype_name(od)));
+  if (got.data.size() < static_cast<std::size_t>(got.desc.storage_elements()))
+    throw InputError(std::string(what) + ": got tensor " + got.desc.str() + " stores fewer elements than it addresses");
+}
+
+void check_size(const std::vector<double>& v, const TensorDesc& desc, const char* what, const char* name) {
+  const auto need = static_cast<std::size_t>(desc.storage_elements());
+  if (v.size() < need)
+    throw InputError(std::string(what) + ": " + name + " has " + std::to_string(v.size()) + " values, fewer than the " +
+                     std::to_string(need) + " its desc " + desc.str() + " addresses");
+}
+
+}  // namespace
+
+Verdict compare(const HostTensor& got, const std::vector<double>& expected, const std::vector<double>& abs_sum,
+                const TensorDesc& expected_desc, const Tolerance& tol) {
+  check_got(got, expected_desc, tol.out_dtype, "compare");
+  check_size(expected, expected_desc, "compare", "expected");
+  if (tol.tier == FillTier::bounded) check_size(abs_sum, expected_desc, "compare", "abs_sum (the bounded tier needs it)");
+  const DType od = tol.out_dtype;
+  const bool exact = tol.tier == FillTier::exact;
+  Metrics m = scan_elements(
+      got, expected_desc, od, /*nan_matches_nan=*/false,
+      [&](std::int64_t eo) {
+        const double e_raw = expected[static_cast<std::size_t>(eo)];
+        return exact ? static_cast<double>(round_to(od, e_raw)) : e_raw;
+      },
+      [&](std::int64_t eo, double e) { return exact ? 0.0 : element_bound(tol, e, abs_sum[static_cast<std::size_t>(eo)]); });
+  if (auto f = failed_verdict(m)) return *f;
+  Verdict v;
+  if (m.zero_fraction > kMistrustZeroFraction) {
     v.status = Status::mistrusted;
     v.reason = fmt("%.1f", 100.0 * m.zero_fraction) + "% of the " + std::to_string(m.checked) +
                " expected values are zero (more than " + fmt("%.0f", 100.0 * kMistrustZeroFraction) +
                "%): a mostly-zero output cannot show wrong indexing";
   } else {
     v.status = Status::passed;
-    v.reason = tol.tier == FillTier::exact
-                   ? std::to_string(m.checked) + " elements equal the correctly rounded result"
-                   : std::to_string(m.checked) + " elements within the bound (worst error/bound " + fmt("%.3g", m.worst_ratio) + ")";
+    v.reason = exact ? std::to_string(m.checked) + " elements equal the correctly rounded result"
+                     : std::to_string(m.checked) + " elements within the bound (worst error/bound " + fmt("%.3g", m.worst_ratio) + ")";
   }
+  v.metrics = std::move(m);
+  return v;
+}
+
+Verdict compare_with_bounds(const HostTensor& got, const std::vector<double>& expected, const std::vector<double>& bound,
+                            const TensorDesc& desc, DType out_dtype) {
+  check_got(got, desc, out_dtype, "compare_with_bounds");
+  check_size(expected, desc, "compare_with_bounds", "expected");
+  check_size(bound, desc, "compare_with_bounds", "bound");
+  Metrics m = scan_elements(
+      got, desc, out_dtype, /*nan_matches_nan=*/true, [&](std::int64_t eo) { return expected[static_cast<std::size_t>(eo)]; },
+      [&](std::int64_t eo, double) { return bound[static_cast<std::size_t>(eo)]; });
+  if (auto f = failed_verdict(m)) return *f;
+  Verdict v;
+  v.status = Status::passed;
+  v.reason = std::to_string(m.checked) + " elements within their bounds (worst error/bound " + fmt("%.3g", m.worst_ratio) + ")";
   v.metrics = std::move(m);
   return v;
 }

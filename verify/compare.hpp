@@ -72,6 +72,14 @@ struct Verdict {
 Verdict compare(const HostTensor& got, const std::vector<double>& expected, const std::vector<double>& abs_sum,
                 const TensorDesc& expected_desc, const Tolerance& tol);
 
+// The ops' comparison: every element of desc (expected and bound indexed by desc's storage
+// offsets; got has the same dims) must satisfy |got - expected| <= bound (absolute, per element);
+// a NaN expected value needs a NaN got, an infinite one the same infinity. Same metrics as
+// compare() (max ulp against round_to(out_dtype, expected)); no zero-fraction mistrust (the op's
+// reference owns that judgement). InputError when shapes or sizes do not match.
+Verdict compare_with_bounds(const HostTensor& got, const std::vector<double>& expected, const std::vector<double>& bound,
+                            const TensorDesc& desc, DType out_dtype);
+
 // Bitwise equality of the elements of two tensors with equal dims (a determinism check); the
 // reason names the first differing element. Metrics: checked, mismatches, max_abs_error, max_ulp,
 // worst (the first differing elements, got = a, expected = b).

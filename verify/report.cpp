@@ -262,14 +262,44 @@ class SchemaCheck {
     }
   }
 
-  void one_case(const json& c, const std::string& p, bool conformance) {
+  // A timing object (performance reports): null, or median/min/max and the run counts.
+  void timing(const json& o, const std::string& p, const char* k) {
+    const json* t = get(o, p, k);
+    if (!t || t->is_null() || !expect(t->is_object(), p + "." + k, "must be an object or null")) return;
+    for (const char* r : {"median_ms", "min_ms", "max_ms"}) real(*t, p + "." + k, r);
+    for (const char* n : {"runs", "warmup", "sets"}) count(*t, p + "." + k, n);
+  }
+  void real_or_null(const json& o, const std::string& p, const char* k) {
+    if (const json* v = get(o, p, k); v && !v->is_null()) real(o, p, k);
+  }
+
+  // The keys a performance case adds to a conformance case (reports/README.md).
+  void perf_case(const json& c, const std::string& p) {
+    one_of(c, p, "verify", {"full", "sampled", "none"});
+    count(c, p, "count");
+    for (const char* k : {"flops", "bytes"}) real(c, p, k);
+    for (const char* k : {"intensity", "tflops", "gbps", "fraction_of_gemm_ceiling", "fraction_of_copy_ceiling", "speedup_vs_peer"})
+      real_or_null(c, p, k);
+    timing(c, p, "timing");
+    if (const json* b = get(c, p, "best")) expect(b->is_boolean(), p + ".best", "must be true or false");
+    if (const json* d = get(c, p, "peer_disagreement")) expect(d->is_null() || d->is_string(), p + ".peer_disagreement", "must be a string or null");
+    const json* peer = get(c, p, "peer");
+    if (!peer || peer->is_null() || !expect(peer->is_object(), p + ".peer", "must be an object or null")) return;
+    string(*peer, p + ".peer", "name", true);
+    one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "error"});
+    string(*peer, p + ".peer", "reason");
+    if (peer->contains("timing")) timing(*peer, p + ".peer", "timing");
+  }
+
+  void one_case(const json& c, const std::string& p, const std::string& kind) {
     if (!expect(c.is_object(), p, "must be an object")) return;
     string(c, p, "problem", true);
     string(c, p, "solver", true);
     one_of(c, p, "status", {"passed", "failed", "mistrusted", "unsupported", "error"});
     string(c, p, "reason");
     string(c, p, "repro", true);
-    if (!conformance) return;
+    if (kind != "conformance" && kind != "performance") return;
+    if (kind == "performance") perf_case(c, p);
     count(c, p, "seed");
     one_of(c, p, "fill", {"exact", "bounded"});
     string(c, p, "tolerance");
@@ -318,9 +348,18 @@ std::vector<std::string> check_report_schema(const json& r) {
   if (const json* m = ck.object(r, p, "machine")) ck.machine(*m, p + ".machine");
   ck.string(r, p, "command");
   const json* cases = ck.array(r, p, "cases");
-  const bool conformance = r.contains("kind") && r["kind"] == "conformance";
+  const std::string kind = r.contains("kind") && r["kind"].is_string() ? r["kind"].get<std::string>() : "";
   if (cases)
-    for (std::size_t i = 0; i < cases->size(); ++i) ck.one_case((*cases)[i], "report.cases[" + std::to_string(i) + "]", conformance);
+    for (std::size_t i = 0; i < cases->size(); ++i) ck.one_case((*cases)[i], "report.cases[" + std::to_string(i) + "]", kind);
+  if (kind == "performance") {  // settings, ceilings, peer and totals (reports/README.md)
+    ck.object(r, p, "settings");
+    if (const json* c = ck.object(r, p, "ceilings")) {
+      ck.get(*c, p + ".ceilings", "copy");
+      ck.object(*c, p + ".ceilings", "gemm");
+    }
+    if (const json* peer = ck.get(r, p, "peer")) ck.expect(peer->is_null() || peer->is_object(), p + ".peer", "must be an object or null");
+    ck.array(r, p, "totals");
+  }
   if (const json* s = ck.object(r, p, "summary")) ck.summary(*s, cases);
   return ck.errors;
 }

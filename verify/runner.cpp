@@ -6,102 +6,16 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "verify/guarded_buffer.hpp"
 #include "verify/npy.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/runtime/device.hpp"
 #endif
 
 namespace hiprim::verify {
-namespace {
 
-constexpr std::size_t kGuard = 256;          // bytes of guard on each side of every buffer
-constexpr unsigned char kGuardByte = 0xA5;   // guard pattern
-constexpr unsigned char kPoisonByte = 0xFF;  // 0xFF.. is NaN in fp32, fp16 and bf16
-
-// [guard | payload | guard] in host or device memory.
-class GuardedBuffer {
- public:
-  GuardedBuffer(Backend b, std::size_t payload, const std::string& what) : backend_(b), payload_(payload), what_(what) {
-    std::vector<unsigned char> init(payload + 2 * kGuard, kGuardByte);
-    if (b == Backend::host) {
-      host_ = std::move(init);
-    } else {
-#ifdef HIPRIM_WITH_GPU
-      dev_ = gpu::DeviceBuffer(init.size(), what);
-      dev_.upload(init.data(), init.size());
-#else
-      throw RuntimeError("device buffer requested in a build without a GPU backend");
-#endif
-    }
-  }
-  void* data() {
-    if (backend_ == Backend::host) return host_.data() + kGuard;
-#ifdef HIPRIM_WITH_GPU
-    return static_cast<unsigned char*>(dev_.data()) + kGuard;
-#else
-    return nullptr;
-#endif
-  }
-  void set(const std::vector<unsigned char>& bytes) { write(bytes.data()); }
-  void poison() { write(std::vector<unsigned char>(payload_, kPoisonByte).data()); }
-  // Whole buffer including guards.
-  std::vector<unsigned char> read_all() const {
-    if (backend_ == Backend::host) return host_;
-    std::vector<unsigned char> out(payload_ + 2 * kGuard);
-#ifdef HIPRIM_WITH_GPU
-    dev_.download(out.data(), out.size());
-#endif
-    return out;
-  }
-  std::size_t payload() const { return payload_; }
-  const std::string& what() const { return what_; }
-
- private:
-  void write(const unsigned char* bytes) {
-    if (payload_ == 0) return;
-    if (backend_ == Backend::host) {
-      std::memcpy(host_.data() + kGuard, bytes, payload_);
-    } else {
-#ifdef HIPRIM_WITH_GPU
-      dev_.upload(bytes, payload_, kGuard);
-#endif
-    }
-  }
-  Backend backend_;
-  std::size_t payload_;
-  std::string what_;
-  std::vector<unsigned char> host_;
-#ifdef HIPRIM_WITH_GPU
-  gpu::DeviceBuffer dev_;
-#endif
-};
-
-// The guard bytes of a downloaded buffer; returns a message when any was overwritten.
-std::optional<std::string> check_guards(const std::vector<unsigned char>& all, std::size_t payload, const std::string& what) {
-  for (std::size_t i = 0; i < kGuard; ++i) {
-    if (all[i] != kGuardByte)
-      return "wrote " + std::to_string(kGuard - i) + " bytes before the start of buffer " + what;
-    if (all[kGuard + payload + i] != kGuardByte)
-      return "wrote past the end of buffer " + what + " (byte " + std::to_string(i) + " after it)";
-  }
-  return std::nullopt;
-}
-
-std::vector<unsigned char> payload_of(const std::vector<unsigned char>& all, std::size_t payload) {
-  return {all.begin() + kGuard, all.begin() + static_cast<std::ptrdiff_t>(kGuard + payload)};
-}
-
-void synchronize_backend(Backend b) {
-#ifdef HIPRIM_WITH_GPU
-  if (b == Backend::device) gpu::synchronize("running a solver");
-#else
-  (void)b;
-#endif
-}
-
-}  // namespace
-
-PreparedCase::PreparedCase(const ConvProblem& p, const RunOptions& o) : p_(p), seed_(o.seed), fill_given_(o.fill.has_value()) {
+PreparedCase::PreparedCase(const ConvProblem& p, const RunOptions& o)
+    : p_(p), seed_(o.seed), fill_given_(o.fill.has_value()), oracle_(o.hooks.oracle), repro_flags_(o.hooks.repro_flags) {
   auto errs = p.validate();
   if (!errs.empty()) throw InputError("invalid problem " + to_string(p) + ": " + errs.front());
   int range = exact_fill_range(p);
@@ -112,6 +26,7 @@ PreparedCase::PreparedCase(const ConvProblem& p, const RunOptions& o) : p_(p), s
   auto make = [&](HostTensor& t, const TensorDesc& d, std::uint64_t tag) {
     t = HostTensor(d);
     verify::fill(t, fill_, seed_, tag, range);
+    if (o.hooks.adjust_input) o.hooks.adjust_input(t, tag);
   };
   if (p.dir != ConvDir::bwd_data) make(x_, p.x_desc(), kTagX);
   if (p.dir != ConvDir::bwd_weights) make(w_, p.w_desc(), kTagW);
@@ -122,6 +37,10 @@ PreparedCase::PreparedCase(const ConvProblem& p, const RunOptions& o) : p_(p), s
 const ref::ConvOutput& PreparedCase::expected(bool naive_only) const {
   ref::ConvInputs in{p_.dir != ConvDir::bwd_data ? &x_ : nullptr, p_.dir != ConvDir::bwd_weights ? &w_ : nullptr,
                      p_.dir != ConvDir::fwd ? &y_ : nullptr, p_.bias ? &bias_ : nullptr};
+  if (oracle_) {
+    if (!auto_) auto_ = oracle_(*this);
+    return *auto_;
+  }
   if (naive_only || p_.macs() < ref::kFastThresholdMacs) {
     if (!naive_) naive_ = ref::conv_naive(p_, in);
     return *naive_;
@@ -135,6 +54,7 @@ Tolerance PreparedCase::tolerance() const { return tolerance_for(p_, fill_); }
 std::string repro_command(const PreparedCase& c, const std::string& solver) {
   std::string s = "hiprim repro \"" + to_string(c.problem()) + "\" --solver " + solver + " --seed " + std::to_string(c.seed());
   if (c.fill_given()) s += " --fill " + std::string(fill_tier_name(c.fill()));
+  if (!c.repro_flags().empty()) s += " " + c.repro_flags();
   return s;
 }
 
@@ -199,7 +119,7 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
     HostTensor got(out_desc);
     got.from_bytes(payload_of(all, out.payload()).data());
     const ref::ConvOutput& exp = c.expected(s.name() == "ref.conv.fast");
-    rec.verdict = compare(got, exp.value, exp.abs_sum, exp.desc, c.tolerance());
+    rec.verdict = o.hooks.judge ? o.hooks.judge(got, exp, c.tolerance()) : compare(got, exp.value, exp.abs_sum, exp.desc, c.tolerance());
     if (!o.dump_dir.empty()) {
       std::filesystem::create_directories(o.dump_dir);
       auto dump = [&](const std::string& name, const HostTensor& h) {

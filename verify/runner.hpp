@@ -4,6 +4,7 @@
 // claim it) bitwise determinism over a second run.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,11 +18,26 @@
 
 namespace hiprim::verify {
 
+class PreparedCase;
+
+// Hooks for the fuzzer (fuzz/); each one left empty keeps the runner's default.
+struct CaseHooks {
+  // Edits each filled input tensor (tag kTagX, kTagW, kTagY, kTagBias) before anyone sees it
+  // (special values: NaN, Inf, -0, subnormals, huge).
+  std::function<void(HostTensor& t, std::uint64_t tensor_tag)> adjust_input;
+  // Replaces the CPU oracle (e.g. the GPU naive solver's output in the exact tier).
+  std::function<ref::ConvOutput(const PreparedCase& c)> oracle;
+  // Replaces compare() (e.g. NaN/Inf propagation, then compare() on the finite elements).
+  std::function<Verdict(const HostTensor& got, const ref::ConvOutput& expected, const Tolerance& tol)> judge;
+  std::string repro_flags;  // appended to the repro line, e.g. "--special nan"
+};
+
 struct RunOptions {
   std::uint64_t seed = 1;
   std::optional<FillTier> fill;  // default: exact when the problem allows it, else bounded
   bool check_determinism = true;
   std::string dump_dir;  // non-empty: write inputs, output and reference as .npy files there
+  CaseHooks hooks;
 };
 
 // Inputs and the oracle's answer for one problem; shared by every solver run on it.
@@ -32,12 +48,13 @@ class PreparedCase {
   FillTier fill() const { return fill_; }
   std::uint64_t seed() const { return seed_; }
   bool fill_given() const { return fill_given_; }
+  const std::string& repro_flags() const { return repro_flags_; }
   const HostTensor& x() const { return x_; }
   const HostTensor& w() const { return w_; }
   const HostTensor& y() const { return y_; }
   const HostTensor& bias() const { return bias_; }
   // The oracle: ref::conv (naive or fast by size); naive_only forces the naive loops (used when the
-  // solver under test is the fast reference itself).
+  // solver under test is the fast reference itself). The hooks' oracle, when given, replaces both.
   const ref::ConvOutput& expected(bool naive_only) const;
   Tolerance tolerance() const;
 
@@ -46,6 +63,8 @@ class PreparedCase {
   FillTier fill_;
   std::uint64_t seed_;
   bool fill_given_;
+  std::function<ref::ConvOutput(const PreparedCase&)> oracle_;
+  std::string repro_flags_;
   HostTensor x_, w_, y_, bias_;
   mutable std::optional<ref::ConvOutput> auto_, naive_;
 };

@@ -1,0 +1,171 @@
+// hiprim bench: verify, then time, GPU solvers and the cuDNN peer on a suite -> performance report.
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "verify/bench.hpp"
+#include "verify/bench_report.hpp"
+#include "verify/runner.hpp"
+#include "verify/suite.hpp"
+
+namespace hiprim::cli {
+
+namespace {
+
+// The problems of the suite (resnet50 carries each layer's count in the network; others count 1),
+// or the --problem strings.
+std::vector<verify::BenchProblem> bench_problems(const std::string& suite, const std::vector<std::string>& given,
+                                                 const verify::SuiteOptions& so) {
+  std::vector<verify::BenchProblem> out;
+  if (!given.empty()) {
+    for (const auto& s : given) out.push_back({parse_conv_problem(s), 1});
+    return out;
+  }
+  for (const auto& name : split_list(suite)) {
+    if (name == "resnet50") {  // the order of builtin_suite: dtype, layout, direction, layer
+      if (so.batch < 1) throw InputError("--batch " + std::to_string(so.batch) + ": must be >= 1");
+      for (DType dt : so.dtypes)
+        for (bool cl : so.channels_last)
+          for (ConvDir d : so.dirs)
+            for (const auto& l : verify::resnet50_layers())
+              out.push_back({verify::resnet50_problem(l, so.batch, dt, cl, d), l.count});
+    } else {
+      for (auto& p : verify::load_suite(name, so)) out.push_back({p, 1});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Command add_bench(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "bench", "Verify, then time, the GPU solvers (and cuDNN, the peer) on a suite; write a performance report. Needs a GPU (exit 1 without)");
+  struct Flags {
+    std::string suite = "resnet50", solver, report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights";
+    std::string peer = "cudnn", cudnn_lib, verify = "full", fill = "bounded";
+    std::vector<std::string> problems;
+    std::int64_t batch = 32;
+    std::uint64_t seed = 1;
+    int warmup = 5, reps = 20;
+    double budget_ms = 1000, time_limit = 0;
+    bool best = false, no_ceilings = false;
+  };
+  auto f = std::make_shared<Flags>();
+  sub->add_option("--suite", f->suite, "Built-in suite (resnet50 weights its totals by layer count) or suite file, comma-separated")->capture_default_str();
+  sub->add_option("--problem", f->problems, "A canonical problem string (repeatable); replaces --suite");
+  sub->add_option("--batch", f->batch, "Batch size of generated suites")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))->capture_default_str();
+  sub->add_option("--dtype", f->dtypes, "Generated suites: comma-separated dtypes")->capture_default_str();
+  sub->add_option("--layout", f->layouts, "Generated suites: comma-separated layouts (nchw, nhwc)")->capture_default_str();
+  sub->add_option("--dir", f->dirs, "Generated suites: comma-separated directions")->capture_default_str();
+  sub->add_option("--solver", f->solver, "Time only the GPU solvers matching this glob (default: every one, as --best)");
+  sub->add_flag("--best", f->best, "Time every applicable GPU solver and mark the fastest passed one (the default)");
+  sub->add_option("--peer", f->peer, "cudnn (loaded at run time; unavailable -> the peer columns say so) or none")
+      ->check(CLI::IsMember({"cudnn", "none"}))->capture_default_str();
+  sub->add_option("--cudnn-lib", f->cudnn_lib, "Path of libcudnn.so.9 (default: $HIPRIM_CUDNN_LIB, then the loader's search path)");
+  sub->add_option("--verify", f->verify, "Check each output against the CPU reference: full, sampled (one channel slice + all finite) or none")
+      ->check(CLI::IsMember({"full", "sampled", "none"}))->capture_default_str();
+  sub->add_option("--fill", f->fill, "Input data: bounded (reals in [-1,1)) or exact (small integers)")
+      ->check(CLI::IsMember({"exact", "bounded"}))->capture_default_str();
+  sub->add_option("--seed", f->seed, "Seed of the data fills")->capture_default_str();
+  sub->add_option("--warmup", f->warmup, "Untimed runs before timing (at least 2 run)")->check(CLI::Range(0, 1000))->capture_default_str();
+  sub->add_option("--reps", f->reps, "Timed runs per solver (median, min, max)")->check(CLI::Range(1, 100000))->capture_default_str();
+  sub->add_option("--budget-ms", f->budget_ms, "Device time per solver's timed runs; slower solvers get fewer runs (>= 3)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_flag("--no-ceilings", f->no_ceilings, "Skip measuring the copy and GEMM ceilings");
+  sub->add_option("--time-limit", f->time_limit, "Seconds after which no new problem starts (0: none); the report says where it stopped")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--report", f->report, "JSON report path (default: hiprim_bench_<suite>.json)");
+  return [f] {
+    if (f->best && !f->solver.empty()) throw InputError("--best times every solver; drop it or --solver '" + f->solver + "'");
+    verify::SuiteOptions so;
+    so.batch = f->batch;
+    so.dtypes.clear();
+    for (auto& d : split_list(f->dtypes)) so.dtypes.push_back(dtype_from(d));
+    so.channels_last.clear();
+    for (auto& l : split_list(f->layouts)) {
+      if (l != "nchw" && l != "nhwc") throw InputError("--layout '" + l + "': expected nchw or nhwc");
+      so.channels_last.push_back(l == "nhwc");
+    }
+    so.dirs.clear();
+    for (auto& d : split_list(f->dirs)) so.dirs.push_back(dir_from(d));
+    if (so.dtypes.empty() || so.channels_last.empty() || so.dirs.empty())
+      throw InputError("--dtype, --layout and --dir each need at least one value");
+    const auto problems = bench_problems(f->suite, f->problems, so);
+    if (problems.empty()) throw InputError("--suite '" + f->suite + "' holds no problems");
+
+    verify::BenchOptions o;
+    o.warmup = f->warmup;
+    o.reps = f->reps;
+    o.budget_ms = f->budget_ms;
+    o.verify = *verify::parse_verify_mode(f->verify);
+    o.fill = *verify::parse_fill_tier(f->fill);
+    o.seed = f->seed;
+    o.solver_glob = f->solver.empty() ? "*" : f->solver;
+    o.peer_cudnn = f->peer == "cudnn";
+    o.cudnn_lib = f->cudnn_lib;
+    o.ceilings = !f->no_ceilings;
+    verify::Bench bench(o);  // RuntimeError (exit 1) without a GPU
+
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    const nlohmann::json peer = bench.peer_json();
+    if (peer.is_object())
+      std::printf("peer: cuDNN %s\n", peer.value("available", false) ? (peer["library"].get<std::string>() + ", version " +
+                                                                         std::to_string(peer["version"].get<long>())).c_str()
+                                                                      : peer.value("reason", "").c_str());
+    std::set<DType> dtypes;
+    for (auto& bp : problems) dtypes.insert(bp.problem.dtype);
+    bench.measure_ceilings({dtypes.begin(), dtypes.end()});
+    const nlohmann::json ceilings = bench.ceilings_json();
+    if (ceilings["copy"].is_object()) std::printf("ceiling: device copy %.0f GB/s\n", ceilings["copy"]["gbps"].get<double>());
+    for (auto& [dt, g] : ceilings["gemm"].items())
+      if (g["tflops"].is_number())
+        std::printf("ceiling: GEMM %s %.1f TFLOP/s (%s)\n", dt.c_str(), g["tflops"].get<double>(), g["source"].get<std::string>().c_str());
+    std::printf("%zu problems, verify %s, %d warm-up + %d timed runs\n", problems.size(), f->verify.c_str(), f->warmup, f->reps);
+    std::fflush(stdout);
+
+    nlohmann::json cases = nlohmann::json::array();
+    std::size_t done = 0;
+    bench.run_all(
+        problems,
+        [&](const nlohmann::json& c) {
+          std::printf("%s\n", verify::bench_problem_line(c).c_str());
+          std::fflush(stdout);
+          for (const auto& one : c) cases.push_back(one);
+          ++done;
+        },
+        [&] { return f->time_limit > 0 && elapsed_s() > f->time_limit; });
+    nlohmann::json settings = bench.settings_json();
+    settings["problems_planned"] = problems.size();
+    settings["problems_run"] = done;
+    settings["seconds"] = elapsed_s();
+    if (done < problems.size())
+      std::printf("time limit %.0f s reached: %zu of %zu problems run\n", f->time_limit, done, problems.size());
+    const auto report = verify::performance_report(verify::machine_json(verify::gpu_json()), settings, ceilings, peer, cases,
+                                                   command_line());
+    std::printf("\n%s", verify::totals_text(report["totals"]).c_str());
+    const auto& s = report["summary"];
+    std::printf("cases: %lld passed, %lld failed, %lld mistrusted, %lld unsupported, %lld error\n",
+                static_cast<long long>(s["passed"].get<std::int64_t>()), static_cast<long long>(s["failed"].get<std::int64_t>()),
+                static_cast<long long>(s["mistrusted"].get<std::int64_t>()),
+                static_cast<long long>(s["unsupported"].get<std::int64_t>()), static_cast<long long>(s["error"].get<std::int64_t>()));
+    std::string path = f->report;
+    if (path.empty()) {
+      std::string base = f->problems.empty() ? f->suite : "problems";
+      for (char& ch : base)
+        if (ch == '/' || ch == '.' || ch == ',') ch = '_';
+      path = "hiprim_bench_" + base + ".json";
+    }
+    verify::write_json(path, report);
+    std::printf("report: %s\n", path.c_str());
+    const bool bad = s["failed"].get<std::int64_t>() + s["mistrusted"].get<std::int64_t>() + s["error"].get<std::int64_t>() > 0;
+    return bad ? 1 : 0;
+  };
+}
+
+}  // namespace hiprim::cli

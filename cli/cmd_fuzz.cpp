@@ -1,0 +1,355 @@
+// hiprim fuzz (property-based fuzz campaigns), hiprim repro --special (special-value cases) and
+// hiprim check --suite corpus (the fuzz corpus replayed). The work is in fuzz/ (library hiprim_fuzz).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "fuzz/campaign.hpp"
+#include "fuzz/conv_target.hpp"
+#include "fuzz/corpus.hpp"
+#include "fuzz/gpu_oracle.hpp"
+#include "verify/report_diff.hpp"
+#include "verify/solvers.hpp"
+
+extern char** environ;
+
+namespace hiprim::cli {
+namespace {
+
+struct FuzzFlags {
+  std::string op, solver = "*", time, report, corpus, shard, devices, oracle = "auto", size = "auto", specials = "all";
+  std::int64_t cases = 0, shard_count = 0, max_failures = 3, shrink_runs = 1000;
+  std::uint64_t seed = 1;
+  double cpu_check_rate = 0.05, max_macs = 0;
+  bool no_determinism = false, dry_run = false;
+};
+
+// "90", "90s", "10m", "1.5h" -> seconds; InputError naming --time otherwise.
+double parse_duration(const std::string& s) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  const std::string unit = used ? s.substr(used) : "";
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (!used || scale < 0 || !std::isfinite(v) || v <= 0)
+    throw InputError("--time '" + s + "': expected a positive duration like 90, 90s, 10m or 1h");
+  return v * scale;
+}
+
+// The shard: --shard, else the scheduler's environment, else 0/1.
+fuzz::Shard resolve_shard(const FuzzFlags& f, std::string* source) {
+  if (!f.shard.empty() && f.shard != "auto") {
+    *source = "--shard";
+    return fuzz::parse_shard(f.shard);
+  }
+  if (auto s = fuzz::shard_from_environment(fuzz::process_environment(), f.shard_count, source)) return *s;
+  *source = "default";
+  return {};
+}
+
+std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* oracle_used) {
+  if (f.op != "conv") throw InputError("--op '" + f.op + "': no fuzz generator for it yet (known: conv)");
+  if (f.oracle != "auto" && f.oracle != "cpu" && f.oracle != "gpu") throw InputError("--oracle '" + f.oracle + "': expected auto, cpu or gpu");
+  if (f.size != "auto" && f.size != "small" && f.size != "large") throw InputError("--size '" + f.size + "': expected auto, small or large");
+  if (!(f.cpu_check_rate >= 0 && f.cpu_check_rate <= 1)) throw InputError("--cpu-check-rate must be in [0, 1]");
+  std::vector<fuzz::Special> specials{fuzz::Special::none};
+  if (f.specials == "all") {
+    specials = fuzz::all_specials();
+  } else if (f.specials != "none") {
+    for (auto& k : split_list(f.specials)) {
+      auto s = fuzz::parse_special(k);
+      if (!s || *s == fuzz::Special::none)
+        throw InputError("--specials '" + k + "': expected all, none or a list of nan, inf, signed_zero, subnormal, huge, mixed");
+      specials.push_back(*s);
+    }
+  }
+  auto solvers = verify::select_conv_solvers(f.solver);
+  std::shared_ptr<const ConvSolver> naive;
+  for (auto& s : verify::conv_solvers())
+    if (s->name() == "conv.naive") naive = s;
+  std::string why;
+  const bool gpu_ok = naive && fuzz::gpu_oracle_available(&why);
+  if (f.oracle == "gpu" && !gpu_ok) throw InputError("--oracle gpu: " + (naive ? why : std::string("no conv.naive solver in this build")));
+  const bool want_gpu = f.oracle == "gpu" || (f.oracle == "auto" && gpu_ok);
+  *oracle_used = want_gpu ? "gpu (conv.naive for exact-tier cases, CPU reference for a sampled fraction and the rest)" : "cpu";
+  std::vector<fuzz::FuzzTargetPtr> targets;
+  for (auto& s : solvers) {
+    fuzz::ConvTargetOptions o;
+    const bool gpu_oracle = want_gpu && s->backend() == Backend::device && s != naive;
+    if (gpu_oracle) o.gpu_oracle = naive;
+    const bool large = f.size == "large" || (f.size == "auto" && gpu_oracle);
+    o.limits = large ? fuzz::large_conv_limits() : fuzz::small_conv_limits();
+    if (f.max_macs > 0) o.limits.max_macs = o.limits.max_macs_bounded = o.limits.max_macs_special = f.max_macs;
+    o.cpu_check_rate = f.cpu_check_rate;
+    o.check_determinism = !f.no_determinism;
+    fuzz::ConvDomain d = fuzz::probe_conv_domain(*s);
+    d.specials = specials;
+    targets.push_back(std::make_shared<fuzz::ConvFuzzTarget>(s, o, d));
+  }
+  return targets;
+}
+
+// The live progress line: rewritten in place on a terminal, a line every 10 s otherwise.
+fuzz::ProgressFn progress_printer(const fuzz::Shard& shard, const std::string& prefix, bool lines) {
+  auto last = std::make_shared<double>(-1e9);
+  const bool tty = !lines && isatty(STDERR_FILENO);
+  return [=](const fuzz::Progress& p) {
+    const std::string line = prefix + fuzz::progress_line(p, shard);
+    if (tty) {
+      std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), p.final ? "\n" : "");
+    } else if (p.final || p.seconds - *last >= 10) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      *last = p.seconds;
+    }
+    std::fflush(stderr);
+  };
+}
+
+void print_result(const fuzz::CampaignResult& r) {
+  std::printf("\n%-24s %9s %9s %9s %9s  %s\n", "solver", "cases", "discards", "failures", "coverage", "uncovered classes");
+  for (auto& t : r.targets) {
+    std::int64_t covered = 0, failures = 0;
+    std::string missing;
+    for (auto& [cls, n] : t.coverage) {
+      covered += n > 0 ? 1 : 0;
+      if (n == 0) missing += (missing.empty() ? "" : ",") + cls;
+    }
+    for (auto& f : r.failures) failures += f.target == t.solver ? 1 : 0;
+    std::printf("%-24s %9lld %9lld %9lld %4lld/%-4zu  %s%s\n", t.solver.c_str(), static_cast<long long>(t.cases), static_cast<long long>(t.discards),
+                static_cast<long long>(failures), static_cast<long long>(covered), t.coverage.size(), missing.empty() ? "-" : missing.c_str(),
+                t.retired ? (" (retired: " + t.retired_reason + ")").c_str() : "");
+  }
+  for (auto& f : r.failures) {
+    std::printf("\nFAILED %s (case %llu, after %lld cases): %s\n", f.target.c_str(), static_cast<unsigned long long>(f.case_index),
+                static_cast<long long>(f.cases_to_catch), f.shrunk.verdict.reason.c_str());
+    std::printf("  found:  %s (%.0f MACs)\n  shrunk: %s (%.0f MACs, %s; %d steps, %d runs)\n", f.found.problem.c_str(), f.found_size,
+                f.shrunk.problem.c_str(), f.shrunk_size, f.shrunk_data.c_str(), f.shrink_steps, f.shrink_runs);
+    std::printf("  %s\n", f.shrunk.repro.c_str());
+    if (!f.corpus_file.empty()) std::printf("  saved: %s\n", f.corpus_file.c_str());
+  }
+}
+
+// The worker command lines of --devices: this command with --shard and --report of each worker.
+std::vector<std::string> worker_args(const FuzzFlags& f, const fuzz::Shard& shard, const std::string& report) {
+  std::vector<std::string> a{"hiprim", "fuzz", "--op", f.op, "--solver", f.solver, "--seed", std::to_string(f.seed), "--shard", shard.str(),
+                             "--oracle", f.oracle, "--size", f.size, "--cpu-check-rate", std::to_string(f.cpu_check_rate),
+                             "--max-failures", std::to_string(f.max_failures), "--shrink-runs", std::to_string(f.shrink_runs),
+                             "--specials", f.specials};
+  if (f.cases > 0) a.insert(a.end(), {"--cases", std::to_string(f.cases)});
+  if (!f.time.empty()) a.insert(a.end(), {"--time", f.time});
+  if (!report.empty()) a.insert(a.end(), {"--report", report});
+  if (!f.corpus.empty()) a.insert(a.end(), {"--corpus", f.corpus});
+  if (f.max_macs > 0) a.insert(a.end(), {"--max-macs", std::to_string(f.max_macs)});
+  if (f.no_determinism) a.push_back("--no-determinism-check");
+  return a;
+}
+
+// --devices: one worker process per GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES = its GPU), each
+// a sub-shard of this process's shard; their reports are merged (verify::merge_reports + campaigns).
+int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices, bool gpus) {
+  namespace fs = std::filesystem;
+  const fs::path tmp = fs::temp_directory_path() / ("hiprim_fuzz_" + std::to_string(getpid()));
+  fs::create_directories(tmp);
+  std::vector<pid_t> pids;
+  std::vector<std::string> reports;
+  for (int d = 0; d < devices; ++d) {
+    const std::string report = f.report.empty() ? "" : (tmp / ("worker" + std::to_string(d) + ".json")).string();
+    auto args = worker_args(f, shard.split(d, devices), report);
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      if (kv.rfind("CUDA_VISIBLE_DEVICES=", 0) && kv.rfind("HIP_VISIBLE_DEVICES=", 0) && kv.rfind("HIPRIM_FUZZ_WORKER=", 0)) env.push_back(kv);
+    }
+    for (const char* k : {"CUDA_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES="}) env.push_back(k + std::to_string(d));
+    env.push_back("HIPRIM_FUZZ_WORKER=" + std::string(gpus ? "gpu" : "worker") + std::to_string(d));
+    std::vector<char*> argv, envp;
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    for (auto& s : env) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0)
+      throw RuntimeError("cannot start fuzz worker " + std::to_string(d));
+    pids.push_back(pid);
+    reports.push_back(report);
+  }
+  int worst = 0;
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    worst = std::max(worst, WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+  }
+  if (!f.report.empty()) {
+    std::vector<nlohmann::json> parts, campaigns;
+    std::vector<std::string> names;
+    for (auto& r : reports) {
+      if (!fs::exists(r)) continue;
+      parts.push_back(verify::read_json(r));
+      campaigns.push_back(parts.back().at("campaign"));
+      names.push_back(r);
+    }
+    if (parts.empty()) throw RuntimeError("no fuzz worker wrote its report");
+    auto merged = verify::merge_reports(parts, names, command_line());
+    merged["campaign"] = fuzz::merge_fuzz_campaigns(campaigns);
+    verify::write_json(f.report, merged);
+    std::printf("report: %s (%zu workers merged)\n", f.report.c_str(), parts.size());
+  }
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  return worst;
+}
+
+}  // namespace
+
+Command add_fuzz(CLI::App& app) {
+  auto* sub = app.add_subcommand("fuzz", "Property-based fuzzing: random valid problems in each solver's domain, failures shrunk to one repro line");
+  auto f = std::make_shared<FuzzFlags>();
+  sub->add_option("--op", f->op, "Primitive to fuzz (conv)")->required();
+  sub->add_option("--solver", f->solver, "Solver name glob")->capture_default_str();
+  sub->add_option("--cases", f->cases, "Cases to run in total over all shards")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 50));
+  sub->add_option("--time", f->time, "Time limit of this process: 90, 90s, 10m, 1h");
+  sub->add_option("--seed", f->seed, "Campaign seed (the same seed and shard give the same cases)")->capture_default_str();
+  sub->add_option("--report", f->report, "Write the JSON fuzz report here");
+  sub->add_option("--corpus", f->corpus, "Save each shrunk failure as a one-line .repro file in this folder");
+  sub->add_option("--shard", f->shard, "Shard I/N (default: from SLURM_ARRAY_TASK_ID/COUNT, JOB_COMPLETION_INDEX, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/SIZE)");
+  sub->add_option("--shard-count", f->shard_count, "Shard count for a Kubernetes indexed Job (its completions)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  sub->add_option("--devices", f->devices, "all or N: one worker process per GPU of the host (without GPUs: N CPU worker processes); default: this process only");
+  sub->add_option("--oracle", f->oracle, "auto, cpu or gpu (conv.naive checks the exact-tier cases of GPU solvers)")->capture_default_str();
+  sub->add_option("--cpu-check-rate", f->cpu_check_rate, "With the gpu oracle: fraction of its cases checked on the CPU instead")->capture_default_str();
+  sub->add_option("--size", f->size, "Problem sizes: small, large, or auto (large with the gpu oracle)")->capture_default_str();
+  sub->add_option("--max-macs", f->max_macs, "Upper bound of a case's multiply-accumulates (overrides --size's)")->check(CLI::PositiveNumber);
+  sub->add_option("--max-failures", f->max_failures, "Failures per solver before it is retired")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))->capture_default_str();
+  sub->add_option("--shrink-runs", f->shrink_runs, "Case runs allowed per shrink")->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30))->capture_default_str();
+  sub->add_option("--specials", f->specials, "Special-value kinds to draw: all, none, or a list of nan,inf,signed_zero,subnormal,huge,mixed")
+      ->capture_default_str();
+  sub->add_flag("--no-determinism-check", f->no_determinism, "Skip the second run that checks a solver's determinism claim");
+  sub->add_flag("--dry-run", f->dry_run, "Print the targets, their domains and the shard, and exit");
+  return [f] {
+    if (f->cases <= 0 && f->time.empty() && !f->dry_run) throw InputError("fuzz: give --cases N or --time T (e.g. --time 10m)");
+    fuzz::CampaignOptions o;
+    o.seed = f->seed;
+    o.max_cases = f->cases;
+    o.max_seconds = f->time.empty() ? 0 : parse_duration(f->time);
+    std::string shard_source;
+    o.shard = resolve_shard(*f, &shard_source);
+    o.corpus_dir = f->corpus;
+    o.max_failures_per_target = static_cast<int>(f->max_failures);
+    o.max_shrink_runs = static_cast<int>(f->shrink_runs);
+    int devices = 0;
+    if (!f->devices.empty()) {
+      const int visible = fuzz::gpu_device_count();
+      if (f->devices == "all") {
+        devices = std::max(1, visible);
+      } else {
+        try {
+          devices = std::stoi(f->devices);
+        } catch (...) {
+          devices = 0;
+        }
+        if (devices < 1 || std::to_string(devices) != f->devices) throw InputError("--devices '" + f->devices + "': expected all or a positive integer");
+        if (visible > 0 && devices > visible)
+          throw InputError("--devices " + f->devices + ": only " + std::to_string(visible) + " GPUs are visible");
+      }
+    }
+    std::string oracle;
+    auto targets = make_targets(*f, &oracle);
+    std::printf("fuzz %s: %zu solvers, seed %llu, shard %s (%s), oracle %s%s\n", f->op.c_str(), targets.size(),
+                static_cast<unsigned long long>(o.seed), o.shard.str().c_str(), shard_source.c_str(), oracle.c_str(),
+                devices > 1 ? (", " + std::to_string(devices) + " worker processes").c_str() : "");
+    for (auto& t : targets) std::printf("  %-22s %s\n", t->solver().c_str(), t->domain().c_str());
+    std::fflush(stdout);
+    if (f->dry_run) return 0;
+    if (devices > 1) return run_device_workers(*f, o.shard, devices, fuzz::gpu_device_count() > 0);
+    const char* worker = std::getenv("HIPRIM_FUZZ_WORKER");
+    auto result = fuzz::run_campaign(targets, o, progress_printer(o.shard, worker ? "[" + std::string(worker) + "] " : "", worker != nullptr));
+    print_result(result);
+    if (result.cases == 0)
+      std::fprintf(stderr, "hiprim fuzz: warning: no case ran (%lld refused); see the solvers' reasons with 'hiprim list solvers --problem ...'\n",
+                   static_cast<long long>(result.discards));
+    if (!f->report.empty()) {
+      nlohmann::json extra = {{"oracle", oracle}, {"cpu_check_rate", f->cpu_check_rate}, {"shard_source", shard_source}};
+      verify::write_json(f->report, fuzz::fuzz_report(result, o, f->op, command_line(), extra));
+      std::printf("report: %s\n", f->report.c_str());
+    }
+    return result.failures.empty() ? 0 : 1;
+  };
+}
+
+int run_special_repro(const std::string& problem, const std::string& solver_glob, const RunFlags& flags, const std::string& special,
+                      const std::string& report) {
+  fuzz::ReproLine line;
+  line.problem = problem;
+  line.solver = solver_glob;
+  line.seed = flags.seed;
+  line.fill = flags.fill;
+  line.special = special;
+  const fuzz::ConvCase c = fuzz::conv_case_from_repro(line);
+  std::vector<verify::CaseRecord> cases;
+  for (auto& s : verify::select_conv_solvers(solver_glob)) {
+    cases.push_back(fuzz::run_conv_case(c, *s, !flags.no_determinism));
+    print_case_line(cases.back());
+  }
+  print_summary(cases);
+  write_report_if_asked(report, cases);
+  return exit_code_for(cases);
+}
+
+int run_corpus_check(const std::string& corpus_dir, const std::string& solver_glob, const std::string& report, bool verbose) {
+  const auto entries = corpus_dir.empty() ? fuzz::embedded_corpus() : fuzz::load_corpus_dir(corpus_dir);
+  std::printf("suite corpus (%s): %zu entries\n", corpus_dir.empty() ? "fuzz/corpus, embedded" : corpus_dir.c_str(), entries.size());
+  std::vector<verify::CaseRecord> cases;
+  for (auto& e : entries) {
+    std::vector<verify::CaseRecord> recs;
+    if (e.repro.op() != "conv") {
+      verify::CaseRecord r;
+      r.problem = e.repro.problem;
+      r.solver = e.repro.solver;
+      r.verdict.status = verify::Status::unsupported;
+      r.verdict.reason = e.source + ": no corpus replay for op '" + e.repro.op() + "' yet";
+      r.repro = e.repro.str();
+      recs.push_back(r);
+    } else {
+      fuzz::ConvCase c;
+      try {
+        c = fuzz::conv_case_from_repro(e.repro);
+      } catch (const InputError& err) {
+        throw InputError(e.source + ": " + err.what());
+      }
+      for (auto& s : verify::conv_solvers()) {
+        bool selected = false;
+        for (auto& g : split_list(solver_glob)) selected = selected || verify::glob_match(g, s->name());
+        if (selected && verify::glob_match(e.repro.solver, s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
+      }
+      if (recs.empty()) {
+        verify::CaseRecord r;
+        r.problem = to_string(c.problem);
+        r.solver = e.repro.solver;
+        r.verdict.status = verify::Status::unsupported;
+        r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
+        r.repro = e.repro.str();
+        recs.push_back(r);
+      }
+    }
+    for (auto& r : recs) {
+      if (verbose || r.verdict.status != verify::Status::passed) print_case_line(r);
+      cases.push_back(std::move(r));
+    }
+  }
+  print_summary(cases);
+  write_report_if_asked(report, cases);
+  return exit_code_for(cases);
+}
+
+}  // namespace hiprim::cli

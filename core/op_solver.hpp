@@ -1,0 +1,73 @@
+// The solver interface of the non-convolution primitives: one algorithm for one op, stateless.
+// A solver receives one buffer per OpProblem::tensors() entry, in that order, in its backend's
+// memory (device solvers: device pointers), each holding the tensor's dtype with its desc's strides.
+// Names are stable, primitive.algorithm.variant ("bnorm.spatial.fwd_train", "activ.elementwise").
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/conv_solver.hpp"  // Backend, Applicability
+#include "core/op_problem.hpp"
+
+namespace hiprim {
+
+class OpSolver {
+ public:
+  virtual ~OpSolver() = default;
+  virtual std::string name() const = 0;
+  virtual std::string op() const = 0;  // the op it solves: "bnorm", ...
+  virtual Backend backend() const = 0;
+  // One line for listings: the modes, directions, dtypes and layouts it covers.
+  virtual std::string summary() const = 0;
+  // Whether two runs on the same inputs give bitwise identical outputs (the runner checks the claim).
+  virtual bool deterministic() const { return true; }
+  // ok, or the reason it refuses (another op's problem, an unsupported mode, ...).
+  virtual Applicability applicable(const OpProblem& p) const = 0;
+  virtual std::size_t workspace_bytes(const OpProblem&) const { return 0; }
+  // Precondition: applicable(p), buffers.size() == p.tensors().size(), ws_bytes >= workspace_bytes(p).
+  // Device solvers launch asynchronously on `stream` (a hipStream_t; nullptr: the default stream).
+  // Throws RuntimeError on a failed device call.
+  virtual void run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
+                   void* stream) const = 0;
+};
+
+using OpSolverList = std::vector<std::shared_ptr<const OpSolver>>;
+
+// Throws InputError naming the solver when the problem has the wrong type, the buffer count is not
+// tensors().size(), or the workspace is too small.
+void check_op_run(const std::string& solver, const OpProblem& p, bool right_type, std::size_t buffers,
+                  std::size_t ws_bytes, std::size_t ws_needed);
+
+// Base for a solver of one problem struct P: does the cast and the precondition checks, so the
+// solver writes applicable_to(const P&) and run_typed(const P&, ...).
+template <OpProblemValue P>
+class TypedOpSolver : public OpSolver {
+ public:
+  std::string op() const override { return std::string(P::kOp); }
+  Applicability applicable(const OpProblem& p) const final {
+    const P* q = op_problem_cast<P>(p);
+    if (!q) return Applicability::no("not a " + std::string(P::kOp) + " problem (" + p.op() + ")");
+    auto errors = q->validate();
+    if (!errors.empty()) return Applicability::no("invalid problem: " + errors.front());
+    return applicable_to(*q);
+  }
+  std::size_t workspace_bytes(const OpProblem& p) const final {
+    const P* q = op_problem_cast<P>(p);
+    return q ? workspace_for(*q) : 0;
+  }
+  void run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
+           void* stream) const final {
+    const P* q = op_problem_cast<P>(p);
+    check_op_run(name(), p, q != nullptr, buffers.size(), ws_bytes, q ? workspace_for(*q) : 0);
+    run_typed(*q, buffers, workspace, stream);
+  }
+
+ protected:
+  virtual Applicability applicable_to(const P& p) const = 0;
+  virtual std::size_t workspace_for(const P&) const { return 0; }
+  virtual void run_typed(const P& p, const std::vector<void*>& buffers, void* workspace, void* stream) const = 0;
+};
+
+}  // namespace hiprim

@@ -1,0 +1,138 @@
+#include "fuzz/conv_domain.hpp"
+
+#include <algorithm>
+
+namespace hiprim::fuzz {
+namespace {
+
+// Small 2D 1x1 problem: n1 c k in8x8 f1x1, everything else default.
+ConvProblem anchor_problem(std::int64_t ch, DType t, bool channels_last, ConvDir dir) {
+  ConvProblem p;
+  p.dir = dir;
+  p.dtype = t;
+  p.channels_last = channels_last;
+  p.n = 1;
+  p.c = ch;
+  p.k = ch;
+  p.in = {8, 8};
+  p.filter = {1, 1};
+  p.pad = {0, 0};
+  p.stride = {1, 1};
+  p.dilation = {1, 1};
+  p.out_pad = {0, 0};
+  return p;
+}
+
+bool accepts(const ConvSolver& s, const ConvProblem& p) { return p.valid() && static_cast<bool>(s.applicable(p)); }
+
+template <typename T>
+void keep_if(std::vector<T>& v, auto pred) {
+  std::vector<T> out;
+  for (const T& x : v)
+    if (pred(x)) out.push_back(x);
+  v = out;
+}
+
+}  // namespace
+
+ConvDomain full_conv_domain() { return {}; }
+
+std::string ConvDomain::describe() const {
+  std::string s = "dirs ";
+  for (std::size_t i = 0; i < dirs.size(); ++i) s += (i ? "," : "") + std::string(conv_dir_name(dirs[i]));
+  s += "; dtypes ";
+  for (std::size_t i = 0; i < dtypes.size(); ++i) s += (i ? "," : "") + std::string(dtype_name(dtypes[i]));
+  s += "; layouts ";
+  for (std::size_t i = 0; i < channels_last.size(); ++i) s += (i ? "," : "") + std::string(channels_last[i] ? "channels-last" : "channels-first");
+  s += rank3 ? "; 2D,3D" : "; 2D";
+  auto feature = [&](bool on, const char* name) { s += std::string("; ") + (on ? "" : "no ") + name; };
+  feature(trans, "trans");
+  feature(groups, "groups");
+  feature(depthwise, "depthwise");
+  feature(filter_gt1, "filter>1");
+  feature(pad, "pad");
+  feature(stride, "stride");
+  feature(dilation, "dilation");
+  feature(bias, "bias");
+  if (specials.size() < all_specials().size()) {
+    s += "; specials ";
+    for (std::size_t i = 0; i < specials.size(); ++i) s += (i ? "," : "") + std::string(special_name(specials[i]));
+  }
+  if (channel_multiple > 1) s += "; channels per group multiple of " + std::to_string(channel_multiple);
+  if (!found_anchor) s += " (no probe accepted: unconstrained)";
+  return s;
+}
+
+ConvDomain probe_conv_domain(const ConvSolver& s) {
+  ConvDomain d;
+  const ConvDomain full;
+  // 1. Anchor: the smallest channel count, then the first dtype/layout/direction it accepts.
+  std::optional<ConvProblem> anchor;
+  for (std::int64_t ch : {1, 2, 4, 8, 16, 32, 64}) {
+    for (DType t : full.dtypes)
+      for (bool cl : full.channels_last)
+        for (ConvDir dir : full.dirs)
+          if (!anchor && accepts(s, anchor_problem(ch, t, cl, dir))) anchor = anchor_problem(ch, t, cl, dir);
+    if (anchor) break;
+  }
+  if (!anchor) {
+    d.found_anchor = false;
+    return d;
+  }
+  d.channel_multiple = anchor->c;
+  // 2. One axis at a time from the anchor.
+  keep_if(d.dirs, [&](ConvDir dir) {
+    ConvProblem p = *anchor;
+    p.dir = dir;
+    return accepts(s, p);
+  });
+  // A feature is in when the anchor with it is accepted in some accepted direction.
+  auto with = [&](auto change) {
+    for (ConvDir dir : d.dirs) {
+      ConvProblem p = *anchor;
+      p.dir = dir;
+      change(p);
+      if (accepts(s, p)) return true;
+    }
+    return false;
+  };
+  keep_if(d.dtypes, [&](DType t) { return with([&](ConvProblem& p) { p.dtype = t; }); });
+  keep_if(d.channels_last, [&](bool cl) { return with([&](ConvProblem& p) { p.channels_last = cl; }); });
+  const std::int64_t ch = anchor->c;
+  d.rank3 = with([](ConvProblem& p) {
+    p.in = {4, 8, 8};
+    p.filter = {1, 1, 1};
+    p.pad = {0, 0, 0};
+    p.stride = {1, 1, 1};
+    p.dilation = {1, 1, 1};
+    p.out_pad = {0, 0, 0};
+  });
+  d.trans = with([](ConvProblem& p) { p.mode = ConvMode::trans; });
+  d.groups = with([&](ConvProblem& p) {
+    p.groups = 2;
+    p.c = p.k = 2 * ch;
+  });
+  d.depthwise = with([&](ConvProblem& p) {
+    p.groups = p.c = p.k = std::max<std::int64_t>(2, ch);
+  });
+  d.filter_gt1 = with([](ConvProblem& p) { p.filter = {3, 3}; });
+  d.pad = with([&](ConvProblem& p) {
+    p.pad = {1, 1};
+    if (d.filter_gt1) p.filter = {3, 3};
+  }) || with([](ConvProblem& p) { p.pad = {1, 1}; });
+  d.stride = with([](ConvProblem& p) { p.stride = {2, 2}; });
+  d.dilation = d.filter_gt1 && with([](ConvProblem& p) {
+    p.filter = {3, 3};
+    p.dilation = {2, 2};
+  });
+  d.bias = std::find(d.dirs.begin(), d.dirs.end(), ConvDir::fwd) != d.dirs.end() && [&] {
+    ConvProblem p = *anchor;
+    p.dir = ConvDir::fwd;
+    p.bias = true;
+    return accepts(s, p);
+  }();
+  if (d.depthwise && ch > 1) d.depthwise = false;  // depthwise needs one channel per group
+  return d;
+}
+
+}  // namespace hiprim::fuzz

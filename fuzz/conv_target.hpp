@@ -1,0 +1,81 @@
+// The convolution fuzz target: one solver, its probed domain, the generator of fuzz/conv_gen.hpp,
+// and runs through the verify runner (guards, poisoned output, determinism check, tolerance tiers).
+//
+// Oracles:
+//   cpu (default): the CPU reference (naive loops, or the fast one above 2e7 multiply-accumulates).
+//   gpu: the GPU naive solver conv.naive computes the expected output of exact-tier cases without
+//        special values. The exact tier's rule is equality with the correctly rounded exact sum, and
+//        every partial sum is exact in fp32, so conv.naive's stored result is that value whenever it
+//        is correct; a disagreement means one of the two is wrong, and the repro line (which always
+//        uses the CPU reference) tells which. A fraction cpu_check_rate of those cases (picked by a
+//        hash of the case, so deterministic) uses the CPU reference instead, which keeps checking
+//        conv.naive itself. Bounded-tier and special-value cases always use the CPU reference (the
+//        bounded rule needs the reference's double value and sum of |terms|).
+//   Special-value cases always use the CPU naive loops (the fast reference's im2col multiplies
+//   padding zeros, so it is not the contract's oracle for NaN/Inf weights) and judge_special().
+#pragma once
+#include <memory>
+#include <string>
+
+#include "core/conv_solver.hpp"
+#include "fuzz/conv_domain.hpp"
+#include "fuzz/conv_gen.hpp"
+#include "fuzz/corpus.hpp"
+#include "fuzz/target.hpp"
+#include "verify/runner.hpp"
+
+namespace hiprim::fuzz {
+
+struct ConvTargetOptions {
+  ConvGenLimits limits = small_conv_limits();
+  std::shared_ptr<const ConvSolver> gpu_oracle;  // conv.naive for the gpu oracle; null: cpu oracle
+  double cpu_check_rate = 0.05;                  // gpu oracle: fraction of its cases checked on the CPU instead
+  bool check_determinism = true;
+};
+
+class ConvCaseSpec final : public CaseSpec {
+ public:
+  explicit ConvCaseSpec(ConvCase c) : c_(std::move(c)) {}
+  const ConvCase& conv_case() const { return c_; }
+  std::string problem() const override;
+  std::vector<std::string> classes() const override;
+  double size() const override;  // multiply-accumulates
+  std::string data() const override;
+  std::string failure_class() const override;  // "special:<kind>" for special-value cases
+
+ private:
+  ConvCase c_;
+};
+
+class ConvFuzzTarget final : public FuzzTarget {
+ public:
+  // Probes the solver's domain (probe_conv_domain) unless one is given.
+  ConvFuzzTarget(std::shared_ptr<const ConvSolver> solver, ConvTargetOptions o, std::optional<ConvDomain> domain = std::nullopt);
+  std::string op() const override { return "conv"; }
+  std::string solver() const override { return solver_->name(); }
+  std::string domain() const override { return domain_.describe(); }
+  const ConvDomain& conv_domain() const { return domain_; }
+  std::vector<std::string> reachable_classes() const override;
+  std::vector<SkippedClass> skipped_classes() const override;
+  rc::Shrinkable<CaseSpecPtr> generate(const rc::Random& random, int size) const override;
+  verify::CaseRecord run(const CaseSpec& c) const override;
+  void exclude_failure_class(const std::string& failure_class) override;
+
+ private:
+  std::shared_ptr<const ConvSolver> solver_;
+  ConvTargetOptions opts_;
+  ConvDomain domain_;
+  rc::Gen<ConvGenome> gen_;
+};
+
+// The runner options of a case's data: seed, explicit tier, and for special values the input
+// adjustment, the naive CPU oracle, judge_special() and the repro flag "--special KIND".
+verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d, bool check_determinism = true);
+
+// The case of a repro line (problem, seed, --fill, --special); InputError naming the bad part.
+ConvCase conv_case_from_repro(const ReproLine& r);
+// Runs it on one solver exactly as the campaign did (CPU oracle); the record's repro line is r's
+// with the solver's name.
+verify::CaseRecord run_conv_case(const ConvCase& c, const ConvSolver& s, bool check_determinism = true);
+
+}  // namespace hiprim::fuzz

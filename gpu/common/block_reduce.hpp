@@ -1,0 +1,76 @@
+// Deterministic block-wide reductions for the op kernels, independent of the warp size: no warp
+// shuffles, only shared memory and __syncthreads(), so the same code is correct for 32 (NVIDIA) and
+// 64 (AMD) lanes. The combination order is fixed by the thread index (a pairwise tree over
+// blockDim.x slots), so a result is bitwise reproducible for a given launch shape.
+//
+// Usage: every thread of the block calls it (it synchronizes); `scratch` holds blockDim.x values of
+// T in shared memory; the result is returned to every thread; scratch may be reused after return.
+#pragma once
+#include "gpu/runtime/hip_compat.hpp"
+
+namespace hiprim::gpu {
+
+struct SumOp {
+  template <typename T>
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const { return a + b; }
+};
+
+struct MaxOp {
+  // NaN wins (propagates), so a NaN input is visible in the result.
+  __device__ __forceinline__ float operator()(float a, float b) const { return (a != a || a > b) ? a : b; }
+};
+
+// Two fp32 partial sums reduced together (e.g. bnorm backward's sum dy and sum dy*xhat).
+struct Float2Sum {
+  float a, b;
+  __device__ __forceinline__ Float2Sum operator+(const Float2Sum& o) const { return {a + o.a, b + o.b}; }
+};
+
+// Pairwise tree: slot i combines with slot i + s for s = P/2, P/4, ..., 1, P the power of two
+// >= blockDim.x (missing slots skipped).
+template <typename T, typename Op>
+__device__ T block_reduce(T v, T* scratch, Op op) {
+  const unsigned tid = threadIdx.x, n = blockDim.x;
+  scratch[tid] = v;
+  __syncthreads();
+  unsigned p = 1;
+  while (p < n) p <<= 1;
+  for (unsigned s = p >> 1; s > 0; s >>= 1) {
+    if (tid < s && tid + s < n) scratch[tid] = op(scratch[tid], scratch[tid + s]);
+    __syncthreads();
+  }
+  const T r = scratch[0];
+  __syncthreads();  // scratch may be overwritten by the caller after this
+  return r;
+}
+
+template <typename T>
+__device__ T block_sum(T v, T* scratch) {
+  return block_reduce(v, scratch, SumOp{});
+}
+
+__device__ __forceinline__ float block_max(float v, float* scratch) { return block_reduce(v, scratch, MaxOp{}); }
+
+// A team working on one row or group: a whole block (lane = threadIdx.x; its reductions need
+// blockDim.x Float2Sum of shared memory at smem, which also serve the float ones) or one thread.
+// Every lane of a block team must make the same calls (they synchronize).
+struct BlockTeam {
+  float* smem;
+  __device__ int lane() const { return threadIdx.x; }
+  __device__ int size() const { return blockDim.x; }
+  __device__ float sum(float v) const { return block_sum(v, smem); }
+  __device__ Float2Sum sum(Float2Sum v) const { return block_sum(v, reinterpret_cast<Float2Sum*>(smem)); }
+  __device__ float max(float v) const { return block_max(v, smem); }
+};
+struct SoloTeam {
+  __device__ int lane() const { return 0; }
+  __device__ int size() const { return 1; }
+  template <typename V>
+  __device__ V sum(V v) const { return v; }
+  __device__ float max(float v) const { return v; }
+};
+
+__device__ __forceinline__ long long grid_thread() { return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; }
+__device__ __forceinline__ long long grid_threads() { return static_cast<long long>(gridDim.x) * blockDim.x; }
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,10 @@
+// The GPU solvers of the non-convolution primitives, one list for all ops (each primitive appends
+// its factories in gpu/ops_registry.cpp, fastest first per op). Names are append-only.
+#pragma once
+#include "core/op_solver.hpp"
+
+namespace hiprim::gpu {
+
+const OpSolverList& gpu_op_solvers();
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,14 @@
+// Factories of the GPU pooling solvers (gpu/pool/pool_direct.hip); gpu/ops_registry.cpp orders them.
+#pragma once
+#include <memory>
+
+#include "core/op_solver.hpp"
+
+namespace hiprim::gpu {
+
+std::shared_ptr<const OpSolver> make_pool_nhwc_vec();  // "pool.nhwc.vec": channels last, 16-byte accesses
+std::shared_ptr<const OpSolver> make_pool_direct();    // "pool.direct": any layout (always applicable)
+// The list for gpu/ops_registry.cpp: pool.nhwc.vec, pool.direct.
+OpSolverList pool_solvers();
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One device call that runs every H200 check this repository has, from the repository root with the
+# binaries in $BIN (default devbin/): conv bounded-tier conformance, the ops conformance
+# (scripts/device_ops.sh), the GPU fuzz campaign and mutants (scripts/device_fuzz.sh) and the ResNet-50
+# performance run against cuDNN (scripts/device_bench.sh). The device tool brings back at most 8 files,
+# so each step writes into its own folder under a scratch dir; the reports are copied to $OUT and the
+# logs go into $OUT/logs.tar.gz. Steps: STEPS="conv ops fuzz bench" (default all).
+set -u
+BIN=${BIN:-devbin}
+OUT=${OUT:-out}
+STEPS=${STEPS:-"conv ops fuzz bench"}
+work=$(mktemp -d /tmp/device_all.XXXXXX)
+mkdir -p "$OUT"
+for step in $STEPS; do
+  mkdir -p "$work/$step"
+  echo "=== $step ($(date -u +%T))"
+  case "$step" in
+    conv) timeout 200 "$BIN/hiprim" check --suite smoke,edge --dtype fp32,fp16,bf16 --layout nchw,nhwc --solver 'conv.*' \
+            --fill bounded --report "$work/conv/conformance_conv_bounded.json" > "$work/conv/check.log" 2>&1
+          echo "conv bounded rc=$?"; tail -7 "$work/conv/check.log" ;;
+    ops)   OUT="$work/ops" BIN="$BIN" timeout 200 bash scripts/device_ops.sh 2>&1 | tail -25 ;;
+    fuzz)  OUT="$work/fuzz" BIN="$BIN" timeout 200 bash scripts/device_fuzz.sh 2>&1 | tail -25 ;;
+    bench) OUT="$work/bench" BIN="$BIN" timeout 330 bash scripts/device_bench.sh 2>&1 | tail -30 ;;
+  esac
+done
+for f in "$work"/*/*.json "$work"/*/*.md "$work"/*/*.html; do [ -f "$f" ] && cp "$f" "$OUT/"; done
+tar -czf "$OUT/logs.tar.gz" -C "$work" .
+ls -l "$OUT"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the binaries for the device machine HERE (the CPU machine: nvcc 13, sm_90): build-device/
+# with the CUDA backend, Release, libstdc++/libgcc linked statically into hiprim (HIPRIM_STATIC), then
+# copies hiprim and the test executables, stripped, into devbin/ (git-ignored). Carry devbin with the
+# device run: the tree and carried paths travel within 64 MiB, so when the stripped tests would push
+# devbin past 48 MiB they go into devbin/tests.tar.xz instead (on the device:
+# `tar -xJf devbin/tests.tar.xz -C devbin`). hiprim itself always stays a plain file.
+# Usage: scripts/device_build.sh [TARGET...]   (default: hiprim and every test_* target; JOBS=N, default 2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="${JOBS:-2}"
+cmake -S . -B build-device -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DHIPRIM_GPU=cuda -DHIPRIM_STATIC=ON >/dev/null
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  mapfile -t tests < <(cmake --build build-device --target help | awk '$1 == "..." && $2 ~ /^test_/ {print $2}')
+  targets=(hiprim "${tests[@]}")
+fi
+cmake --build build-device -j"$jobs" --target "${targets[@]}"
+rm -rf devbin
+mkdir -p devbin
+for t in "${targets[@]}"; do
+  f=$(find build-device -type f -name "$t" -perm -u+x -not -path '*/CMakeFiles/*' | head -n1)
+  if [ -z "$f" ]; then
+    echo "device_build: no executable for target $t" >&2
+    exit 1
+  fi
+  cp "$f" devbin/
+done
+strip devbin/*
+if [ "$(du -sm devbin | cut -f1)" -gt 48 ] && ls devbin/test_* >/dev/null 2>&1; then
+  (cd devbin && tar -cJf tests.tar.xz test_* && rm -f test_*)
+  echo "device_build: tests packed into devbin/tests.tar.xz (unpack on the device: tar -xJf devbin/tests.tar.xz -C devbin)"
+fi
+ls -l devbin
+echo "devbin: $(du -sm devbin | cut -f1) MiB"

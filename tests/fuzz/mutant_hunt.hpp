@@ -1,0 +1,41 @@
+// Hunting mutants with the fuzzer: one campaign per mutant until its first failure of the solver
+// proper, and the report of catch rate, cases to catch and shrunk sizes (shared by the CPU and GPU
+// mutant tests). HIPRIM_FUZZ_MUTANT_REPORT=<path> makes the tests write that report.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/conv_solver.hpp"
+#include "fuzz/campaign.hpp"
+#include "fuzz/conv_target.hpp"
+
+namespace hiprim::fuzz_test {
+
+struct Hunt {
+  std::string solver, bug;
+  fuzz::CampaignResult result;
+  const fuzz::Failure* catch_failure() const;  // the first failure with no failure class, or null
+  bool caught() const { return catch_failure() != nullptr; }
+};
+
+// Fuzzes the solver (its probed domain, small sizes) for at most max_cases cases of campaign `seed`,
+// stopping at its first failure of the solver proper.
+Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed = 1,
+          const fuzz::ConvTargetOptions& o = {});
+
+// The hunts of one mutant, one per campaign seed (seeds 1, 2, ...).
+using MutantHunts = std::vector<Hunt>;
+
+// Report: a fuzz report over the seed-1 hunts plus "mutants": [{solver, bug, caught, cases_to_catch,
+// found/shrunk problem and MACs, shrink steps/runs, repro, and over all seeds: seeds, caught_seeds,
+// cases_to_catch_by_seed, max_shrunk_macs}], "catch_rate" (mutants caught with seed 1 / mutants),
+// "catch_rate_all_seeds" and the control's result.
+nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command);
+// Writes the report to $HIPRIM_FUZZ_MUTANT_REPORT when it is set; returns the path or "".
+std::string write_mutant_report_if_asked(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command);
+
+}  // namespace hiprim::fuzz_test

@@ -1,0 +1,110 @@
+// Repro lines and corpus files; the committed corpus replays clean on this build's solvers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "fuzz/conv_target.hpp"
+#include "fuzz/corpus.hpp"
+#include "verify/solvers.hpp"
+
+namespace hiprim::fuzz {
+namespace {
+
+TEST(FuzzCorpus, ReproLineRoundTrip) {
+  ReproLine r;
+  r.problem = "conv bwd-data bf16 nhwc n2 c4 k6 in5x7 f3x3 pad1x1 str2x1 dil1x1 g2";
+  r.solver = "conv.*";
+  r.seed = 18446744073709551615ULL;
+  r.fill = "bounded";
+  r.special = "nan";
+  EXPECT_EQ(r.str(), "hiprim repro \"conv bwd-data bf16 nhwc n2 c4 k6 in5x7 f3x3 pad1x1 str2x1 dil1x1 g2\" --solver 'conv.*' --seed "
+                     "18446744073709551615 --fill bounded --special nan");
+  EXPECT_EQ(parse_repro_line(r.str()), r);
+  EXPECT_EQ(r.op(), "conv");
+  // The runner's own repro lines parse too (flags in any order).
+  const ReproLine q = parse_repro_line("hiprim repro --seed 7 \"conv n1 c1 k1 in2x2 f1x1\" --solver ref.conv.fast");
+  EXPECT_EQ(q.seed, 7u);
+  EXPECT_EQ(q.solver, "ref.conv.fast");
+  EXPECT_EQ(q.problem, "conv n1 c1 k1 in2x2 f1x1");
+}
+
+TEST(FuzzCorpus, BadReproLinesNameTheProblem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"hiprim check \"conv n1\"", "hiprim repro"},
+      {"hiprim repro --seed 1", "no problem"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --seed x", "--seed"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --seed 99999999999999999999", "2^64"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --seed 1 --seed 2", "twice"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --bogus 1", "unknown flag"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --solver", "needs a value"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1", "unterminated"},
+      {"hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --fill sometimes", "exact or bounded"},
+      {"hiprim repro \"conv\" \"conv\"", "unexpected word"},
+  };
+  for (auto [line, needle] : cases) {
+    try {
+      parse_repro_line(line);
+      ADD_FAILURE() << "accepted: " << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << line << " -> " << e.what();
+    }
+  }
+}
+
+TEST(FuzzCorpus, CorpusTextHoldsExactlyOneLine) {
+  EXPECT_EQ(parse_corpus_text("# found by a campaign\n\nhiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --seed 3\n", "a.repro").seed, 3u);
+  EXPECT_THROW(parse_corpus_text("# nothing\n", "a.repro"), InputError);
+  EXPECT_THROW(parse_corpus_text("hiprim repro \"conv n1 c1 k1 in2x2 f1x1\"\nhiprim repro \"conv n1 c1 k1 in2x2 f1x1\"\n", "a.repro"), InputError);
+  try {
+    parse_corpus_text("\nhiprim repro \"x\" --what\n", "dir/b.repro");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("dir/b.repro:2:", 0), 0u) << e.what();
+  }
+}
+
+TEST(FuzzCorpus, SaveAndLoadAFolder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hiprim_corpus_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ReproLine a, b;
+  a.problem = "conv fwd fp32 nchw n1 c1 k1 in1x3 f1x1 pad0x0 str1x1 dil1x1 g1";
+  a.solver = "mutant.dropped_tail";
+  b = a;
+  b.seed = 9;
+  const std::string pa = save_to_corpus(dir.string(), a);
+  EXPECT_EQ(save_to_corpus(dir.string(), a), pa);  // the same line, the same file
+  save_to_corpus(dir.string(), b);
+  std::ofstream(dir / "README.md") << "not a corpus file\n";
+  const auto entries = load_corpus_dir(dir.string());
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_TRUE(entries[0].repro == a || entries[1].repro == a);
+  EXPECT_EQ(fs::path(pa).filename().string().rfind("conv-mutant.dropped_tail-", 0), 0u) << pa;
+  EXPECT_THROW(load_corpus_dir((dir / "missing").string()), InputError);
+  fs::remove_all(dir);
+}
+
+// Every committed corpus entry passes on every solver of this build that its glob selects.
+TEST(FuzzCorpus, CommittedCorpusReplaysClean) {
+  const auto entries = embedded_corpus();
+  EXPECT_GE(entries.size(), 6u);
+  int runs = 0;
+  for (const auto& e : entries) {
+    SCOPED_TRACE(e.source);
+    ASSERT_EQ(e.repro.op(), "conv");
+    const ConvCase c = conv_case_from_repro(e.repro);
+    for (const auto& s : verify::conv_solvers()) {
+      if (!verify::glob_match(e.repro.solver, s->name())) continue;
+      const auto rec = run_conv_case(c, *s);
+      ++runs;
+      EXPECT_NE(rec.verdict.status, verify::Status::failed) << rec.repro << ": " << rec.verdict.reason;
+      EXPECT_NE(rec.verdict.status, verify::Status::error) << rec.repro << ": " << rec.verdict.reason;
+    }
+  }
+  EXPECT_GT(runs, 0);
+}
+
+}  // namespace
+}  // namespace hiprim::fuzz

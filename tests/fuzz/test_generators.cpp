@@ -1,0 +1,186 @@
+// The conv generator: valid problems inside the solver's probed domain, the corner classes covered,
+// shrinks valid and simpler, determinism of cases by seed and index.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "fuzz/campaign.hpp"
+#include "fuzz/conv_gen.hpp"
+#include "fuzz/conv_target.hpp"
+#include "tests/fuzz/mutant_conv.hpp"
+
+namespace hiprim::fuzz_test {
+namespace {
+
+using fuzz::ConvDomain;
+
+// A test solver that accepts only what `accept` says (its run is never called here).
+class RestrictedSolver final : public ConvSolver {
+ public:
+  RestrictedSolver(std::string name, std::function<std::string(const ConvProblem&)> refuse) : name_(std::move(name)), refuse_(std::move(refuse)) {}
+  std::string name() const override { return name_; }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return "test"; }
+  Applicability applicable(const ConvProblem& p) const override {
+    if (!p.valid()) return Applicability::no("invalid");
+    const std::string why = refuse_(p);
+    return why.empty() ? Applicability::yes() : Applicability::no(why);
+  }
+  void run(const ConvProblem&, const ConvTensors&) const override { FAIL() << "not run in these tests"; }
+
+ private:
+  std::string name_;
+  std::function<std::string(const ConvProblem&)> refuse_;
+};
+
+std::shared_ptr<fuzz::ConvCaseSpec const> draw(const fuzz::ConvFuzzTarget& t, std::uint64_t i) {
+  const auto key = fuzz::case_key(7, i);
+  auto spec = t.generate(rc::Random(key), 10 + static_cast<int>(key % 91)).value();
+  return std::static_pointer_cast<const fuzz::ConvCaseSpec>(spec);
+}
+
+TEST(FuzzGenerators, CasesAreValidWithinBudgetAndRoundTripThroughTheirReproLine) {
+  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  const auto lim = fuzz::small_conv_limits();
+  for (std::uint64_t i = 0; i < 400; ++i) {
+    const auto spec = draw(t, i);
+    const fuzz::ConvCase& c = spec->conv_case();
+    ASSERT_TRUE(c.problem.valid()) << to_string(c.problem) << ": " << c.problem.validate().front();
+    EXPECT_LE(c.problem.macs(), lim.max_macs) << to_string(c.problem);
+    EXPECT_TRUE(fuzz::special_fits_tier(c.data.special, fuzz::conv_case_tier(c)));
+    // The repro line the runner writes is the case.
+    fuzz::ReproLine line;
+    line.problem = to_string(c.problem);
+    line.seed = c.data.seed;
+    if (c.data.fill) line.fill = std::string(verify::fill_tier_name(*c.data.fill));
+    if (c.data.special != fuzz::Special::none) line.special = std::string(fuzz::special_name(c.data.special));
+    const fuzz::ConvCase back = fuzz::conv_case_from_repro(fuzz::parse_repro_line(line.str()));
+    EXPECT_EQ(back.problem, c.problem);
+    EXPECT_EQ(back.data.seed, c.data.seed);
+    EXPECT_EQ(back.data.fill, c.data.fill);
+    EXPECT_EQ(back.data.special, c.data.special);
+  }
+}
+
+TEST(FuzzGenerators, SameSeedAndIndexGiveTheSameCase) {
+  fuzz::ConvFuzzTarget a(make_host_mutant(Bug::none), {}), b(make_host_mutant(Bug::none), {});
+  std::set<std::string> distinct;
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(draw(a, i)->problem(), draw(b, i)->problem());
+    EXPECT_EQ(draw(a, i)->data(), draw(b, i)->data());
+    distinct.insert(draw(a, i)->problem());
+  }
+  EXPECT_GT(distinct.size(), 45u);  // and different indices give different cases
+}
+
+TEST(FuzzGenerators, EveryReachableClassIsCoveredAndNonPackedStridesAreReportedSkipped) {
+  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  std::map<std::string, int> hits;
+  for (std::uint64_t i = 0; i < 1500; ++i)
+    for (auto& c : draw(t, i)->classes()) ++hits[c];
+  for (auto& cls : t.reachable_classes()) EXPECT_GT(hits[cls], 0) << cls << " never generated";
+  bool skipped = false;
+  for (auto& s : t.skipped_classes()) skipped = skipped || s.name == "non_packed_strides";
+  EXPECT_TRUE(skipped);
+}
+
+TEST(FuzzGenerators, ProbedDomainKeepsARestrictedSolverFree_of_Discards) {
+  // Like a fwd-only 2D tensor-core kernel: fwd, conv mode, 2D, fp16/bf16, channels last, C and K multiples of 8.
+  auto s = std::make_shared<RestrictedSolver>("test.restricted", [](const ConvProblem& p) -> std::string {
+    if (p.dir != ConvDir::fwd) return "fwd only";
+    if (p.mode != ConvMode::conv) return "no trans";
+    if (p.rank() != 2) return "2D only";
+    if (p.dtype == DType::fp32) return "16-bit only";
+    if (!p.channels_last) return "nhwc only";
+    if ((p.c / p.groups) % 8 || (p.k / p.groups) % 8) return "channels per group % 8";
+    return "";
+  });
+  const ConvDomain d = fuzz::probe_conv_domain(*s);
+  EXPECT_EQ(d.dirs, std::vector<ConvDir>{ConvDir::fwd});
+  EXPECT_EQ(d.dtypes, (std::vector<DType>{DType::fp16, DType::bf16}));
+  EXPECT_EQ(d.channels_last, std::vector<bool>{true});
+  EXPECT_FALSE(d.rank3);
+  EXPECT_FALSE(d.trans);
+  EXPECT_FALSE(d.depthwise);
+  EXPECT_TRUE(d.groups);
+  EXPECT_EQ(d.channel_multiple, 8);
+  fuzz::ConvFuzzTarget t(s, {}, d);
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    const auto spec = draw(t, i);
+    EXPECT_TRUE(s->applicable(spec->conv_case().problem)) << spec->problem();
+  }
+}
+
+TEST(FuzzGenerators, ProbedDomainOfA1x1SolverHasNoFilterPadOrStride) {
+  auto s = std::make_shared<RestrictedSolver>("test.1x1", [](const ConvProblem& p) -> std::string {
+    for (int i = 0; i < p.rank(); ++i)
+      if (p.filter[i] != 1 || p.pad[i] != 0 || p.stride[i] != 1) return "1x1, pad 0, stride 1 only";
+    return "";
+  });
+  const ConvDomain d = fuzz::probe_conv_domain(*s);
+  EXPECT_FALSE(d.filter_gt1);
+  EXPECT_FALSE(d.pad);
+  EXPECT_FALSE(d.stride);
+  EXPECT_FALSE(d.dilation);
+  EXPECT_TRUE(d.trans);
+  EXPECT_TRUE(d.rank3);
+  fuzz::ConvFuzzTarget t(s, {}, d);
+  for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(t, i)->conv_case().problem)) << draw(t, i)->problem();
+}
+
+TEST(FuzzGenerators, ShrinksAreValidAndNoBiggerThanTheirParent) {
+  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  for (std::uint64_t i = 0; i < 40; ++i) {
+    const auto key = fuzz::case_key(3, i);
+    rc::Shrinkable<fuzz::CaseSpecPtr> cur = t.generate(rc::Random(key), 100);
+    // A random descent through the shrink tree, checking every sibling on the way.
+    for (int depth = 0; depth < 30; ++depth) {
+      auto kids = cur.shrinks();
+      std::vector<rc::Shrinkable<fuzz::CaseSpecPtr>> all;
+      while (auto k = kids.next()) all.push_back(*k);
+      if (all.empty()) break;
+      for (auto& k : all) {
+        const auto spec = std::static_pointer_cast<const fuzz::ConvCaseSpec>(k.value());
+        ASSERT_TRUE(spec->conv_case().problem.valid()) << spec->problem();
+      }
+      cur = all[(key >> depth) % all.size()];
+    }
+  }
+}
+
+TEST(FuzzGenerators, FullyShrunkCaseIsTheSimplestProblem) {
+  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  rc::Shrinkable<fuzz::CaseSpecPtr> cur = t.generate(rc::Random(fuzz::case_key(11, 5)), 100);
+  // Always take the first shrink: RapidCheck's first shrink of each choice is its simplest value.
+  for (int i = 0; i < 500; ++i) {
+    auto k = cur.shrinks().next();
+    if (!k) break;
+    cur = *k;
+  }
+  const auto spec = std::static_pointer_cast<const fuzz::ConvCaseSpec>(cur.value());
+  const fuzz::ConvCase& c = spec->conv_case();
+  EXPECT_EQ(to_string(c.problem), "conv fwd fp32 nchw n1 c1 k1 in1x1 f1x1 pad0x0 str1x1 dil1x1 g1");
+  EXPECT_EQ(c.data.seed, 1u);
+  EXPECT_EQ(c.data.special, fuzz::Special::none);
+  EXPECT_EQ(c.data.fill, verify::FillTier::bounded);  // the shrink target of the tier (see conv_gen.hpp)
+}
+
+TEST(FuzzGenerators, LargeLimitsKeepCpuOracleCasesSmall) {
+  fuzz::ConvTargetOptions o;
+  o.limits = fuzz::large_conv_limits();
+  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), o);
+  double biggest_exact = 0;
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    const auto spec = draw(t, i);
+    const fuzz::ConvCase& c = spec->conv_case();
+    const double macs = c.problem.macs();
+    if (c.data.special != fuzz::Special::none) EXPECT_LE(macs, o.limits.max_macs_special);
+    else if (fuzz::conv_case_tier(c) == verify::FillTier::bounded) EXPECT_LE(macs, o.limits.max_macs_bounded);
+    else biggest_exact = std::max(biggest_exact, macs);
+    EXPECT_LE(macs, o.limits.max_macs);
+  }
+  EXPECT_GT(biggest_exact, 1e7);  // the GPU oracle's cases do get big
+}
+
+}  // namespace
+}  // namespace hiprim::fuzz_test

@@ -1,0 +1,163 @@
+// Special input values: the judge, the contract (NaN/Inf reach exactly the outputs whose dot
+// products include them), and that the data kinds bite (a flushing or NaN-leaking solver fails).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "fuzz/conv_special.hpp"
+#include "fuzz/conv_target.hpp"
+#include "tests/fuzz/mutant_conv.hpp"
+#include "verify/host_solvers.hpp"
+
+namespace hiprim::fuzz_test {
+namespace {
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+// A 1x4 fp32 output with the given expected values (abs_sum = |value| for finite ones).
+ref::ConvOutput expected_of(const std::vector<double>& v) {
+  ref::ConvOutput e;
+  e.desc = TensorDesc::packed(DType::fp32, {1, 1, 1, 4}, false);
+  e.value = v;
+  for (double x : v) e.abs_sum.push_back(std::isfinite(x) ? std::fabs(x) + 1 : x);
+  return e;
+}
+
+HostTensor got_of(const std::vector<float>& v) {
+  HostTensor t(TensorDesc::packed(DType::fp32, {1, 1, 1, 4}, false));
+  t.data = v;
+  return t;
+}
+
+verify::Tolerance exact_fp32() {
+  verify::Tolerance t;
+  t.tier = verify::FillTier::exact;
+  t.out_dtype = DType::fp32;
+  return t;
+}
+
+TEST(FuzzSpecial, JudgeAcceptsExactPropagationAndRejectsEveryOtherOutcome) {
+  const auto e = expected_of({1.0, kNaN, kInf, -kInf});
+  EXPECT_EQ(fuzz::judge_special(got_of({1, kNaN, kInf, -kInf}), e, exact_fp32()).status, verify::Status::passed);
+  // A NaN that did not arrive, an infinity of the wrong sign, a NaN where the output is finite.
+  EXPECT_EQ(fuzz::judge_special(got_of({1, 0, kInf, -kInf}), e, exact_fp32()).status, verify::Status::failed);
+  EXPECT_EQ(fuzz::judge_special(got_of({1, kNaN, -kInf, -kInf}), e, exact_fp32()).status, verify::Status::failed);
+  EXPECT_EQ(fuzz::judge_special(got_of({kNaN, kNaN, kInf, -kInf}), e, exact_fp32()).status, verify::Status::failed);
+  EXPECT_EQ(fuzz::judge_special(got_of({2, kNaN, kInf, -kInf}), e, exact_fp32()).status, verify::Status::failed);
+  const auto v = fuzz::judge_special(got_of({1, 5, kNaN, -kInf}), e, exact_fp32());
+  EXPECT_EQ(v.metrics.mismatches, 2);
+  EXPECT_EQ(v.metrics.nonfinite_mismatches, 2);
+  EXPECT_NE(v.reason.find("NaN/Inf"), std::string::npos) << v.reason;
+}
+
+TEST(FuzzSpecial, ReferenceNaNPositionsAreExactlyTheOutputsReadingTheNaN) {
+  // 1x1 conv, stride 1, no padding: y[n,k,h,w] reads x[n,*,h,w] only, so a NaN at x[0,1,2,3] must
+  // make y[0,k,2,3] NaN for every k and nothing else.
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k4 in5x6 f1x1");
+  HostTensor x(p.x_desc()), w(p.w_desc());
+  for (auto& v : x.data) v = 1;
+  for (auto& v : w.data) v = 1;
+  x.at({0, 1, 2, 3}) = kNaN;
+  const auto out = ref::conv_naive(p, {&x, &w, nullptr, nullptr});
+  for_each_index(out.desc.dims, [&](const Dims& i) {
+    const bool reads_nan = i[0] == 0 && i[2] == 2 && i[3] == 3;
+    EXPECT_EQ(std::isnan(out.value[static_cast<std::size_t>(out.desc.offset(i))]), reads_nan);
+  });
+}
+
+TEST(FuzzSpecial, SpecialValuesAreDeterministicAndLandInTheInputs) {
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k4 in5x6 f3x3 pad1x1");
+  for (fuzz::Special s : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed}) {
+    int nonfinite = 0;
+    for (std::uint64_t tag : {verify::kTagX, verify::kTagW}) {
+      HostTensor a(tag == verify::kTagX ? p.x_desc() : p.w_desc()), b = a;
+      fuzz::apply_special(s, p, 42, tag, a);
+      fuzz::apply_special(s, p, 42, tag, b);
+      for (std::size_t i = 0; i < a.data.size(); ++i) {
+        EXPECT_EQ(std::isnan(a.data[i]), std::isnan(b.data[i]));
+        if (!std::isnan(a.data[i])) EXPECT_EQ(a.data[i], b.data[i]);
+        nonfinite += std::isfinite(a.data[i]) ? 0 : 1;
+      }
+    }
+    EXPECT_GE(nonfinite, 1) << fuzz::special_name(s);
+  }
+}
+
+TEST(FuzzSpecial, SubnormalScalingMakesEveryNonzeroInputSubnormalAndStaysExact) {
+  for (const char* prob : {"conv fwd fp32 nchw n1 c3 k2 in4x4 f3x3 pad1x1 bias", "conv fwd fp16 nchw n1 c3 k2 in4x4 f3x3 pad1x1 bias",
+                           "conv bwd-data bf16 nhwc n1 c3 k2 in4x4 f3x3 pad1x1"}) {
+    const fuzz::ConvCase c{parse_conv_problem(prob), {5, std::nullopt, fuzz::Special::subnormal}};
+    const auto o = fuzz::conv_run_options(c.problem, c.data);
+    verify::PreparedCase pc(c.problem, o);
+    const HostTensor& act = c.problem.dir == ConvDir::bwd_data ? pc.y() : pc.x();
+    const double smallest_normal = c.problem.dtype == DType::fp16 ? std::ldexp(1.0, -14) : std::ldexp(1.0, -126);
+    int nonzero = 0;
+    for (float v : act.data)
+      if (v != 0) {
+        ++nonzero;
+        EXPECT_LT(std::fabs(v), smallest_normal) << prob;
+      }
+    EXPECT_GT(nonzero, 0);
+    // The bug-free direct conv is exact on it (threshold zero), so the data stayed on the exact grid.
+    const auto rec = fuzz::run_conv_case(c, *make_host_mutant(Bug::none));
+    EXPECT_EQ(rec.verdict.status, verify::Status::passed) << prob << ": " << rec.verdict.reason;
+    EXPECT_EQ(rec.verdict.metrics.max_ulp, 0u);
+  }
+}
+
+// A solver that flushes subnormal outputs to zero (a kernel built with flush-to-zero).
+class FlushToZero final : public ConvSolver {
+ public:
+  std::string name() const override { return "test.ftz"; }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return "control with subnormal outputs flushed"; }
+  Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
+  void run(const ConvProblem& p, const ConvTensors& t) const override {
+    inner_->run(p, t);
+    const TensorDesc d = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
+    void* out = p.dir == ConvDir::fwd ? t.y : p.dir == ConvDir::bwd_data ? t.x : t.w;
+    auto* bytes = static_cast<unsigned char*>(out);
+    for (std::int64_t i = 0; i < d.storage_elements(); ++i) {
+      const float v = load_element(p.dtype, bytes + i * static_cast<std::int64_t>(dtype_size(p.dtype)));
+      if (v != 0 && std::fabs(v) < std::ldexp(1.0f, p.dtype == DType::fp16 ? -14 : -126))
+        store_element(p.dtype, bytes + i * static_cast<std::int64_t>(dtype_size(p.dtype)), 0.0f);
+    }
+  }
+
+ private:
+  std::shared_ptr<const ConvSolver> inner_ = make_host_mutant(Bug::none);
+};
+
+TEST(FuzzSpecial, SubnormalCasesCatchAFlushToZeroSolver) {
+  const fuzz::ConvCase c{parse_conv_problem("conv fwd fp32 nchw n1 c2 k2 in3x3 f1x1"), {3, std::nullopt, fuzz::Special::subnormal}};
+  EXPECT_EQ(fuzz::run_conv_case(c, FlushToZero()).verdict.status, verify::Status::failed);
+  const fuzz::ConvCase plain{c.problem, {3, std::nullopt, fuzz::Special::none}};
+  EXPECT_EQ(fuzz::run_conv_case(plain, FlushToZero()).verdict.status, verify::Status::passed);  // only the special data shows it
+}
+
+TEST(FuzzSpecial, PaddedTapIsNotATermSoANaNWeightMustNotReachPaddedOutputs) {
+  // One input pixel, 1x1 filter, width padding 1: y = [w*0 absent, w*x, absent] = [0, w*x, 0]. A NaN
+  // weight makes only the middle output NaN. The direct conv skips padded taps and passes; the fast
+  // reference multiplies im2col's padding zeros by the weight (NaN*0 = NaN) and fails the contract.
+  const fuzz::ConvCase c = fuzz::conv_case_from_repro(
+      fuzz::parse_repro_line("hiprim repro \"conv fwd fp32 nchw n1 c1 k1 in1x1 f1x1 pad0x1 str1x1 dil1x1 g1\" --seed 1 --special nan"));
+  EXPECT_EQ(fuzz::run_conv_case(c, *make_host_mutant(Bug::none)).verdict.status, verify::Status::passed);
+  const auto fast = fuzz::run_conv_case(c, *verify::make_fast_reference_solver());
+  EXPECT_EQ(fast.verdict.status, verify::Status::failed) << "the fast reference now honours the NaN contract: update this test";
+  EXPECT_NE(fast.repro.find("--special nan"), std::string::npos);
+}
+
+TEST(FuzzSpecial, TierRulesOfTheKinds) {
+  EXPECT_FALSE(fuzz::special_fits_tier(fuzz::Special::subnormal, verify::FillTier::bounded));
+  EXPECT_FALSE(fuzz::special_fits_tier(fuzz::Special::huge, verify::FillTier::exact));
+  EXPECT_TRUE(fuzz::special_fits_tier(fuzz::Special::nan, verify::FillTier::exact));
+  EXPECT_THROW(fuzz::conv_case_from_repro(fuzz::parse_repro_line("hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --special huge")), InputError);
+  EXPECT_THROW(fuzz::conv_case_from_repro(fuzz::parse_repro_line("hiprim repro \"conv n1 c1 k1 in2x2 f1x1\" --special what")), InputError);
+  for (fuzz::Special s : fuzz::all_specials()) EXPECT_EQ(fuzz::parse_special(fuzz::special_name(s)), s);
+}
+
+}  // namespace
+}  // namespace hiprim::fuzz_test

@@ -1,0 +1,85 @@
+// Host emulation of the HIP layer (test only): replaces gpu/runtime/hip_compat.hpp when the tests'
+// include path puts tests/gpu/emu first, so the kernel sources compile as plain C++ and run on the
+// CPU. A launch runs the grid's blocks one after another; the threads of a block run as real
+// threads meeting at __syncthreads() (a std::barrier), so shared-memory trees are exercised. Shared
+// arrays are function statics (one block at a time). Device pointers are host pointers.
+// Emulates: __global__/__device__/__host__/__forceinline__/__shared__, threadIdx/blockIdx/blockDim/
+// gridDim (x only is used by the emulated kernels), warpSize (64: the AMD width, to catch 32-lane
+// assumptions), __syncthreads, int min/max, __half and the bf16 type (RNE via core/dtype.hpp),
+// hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+#include "core/dtype.hpp"
+
+#define HIPRIM_PLATFORM_EMU 1
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+
+// Types live in namespace hiprim_emu (brought in by using-declarations) so that a test binary
+// that also links the real CUDA build has no two definitions of one mangled name.
+namespace hiprim_emu {
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+struct uint3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+extern thread_local uint3 threadIdx;
+extern uint3 blockIdx;  // written by worker 0 between barriers
+extern dim3 blockDim, gridDim;
+void syncthreads();
+// Runs body() for every thread of every block of the grid.
+void launch(dim3 grid, dim3 block, const std::function<void()>& body);
+}  // namespace hiprim_emu
+
+using hiprim_emu::dim3;
+using hiprim_emu::uint3;
+using hiprim_emu::blockDim;
+using hiprim_emu::blockIdx;
+using hiprim_emu::gridDim;
+using hiprim_emu::threadIdx;
+inline constexpr int warpSize = 64;
+inline void __syncthreads() { hiprim_emu::syncthreads(); }
+namespace hiprim_emu {
+inline int max(int a, int b) { return a > b ? a : b; }
+inline int min(int a, int b) { return a < b ? a : b; }
+}  // namespace hiprim_emu
+using hiprim_emu::max;
+using hiprim_emu::min;
+
+using hipError_t = int;
+using hipStream_t = void*;
+#define hipSuccess 0
+inline hipError_t hipGetLastError() { return hipSuccess; }
+#define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...) \
+  hiprim_emu::launch((grid), (block), [&] {                        \
+    (void)(shmem);                                                 \
+    (void)(stream);                                                \
+    kernel(__VA_ARGS__);                                           \
+  })
+
+// 16-bit storage types with the host's round-to-nearest-even conversions.
+namespace hiprim_emu {
+struct __half {
+  std::uint16_t bits;
+};
+inline float __half2float(__half h) { return hiprim::fp16_bits_to_float(h.bits); }
+inline __half __float2half_rn(float f) { return __half{hiprim::float_to_fp16_bits(f)}; }
+struct bf16 {
+  std::uint16_t bits = 0;
+  bf16() = default;
+  explicit bf16(float f) : bits(hiprim::float_to_bf16_bits(f)) {}
+  explicit operator float() const { return hiprim::bf16_bits_to_float(bits); }
+};
+}  // namespace hiprim_emu
+using hiprim_emu::__half;
+using hiprim_emu::__half2float;
+using hiprim_emu::__float2half_rn;
+using hiprim_bf16_t = hiprim_emu::bf16;

@@ -1,0 +1,76 @@
+// The bnorm, activ, softmax and dropout GPU solvers, their kernel sources compiled for the host
+// emulation of the HIP layer (tests/gpu/emu: every thread of a block is a CPU thread meeting the
+// others at __syncthreads(), warpSize 64), through the op runner against the CPU reference: group
+// and row index math in both layouts, the 4-wide packs and tails, the shared-memory trees, the
+// Philox mask on the "device" side. Every smoke_ops problem of these ops plus shapes that cross
+// block and pack boundaries (few rows/groups: every block costs the emulation 256 CPU threads
+// meeting at each barrier). (Timing, coalescing and the real compilers' math libraries are the
+// device run's business; tests/gpu/test_ops_math.cpp checks the activation formulas' error model.)
+#include <gtest/gtest.h>
+
+#include "emu/emulated_solver.hpp"
+#include "verify/op_runner.hpp"
+#include "verify/op_suite.hpp"
+
+namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
+OpSolverList bnorm_solvers();
+OpSolverList activ_solvers();
+OpSolverList softmax_solvers();
+OpSolverList dropout_solvers();
+}  // namespace hiprim::gpu_emu
+
+namespace hiprim {
+namespace {
+
+using verify::Status;
+
+void run_emulated(const std::string& op, const OpSolverList& solvers, std::initializer_list<const char*> extra) {
+  auto problems = verify::load_any_suite("smoke_ops", {}).ops;
+  for (const char* s : extra) problems.push_back(parse_op_problem(s));
+  verify::RunOptions o;
+  int ran = 0;
+  for (const auto& p : problems) {
+    if (p->op() != op) continue;
+    verify::PreparedOpCase c(p, o);
+    for (const auto& s : solvers) {
+      const EmulatedOpSolver e(s);
+      const auto r = verify::run_op_case(c, e, o);
+      if (!s->applicable(*p)) {
+        EXPECT_EQ(r.verdict.status, Status::unsupported) << r.repro;
+        continue;
+      }
+      ++ran;
+      EXPECT_EQ(r.verdict.status, Status::passed) << r.repro << "\n  " << r.verdict.reason;
+    }
+  }
+  EXPECT_GT(ran, 0);
+}
+
+}  // namespace
+
+TEST(GpuOpsEmulated, Bnorm) {
+  run_emulated("bnorm", gpu_emu::bnorm_solvers(),
+               {"bnorm fwd-train spatial fp32 nhwc n3 c5 in11x13 eps1e-05 momentum0.1",   // M = 429 > 256 threads
+                "bnorm bwd spatial fp16 nchw n2 c3 in15x17 eps1e-05", "bnorm fwd-infer per-act bf16 nhwc n3 c2 in2x3 eps1e-05",
+                "bnorm fwd-train per-act fp32 ncdhw n4 c1 in2x2x2 eps0.01 momentum1"});
+}
+
+TEST(GpuOpsEmulated, Activ) {
+  run_emulated("activ", gpu_emu::activ_solvers(),
+               {"activ fwd gelu fp16 nhwc n3 c5 in7x9", "activ bwd silu bf16 nchw n2 c8 in16x16",
+                "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5", "activ fwd power bf16 nchw n1 c3 in5x7 alpha2 beta-0.5 gamma0.5"});
+}
+
+TEST(GpuOpsEmulated, Softmax) {
+  run_emulated("softmax", gpu_emu::softmax_solvers(),
+               {"softmax fwd accurate channel bf16 nhwc n2 c600 in1x2",  // rows longer than a block
+                "softmax bwd log instance fp16 nchw n3 c33 in3x3", "softmax fwd log channel fp32 nchw n1 c5 in3x5"});
+}
+
+TEST(GpuOpsEmulated, Dropout) {
+  run_emulated("dropout", gpu_emu::dropout_solvers(),
+               {"dropout fwd fp16 nhwc n3 c5 in7x9 rate0.5 seed9", "dropout bwd bf16 nchw n2 c8 in16x15 rate0.75 seed10",
+                "dropout fwd fp32 nchw n1 c1 in1x3 rate0.5 seed11"});
+}
+
+}  // namespace hiprim

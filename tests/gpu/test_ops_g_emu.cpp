@@ -1,0 +1,199 @@
+// The pooling, LRN, tensor-op and reduction GPU solvers, their kernel sources compiled for the host
+// emulation of the HIP layer (tests/gpu/emu: every thread of every block runs on the CPU, 64-lane
+// warpSize, real barriers), through the op runner against the CPU reference: index math, layouts,
+// 16-byte packs, the shared-memory trees and the tie/NaN rules are checked on machines without a
+// GPU: a fixed list of problems (with the determinism re-run) and random problems (tensor ops
+// broadcasting over any dims of rank <= 5, reductions over any set of dims, any pooling geometry).
+// (Timing, memory coalescing and the real compilers' code are the device run's business.)
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "core/op_solver.hpp"
+#include "core/pool_problem.hpp"
+#include "core/reduce_problem.hpp"
+#include "core/tensorop_problem.hpp"
+#include "verify/op_runner.hpp"
+
+namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
+OpSolverList pool_solvers();
+OpSolverList lrn_solvers();
+OpSolverList tensorop_solvers();
+OpSolverList reduce_solvers();
+}  // namespace hiprim::gpu_emu
+
+namespace hiprim {
+namespace {
+
+// A device solver whose "device" is the host emulation: its buffers are host memory.
+class Emulated final : public OpSolver {
+ public:
+  explicit Emulated(std::shared_ptr<const OpSolver> s) : s_(std::move(s)) {}
+  std::string name() const override { return s_->name(); }
+  std::string op() const override { return s_->op(); }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return s_->summary(); }
+  bool deterministic() const override { return s_->deterministic(); }
+  Applicability applicable(const OpProblem& p) const override { return s_->applicable(p); }
+  std::size_t workspace_bytes(const OpProblem& p) const override { return s_->workspace_bytes(p); }
+  void run(const OpProblem& p, const std::vector<void*>& b, void* ws, std::size_t bytes, void* stream) const override {
+    s_->run(p, b, ws, bytes, stream);
+  }
+
+ private:
+  std::shared_ptr<const OpSolver> s_;
+};
+
+OpSolverList emulated_solvers() {
+  OpSolverList l;
+  for (const auto& part : {gpu_emu::pool_solvers(), gpu_emu::lrn_solvers(), gpu_emu::tensorop_solvers(),
+                           gpu_emu::reduce_solvers()})
+    for (const auto& s : part) l.push_back(std::make_shared<Emulated>(s));
+  return l;
+}
+
+// Small problems (the emulation runs 256 CPU threads per block) covering the same features as the
+// device test (tests/gpu/test_ops_g_gpu.cpp): modes, directions, 2D/3D, layouts, dtypes, the packed
+// and scalar paths, broadcasts, NaN modes, indices, slices longer than a block.
+const char* const kProblems[] = {
+    "pool fwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
+    "pool bwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
+    "pool fwd max bf16 nhwc n2 c8 in8x8 win2x2 pad0x0 str2x2",
+    "pool bwd max fp16 nhwc n1 c16 in6x6 win3x3 pad1x1 str1x1",
+    "pool fwd max fp32 nhwc n1 c12 in11x7 win3x2 pad1x1 str2x1",
+    "pool fwd avg_incl fp16 nhwc n2 c8 in7x7 win3x3 pad1x1 str1x1",
+    "pool bwd avg_incl fp32 nchw n2 c5 in7x9 win3x3 pad1x1 str1x2",
+    "pool fwd avg_excl fp32 nhwc n2 c4 in7x7 win3x3 pad1x1 str2x2",
+    "pool bwd avg_excl bf16 nhwc n2 c8 in7x7 win3x3 pad1x1 str2x2",
+    "pool fwd avg_excl fp32 ncdhw n1 c4 in5x6x6 win2x3x3 pad1x1x1 str2x2x2",
+    "pool bwd max fp16 ndhwc n1 c8 in5x6x6 win3x3x3 pad1x1x1 str2x2x2",
+    "pool bwd avg_incl bf16 ncdhw n1 c3 in4x5x6 win3x3x3 pad1x1x1 str1x1x1",
+    "lrn fwd across fp32 nchw n2 c8 in5x5 size5 alpha1 beta0.75 k2",
+    "lrn bwd across fp16 nhwc n2 c8 in5x5 size3 alpha0.5 beta0.75 k1",
+    "lrn bwd across fp32 nchw n2 c7 in6x5 size5 alpha2 beta1.5 k1",
+    "lrn fwd within bf16 nchw n2 c3 in7x7 size3 alpha1 beta0.75 k1",
+    "lrn bwd within fp32 nhwc n2 c3 in7x6 size5 alpha1 beta0.75 k1",
+    "lrn bwd within fp32 ncdhw n1 c2 in4x5x5 size3 alpha1 beta0.5 k1",
+    "tensorop add fp32 nchw a2x3x5x5 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
+    "tensorop add fp32 nchw a2x3x5x8 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
+    "tensorop mul fp16 nhwc a2x8x4x4 b2x8x1x4 alpha1=0.5 alpha2=2 beta=1",
+    "tensorop min bf16 a3x17 b1x17 alpha1=1 alpha2=-1 beta=0",
+    "tensorop max fp32 ndhwc a1x4x2x3x8 b1x1x2x1x8 alpha1=1 alpha2=1 beta=0.5",
+    "tensorop max fp32 a4x6x8 b4x1x8 alpha1=1 alpha2=1 beta=0",
+    "tensorop add fp32 a5 b1 alpha1=2 alpha2=1 beta=-1",
+    "reduce add fp32 nchw dims2x3x4x4 over2x3 nan_ignore",
+    "reduce add bf16 nhwc dims2x3x4x4 over0x2 nan_ignore",
+    "reduce max fp16 nhwc dims2x8x2x2 over1 nan_propagate indices",
+    "reduce min bf16 dims3x7x5 over0x2 nan_ignore indices",
+    "reduce amax fp32 ncdhw dims2x3x2x2x4 over0x2x4 nan_propagate indices",
+    "reduce max fp32 dims2x600 over1 nan_ignore indices",
+    "reduce avg fp32 dims3x100 over1 nan_ignore",
+    "reduce norm2 fp16 nchw dims2x4x3x3 over0x1 nan_ignore",
+    "reduce norm1 bf16 dims17 over0 nan_ignore",
+    "reduce mul fp32 dims3x40 over1 nan_ignore",
+};
+
+TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
+  const OpSolverList solvers = emulated_solvers();
+  std::set<std::string> ran;
+  for (const char* s : kProblems) {
+    const OpProblemPtr p = parse_op_problem(s);
+    verify::RunOptions o;
+    o.seed = 5;
+    verify::PreparedOpCase c(p, o);
+    for (const auto& solver : solvers) {
+      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
+      const verify::CaseRecord rec = verify::run_op_case(c, *solver, o);
+      EXPECT_EQ(rec.verdict.status, verify::Status::passed) << s << " on " << solver->name() << ": " << rec.verdict.reason;
+      ran.insert(solver->name());
+    }
+  }
+  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+                           "reduce.blockwise", "reduce.threadwise"})
+    EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
+}
+
+
+// Runs every applicable emulated solver of p's op (those `keep` accepts) and asserts it passes.
+void check_all(const OpProblemPtr& p, const std::function<bool(const OpSolver&)>& keep = {}) {
+  static const OpSolverList solvers = emulated_solvers();
+  verify::RunOptions o;
+  o.seed = *rc::gen::inRange<std::uint64_t>(1, 1000);
+  o.check_determinism = false;  // covered by the fixed cases above; halves the emulation time
+  verify::PreparedOpCase c(p, o);
+  for (const auto& s : solvers) {
+    if (s->op() != p->op() || !s->applicable(*p) || (keep && !keep(*s))) continue;
+    const verify::CaseRecord rec = verify::run_op_case(c, *s, o);
+    RC_ASSERT(rec.verdict.status == verify::Status::passed);
+  }
+}
+
+std::pair<Dims, bool> gen_dims(int max_size) {
+  const int rank = *rc::gen::inRange(1, 6);
+  Dims d;
+  for (int i = 0; i < rank; ++i) d.push_back(*rc::gen::inRange(1, max_size + 1));
+  return {d, (rank == 4 || rank == 5) && *rc::gen::arbitrary<bool>()};
+}
+
+// C = op(alpha1*A, alpha2*B) + beta*C with B broadcast over any subset of any rank <= 5.
+RC_GTEST_PROP(OpsGEmulated, TensorOpBroadcastsOverAnyDims, ()) {
+  TensorOpProblem p;
+  p.op = *rc::gen::element(TensorOpKind::add, TensorOpKind::mul, TensorOpKind::min, TensorOpKind::max);
+  p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
+  std::tie(p.a, p.channels_last) = gen_dims(5);
+  if (*rc::gen::arbitrary<bool>()) p.a.back() = 8;  // the 16-byte path too
+  p.b = p.a;
+  for (auto& v : p.b)
+    if (*rc::gen::arbitrary<bool>()) v = 1;
+  p.alpha1 = *rc::gen::element(1.0, -0.5, 3.0);
+  p.alpha2 = *rc::gen::element(1.0, 2.0, -1.0);
+  p.beta = *rc::gen::element(0.0, 1.0, 0.25);
+  check_all(make_op_problem(p));
+}
+
+// Every op over any set of dims of a rank <= 5 tensor, both NaN modes, indices.
+RC_GTEST_PROP(OpsGEmulated, ReduceOverAnySetOfDims, ()) {
+  ReduceProblem p;
+  p.op = *rc::gen::element(ReduceOp::add, ReduceOp::mul, ReduceOp::min, ReduceOp::max, ReduceOp::amax, ReduceOp::avg,
+                           ReduceOp::norm1, ReduceOp::norm2);
+  p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
+  std::tie(p.dims, p.channels_last) = gen_dims(4);
+  p.over.clear();
+  for (int i = 0; i < p.rank(); ++i)
+    if (*rc::gen::arbitrary<bool>()) p.over.push_back(i);
+  if (p.over.empty()) p.over.push_back(*rc::gen::inRange(0, p.rank()));
+  p.propagate_nan = *rc::gen::arbitrary<bool>();
+  p.indices = reduce_op_selects(p.op) && *rc::gen::arbitrary<bool>();
+  // The block-per-output solver costs 256 emulated threads x 9 barriers per output: few outputs.
+  const bool few_outputs = p.y_desc().elements() <= 8;
+  check_all(make_op_problem(p), [&](const OpSolver& s) { return few_outputs || s.name() != "reduce.blockwise"; });
+}
+
+// Pooling: every mode and direction, 2D/3D, both layouts, random window/pad/stride.
+RC_GTEST_PROP(OpsGEmulated, PoolAnyGeometry, ()) {
+  PoolProblem p;
+  p.dir = *rc::gen::element(PoolDir::fwd, PoolDir::bwd);
+  p.mode = *rc::gen::element(PoolMode::max, PoolMode::avg_incl, PoolMode::avg_excl);
+  p.shape.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
+  p.shape.channels_last = *rc::gen::arbitrary<bool>();
+  p.shape.n = *rc::gen::inRange(1, 3);
+  p.shape.c = *rc::gen::element(1, 3, 4, 8);
+  const int rank = *rc::gen::inRange(2, 4);
+  p.shape.in.clear();
+  p.window.clear();
+  p.pad.clear();
+  p.stride.clear();
+  for (int i = 0; i < rank; ++i) {
+    const std::int64_t w = *rc::gen::inRange(1, 4);
+    p.window.push_back(w);
+    p.pad.push_back(*rc::gen::inRange<std::int64_t>(0, w));
+    p.stride.push_back(*rc::gen::inRange(1, 4));
+    p.shape.in.push_back(std::max<std::int64_t>(w, *rc::gen::inRange(1, 7)));
+  }
+  check_all(make_op_problem(p));
+}
+
+}  // namespace
+}  // namespace hiprim

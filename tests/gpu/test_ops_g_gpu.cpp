@@ -1,0 +1,157 @@
+// GPU solvers of pooling, LRN, tensor ops and reduction against the CPU reference, through the op
+// runner (guarded, NaN-poisoned buffers; every output compared with its per-element bound; max
+// pooling and reduction indices compared exactly, which is the claim "ties and NaNs are broken the
+// same way on CPU and GPU"; determinism re-run). Device tests GTEST_SKIP without a GPU.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/pool_problem.hpp"
+#include "core/reduce_problem.hpp"
+#include "gpu/ops_registry.hpp"
+#include "gpu/runtime/device.hpp"
+#include "reference/op_reference.hpp"
+#include "verify/op_runner.hpp"
+
+namespace hiprim {
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                               \
+  do {                                                      \
+    std::string why;                                        \
+    if (!gpu::device_available(&why)) GTEST_SKIP() << why;  \
+  } while (0)
+
+// Every feature of the four primitives: modes, directions, 2D/3D, layouts, dtypes, sizes that hit
+// and miss the vectorized solvers (C or the innermost dim a multiple of 4/8 or not), broadcasts,
+// NaN modes and indices.
+const char* const kProblems[] = {
+    "pool fwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
+    "pool bwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
+    "pool fwd max bf16 nhwc n2 c8 in8x8 win2x2 pad0x0 str2x2",
+    "pool bwd max fp16 nhwc n2 c16 in8x8 win3x3 pad1x1 str1x1",
+    "pool fwd max fp32 nhwc n1 c12 in11x7 win3x2 pad1x1 str2x1",
+    "pool fwd avg_incl fp16 nhwc n2 c8 in7x7 win3x3 pad1x1 str1x1",
+    "pool bwd avg_incl fp32 nchw n2 c5 in7x9 win3x3 pad1x1 str1x2",
+    "pool fwd avg_excl fp32 nhwc n2 c4 in7x7 win3x3 pad1x1 str2x2",
+    "pool bwd avg_excl bf16 nhwc n2 c8 in7x7 win3x3 pad1x1 str2x2",
+    "pool fwd avg_excl fp32 ncdhw n1 c4 in5x6x6 win2x3x3 pad1x1x1 str2x2x2",
+    "pool bwd max fp16 ndhwc n1 c8 in5x6x6 win3x3x3 pad1x1x1 str2x2x2",
+    "pool fwd max fp32 ndhwc n1 c4 in4x5x6 win2x2x2 pad0x1x1 str1x2x2",
+    "pool bwd avg_incl bf16 ncdhw n1 c3 in4x5x6 win3x3x3 pad1x1x1 str1x1x1",
+    "lrn fwd across fp32 nchw n2 c8 in5x5 size5 alpha1 beta0.75 k2",
+    "lrn bwd across fp16 nhwc n2 c8 in5x5 size3 alpha0.5 beta0.75 k1",
+    "lrn bwd across fp32 nchw n2 c7 in6x5 size5 alpha2 beta1.5 k1",
+    "lrn fwd within bf16 nchw n2 c3 in7x7 size3 alpha1 beta0.75 k1",
+    "lrn bwd within fp32 nhwc n2 c3 in7x6 size5 alpha1 beta0.75 k1",
+    "lrn bwd within fp32 ncdhw n1 c2 in4x5x5 size3 alpha1 beta0.5 k1",
+    "lrn fwd across bf16 ndhwc n1 c6 in3x4x5 size3 alpha1 beta0.75 k1",
+    "tensorop add fp32 nchw a2x3x5x5 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
+    "tensorop add fp32 nchw a2x3x5x8 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
+    "tensorop mul fp16 nhwc a2x8x4x4 b2x8x1x4 alpha1=0.5 alpha2=2 beta=1",
+    "tensorop min bf16 a3x17 b1x17 alpha1=1 alpha2=-1 beta=0",
+    "tensorop max fp32 ndhwc a1x4x2x3x8 b1x1x2x1x8 alpha1=1 alpha2=1 beta=0.5",
+    "tensorop max fp32 a4x6x8 b4x1x8 alpha1=1 alpha2=1 beta=0",
+    "tensorop add fp32 a5 b1 alpha1=2 alpha2=1 beta=-1",
+    "tensorop mul bf16 a16 b16 alpha1=1 alpha2=1 beta=0",
+    "reduce add fp32 nchw dims2x3x8x8 over2x3 nan_ignore",
+    "reduce add bf16 nhwc dims2x3x8x8 over2x3 nan_ignore",
+    "reduce max fp16 nhwc dims2x8x4x4 over1 nan_propagate indices",
+    "reduce min bf16 dims5x7x9 over0x2 nan_ignore indices",
+    "reduce amax fp32 ncdhw dims2x3x2x4x4 over0x2x4 nan_propagate indices",
+    "reduce max fp32 dims6x50 over1 nan_ignore indices",
+    "reduce max fp32 dims3x1000 over1 nan_propagate indices",
+    "reduce min fp32 dims700x3 over0 nan_ignore indices",
+    "reduce avg fp32 dims4x100 over1 nan_ignore",
+    "reduce norm2 fp16 nchw dims2x4x6x6 over0x1 nan_ignore",
+    "reduce norm1 bf16 dims17 over0 nan_ignore",
+    "reduce mul fp32 dims3x40 over1 nan_ignore",
+    "reduce add fp32 dims3000 over0 nan_ignore",
+};
+
+TEST(OpsGGpu, EveryApplicableSolverPassesEveryProblem) {
+  SKIP_WITHOUT_DEVICE();
+  std::set<std::string> ran;
+  for (const char* s : kProblems) {
+    const OpProblemPtr p = parse_op_problem(s);
+    verify::RunOptions o;
+    o.seed = 7;
+    verify::PreparedOpCase c(p, o);
+    for (const auto& solver : gpu::gpu_op_solvers()) {
+      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
+      const verify::CaseRecord rec = verify::run_op_case(c, *solver, o);
+      EXPECT_EQ(rec.verdict.status, verify::Status::passed) << s << " on " << solver->name() << ": " << rec.verdict.reason;
+      ran.insert(solver->name());
+    }
+  }
+  // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
+  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+                           "reduce.blockwise", "reduce.threadwise"})
+    EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
+}
+
+// Downloads the outputs of one device run on the given inputs (tensors() order; outputs ignored).
+std::vector<HostTensor> run_on_device(const OpProblem& p, const OpSolver& s, const std::vector<HostTensor>& in) {
+  const auto ts = p.tensors();
+  std::vector<gpu::DeviceBuffer> bufs;
+  std::vector<void*> ptrs;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const auto bytes = static_cast<std::size_t>(ts[i].desc.storage_elements()) * dtype_size(ts[i].desc.dtype);
+    bufs.emplace_back(bytes, ts[i].name);
+    if (ts[i].role == OpTensor::Role::output)
+      bufs.back().fill_bytes(0xFF);
+    else
+      bufs.back().upload(in[i].to_bytes().data(), bytes);
+    ptrs.push_back(bufs.back().data());
+  }
+  gpu::DeviceBuffer ws(std::max<std::size_t>(s.workspace_bytes(p), 1), "workspace");
+  s.run(p, ptrs, ws.data(), ws.bytes(), nullptr);
+  gpu::synchronize("run_on_device");
+  std::vector<HostTensor> out;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    HostTensor t(ts[i].desc);
+    std::vector<unsigned char> bytes(bufs[i].bytes());
+    bufs[i].download(bytes.data(), bytes.size());
+    t.from_bytes(bytes.data());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// All-equal inputs: every window / slice is one big tie; the GPU must pick what the reference
+// picks (the first in-bounds window position, the first slice element).
+TEST(OpsGGpu, AllTiedInputsGiveTheReferenceIndices) {
+  SKIP_WITHOUT_DEVICE();
+  const char* const problems[] = {
+      "pool fwd max fp32 nchw n1 c2 in6x6 win3x3 pad1x1 str2x2",
+      "pool fwd max fp16 nhwc n1 c8 in5x5 win3x3 pad2x2 str1x1",
+      "reduce max fp32 nchw dims2x3x4x5 over1x3 nan_ignore indices",
+      "reduce amax bf16 dims6x40 over1 nan_propagate indices",
+  };
+  int checked = 0;
+  for (const char* s : problems) {
+    const OpProblemPtr p = parse_op_problem(s);
+    const auto ts = p->tensors();
+    std::vector<HostTensor> in;
+    for (const auto& t : ts) {
+      HostTensor h(t.desc);
+      for (auto& v : h.data) v = (t.name == "x" && std::string(s).find("amax") != std::string::npos) ? -2.0f : 2.0f;
+      in.push_back(std::move(h));
+    }
+    std::vector<const HostTensor*> ref_in{&in[0], nullptr, nullptr};
+    const auto want = ref::op_expected(*p, ref_in);
+    for (const auto& solver : gpu::gpu_op_solvers()) {
+      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
+      const auto got = run_on_device(*p, *solver, in);
+      const HostTensor& idx = got.back();  // idx is the last tensor of both problems
+      ASSERT_EQ(ts.back().name, "idx");
+      for (std::size_t i = 0; i < idx.data.size(); ++i)
+        ASSERT_EQ(idx.data[i], want.back().value[i]) << s << " on " << solver->name() << " at " << i;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 6);  // pool: direct (+ nhwc.vec for the nhwc case); reduce: both solvers twice
+}
+
+}  // namespace
+}  // namespace hiprim

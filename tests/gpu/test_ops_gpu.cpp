@@ -1,0 +1,89 @@
+// The GPU op solvers (gpu/ops_registry.hpp) through the op runner: every solver on every smoke_ops
+// problem of its op (and a few larger shapes) must pass against the CPU reference, or be refused by
+// its own applicable(). Device tests GTEST_SKIP without a GPU; the registry checks run anywhere.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "gpu/ops_registry.hpp"
+#include "gpu/runtime/device.hpp"
+#include "verify/op_runner.hpp"
+#include "verify/op_suite.hpp"
+
+using namespace hiprim;
+using namespace hiprim::verify;
+
+TEST(GpuOpRegistry, NamesAreUniqueAndPrefixedByTheirOp) {
+  std::set<std::string> names;
+  for (const auto& s : gpu::gpu_op_solvers()) {
+    EXPECT_TRUE(names.insert(s->name()).second) << s->name();
+    EXPECT_EQ(s->name().rfind(s->op() + ".", 0), 0u) << s->name();
+    EXPECT_EQ(s->backend(), Backend::device) << s->name();
+  }
+  for (const char* op : {"bnorm", "activ", "softmax", "dropout"}) {
+    bool found = false;
+    for (const auto& s : gpu::gpu_op_solvers()) found = found || s->op() == op;
+    EXPECT_TRUE(found) << op;
+  }
+}
+
+TEST(GpuOpRegistry, RefusesOtherOpsWithAReason) {
+  const auto relu = parse_op_problem("activ fwd relu fp32 nchw n1 c1 in2x2");
+  for (const auto& s : gpu::gpu_op_solvers()) {
+    if (s->op() == "activ") continue;
+    const auto a = s->applicable(*relu);
+    EXPECT_FALSE(a.ok) << s->name();
+    EXPECT_FALSE(a.reason.empty()) << s->name();
+  }
+}
+
+namespace {
+
+void run_all(const std::vector<OpProblemPtr>& problems, const std::string& op) {
+  std::string why;
+  if (!gpu::device_available(&why)) GTEST_SKIP() << "no GPU: " << why;
+  RunOptions o;
+  for (const auto& p : problems) {
+    if (p->op() != op) continue;
+    PreparedOpCase c(p, o);
+    for (const auto& s : gpu::gpu_op_solvers()) {
+      if (s->op() != op) continue;
+      const CaseRecord r = run_op_case(c, *s, o);
+      if (!s->applicable(*p)) {
+        EXPECT_EQ(r.verdict.status, Status::unsupported) << r.repro;
+        continue;
+      }
+      EXPECT_EQ(r.verdict.status, Status::passed) << r.repro << "\n  " << r.verdict.reason;
+    }
+  }
+}
+
+std::vector<OpProblemPtr> smoke_plus(std::initializer_list<const char*> extra) {
+  auto v = load_any_suite("smoke_ops", {}).ops;
+  for (const char* s : extra) v.push_back(parse_op_problem(s));
+  return v;
+}
+
+}  // namespace
+
+TEST(GpuOps, Bnorm) {
+  run_all(smoke_plus({"bnorm fwd-train spatial fp32 nhwc n8 c33 in9x7 eps1e-05 momentum0.1",
+                      "bnorm bwd spatial fp16 nchw n8 c3 in31x33 eps1e-05", "bnorm fwd-train per-act bf16 nhwc n7 c5 in9x9 eps1e-05 momentum0.9"}),
+          "bnorm");
+}
+
+TEST(GpuOps, Activ) {
+  run_all(smoke_plus({"activ fwd gelu fp16 nhwc n3 c5 in7x9", "activ bwd silu bf16 nchw n2 c8 in16x16",
+                      "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5"}),
+          "activ");
+}
+
+TEST(GpuOps, Softmax) {
+  run_all(smoke_plus({"softmax fwd accurate channel bf16 nhwc n2 c1500 in2x2", "softmax bwd log instance fp16 nchw n3 c33 in9x9"}),
+          "softmax");
+}
+
+TEST(GpuOps, Dropout) {
+  run_all(smoke_plus({"dropout fwd fp16 nhwc n3 c5 in7x9 rate0.5 seed9", "dropout bwd bf16 nchw n2 c8 in16x15 rate0.75 seed10"}),
+          "dropout");
+}

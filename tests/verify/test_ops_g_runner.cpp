@@ -1,0 +1,84 @@
+// Pooling, LRN, tensor-op and reduction cases through the op runner on the host reference solver
+// (fills, references, bounds and comparison without a GPU), and the fills' promises: max-pool and
+// min/max reduction data hold ties and NaNs, saved pooling indices point inside the input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "core/pool_problem.hpp"
+#include "core/reduce_problem.hpp"
+#include "verify/op_fill.hpp"
+#include "verify/op_runner.hpp"
+#include "verify/op_solvers.hpp"
+#include "verify/op_suite.hpp"
+
+namespace hiprim::verify {
+namespace {
+
+TEST(OpsGRunner, SmokeProblemsPassOnTheHostReferenceSolver) {
+  const SuiteProblems suite = load_any_suite("smoke_ops", SuiteOptions{});
+  int ran = 0;
+  for (const auto& p : suite.ops) {
+    const std::string op = p->op();
+    if (op != "pool" && op != "lrn" && op != "tensorop" && op != "reduce") continue;
+    RunOptions o;
+    o.seed = 3;
+    PreparedOpCase c(p, o);
+    const auto solver = make_op_reference_solver(op);
+    const CaseRecord rec = run_op_case(c, *solver, o);
+    EXPECT_EQ(rec.verdict.status, Status::passed) << p->str() << ": " << rec.verdict.reason;
+    ++ran;
+  }
+  EXPECT_GE(ran, 20);  // the lines of the four primitives in smoke_ops.txt
+}
+
+TEST(OpsGRunner, MaxPoolFillHasTiedWindowsAndNaNs) {
+  const PoolProblem p = parse_pool_problem("pool fwd max fp32 nchw n2 c4 in16x16 win3x3 pad1x1 str2x2");
+  const auto data = op_fill(*make_op_problem(p), 11);
+  const HostTensor& x = data[0];
+  int tied = 0, nans = 0, windows = 0;
+  for_each_index(p.y_desc().dims, [&](const Dims& o) {
+    std::map<float, int> count;
+    for (std::int64_t kh = 0; kh < 3; ++kh)
+      for (std::int64_t kw = 0; kw < 3; ++kw) {
+        const std::int64_t h = o[2] * 2 - 1 + kh, w = o[3] * 2 - 1 + kw;
+        if (h < 0 || w < 0 || h >= 16 || w >= 16) continue;
+        const float v = x.at(Dims{o[0], o[1], h, w});
+        if (std::isnan(v)) ++nans;
+        else ++count[v];
+      }
+    if (!count.empty() && count.rbegin()->second > 1) ++tied;
+    ++windows;
+  });
+  EXPECT_GT(tied, windows / 4);  // 7 values over up to 9 positions: ties are the rule
+  EXPECT_GT(nans, 0);
+}
+
+TEST(OpsGRunner, SavedIndicesOfTheBackwardFillPointInsideTheInput) {
+  const PoolProblem p = parse_pool_problem("pool bwd max fp32 nchw n1 c3 in7x5 win3x3 pad2x1 str2x2");
+  const auto data = op_fill(*make_op_problem(p), 5);
+  const HostTensor& idx = data[1];
+  for_each_index(p.idx_desc().dims, [&](const Dims& o) {
+    const auto k = static_cast<std::int64_t>(idx.at(o));
+    ASSERT_EQ(static_cast<float>(k), idx.at(o));
+    const std::int64_t h = o[2] * 2 - 2 + k / 3, w = o[3] * 2 - 1 + k % 3;
+    EXPECT_TRUE(h >= 0 && h < 7 && w >= 0 && w < 5) << "window " << o[2] << "," << o[3] << " k " << k;
+  });
+}
+
+TEST(OpsGRunner, ReduceFillsMatchTheOp) {
+  auto x_of = [](const char* s) { return op_fill(*parse_op_problem(s), 9)[0]; };
+  const HostTensor sel = x_of("reduce max fp32 dims64x64 over1 nan_ignore indices");
+  int nans = 0;
+  for (float v : sel.data) {
+    if (std::isnan(v)) ++nans;
+    else EXPECT_TRUE(v == std::floor(v) && std::fabs(v) <= 4) << v;
+  }
+  EXPECT_GT(nans, 0);
+  for (float v : x_of("reduce mul fp32 dims64x64 over1 nan_ignore").data)
+    EXPECT_TRUE(std::fabs(v) >= 0.875f && std::fabs(v) <= 1.125f) << v;
+}
+
+}  // namespace
+}  // namespace hiprim::verify

@@ -1,0 +1,70 @@
+// The performance report (kind "performance", reports/README.md): case JSON, weighted suite totals,
+// summary, and the console lines of `hiprim bench`. Host-only: the bench fills these from its runs.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "verify/bench.hpp"
+#include "verify/bench_check.hpp"
+#include "verify/report.hpp"
+
+namespace hiprim::verify {
+
+// The peer's result on one problem.
+struct PeerResult {
+  std::string name = "cudnn";
+  std::string status;  // "timed", "unavailable", "unsupported", "error"
+  std::string reason;
+  std::string algo, math;
+  std::size_t workspace_bytes = 0;
+  bool transform = false;  // FFT/Winograd: the direct-sum error bound does not apply to it
+  bool deterministic = false;
+  double find_ms = 0;
+  std::optional<TimingStats> timing;
+  std::optional<Verdict> check;  // absent with --verify none or when it did not run
+  double algorithm_factor = 1.0;
+};
+
+// The rate of one timed run set against the ceilings (null members when a count or ceiling is 0).
+nlohmann::json peer_result_json(const PeerResult& r, double flops, double bytes);
+
+// Everything a performance case holds besides the conformance keys.
+struct PerfCaseInput {
+  VerifyMode verify = VerifyMode::full;
+  std::int64_t count = 1;
+  double flops = 0, bytes = 0;
+  std::optional<TimingStats> timing;
+  double gemm_ceiling_tflops = 0;  // of the problem's dtype; 0: not measured
+  double copy_ceiling_gbps = 0;    // 0: not measured
+};
+// case_json(rec) plus verify, count, flops, bytes, intensity, timing, tflops, gbps, fractions of the
+// ceilings, best (false; the bench marks the fastest), peer (null), speedup_vs_peer (null),
+// peer_disagreement (null). time_ms is the median when timed, else 0.
+nlohmann::json perf_case_json(const CaseRecord& rec, const PerfCaseInput& in);
+// Marks best = true on the passed, timed case with the smallest median among `cases` (one problem's).
+void mark_best(nlohmann::json& cases);
+// Attaches the peer to each case of one problem: peer, speedup_vs_peer (peer median / case median)
+// and peer_disagreement (hiprim's verdict and cuDNN's differ where the bound applies to both).
+void attach_peer(nlohmann::json& cases, const nlohmann::json& peer);
+
+// {total, passed, failed, mistrusted, unsupported, error} from JSON cases.
+nlohmann::json summary_from_cases(const nlohmann::json& cases);
+// Weighted totals (array): per (dtype, layout, dir) and per (dtype, layout) with dir "all":
+// problems, layers (sum of counts), hiprim_ms = sum of count x the best case's median, peer_ms = sum
+// of count x the peer's median, hiprim_missing / peer_missing = problems without a time (then the
+// total is partial), speedup_vs_peer = peer_ms / hiprim_ms when neither is partial, else null.
+nlohmann::json performance_totals(const nlohmann::json& cases);
+
+nlohmann::json performance_report(const nlohmann::json& machine, const nlohmann::json& settings,
+                                  const nlohmann::json& ceilings, const nlohmann::json& peer,
+                                  const nlohmann::json& cases, const std::string& command);
+
+// One console line per problem: best solver, its median and TFLOP/s, cuDNN's, the ratio, flags.
+std::string bench_problem_line(const nlohmann::json& cases);
+// The totals as a fixed-width text table.
+std::string totals_text(const nlohmann::json& totals);
+
+}  // namespace hiprim::verify
