@@ -2,34 +2,16 @@
 // round trips, a failing case printing its repro line, and a report file.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "cli_runner.hpp"
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Run hiprim(const std::string& args) {
-  std::string cmd = std::string(HIPRIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-bool has(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
-
-}  // namespace
+using hiprim::test::has;
+using hiprim::test::hiprim;
 
 TEST(Cli, BadFlagsExitTwoAndNameTheFlag) {
   auto r = hiprim("conv -n 0");
@@ -104,3 +86,5 @@ TEST(Cli, ListsSolversWithApplicability) {
   r = hiprim("list suites");
   EXPECT_TRUE(has(r.out, "smoke") && has(r.out, "resnet50") && has(r.out, "edge")) << r.out;
 }
+
+}  // namespace

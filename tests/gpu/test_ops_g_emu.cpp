@@ -15,6 +15,7 @@
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"
 #include "core/tensorop_problem.hpp"
+#include "emu/emulated_solver.hpp"
 #include "verify/op_runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
@@ -27,30 +28,11 @@ OpSolverList reduce_solvers();
 namespace hiprim {
 namespace {
 
-// A device solver whose "device" is the host emulation: its buffers are host memory.
-class Emulated final : public OpSolver {
- public:
-  explicit Emulated(std::shared_ptr<const OpSolver> s) : s_(std::move(s)) {}
-  std::string name() const override { return s_->name(); }
-  std::string op() const override { return s_->op(); }
-  Backend backend() const override { return Backend::host; }
-  std::string summary() const override { return s_->summary(); }
-  bool deterministic() const override { return s_->deterministic(); }
-  Applicability applicable(const OpProblem& p) const override { return s_->applicable(p); }
-  std::size_t workspace_bytes(const OpProblem& p) const override { return s_->workspace_bytes(p); }
-  void run(const OpProblem& p, const std::vector<void*>& b, void* ws, std::size_t bytes, void* stream) const override {
-    s_->run(p, b, ws, bytes, stream);
-  }
-
- private:
-  std::shared_ptr<const OpSolver> s_;
-};
-
 OpSolverList emulated_solvers() {
   OpSolverList l;
   for (const auto& part : {gpu_emu::pool_solvers(), gpu_emu::lrn_solvers(), gpu_emu::tensorop_solvers(),
                            gpu_emu::reduce_solvers()})
-    for (const auto& s : part) l.push_back(std::make_shared<Emulated>(s));
+    for (const auto& s : part) l.push_back(std::make_shared<EmulatedOpSolver>(s));
   return l;
 }
 
