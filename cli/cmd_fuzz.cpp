@@ -26,7 +26,7 @@ namespace {
 
 struct FuzzFlags {
   std::string op, solver = "*", time, report, corpus, shard, devices, oracle = "auto", size = "auto", specials = "all";
-  std::int64_t cases = 0, shard_count = 0, max_failures = 3, shrink_runs = 1000;
+  std::int64_t cases = 0, shard_count = 0, max_failures = 3, shrink_runs = 1000, jobs_per_device = 1;
   std::uint64_t seed = 1;
   double cpu_check_rate = 0.05, max_macs = 0;
   bool no_determinism = false, dry_run = false;
@@ -91,7 +91,7 @@ std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* o
     if (gpu_oracle) o.gpu_oracle = naive;
     const bool large = f.size == "large" || (f.size == "auto" && gpu_oracle);
     o.limits = large ? fuzz::large_conv_limits() : fuzz::small_conv_limits();
-    if (f.max_macs > 0) o.limits.max_macs = o.limits.max_macs_bounded = o.limits.max_macs_special = f.max_macs;
+    if (f.max_macs > 0) o.limits.max_macs = o.limits.max_macs_bounded = o.limits.max_macs_special = o.limits.max_tensor_elements = f.max_macs;
     o.cpu_check_rate = f.cpu_check_rate;
     o.check_determinism = !f.no_determinism;
     fuzz::ConvDomain d = fuzz::probe_conv_domain(*s);
@@ -156,24 +156,28 @@ std::vector<std::string> worker_args(const FuzzFlags& f, const fuzz::Shard& shar
   return a;
 }
 
-// --devices: one worker process per GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES = its GPU), each
-// a sub-shard of this process's shard; their reports are merged (verify::merge_reports + campaigns).
-int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices, bool gpus) {
+// --devices: `jobs` worker processes per GPU (worker w sees GPU w mod devices through
+// CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), each a sub-shard of this process's shard; their reports
+// are merged (verify::merge_reports + merge_fuzz_campaigns). Several workers per GPU keep it busy while
+// the others fill inputs and compare on the host's cores.
+int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices, int jobs, bool gpus) {
   namespace fs = std::filesystem;
   const fs::path tmp = fs::temp_directory_path() / ("hiprim_fuzz_" + std::to_string(getpid()));
   fs::create_directories(tmp);
   std::vector<pid_t> pids;
   std::vector<std::string> reports;
-  for (int d = 0; d < devices; ++d) {
-    const std::string report = f.report.empty() ? "" : (tmp / ("worker" + std::to_string(d) + ".json")).string();
-    auto args = worker_args(f, shard.split(d, devices), report);
+  const int workers = devices * jobs;
+  for (int w = 0; w < workers; ++w) {
+    const int d = w % devices;
+    const std::string report = f.report.empty() ? "" : (tmp / ("worker" + std::to_string(w) + ".json")).string();
+    auto args = worker_args(f, shard.split(w, workers), report);
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {
       const std::string kv = *e;
       if (kv.rfind("CUDA_VISIBLE_DEVICES=", 0) && kv.rfind("HIP_VISIBLE_DEVICES=", 0) && kv.rfind("HIPRIM_FUZZ_WORKER=", 0)) env.push_back(kv);
     }
     for (const char* k : {"CUDA_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES="}) env.push_back(k + std::to_string(d));
-    env.push_back("HIPRIM_FUZZ_WORKER=" + std::string(gpus ? "gpu" : "worker") + std::to_string(d));
+    env.push_back("HIPRIM_FUZZ_WORKER=" + (gpus ? "gpu" + std::to_string(d) + "." : std::string("worker")) + std::to_string(w));
     std::vector<char*> argv, envp;
     for (auto& s : args) argv.push_back(s.data());
     argv.push_back(nullptr);
@@ -181,7 +185,7 @@ int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices
     envp.push_back(nullptr);
     pid_t pid = 0;
     if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0)
-      throw RuntimeError("cannot start fuzz worker " + std::to_string(d));
+      throw RuntimeError("cannot start fuzz worker " + std::to_string(w));
     pids.push_back(pid);
     reports.push_back(report);
   }
@@ -226,6 +230,8 @@ Command add_fuzz(CLI::App& app) {
   sub->add_option("--shard", f->shard, "Shard I/N (default: from SLURM_ARRAY_TASK_ID/COUNT, JOB_COMPLETION_INDEX, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/SIZE)");
   sub->add_option("--shard-count", f->shard_count, "Shard count for a Kubernetes indexed Job (its completions)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   sub->add_option("--devices", f->devices, "all or N: one worker process per GPU of the host (without GPUs: N CPU worker processes); default: this process only");
+  sub->add_option("--jobs-per-device", f->jobs_per_device, "With --devices: worker processes per GPU (they share it; the host's cores fill and compare)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{256}))->capture_default_str();
   sub->add_option("--oracle", f->oracle, "auto, cpu or gpu (conv.naive checks the exact-tier cases of GPU solvers)")->capture_default_str();
   sub->add_option("--cpu-check-rate", f->cpu_check_rate, "With the gpu oracle: fraction of its cases checked on the CPU instead")->capture_default_str();
   sub->add_option("--size", f->size, "Problem sizes: small, large, or auto (large with the gpu oracle)")->capture_default_str();
@@ -263,15 +269,17 @@ Command add_fuzz(CLI::App& app) {
           throw InputError("--devices " + f->devices + ": only " + std::to_string(visible) + " GPUs are visible");
       }
     }
+    if (f->jobs_per_device > 1 && devices == 0) throw InputError("--jobs-per-device needs --devices (all or N)");
     std::string oracle;
     auto targets = make_targets(*f, &oracle);
     std::printf("fuzz %s: %zu solvers, seed %llu, shard %s (%s), oracle %s%s\n", f->op.c_str(), targets.size(),
                 static_cast<unsigned long long>(o.seed), o.shard.str().c_str(), shard_source.c_str(), oracle.c_str(),
-                devices > 1 ? (", " + std::to_string(devices) + " worker processes").c_str() : "");
+                devices * f->jobs_per_device > 1 ? (", " + std::to_string(devices * f->jobs_per_device) + " worker processes").c_str() : "");
     for (auto& t : targets) std::printf("  %-22s %s\n", t->solver().c_str(), t->domain().c_str());
     std::fflush(stdout);
     if (f->dry_run) return 0;
-    if (devices > 1) return run_device_workers(*f, o.shard, devices, fuzz::gpu_device_count() > 0);
+    if (devices * f->jobs_per_device > 1)
+      return run_device_workers(*f, o.shard, devices, static_cast<int>(f->jobs_per_device), fuzz::gpu_device_count() > 0);
     const char* worker = std::getenv("HIPRIM_FUZZ_WORKER");
     auto result = fuzz::run_campaign(targets, o, progress_printer(o.shard, worker ? "[" + std::string(worker) + "] " : "", worker != nullptr));
     print_result(result);

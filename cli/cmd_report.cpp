@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "fuzz/campaign.hpp"
 #include "verify/bench_report.hpp"
 #include "verify/report.hpp"
 #include "verify/report_diff.hpp"
@@ -98,7 +99,13 @@ Command add_report(CLI::App& app) {
     if (merge->parsed()) {
       std::vector<nlohmann::json> reports;
       for (const auto& p : f->inputs) reports.push_back(verify::read_json(p));
-      const auto merged = verify::merge_reports(reports, f->inputs, command_line());
+      auto merged = verify::merge_reports(reports, f->inputs, command_line());
+      if (merged.value("kind", "") == "fuzz") {  // shard reports: sum the campaign counters too
+        std::vector<nlohmann::json> campaigns;
+        for (const auto& r : reports)
+          if (r.contains("campaign")) campaigns.push_back(r["campaign"]);
+        merged["campaign"] = fuzz::merge_fuzz_campaigns(campaigns);
+      }
       verify::write_json(f->output, merged);
       std::printf("merged %zu reports, %zu cases: %s\n", reports.size(), merged["cases"].size(), f->output.c_str());
       return 0;

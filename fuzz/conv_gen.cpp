@@ -155,17 +155,17 @@ ConvProblem build_problem(const ConvGenome& g, const ConvDomain& d) {
   return p;
 }
 
-bool over_budget(const ConvProblem& p, double max_macs) {
+bool over_budget(const ConvProblem& p, double max_macs, double max_elements) {
   if (p.macs() > max_macs) return true;
   for (const TensorDesc& t : {p.x_desc(), p.w_desc(), p.y_desc()})
-    if (static_cast<double>(t.elements()) > std::max(max_macs, 1.0)) return true;
+    if (static_cast<double>(t.elements()) > std::max(std::min(max_macs, max_elements), 1.0)) return true;
   return false;
 }
 
 // Halves n, then the larger channel count per group, then groups, then the largest input size,
 // then the largest filter, until the problem fits the budget.
-void fit_budget(ConvGenome& g, const ConvDomain& d, double max_macs) {
-  for (int iter = 0; iter < 200 && over_budget(build_problem(g, d), max_macs); ++iter) {
+void fit_budget(ConvGenome& g, const ConvDomain& d, double max_macs, double max_elements) {
+  for (int iter = 0; iter < 200 && over_budget(build_problem(g, d), max_macs, max_elements); ++iter) {
     if (g.n > 1) { g.n /= 2; continue; }
     std::int64_t& ch = g.c_per_group >= g.k_per_group ? g.c_per_group : g.k_per_group;
     if (ch > 1) { ch /= 2; continue; }
@@ -201,6 +201,7 @@ ConvGenLimits large_conv_limits() {
   l.max_macs = 3e8;
   l.max_macs_bounded = 2e7;
   l.max_macs_special = 2e6;
+  l.max_tensor_elements = 8e6;
   return l;
 }
 
@@ -240,7 +241,7 @@ rc::Gen<ConvGenome> conv_genome_gen(const ConvDomain& d, const ConvGenLimits& li
 
 ConvCase conv_case_from_genome(const ConvGenome& genome, const ConvDomain& d, const ConvGenLimits& lim) {
   ConvGenome g = genome;
-  fit_budget(g, d, lim.max_macs);
+  fit_budget(g, d, lim.max_macs, lim.max_tensor_elements);
   ConvCase c;
   c.problem = build_problem(g, d);
   c.data.seed = g.seed;
@@ -255,7 +256,7 @@ ConvCase conv_case_from_genome(const ConvGenome& genome, const ConvDomain& d, co
   }
   const double budget = special != Special::none ? lim.max_macs_special : tier == FillTier::bounded ? lim.max_macs_bounded : lim.max_macs;
   if (budget < lim.max_macs) {
-    fit_budget(g, d, budget);
+    fit_budget(g, d, budget, lim.max_tensor_elements);
     c.problem = build_problem(g, d);
   }
   const bool exact_ok = verify::exact_fill_range(c.problem) > 0;

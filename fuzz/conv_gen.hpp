@@ -43,6 +43,7 @@ struct ConvGenLimits {
   // check those), bounded-tier cases (the CPU reference: its fast path above 2e7), special-value
   // cases (always the CPU naive loops).
   double max_macs = 1e6, max_macs_bounded = 1e6, max_macs_special = 1e6;
+  double max_tensor_elements = 1e6;  // of x, w and y each (host memory and fill time)
 };
 ConvGenLimits small_conv_limits();  // the defaults: cheap for the CPU reference
 ConvGenLimits large_conv_limits();  // bigger problems for GPU campaigns with the GPU oracle

@@ -178,6 +178,8 @@ TEST(FuzzGenerators, LargeLimitsKeepCpuOracleCasesSmall) {
     else if (fuzz::conv_case_tier(c) == verify::FillTier::bounded) EXPECT_LE(macs, o.limits.max_macs_bounded);
     else biggest_exact = std::max(biggest_exact, macs);
     EXPECT_LE(macs, o.limits.max_macs);
+    for (const TensorDesc& td : {c.problem.x_desc(), c.problem.w_desc(), c.problem.y_desc()})
+      EXPECT_LE(static_cast<double>(td.elements()), o.limits.max_tensor_elements) << spec->problem();
   }
   EXPECT_GT(biggest_exact, 1e7);  // the GPU oracle's cases do get big
 }

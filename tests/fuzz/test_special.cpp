@@ -78,7 +78,9 @@ TEST(FuzzSpecial, SpecialValuesAreDeterministicAndLandInTheInputs) {
       fuzz::apply_special(s, p, 42, tag, b);
       for (std::size_t i = 0; i < a.data.size(); ++i) {
         EXPECT_EQ(std::isnan(a.data[i]), std::isnan(b.data[i]));
-        if (!std::isnan(a.data[i])) EXPECT_EQ(a.data[i], b.data[i]);
+        if (!std::isnan(a.data[i])) {
+          EXPECT_EQ(a.data[i], b.data[i]);
+        }
         nonfinite += std::isfinite(a.data[i]) ? 0 : 1;
       }
     }
