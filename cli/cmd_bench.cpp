@@ -82,19 +82,7 @@ Command add_bench(CLI::App& app) {
   sub->add_option("--report", f->report, "JSON report path (default: hiprim_bench_<suite>.json)");
   return [f] {
     if (f->best && !f->solver.empty()) throw InputError("--best times every solver; drop it or --solver '" + f->solver + "'");
-    verify::SuiteOptions so;
-    so.batch = f->batch;
-    so.dtypes.clear();
-    for (auto& d : split_list(f->dtypes)) so.dtypes.push_back(dtype_from(d));
-    so.channels_last.clear();
-    for (auto& l : split_list(f->layouts)) {
-      if (l != "nchw" && l != "nhwc") throw InputError("--layout '" + l + "': expected nchw or nhwc");
-      so.channels_last.push_back(l == "nhwc");
-    }
-    so.dirs.clear();
-    for (auto& d : split_list(f->dirs)) so.dirs.push_back(dir_from(d));
-    if (so.dtypes.empty() || so.channels_last.empty() || so.dirs.empty())
-      throw InputError("--dtype, --layout and --dir each need at least one value");
+    const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
     const auto problems = bench_problems(f->suite, f->problems, so);
     if (problems.empty()) throw InputError("--suite '" + f->suite + "' holds no problems");
 

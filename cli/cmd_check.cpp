@@ -34,19 +34,7 @@ Command add_check(CLI::App& app) {
   f->run.add_to(*sub);
   return [f] {
     if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose);
-    verify::SuiteOptions so;
-    so.batch = f->batch;
-    so.dtypes.clear();
-    for (auto& d : split_list(f->dtypes)) so.dtypes.push_back(dtype_from(d));
-    so.channels_last.clear();
-    for (auto& l : split_list(f->layouts)) {
-      if (l != "nchw" && l != "nhwc") throw InputError("--layout '" + l + "': expected nchw or nhwc");
-      so.channels_last.push_back(l == "nhwc");
-    }
-    so.dirs.clear();
-    for (auto& d : split_list(f->dirs)) so.dirs.push_back(dir_from(d));
-    if (so.dtypes.empty() || so.channels_last.empty() || so.dirs.empty())
-      throw InputError("--dtype, --layout and --dir each need at least one value");
+    const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
     // Conv lines go through the conv solvers, op lines through the op solvers of their op.
     verify::SuiteProblems problems;
     for (auto& name : split_list(f->suite)) {

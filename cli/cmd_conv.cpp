@@ -51,6 +51,24 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& dtypes, const std::string& layouts,
+                                        const std::string& dirs) {
+  verify::SuiteOptions so;
+  so.batch = batch;
+  so.dtypes.clear();
+  for (auto& d : split_list(dtypes)) so.dtypes.push_back(dtype_from(d));
+  so.channels_last.clear();
+  for (auto& l : split_list(layouts)) {
+    if (l != "nchw" && l != "nhwc") throw InputError("--layout '" + l + "': expected nchw or nhwc");
+    so.channels_last.push_back(l == "nhwc");
+  }
+  so.dirs.clear();
+  for (auto& d : split_list(dirs)) so.dirs.push_back(dir_from(d));
+  if (so.dtypes.empty() || so.channels_last.empty() || so.dirs.empty())
+    throw InputError("--dtype, --layout and --dir each need at least one value");
+  return so;
+}
+
 void run_problem(const ConvProblem& p, const ConvSolverList& solvers, const verify::RunOptions& o,
                  std::vector<verify::CaseRecord>& out, bool print_passed) {
   verify::PreparedCase c(p, o);

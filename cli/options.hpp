@@ -6,6 +6,7 @@
 
 #include "core/conv_problem.hpp"
 #include "verify/runner.hpp"
+#include "verify/suite.hpp"
 
 namespace hiprim::cli {
 
@@ -21,6 +22,9 @@ struct RunFlags {
 DType dtype_from(const std::string& s);   // InputError names the flag value
 ConvDir dir_from(const std::string& s);
 std::vector<std::string> split_list(const std::string& s);  // "a,b,c"
+// Generated-suite options from --batch and the comma-separated --dtype, --layout (nchw|nhwc), --dir.
+verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& dtypes, const std::string& layouts,
+                                        const std::string& dirs);
 // An integer option >= min; the message names the value and the rule (defined in cmd_conv.cpp).
 CLI::Validator int_at_least(long long min);
 
