@@ -79,4 +79,15 @@ void synchronize_backend(Backend b) {
 #endif
 }
 
+std::optional<std::string> backend_unavailable(Backend b) {
+  if (b != Backend::device) return std::nullopt;
+#ifdef HIPRIM_WITH_GPU
+  std::string why;
+  if (!gpu::device_available(&why)) return "no GPU device: " + why;
+  return std::nullopt;
+#else
+  return std::string("built without a GPU backend");
+#endif
+}
+
 }  // namespace hiprim::verify

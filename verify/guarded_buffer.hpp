@@ -48,5 +48,7 @@ std::optional<std::string> check_guards(const std::vector<unsigned char>& all, s
 std::vector<unsigned char> payload_of(const std::vector<unsigned char>& all, std::size_t payload);
 // Waits for the backend's work (device: gpu::synchronize; host: nothing).
 void synchronize_backend(Backend b);
+// Why a solver of this backend cannot run here (no GPU, or a build without one); nullopt when it can.
+std::optional<std::string> backend_unavailable(Backend b);
 
 }  // namespace hiprim::verify

@@ -101,14 +101,7 @@ CaseRecord run_op_case(const PreparedOpCase& c, const OpSolver& s, const RunOpti
     return rec;
   };
   if (s.op() != p.op()) return finish(Status::unsupported, "solver of op " + s.op() + ", problem of op " + p.op());
-  if (s.backend() == Backend::device) {
-#ifdef HIPRIM_WITH_GPU
-    std::string why;
-    if (!gpu::device_available(&why)) return finish(Status::unsupported, "no GPU device: " + why);
-#else
-    return finish(Status::unsupported, "built without a GPU backend");
-#endif
-  }
+  if (auto why = backend_unavailable(s.backend())) return finish(Status::unsupported, *why);
   if (auto a = s.applicable(p); !a) return finish(Status::unsupported, a.reason);
   try {
     const Backend b = s.backend();

@@ -73,14 +73,7 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
     rec.verdict.reason = std::move(reason);
     return rec;
   };
-  if (s.backend() == Backend::device) {
-#ifdef HIPRIM_WITH_GPU
-    std::string why;
-    if (!gpu::device_available(&why)) return finish(Status::unsupported, "no GPU device: " + why);
-#else
-    return finish(Status::unsupported, "built without a GPU backend");
-#endif
-  }
+  if (auto why = backend_unavailable(s.backend())) return finish(Status::unsupported, *why);
   if (auto a = s.applicable(p); !a) return finish(Status::unsupported, a.reason);
   try {
     const Backend b = s.backend();
