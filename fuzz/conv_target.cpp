@@ -5,6 +5,7 @@
 #include <rapidcheck/shrinkable/Transform.h>
 
 #include "core/error.hpp"
+#include "fuzz/conv_implicit_zero.hpp"
 #include "fuzz/gpu_oracle.hpp"
 #include "reference/conv.hpp"
 
@@ -58,13 +59,19 @@ verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d,
     const Special kind = d.special;
     const std::uint64_t seed = d.seed;
     o.hooks.adjust_input = [kind, seed, p](HostTensor& t, std::uint64_t tag) { apply_special(kind, p, seed, tag, t); };
-    o.hooks.oracle = [](const verify::PreparedCase& c) {
+    // The oracle also records where NaN is an accepted answer; the judge of the same case reads it.
+    auto may_be_nan = std::make_shared<std::vector<std::uint8_t>>();
+    o.hooks.oracle = [may_be_nan](const verify::PreparedCase& c) {
       const ConvProblem& q = c.problem();
       ref::ConvInputs in{q.dir != ConvDir::bwd_data ? &c.x() : nullptr, q.dir != ConvDir::bwd_weights ? &c.w() : nullptr,
                          q.dir != ConvDir::fwd ? &c.y() : nullptr, q.bias ? &c.bias() : nullptr};
-      return ref::conv_naive(q, in);
+      ref::ConvOutput out = ref::conv_naive(q, in);
+      *may_be_nan = implicit_zero_nan_mask(q, in, out.desc);
+      return out;
     };
-    o.hooks.judge = judge_special;
+    o.hooks.judge = [may_be_nan](const HostTensor& got, const ref::ConvOutput& e, const verify::Tolerance& tol) {
+      return judge_special(got, e, tol, may_be_nan->empty() ? nullptr : may_be_nan.get());
+    };
     o.hooks.repro_flags = "--special " + std::string(special_name(kind));
   }
   return o;

@@ -11,8 +11,8 @@
 //        hash of the case, so deterministic) uses the CPU reference instead, which keeps checking
 //        conv.naive itself. Bounded-tier and special-value cases always use the CPU reference (the
 //        bounded rule needs the reference's double value and sum of |terms|).
-//   Special-value cases always use the CPU naive loops (the fast reference's im2col multiplies
-//   padding zeros, so it is not the contract's oracle for NaN/Inf weights) and judge_special().
+//   Special-value cases always use the CPU naive loops (real terms only), record where NaN is also
+//   accepted (implicit_zero_nan_mask) and judge with judge_special().
 #pragma once
 #include <memory>
 #include <string>

@@ -1,5 +1,6 @@
 #include "tests/fuzz/mutant_conv.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include "core/dtype.hpp"
@@ -225,5 +226,34 @@ std::vector<Bug> all_bugs() {
 }
 
 std::shared_ptr<const ConvSolver> make_host_mutant(Bug b) { return std::make_shared<HostMutant>(b); }
+
+namespace {
+
+// The bug-free direct conv with subnormal outputs flushed to zero (a kernel built with flush-to-zero).
+class FlushToZero final : public ConvSolver {
+ public:
+  std::string name() const override { return "test.ftz"; }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return "control with subnormal outputs flushed"; }
+  Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
+  void run(const ConvProblem& p, const ConvTensors& t) const override {
+    inner_->run(p, t);
+    const TensorDesc d = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
+    void* out = p.dir == ConvDir::fwd ? t.y : p.dir == ConvDir::bwd_data ? t.x : t.w;
+    auto* bytes = static_cast<unsigned char*>(out);
+    for (std::int64_t i = 0; i < d.storage_elements(); ++i) {
+      const float v = load_element(p.dtype, bytes + i * static_cast<std::int64_t>(dtype_size(p.dtype)));
+      if (v != 0 && std::fabs(v) < std::ldexp(1.0f, p.dtype == DType::fp16 ? -14 : -126))
+        store_element(p.dtype, bytes + i * static_cast<std::int64_t>(dtype_size(p.dtype)), 0.0f);
+    }
+  }
+
+ private:
+  std::shared_ptr<const ConvSolver> inner_ = make_host_mutant(Bug::none);
+};
+
+}  // namespace
+
+std::shared_ptr<const ConvSolver> make_flush_to_zero_solver() { return std::make_shared<FlushToZero>(); }
 
 }  // namespace hiprim::fuzz_test

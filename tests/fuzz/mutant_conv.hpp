@@ -28,4 +28,7 @@ std::vector<Bug> all_bugs();         // none excluded
 // Solver "mutant.<bug name>" (host backend, every valid problem).
 std::shared_ptr<const ConvSolver> make_host_mutant(Bug b);
 
+// "test.ftz": Bug::none with subnormal outputs flushed to zero; only special subnormal data shows it.
+std::shared_ptr<const ConvSolver> make_flush_to_zero_solver();
+
 }  // namespace hiprim::fuzz_test
