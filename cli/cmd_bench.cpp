@@ -1,4 +1,6 @@
-// hiprim bench: verify, then time, GPU solvers and the cuDNN peer on a suite -> performance report.
+// hiprim bench: verify, then time, GPU solvers (conv, or with --op the other primitives) and the cuDNN peer
+// on a suite -> performance report.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -7,7 +9,10 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "core/op_problem.hpp"
 #include "verify/bench.hpp"
+#include "verify/bench_ops.hpp"
+#include "verify/op_suite.hpp"
 #include "verify/bench_report.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
@@ -40,28 +45,128 @@ std::vector<verify::BenchProblem> bench_problems(const std::string& suite, const
   return out;
 }
 
+// The op problems of the suite (resnet50_ops carries counts; other suites and files count 1) or of
+// the --problem strings, keeping those that a token of --op selects (verify::op_selected_by). A token
+// that selects nothing -> InputError naming it and the ops.
+std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, const std::vector<std::string>& given,
+                                                      const verify::SuiteOptions& so, const std::string& op_flag) {
+  std::vector<verify::OpBenchProblem> all;
+  for (const auto& s : given) all.push_back({parse_op_problem(s), 1});
+  if (given.empty())
+    for (const auto& name : split_list(suite)) {
+      if (name == "resnet50_ops") {
+        for (auto& bp : verify::resnet50_ops_suite(so)) all.push_back(bp);
+        continue;
+      }
+      try {
+        for (const auto& p : verify::load_any_suite(name, so).ops) all.push_back({p, 1});
+      } catch (const InputError& e) {
+        throw InputError(std::string(e.what()) + "; the op bench's own suite: resnet50_ops");
+      }
+    }
+  const auto tokens = split_list(op_flag);
+  std::vector<verify::OpBenchProblem> out;
+  for (const auto& bp : all)
+    if (std::any_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return verify::op_selected_by(*bp.problem, t); }))
+      out.push_back(bp);
+  for (const auto& t : tokens) {
+    if (std::any_of(all.begin(), all.end(), [&](const auto& bp) { return verify::op_selected_by(*bp.problem, t); })) continue;
+    std::string names;
+    for (const auto& k : op_names()) names += k + ", ";
+    throw InputError("--op '" + t + "' selects no problem of " + (given.empty() ? "--suite '" + suite + "'" : std::string("--problem")) +
+                     ": give an op (" + names + "all), a mode token of one (relu, max, ...) or conv alone");
+  }
+  return out;
+}
+
+// Flags of `hiprim bench`.
+struct BenchFlags {
+  std::string suite = "resnet50", solver, report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights";
+  std::string op = "conv", peer = "cudnn", cudnn_lib, verify = "full", fill = "bounded";
+  std::vector<std::string> problems;
+  std::int64_t batch = 32;
+  std::uint64_t seed = 1;
+  int warmup = 5, reps = 20;
+  double budget_ms = 1000, time_limit = 0;
+  bool best = false, no_ceilings = false;
+};
+
+// Prints the peer and ceilings, runs every problem (printing one line each), writes the report;
+// the exit code (1 when a case failed, was mistrusted or errored). B: verify::Bench or OpBench.
+template <typename B, typename P>
+int run_bench(B& bench, const std::vector<P>& problems, const std::vector<DType>& dtypes, const BenchFlags& f) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const nlohmann::json peer = bench.peer_json();
+  if (peer.is_object())
+    std::printf("peer: cuDNN %s\n", peer.value("available", false) ? (peer["library"].get<std::string>() + ", version " +
+                                                                       std::to_string(peer["version"].get<long>())).c_str()
+                                                                    : peer.value("reason", "").c_str());
+  bench.measure_ceilings(dtypes);
+  const nlohmann::json ceilings = bench.ceilings_json();
+  if (ceilings["copy"].is_object()) std::printf("ceiling: device copy %.0f GB/s\n", ceilings["copy"]["gbps"].get<double>());
+  for (const auto& item : ceilings["gemm"].items()) {
+    const nlohmann::json& g = item.value();
+    if (g["tflops"].is_number())
+      std::printf("ceiling: GEMM %s %.1f TFLOP/s (%s)\n", item.key().c_str(), g["tflops"].get<double>(),
+                  g["source"].get<std::string>().c_str());
+  }
+  std::printf("%zu problems, verify %s, %d warm-up + %d timed runs\n", problems.size(), f.verify.c_str(), f.warmup, f.reps);
+  std::fflush(stdout);
+
+  nlohmann::json cases = nlohmann::json::array();
+  std::size_t done = 0;
+  bench.run_all(
+      problems,
+      [&](const nlohmann::json& c) {
+        if (!c.empty()) std::printf("%s\n", verify::bench_problem_line(c).c_str());
+        std::fflush(stdout);
+        for (const auto& one : c) cases.push_back(one);
+        ++done;
+      },
+      [&] { return f.time_limit > 0 && elapsed_s() > f.time_limit; });
+  nlohmann::json settings = bench.settings_json();
+  settings["problems_planned"] = problems.size();
+  settings["problems_run"] = done;
+  settings["seconds"] = elapsed_s();
+  if (done < problems.size()) std::printf("time limit %.0f s reached: %zu of %zu problems run\n", f.time_limit, done, problems.size());
+  const auto report = verify::performance_report(verify::machine_json(verify::gpu_json()), settings, ceilings, peer, cases,
+                                                 command_line());
+  std::printf("\n%s", verify::totals_text(report["totals"]).c_str());
+  const auto& s = report["summary"];
+  std::printf("cases: %lld passed, %lld failed, %lld mistrusted, %lld unsupported, %lld error\n",
+              static_cast<long long>(s["passed"].get<std::int64_t>()), static_cast<long long>(s["failed"].get<std::int64_t>()),
+              static_cast<long long>(s["mistrusted"].get<std::int64_t>()),
+              static_cast<long long>(s["unsupported"].get<std::int64_t>()), static_cast<long long>(s["error"].get<std::int64_t>()));
+  std::string path = f.report;
+  if (path.empty()) {
+    std::string base = f.problems.empty() ? f.suite : "problems";
+    if (f.op != "conv") base = f.op + "_" + base;
+    for (char& ch : base)
+      if (ch == '/' || ch == '.' || ch == ',') ch = '_';
+    path = "hiprim_bench_" + base + ".json";
+  }
+  verify::write_json(path, report);
+  std::printf("report: %s\n", path.c_str());
+  return s["failed"].get<std::int64_t>() + s["mistrusted"].get<std::int64_t>() + s["error"].get<std::int64_t>() > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 Command add_bench(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "bench", "Verify, then time, the GPU solvers (and cuDNN, the peer) on a suite; write a performance report. Needs a GPU (exit 1 without)");
-  struct Flags {
-    std::string suite = "resnet50", solver, report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights";
-    std::string peer = "cudnn", cudnn_lib, verify = "full", fill = "bounded";
-    std::vector<std::string> problems;
-    std::int64_t batch = 32;
-    std::uint64_t seed = 1;
-    int warmup = 5, reps = 20;
-    double budget_ms = 1000, time_limit = 0;
-    bool best = false, no_ceilings = false;
-  };
-  auto f = std::make_shared<Flags>();
-  sub->add_option("--suite", f->suite, "Built-in suite (resnet50 weights its totals by layer count) or suite file, comma-separated")->capture_default_str();
+  auto f = std::make_shared<BenchFlags>();
+  sub->add_option("--op", f->op, "conv, or what to time of the other primitives (comma-separated): ops (bnorm, activ, softmax, "
+                                 "dropout, pool, lrn, tensorop, reduce), all, or a token of their problem strings before the "
+                                 "dtype (relu, max, fwd-train, ...); ops default to --suite resnet50_ops")->capture_default_str();
+  sub->add_option("--suite", f->suite, "Built-in suite (resnet50 and resnet50_ops weight their totals by count) or suite file, "
+                                       "comma-separated")->capture_default_str();
   sub->add_option("--problem", f->problems, "A canonical problem string (repeatable); replaces --suite");
   sub->add_option("--batch", f->batch, "Batch size of generated suites")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))->capture_default_str();
   sub->add_option("--dtype", f->dtypes, "Generated suites: comma-separated dtypes")->capture_default_str();
   sub->add_option("--layout", f->layouts, "Generated suites: comma-separated layouts (nchw, nhwc)")->capture_default_str();
-  sub->add_option("--dir", f->dirs, "Generated suites: comma-separated directions")->capture_default_str();
+  sub->add_option("--dir", f->dirs, "Generated conv suites: comma-separated directions (op suites list theirs)")->capture_default_str();
   sub->add_option("--solver", f->solver, "Time only the GPU solvers matching this glob (default: every one, as --best)");
   sub->add_flag("--best", f->best, "Time every applicable GPU solver and mark the fastest passed one (the default)");
   sub->add_option("--peer", f->peer, "cudnn (loaded at run time; unavailable -> the peer columns say so) or none")
@@ -80,11 +185,23 @@ Command add_bench(CLI::App& app) {
   sub->add_option("--time-limit", f->time_limit, "Seconds after which no new problem starts (0: none); the report says where it stopped")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--report", f->report, "JSON report path (default: hiprim_bench_<suite>.json)");
-  return [f] {
+  return [f, sub] {
     if (f->best && !f->solver.empty()) throw InputError("--best times every solver; drop it or --solver '" + f->solver + "'");
+    const bool conv = f->op == "conv";
+    if (!conv && sub->count("--suite") == 0) f->suite = "resnet50_ops";
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
-    const auto problems = bench_problems(f->suite, f->problems, so);
-    if (problems.empty()) throw InputError("--suite '" + f->suite + "' holds no problems");
+    std::vector<verify::BenchProblem> conv_problems;
+    std::vector<verify::OpBenchProblem> op_problems;
+    std::set<DType> dtypes;
+    if (conv) {
+      if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
+      conv_problems = bench_problems(f->suite, f->problems, so);
+      for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
+    } else {
+      op_problems = op_bench_problems(f->suite, f->problems, so, f->op);
+    }
+    if (conv_problems.empty() && op_problems.empty())
+      throw InputError("--suite '" + f->suite + "' holds no " + (conv ? std::string("conv") : "--op " + f->op) + " problems");
 
     verify::BenchOptions o;
     o.warmup = f->warmup;
@@ -97,62 +214,15 @@ Command add_bench(CLI::App& app) {
     o.peer_cudnn = f->peer == "cudnn";
     o.cudnn_lib = f->cudnn_lib;
     o.ceilings = !f->no_ceilings;
-    verify::Bench bench(o);  // RuntimeError (exit 1) without a GPU
-
-    const auto start = std::chrono::steady_clock::now();
-    auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    const nlohmann::json peer = bench.peer_json();
-    if (peer.is_object())
-      std::printf("peer: cuDNN %s\n", peer.value("available", false) ? (peer["library"].get<std::string>() + ", version " +
-                                                                         std::to_string(peer["version"].get<long>())).c_str()
-                                                                      : peer.value("reason", "").c_str());
-    std::set<DType> dtypes;
-    for (auto& bp : problems) dtypes.insert(bp.problem.dtype);
-    bench.measure_ceilings({dtypes.begin(), dtypes.end()});
-    const nlohmann::json ceilings = bench.ceilings_json();
-    if (ceilings["copy"].is_object()) std::printf("ceiling: device copy %.0f GB/s\n", ceilings["copy"]["gbps"].get<double>());
-    for (auto& [dt, g] : ceilings["gemm"].items())
-      if (g["tflops"].is_number())
-        std::printf("ceiling: GEMM %s %.1f TFLOP/s (%s)\n", dt.c_str(), g["tflops"].get<double>(), g["source"].get<std::string>().c_str());
-    std::printf("%zu problems, verify %s, %d warm-up + %d timed runs\n", problems.size(), f->verify.c_str(), f->warmup, f->reps);
-    std::fflush(stdout);
-
-    nlohmann::json cases = nlohmann::json::array();
-    std::size_t done = 0;
-    bench.run_all(
-        problems,
-        [&](const nlohmann::json& c) {
-          std::printf("%s\n", verify::bench_problem_line(c).c_str());
-          std::fflush(stdout);
-          for (const auto& one : c) cases.push_back(one);
-          ++done;
-        },
-        [&] { return f->time_limit > 0 && elapsed_s() > f->time_limit; });
-    nlohmann::json settings = bench.settings_json();
-    settings["problems_planned"] = problems.size();
-    settings["problems_run"] = done;
-    settings["seconds"] = elapsed_s();
-    if (done < problems.size())
-      std::printf("time limit %.0f s reached: %zu of %zu problems run\n", f->time_limit, done, problems.size());
-    const auto report = verify::performance_report(verify::machine_json(verify::gpu_json()), settings, ceilings, peer, cases,
-                                                   command_line());
-    std::printf("\n%s", verify::totals_text(report["totals"]).c_str());
-    const auto& s = report["summary"];
-    std::printf("cases: %lld passed, %lld failed, %lld mistrusted, %lld unsupported, %lld error\n",
-                static_cast<long long>(s["passed"].get<std::int64_t>()), static_cast<long long>(s["failed"].get<std::int64_t>()),
-                static_cast<long long>(s["mistrusted"].get<std::int64_t>()),
-                static_cast<long long>(s["unsupported"].get<std::int64_t>()), static_cast<long long>(s["error"].get<std::int64_t>()));
-    std::string path = f->report;
-    if (path.empty()) {
-      std::string base = f->problems.empty() ? f->suite : "problems";
-      for (char& ch : base)
-        if (ch == '/' || ch == '.' || ch == ',') ch = '_';
-      path = "hiprim_bench_" + base + ".json";
+    if (conv) {
+      verify::Bench bench(o);  // RuntimeError (exit 1) without a GPU
+      return run_bench(bench, conv_problems, {dtypes.begin(), dtypes.end()}, *f);
     }
-    verify::write_json(path, report);
-    std::printf("report: %s\n", path.c_str());
-    const bool bad = s["failed"].get<std::int64_t>() + s["mistrusted"].get<std::int64_t>() + s["error"].get<std::int64_t>() > 0;
-    return bad ? 1 : 0;
+    std::vector<std::string> ops;  // of the selected problems
+    for (const auto& bp : op_problems)
+      if (std::find(ops.begin(), ops.end(), bp.problem->op()) == ops.end()) ops.push_back(bp.problem->op());
+    verify::OpBench bench(o, ops);  // likewise
+    return run_bench(bench, op_problems, {}, *f);
   };
 }
 

@@ -6,6 +6,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "verify/bench_ops_suite.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 #include "verify/solvers.hpp"
@@ -116,6 +117,7 @@ Command add_list(CLI::App& app) {
         }
     } else if (suites->parsed()) {
       for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());
+      for (auto& n : verify::op_bench_suite_names()) std::printf("%s (hiprim bench --op ...)\n", n.c_str());
     }
     return 0;
   };

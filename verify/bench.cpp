@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "verify/bench_report.hpp"
+#include "verify/bench_timing.hpp"
 #include "verify/runner.hpp"
 #include "verify/solvers.hpp"
 #ifdef HIPRIM_WITH_GPU
@@ -63,7 +64,6 @@ int reps_within_budget(int reps, double est_ms, double budget_ms) {
 namespace {
 
 constexpr std::size_t kCudnnWorkspaceBytes = std::size_t{1} << 30;  // for find and runs
-constexpr std::size_t kCopyCeilingBytes = std::size_t{1} << 30;     // each of the two copy buffers
 constexpr std::int64_t kGemmCeilingSize = 8192;                     // M = N = K
 
 std::size_t bytes_of(const TensorDesc& d) { return static_cast<std::size_t>(d.storage_elements()) * dtype_size(d.dtype); }
@@ -130,39 +130,6 @@ class DeviceSets {
   std::vector<gpu::DeviceBuffer> x_, w_, y_, bias_;
 };
 
-// Warm-up, primer and timed runs of enqueue(set) (see bench.hpp); budget limits warm-up to a quarter.
-TimingStats time_on_device(const std::function<void(int)>& enqueue, int sets, int warmup, int reps, double budget_ms,
-                           void* stream) {
-  int next = 0;
-  auto run = [&] { enqueue(next++ % sets); };
-  gpu::EventSeries first(2);
-  first.record(0, stream);
-  run();
-  first.record(1, stream);
-  double est = std::max(first.intervals_ms()[0], 1e-4);  // includes one-time setup: an overestimate
-  int more = std::max(0, warmup - 2);
-  if (est * more > budget_ms / 4) more = static_cast<int>(budget_ms / 4 / est);
-  if (more > 0) {
-    gpu::EventSeries w(2);
-    w.record(0, stream);
-    for (int i = 0; i < more; ++i) run();
-    w.record(1, stream);
-    est = std::max(w.intervals_ms()[0] / more, 1e-4);
-  }
-  const int timed = reps_within_budget(reps, est, budget_ms);
-  gpu::EventSeries ev(timed + 1);
-  run();  // primer: the device is busy with it while the host enqueues the timed runs
-  ev.record(0, stream);
-  for (int i = 0; i < timed; ++i) {
-    run();
-    ev.record(i + 1, stream);
-  }
-  TimingStats t = summarize_runs(ev.intervals_ms());
-  t.warmup = more + 2;
-  t.sets = sets;
-  return t;
-}
-
 }  // namespace
 #endif
 
@@ -188,7 +155,7 @@ struct Bench::State {
 #endif
 };
 
-Bench::Bench(const BenchOptions& o) {
+void check_bench_ready(const BenchOptions& o) {
   if (o.warmup < 0) throw InputError("--warmup " + std::to_string(o.warmup) + ": must be >= 0");
   if (o.reps < 1) throw InputError("--reps " + std::to_string(o.reps) + ": must be >= 1");
   if (!(o.budget_ms > 0)) throw InputError("--budget-ms: must be > 0");
@@ -197,6 +164,12 @@ Bench::Bench(const BenchOptions& o) {
 #else
   std::string why;
   if (!gpu::device_available(&why)) throw RuntimeError("hiprim bench needs a GPU: " + why);
+#endif
+}
+
+Bench::Bench(const BenchOptions& o) {
+  check_bench_ready(o);
+#ifdef HIPRIM_WITH_GPU
   s_ = std::make_unique<State>();
   s_->o = o;
   std::string names;
@@ -213,16 +186,20 @@ Bench::Bench(const BenchOptions& o) {
 
 Bench::~Bench() = default;
 
+json bench_settings_json(const BenchOptions& o) {
+  return json{{"warmup", o.warmup}, {"reps", o.reps}, {"min_reps", kMinReps}, {"budget_ms", o.budget_ms},
+              {"verify", verify_mode_name(o.verify)}, {"fill", fill_tier_name(o.fill)}, {"seed", o.seed},
+              {"solver_glob", o.solver_glob}, {"peer", o.peer_cudnn ? "cudnn" : "none"},
+              {"timing", "device events between back-to-back runs on one stream; max(warmup, 2) untimed runs "
+                         "(the last a primer), then reps timed runs, median/min/max; fewer timed runs (>= min_reps) "
+                         "when reps runs would exceed budget_ms"},
+              {"rotation", "inputs and output rotate over sets = ceil(3 x L2 / bytes of one set) copies (<= 64)"},
+              {"bytes", "least traffic: every input read once, the output written once"}};
+}
+
 json Bench::settings_json() const {
   const BenchOptions& o = s_->o;
-  json j{{"warmup", o.warmup}, {"reps", o.reps}, {"min_reps", kMinReps}, {"budget_ms", o.budget_ms},
-         {"verify", verify_mode_name(o.verify)}, {"fill", fill_tier_name(o.fill)}, {"seed", o.seed},
-         {"solver_glob", o.solver_glob}, {"peer", o.peer_cudnn ? "cudnn" : "none"},
-         {"timing", "device events between back-to-back runs on one stream; max(warmup, 2) untimed runs "
-                    "(the last a primer), then reps timed runs, median/min/max; fewer timed runs (>= min_reps) "
-                    "when reps runs would exceed budget_ms"},
-         {"rotation", "inputs and output rotate over sets = ceil(3 x L2 / bytes of one set) copies (<= 64)"},
-         {"bytes", "least traffic: every input read once, the output written once"}};
+  json j = bench_settings_json(o);
   if (o.verify == VerifyMode::sampled) j["sample_channels"] = kSampleChannels;
 #ifdef HIPRIM_WITH_GPU
   j["l2_bytes"] = s_->l2;
@@ -249,28 +226,11 @@ json Bench::peer_json() const {
 
 json Bench::ceilings_json() const { return json{{"copy", s_->copy}, {"gemm", s_->gemm}}; }
 
-#ifdef HIPRIM_WITH_GPU
-namespace {
-// The budget for ceiling runs: they are long (a 2^40-flop GEMM) and few.
-constexpr int kCeilingWarmup = 3, kCeilingReps = 10;
-constexpr double kCeilingBudgetMs = 1500;
-}  // namespace
-#endif
-
 void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
   if (!s_->o.ceilings) return;
 #ifdef HIPRIM_WITH_GPU
   void* st = s_->stream.handle();
-  if (s_->copy.is_null()) {
-    gpu::DeviceBuffer a(kCopyCeilingBytes, "copy ceiling source"), b(kCopyCeilingBytes, "copy ceiling destination");
-    a.fill_bytes(0x3C);
-    auto t = time_on_device([&](int) { gpu::copy_device_to_device_async(b.data(), a.data(), a.bytes(), st); }, 1,
-                            kCeilingWarmup, kCeilingReps, kCeilingBudgetMs, st);
-    s_->copy_gbps = 2.0 * static_cast<double>(kCopyCeilingBytes) / (t.median_ms * 1e-3) * 1e-9;
-    s_->copy = json{{"gbps", s_->copy_gbps}, {"bytes_moved", 2 * kCopyCeilingBytes},
-                    {"method", "hipMemcpyAsync device to device of 1 GiB; bytes read + written over the median"},
-                    {"timing", timing_json(t)}};
-  }
+  if (s_->copy.is_null()) s_->copy = measure_copy_ceiling(st, &s_->copy_gbps);
   const std::int64_t n = kGemmCeilingSize;
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   for (DType dt : dtypes) {

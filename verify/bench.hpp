@@ -65,6 +65,12 @@ struct BenchOptions {
   bool ceilings = true;
 };
 
+// InputError for an option out of range; RuntimeError "hiprim bench needs a GPU: <why>" when no GPU
+// can be used (or the build has no GPU backend).
+void check_bench_ready(const BenchOptions& o);
+// The settings every bench report shares: the options and the timing, rotation and byte rules as text.
+nlohmann::json bench_settings_json(const BenchOptions& o);
+
 // One problem and how often it occurs in the network (the weight of the suite totals).
 struct BenchProblem {
   ConvProblem problem;

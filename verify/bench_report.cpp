@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/op_problem.hpp"
 
 namespace hiprim::verify {
 
@@ -130,6 +132,23 @@ void attach_peer(json& cases, const json& peer) {
   }
 }
 
+BenchGroup bench_group(const std::string& problem) {
+  if (first_token(problem) == "conv") {
+    const ConvProblem p = parse_conv_problem(problem);
+    return {std::string(dtype_name(p.dtype)), p.layout_name(), std::string(conv_dir_name(p.dir)), false};
+  }
+  const OpProblemPtr p = parse_op_problem(problem);  // validates the string
+  std::istringstream is(p->str());
+  std::vector<std::string> toks;
+  for (std::string w; is >> w;) toks.push_back(w);
+  BenchGroup g{"-", "-", toks.size() > 1 ? toks[0] + " " + toks[1] : toks[0], true};
+  for (const auto& t : toks) {
+    if (g.dtype == "-" && parse_dtype(t)) g.dtype = t;
+    if (g.layout == "-" && (t == "nchw" || t == "nhwc" || t == "ncdhw" || t == "ndhwc")) g.layout = t;
+  }
+  return g;
+}
+
 json summary_from_cases(const json& cases) {
   json s{{"total", 0}, {"passed", 0}, {"failed", 0}, {"mistrusted", 0}, {"unsupported", 0}, {"error", 0}};
   for (const json& c : cases) {
@@ -146,7 +165,7 @@ json performance_totals(const json& cases) {
   struct Problem {
     std::string dtype, layout, dir;
     std::int64_t count = 1;
-    double best = -1, peer = -1;
+    double best = -1, peer = -1, bytes = 0;
   };
   std::map<std::string, Problem> problems;
   for (const json& c : cases) {
@@ -154,18 +173,19 @@ json performance_totals(const json& cases) {
     auto [it, fresh] = problems.try_emplace(key);
     Problem& pr = it->second;
     if (fresh) {
-      const ConvProblem p = parse_conv_problem(key);
-      pr.dtype = dtype_name(p.dtype);
-      pr.layout = p.layout_name();
-      pr.dir = conv_dir_name(p.dir);
+      const BenchGroup g = bench_group(key);
+      pr.dtype = g.dtype;
+      pr.layout = g.layout;
+      pr.dir = g.dir;
     }
     pr.count = c.value("count", std::int64_t{1});
+    if (c.contains("bytes")) pr.bytes = number_from_json(c["bytes"]);
     if (c.value("best", false)) pr.best = median_of(c);
     if (pr.peer < 0) pr.peer = peer_median(c);
   }
   struct Total {
     std::int64_t problems = 0, layers = 0, hiprim_missing = 0, peer_missing = 0;
-    double hiprim_ms = 0, peer_ms = 0;
+    double hiprim_ms = 0, peer_ms = 0, bytes = 0;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Total> groups;
   for (auto& [key, pr] : problems)
@@ -173,8 +193,10 @@ json performance_totals(const json& cases) {
       Total& t = groups[{pr.dtype, pr.layout, dir}];
       ++t.problems;
       t.layers += pr.count;
-      if (pr.best > 0) t.hiprim_ms += static_cast<double>(pr.count) * pr.best; else ++t.hiprim_missing;
-      if (pr.peer > 0) t.peer_ms += static_cast<double>(pr.count) * pr.peer; else ++t.peer_missing;
+      t.bytes += static_cast<double>(pr.count) * pr.bytes;
+      // A problem of count 0 (an extra outside the network) weighs nothing: it never makes a total partial.
+      if (pr.best > 0) t.hiprim_ms += static_cast<double>(pr.count) * pr.best; else t.hiprim_missing += pr.count > 0;
+      if (pr.peer > 0) t.peer_ms += static_cast<double>(pr.count) * pr.peer; else t.peer_missing += pr.count > 0;
     }
   json out = json::array();
   for (auto& [k, t] : groups) {
@@ -188,7 +210,9 @@ json performance_totals(const json& cases) {
                        {"hiprim_missing", t.hiprim_missing},
                        {"peer_ms", t.peer_ms},
                        {"peer_missing", t.peer_missing},
-                       {"speedup_vs_peer", complete ? json(t.peer_ms / t.hiprim_ms) : json(nullptr)}});
+                       {"speedup_vs_peer", complete ? json(t.peer_ms / t.hiprim_ms) : json(nullptr)},
+                       {"bytes", t.bytes},
+                       {"gbps", t.hiprim_missing == 0 && t.hiprim_ms > 0 ? json(t.bytes * 1e-9 / (t.hiprim_ms * 1e-3)) : json(nullptr)}});
   }
   return out;
 }
@@ -220,7 +244,13 @@ std::string bench_problem_line(const json& cases) {
     const std::string st = c["status"];
     if (st == "failed" || st == "error" || st == "mistrusted") bad.insert(c["solver"].get<std::string>() + " " + st);
   }
-  if (best)
+  const bool op = first_token(first["problem"].get<std::string>()) != "conv";
+  if (best && op)  // memory-bound: the rate that matters is bandwidth
+    line += "hiprim " + (*best)["solver"].get<std::string>() + fmt(" %.4f ms", median_of(*best)) +
+            fmt(" %.0f GB/s", (*best)["gbps"].get<double>()) +
+            ((*best)["fraction_of_copy_ceiling"].is_number()
+                 ? fmt(" (%.0f%% of copy)", 100 * (*best)["fraction_of_copy_ceiling"].get<double>()) : std::string());
+  else if (best)
     line += "hiprim " + (*best)["solver"].get<std::string>() + fmt(" %.4f ms", median_of(*best)) +
             fmt(" %.1f TFLOP/s", (*best)["tflops"].get<double>());
   else
@@ -244,19 +274,21 @@ std::string bench_problem_line(const json& cases) {
 std::string totals_text(const json& totals) {
   std::string out;
   char b[256];
-  std::snprintf(b, sizeof b, "%-5s %-6s %-12s %8s %7s %12s %12s %10s\n", "dtype", "layout", "dir", "problems", "layers",
-                "hiprim ms", "cuDNN ms", "cuDNN/hip");
+  std::snprintf(b, sizeof b, "%-5s %-6s %-16s %8s %7s %12s %9s %12s %10s\n", "dtype", "layout", "dir", "problems", "layers",
+                "hiprim ms", "GB/s", "cuDNN ms", "cuDNN/hip");
   out += b;
   for (const json& t : totals) {
     auto ms = [&](const char* k, const char* missing) {
+      if (t[missing] == t["problems"] || t[k].get<double>() == 0) return std::string("-");  // none timed (ops have no peer)
       std::string s = fmt("%.3f", t[k].get<double>());
       if (t[missing].get<std::int64_t>() > 0) s += "*";
       return s;
     };
-    std::snprintf(b, sizeof b, "%-5s %-6s %-12s %8lld %7lld %12s %12s %10s\n", t["dtype"].get<std::string>().c_str(),
+    std::snprintf(b, sizeof b, "%-5s %-6s %-16s %8lld %7lld %12s %9s %12s %10s\n", t["dtype"].get<std::string>().c_str(),
                   t["layout"].get<std::string>().c_str(), t["dir"].get<std::string>().c_str(),
                   static_cast<long long>(t["problems"].get<std::int64_t>()),
                   static_cast<long long>(t["layers"].get<std::int64_t>()), ms("hiprim_ms", "hiprim_missing").c_str(),
+                  t.contains("gbps") && t["gbps"].is_number() ? fmt("%.0f", t["gbps"].get<double>()).c_str() : "-",
                   ms("peer_ms", "peer_missing").c_str(),
                   t["speedup_vs_peer"].is_number() ? fmt("%.2f", t["speedup_vs_peer"].get<double>()).c_str() : "-");
     out += b;

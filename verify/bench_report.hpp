@@ -50,12 +50,23 @@ void mark_best(nlohmann::json& cases);
 // and peer_disagreement (hiprim's verdict and cuDNN's differ where the bound applies to both).
 void attach_peer(nlohmann::json& cases, const nlohmann::json& peer);
 
+// The group of a problem in the totals and the rendered tables. Conv: its dtype, layout and
+// direction. Ops: the dtype and layout tokens of the string ("-" when it has none, e.g. a rank-2
+// tensorop) and as dir the op with its first token ("bnorm fwd-train", "activ fwd", "tensorop add").
+// InputError when the string does not parse.
+struct BenchGroup {
+  std::string dtype, layout, dir;
+  bool op = false;  // not a convolution
+};
+BenchGroup bench_group(const std::string& problem);
+
 // {total, passed, failed, mistrusted, unsupported, error} from JSON cases.
 nlohmann::json summary_from_cases(const nlohmann::json& cases);
 // Weighted totals (array): per (dtype, layout, dir) and per (dtype, layout) with dir "all":
 // problems, layers (sum of counts), hiprim_ms = sum of count x the best case's median, peer_ms = sum
-// of count x the peer's median, hiprim_missing / peer_missing = problems without a time (then the
-// total is partial), speedup_vs_peer = peer_ms / hiprim_ms when neither is partial, else null.
+// of count x the peer's median, hiprim_missing / peer_missing = problems of count > 0 without a time
+// (then the total is partial; count 0 weighs nothing), speedup_vs_peer = peer_ms / hiprim_ms when neither is partial, else null,
+// bytes = sum of count x bytes, gbps = bytes / hiprim_ms when hiprim's total is complete, else null.
 nlohmann::json performance_totals(const nlohmann::json& cases);
 
 nlohmann::json performance_report(const nlohmann::json& machine, const nlohmann::json& settings,

@@ -7,6 +7,8 @@
 #include <tuple>
 
 #include "core/conv_problem.hpp"
+#include "core/op_problem.hpp"
+#include "verify/bench_report.hpp"
 #include "verify/report.hpp"
 #include "verify/report_svg.hpp"
 
@@ -138,8 +140,15 @@ void conformance_body(Doc& d, const json& cases) {
 using GroupKey = std::tuple<std::string, std::string, std::string>;  // dtype, layout, dir
 
 GroupKey group_of(const std::string& problem) {
-  const ConvProblem p = parse_conv_problem(problem);
-  return {std::string(dtype_name(p.dtype)), p.layout_name(), std::string(conv_dir_name(p.dir))};
+  const BenchGroup g = bench_group(problem);
+  return {g.dtype, g.layout, g.dir};
+}
+
+// A chart file-name stem: spaces (in op groups such as "bnorm fwd-train") become '_'.
+std::string stem(std::string s) {
+  for (char& c : s)
+    if (c == ' ') c = '_';
+  return s;
 }
 
 // Problems in report order, grouped; per problem its cases.
@@ -168,6 +177,41 @@ const json* best_of(const std::vector<const json*>& cs) {
 std::string peer_name(const json& r) {
   const json& p = at_or_null(r, "peer");
   return p.is_object() ? (p.value("name", "peer") == "cudnn" ? "cuDNN" : p.value("name", "peer")) : "peer";
+}
+
+// One op group (memory-bound: bandwidth against the copy ceiling): a table and a bandwidth chart.
+void op_group(Doc& d, const GroupKey& g, const std::vector<std::vector<const json*>>& problems, const std::string& pn,
+              double copy_gbps, std::vector<Chart>* charts) {
+  const auto& [dt, layout, dir] = g;
+  std::vector<BarRow> bars;
+  Table t{{"problem", "count", "best solver", "median ms", "min-max ms", "MB moved", "GB/s", "% of copy", pn}, {}};
+  for (const auto& cs : problems) {
+    const json& first = *cs.front();
+    const json* b = best_of(cs);
+    const json& pr = at_or_null(first, "peer");
+    const std::string label = short_problem(first.value("problem", ""));
+    const std::int64_t n = first.value("count", std::int64_t{1});
+    const double gbps = b && (*b)["gbps"].is_number() ? (*b)["gbps"].get<double>() : -1;
+    std::string bar_label;  // the chart's margin is narrow: without bnorm's eps and momentum
+    std::istringstream words(label);
+    for (std::string w; words >> w;)
+      if (w.rfind("eps", 0) != 0 && w.rfind("momentum", 0) != 0) bar_label += (bar_label.empty() ? "" : " ") + w;
+    bars.push_back({n != 1 ? bar_label + " (x" + std::to_string(n) + ")" : bar_label, gbps, copy_gbps > 0 ? copy_gbps : -1});
+    const json& pt = b ? at_or_null(*b, "timing") : json();
+    t.rows.push_back({label, cell(first, "count", "%.0f"), b ? (*b)["solver"].get<std::string>() : "none passed",
+                      b ? fmt("%.4f", median(*b)) : "-",
+                      pt.is_object() ? fmt("%.4f", number_from_json(pt["min_ms"])) + "-" + fmt("%.4f", number_from_json(pt["max_ms"])) : "-",
+                      fmt("%.2f", number_from_json(first["bytes"]) * 1e-6), b ? cell(*b, "gbps", "%.0f") : "-",
+                      b && (*b)["fraction_of_copy_ceiling"].is_number() ? fmt("%.1f", 100 * (*b)["fraction_of_copy_ceiling"].get<double>()) : "-",
+                      pr.is_object() ? pr.value("status", "") : "-"});
+  }
+  if (charts) {
+    charts->push_back({"bandwidth_" + dt + "_" + layout + "_" + stem(dir), "Bandwidth per problem: " + dt + " " + layout + " " + dir,
+                       svg_bars("Achieved bandwidth, " + dt + " " + layout + " " + dir + " (higher is better)",
+                                {"hiprim (best solver)", "device copy (ceiling)", "GB/s (bytes moved / median time)", "GB/s", "%.0f"}, bars)});
+    chart(d, static_cast<int>(charts->size()) - 1);
+  }
+  table(d, std::move(t));
 }
 
 void performance_body(Doc& d, const json& r, std::vector<Chart>* charts) {
@@ -199,13 +243,15 @@ void performance_body(Doc& d, const json& r, std::vector<Chart>* charts) {
                    cell(peer, "selection") + ". Check: " + cell(peer, "check") + ".");
 
   heading(d, 2, "Suite totals (sum over layers of count x median)");
-  Table tt{{"dtype", "layout", "dir", "problems", "layers", "hiprim ms", pn + " ms", pn + " time / hiprim time"}, {}};
+  Table tt{{"dtype", "layout", "dir", "problems", "layers", "hiprim ms", "GB/s", pn + " ms", pn + " time / hiprim time"}, {}};
   for (const json& t : at_or_null(r, "totals").is_array() ? r["totals"] : json::array()) {
     auto ms = [&](const char* k, const char* miss) {
+      if (t[miss] == t["problems"] || t[k].get<double>() == 0) return std::string("-");  // none timed (ops have no peer)
       return fmt("%.3f", t[k].get<double>()) + (t[miss].get<std::int64_t>() > 0 ? " (partial: " + std::to_string(t[miss].get<std::int64_t>()) + " missing)" : "");
     };
     tt.rows.push_back({cell(t, "dtype"), cell(t, "layout"), cell(t, "dir"), cell(t, "problems", "%.0f"), cell(t, "layers", "%.0f"),
-                       ms("hiprim_ms", "hiprim_missing"), ms("peer_ms", "peer_missing"), cell(t, "speedup_vs_peer", "%.2f")});
+                       ms("hiprim_ms", "hiprim_missing"), cell(t, "gbps", "%.0f"), ms("peer_ms", "peer_missing"),
+                       cell(t, "speedup_vs_peer", "%.2f")});
   }
   table(d, std::move(tt));
   // Runs stopped by --time-limit: their totals cover fewer layers than the suite.
@@ -220,9 +266,14 @@ void performance_body(Doc& d, const json& r, std::vector<Chart>* charts) {
   const json& cases = at_or_null(r, "cases").is_array() ? r["cases"] : empty_array();
   const auto groups = problems_by_group(cases);  // pointers into r: cases must outlive groups
   std::map<std::string, std::vector<RoofPoint>> roof;  // per dtype
+  const double copy_gbps = copy.is_object() && copy["gbps"].is_number() ? copy["gbps"].get<double>() : 0;
   for (auto& [g, problems] : groups) {
     const auto& [dt, layout, dir] = g;
     heading(d, 2, dt + " " + layout + " " + dir);
+    if (first_token(problems.front().front()->value("problem", "")) != "conv") {
+      op_group(d, g, problems, pn, copy_gbps, charts);
+      continue;
+    }
     std::vector<BarRow> bars;
     Table t{{"layer", "count", "best solver", "median ms", "min-max ms", "TFLOP/s", "% GEMM ceil", "GB/s", "% copy",
              pn + " algo", pn + " ms", pn + " check", pn + " time / hiprim time"}, {}};
@@ -250,7 +301,7 @@ void performance_body(Doc& d, const json& r, std::vector<Chart>* charts) {
                         b ? cell(*b, "speedup_vs_peer", "%.2f") : "-"});
     }
     if (charts) {
-      charts->push_back({"time_" + dt + "_" + layout + "_" + dir, "Median time per layer: " + dt + " " + layout + " " + dir,
+      charts->push_back({"time_" + dt + "_" + layout + "_" + stem(dir), "Median time per layer: " + dt + " " + layout + " " + dir,
                          svg_time_bars("Median time per layer, " + dt + " " + layout + " " + dir + " (lower is better)", pn, bars)});
       chart(d, static_cast<int>(charts->size()) - 1);
     }
@@ -267,13 +318,13 @@ void performance_body(Doc& d, const json& r, std::vector<Chart>* charts) {
     }
   }
   heading(d, 2, "Every timed solver");
-  Table all{{"problem", "solver", "status", "median ms", "min ms", "max ms", "runs", "TFLOP/s", "best"}, {}};
+  Table all{{"problem", "solver", "status", "median ms", "min ms", "max ms", "runs", "TFLOP/s", "GB/s", "best"}, {}};
   for (const json& c : cases) {
     const json& t = at_or_null(c, "timing");
     if (!t.is_object()) continue;
     all.rows.push_back({c.value("problem", ""), c.value("solver", ""), c.value("status", ""), cell(t, "median_ms", "%.4f"),
                         cell(t, "min_ms", "%.4f"), cell(t, "max_ms", "%.4f"), cell(t, "runs", "%.0f"), cell(c, "tflops", "%.2f"),
-                        c.value("best", false) ? "yes" : ""});
+                        cell(c, "gbps", "%.0f"), c.value("best", false) ? "yes" : ""});
   }
   table(d, std::move(all));
   Table dis{{"problem", "disagreement"}, {}};
@@ -317,8 +368,11 @@ std::string short_problem(const std::string& problem) {
   std::string tok, out;
   std::string n;
   int i = 0;
+  const bool op = first_token(problem) != "conv";
   while (in >> tok) {
-    if (i++ < 4 && (tok == "conv" || tok == "fwd" || tok == "bwd-data" || tok == "bwd-weights" || parse_dtype(tok) ||
+    if (op && (i++ < 2 || parse_dtype(tok) || tok == "nchw" || tok == "nhwc" || tok == "ncdhw" || tok == "ndhwc"))
+      continue;  // an op's group (op and first token), dtype and layout
+    if (!op && i++ < 4 && (tok == "conv" || tok == "fwd" || tok == "bwd-data" || tok == "bwd-weights" || parse_dtype(tok) ||
                     tok == "nchw" || tok == "nhwc" || tok == "ncdhw" || tok == "ndhwc"))
       continue;
     if (tok == "g1" || tok == "dil1x1" || tok == "dil1x1x1" || tok == "pad0x0" || tok == "pad0x0x0" || tok == "str1x1" ||

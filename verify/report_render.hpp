@@ -13,7 +13,8 @@ namespace hiprim::verify {
 struct Chart {
   std::string name, title, svg;
 };
-// Performance reports: one time chart (hiprim vs the peer per layer) per (dtype, layout, dir) and
+// Performance reports: one time chart (hiprim vs the peer per layer) per conv (dtype, layout, dir),
+// one bandwidth chart (hiprim GB/s vs the copy ceiling per problem) per op group (bench_group), and
 // one roofline per dtype. Other kinds: none.
 std::vector<Chart> report_charts(const nlohmann::json& report);
 
@@ -23,7 +24,8 @@ std::string render_markdown(const nlohmann::json& report, const std::vector<std:
 std::string render_html(const nlohmann::json& report);
 
 // "c64 k64 in56x56 f3x3 pad1x1 str1x1 n32": a problem string without direction, dtype, layout and
-// default tokens (for tables grouped by those).
+// default tokens (for tables grouped by those). Op problems: without the op, its first token, dtype
+// and layout ("spatial c64 in56x56 eps1e-05 momentum0.1 n32").
 std::string short_problem(const std::string& problem);
 
 }  // namespace hiprim::verify

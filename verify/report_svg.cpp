@@ -79,6 +79,10 @@ double nice_step(double max) {
 }
 
 std::string svg_time_bars(const std::string& title, const std::string& peer_name, const std::vector<BarRow>& rows) {
+  return svg_bars(title, {"hiprim (best solver)", peer_name, "median time per run (ms)", "ms", "%.3f"}, rows);
+}
+
+std::string svg_bars(const std::string& title, const BarAxis& axis, const std::vector<BarRow>& rows) {
   const double left = 250, right = 90, top = 50, row_h = 24, bar_h = 9, width = 900;
   const double plot_w = width - left - right, height = top + row_h * static_cast<double>(rows.size()) + 40;
   double max_ms = 0;
@@ -87,14 +91,14 @@ std::string svg_time_bars(const std::string& title, const std::string& peer_name
   auto x_of = [&](double ms) { return left + plot_w * ms / axis_max; };
   std::string s = open_svg(static_cast<int>(width), static_cast<int>(height));
   s += text(width / 2, 18, title, "middle", 14);
-  s += legend_entry(left, 38, kHiprimColor, "hiprim (best solver)", Mark::square);
-  s += legend_entry(left + 170, 38, kPeerColor, peer_name, Mark::square);
+  s += legend_entry(left, 38, kHiprimColor, axis.first, Mark::square);
+  s += legend_entry(left + 170, 38, kPeerColor, axis.second, Mark::square);
   const double bottom = top + row_h * static_cast<double>(rows.size());
   for (double v = 0; v <= axis_max * (1 + 1e-9); v += step) {
     s += line(x_of(v), top, x_of(v), bottom, "#dddddd");
     s += text(x_of(v), bottom + 14, label(v), "middle", 10);
   }
-  s += text(left + plot_w / 2, bottom + 32, "median time per run (ms)", "middle");
+  s += text(left + plot_w / 2, bottom + 32, axis.label, "middle");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const BarRow& r = rows[i];
     const double y = top + row_h * static_cast<double>(i);
@@ -105,8 +109,9 @@ std::string svg_time_bars(const std::string& title, const std::string& peer_name
         return;
       }
       s += "<rect x=\"" + num(left) + "\" y=\"" + num(y0) + "\" width=\"" + num(std::max(0.5, x_of(ms) - left)) + "\" height=\"" +
-           num(bar_h) + "\" fill=\"" + color + "\"><title>" + xml_escape(r.label + ": " + num(ms, "%.4f") + " ms") + "</title></rect>\n";
-      s += text(x_of(ms) + 3, y0 + bar_h - 1, num(ms, "%.3f"), "start", 9);
+           num(bar_h) + "\" fill=\"" + color + "\"><title>" + xml_escape(r.label + ": " + num(ms, axis.value_format) + " " + axis.unit) +
+           "</title></rect>\n";
+      s += text(x_of(ms) + 3, y0 + bar_h - 1, num(ms, axis.value_format), "start", 9);
     };
     bar(r.hiprim_ms, y + 2, kHiprimColor);
     bar(r.peer_ms, y + 3 + bar_h, kPeerColor);

@@ -9,13 +9,21 @@ namespace hiprim::verify {
 // Escapes & < > " ' for XML text and attributes.
 std::string xml_escape(const std::string& s);
 
-// One row of the time chart: hiprim's best time and the peer's (a negative value: none).
+// One row of the time chart: hiprim's best time and the peer's (a negative value: none); svg_bars
+// uses the two values for other quantities.
 struct BarRow {
   std::string label;
   double hiprim_ms = -1, peer_ms = -1;
 };
 // Horizontal bars, two per row (hiprim, the peer) on one linear millisecond axis from 0.
 std::string svg_time_bars(const std::string& title, const std::string& peer_name, const std::vector<BarRow>& rows);
+// The same bars for any quantity: the legend names of the two values of a row (hiprim_ms, peer_ms),
+// the axis label, the unit and the printf format of the values (e.g. GB/s of hiprim and of the copy).
+struct BarAxis {
+  std::string first, second, label, unit;
+  const char* value_format = "%.3f";
+};
+std::string svg_bars(const std::string& title, const BarAxis& axis, const std::vector<BarRow>& rows);
 
 // A point of the roofline: arithmetic intensity (FLOP/byte) and achieved TFLOP/s.
 struct RoofPoint {

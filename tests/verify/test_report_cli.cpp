@@ -122,3 +122,31 @@ TEST(BenchCli, RefusesWithoutAGpu) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r.out, "hiprim bench needs a GPU")) << r.out;
 }
+
+TEST(BenchCli, BadOpSuiteAndBatchExitTwoNamingThem) {
+  auto r = hiprim_cmd("bench --op froboz");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "--op 'froboz'")) << r.out;
+  EXPECT_TRUE(has(r.out, "bnorm")) << r.out;  // the ops are listed
+  r = hiprim_cmd("bench --op bnorm --suite no_such_suite");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "no_such_suite")) << r.out;
+  r = hiprim_cmd("bench --op bnorm --batch 0");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "--batch")) << r.out;
+  r = hiprim_cmd("bench --op bnorm --suite resnet50");  // a conv suite holds no bnorm problem
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "--op 'bnorm'")) << r.out;
+  r = hiprim_cmd("list suites");
+  EXPECT_TRUE(has(r.out, "resnet50_ops (hiprim bench --op ...)")) << r.out;
+  r = hiprim_cmd("bench --suite resnet50_ops");  // op problems without --op
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "--op all")) << r.out;
+}
+
+TEST(BenchCli, OpBenchRefusesWithoutAGpu) {
+  if (!gpu_json().is_null()) GTEST_SKIP() << "a GPU is present: bench would run";
+  auto r = hiprim_cmd("bench --op relu --suite resnet50_ops --batch 2 --dtype bf16 --layout nhwc");
+  EXPECT_EQ(r.code, 1) << r.out;  // as conv's bench: no usable device is exit 1
+  EXPECT_TRUE(has(r.out, "hiprim bench needs a GPU")) << r.out;
+}
