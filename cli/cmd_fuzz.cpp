@@ -16,6 +16,8 @@
 #include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/gpu_oracle.hpp"
+#include "fuzz/op_target.hpp"
+#include "verify/op_solvers.hpp"
 #include "verify/report_diff.hpp"
 #include "verify/solvers.hpp"
 
@@ -25,7 +27,7 @@ namespace hiprim::cli {
 namespace {
 
 struct FuzzFlags {
-  std::string op, solver = "*", time, report, corpus, shard, devices, oracle = "auto", size = "auto", specials = "all";
+  std::string op, solver = "*", time, report, corpus, shard, devices, oracle = "auto", size = "auto", specials;  // specials "": all (conv)
   std::int64_t cases = 0, shard_count = 0, max_failures = 3, shrink_runs = 1000, jobs_per_device = 1;
   std::uint64_t seed = 1;
   double cpu_check_rate = 0.05, max_macs = 0;
@@ -59,13 +61,35 @@ fuzz::Shard resolve_shard(const FuzzFlags& f, std::string* source) {
   return {};
 }
 
+// The op targets (fuzz/op_target.hpp): the CPU reference is their only oracle and they have no
+// special-value cases, so --oracle gpu and --specials are refused; --size picks the limits (auto:
+// large for device solvers), --max-macs caps the largest tensor's elements.
+std::vector<fuzz::FuzzTargetPtr> make_op_fuzz_targets(const FuzzFlags& f, std::string* oracle_used) {
+  if (!fuzz::op_generator(f.op)) return fuzz::make_op_targets(f.op, f.solver, fuzz::OpTargetOptions{});  // throws: the known ops
+  if (f.oracle != "auto" && f.oracle != "cpu")
+    throw InputError("--oracle '" + f.oracle + "': op " + f.op + " is checked against the CPU reference only (use auto or cpu)");
+  if (f.size != "auto" && f.size != "small" && f.size != "large") throw InputError("--size '" + f.size + "': expected auto, small or large");
+  if (!f.specials.empty())
+    throw InputError("--specials: special-value cases are defined for conv only (op " + f.op + " has no special-value contract)");
+  *oracle_used = "cpu";
+  auto options_for = [&f](const OpSolver& s) {
+    fuzz::OpTargetOptions o;
+    const bool large = f.size == "large" || (f.size == "auto" && s.backend() == Backend::device);
+    o.limits = large ? fuzz::large_op_limits() : fuzz::small_op_limits();
+    if (f.max_macs > 0) o.limits.max_elements = static_cast<std::int64_t>(f.max_macs);
+    o.check_determinism = !f.no_determinism;
+    return o;
+  };
+  return fuzz::make_op_targets(f.op, f.solver, options_for);
+}
+
 std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* oracle_used) {
-  if (f.op != "conv") throw InputError("--op '" + f.op + "': no fuzz generator for it yet (known: conv)");
+  if (f.op != "conv") return make_op_fuzz_targets(f, oracle_used);
   if (f.oracle != "auto" && f.oracle != "cpu" && f.oracle != "gpu") throw InputError("--oracle '" + f.oracle + "': expected auto, cpu or gpu");
   if (f.size != "auto" && f.size != "small" && f.size != "large") throw InputError("--size '" + f.size + "': expected auto, small or large");
   if (!(f.cpu_check_rate >= 0 && f.cpu_check_rate <= 1)) throw InputError("--cpu-check-rate must be in [0, 1]");
   std::vector<fuzz::Special> specials{fuzz::Special::none};
-  if (f.specials == "all") {
+  if (f.specials.empty() || f.specials == "all") {
     specials = fuzz::all_specials();
   } else if (f.specials != "none") {
     for (auto& k : split_list(f.specials)) {
@@ -117,7 +141,8 @@ fuzz::ProgressFn progress_printer(const fuzz::Shard& shard, const std::string& p
   };
 }
 
-void print_result(const fuzz::CampaignResult& r) {
+// `unit`: what CaseSpec::size() counts (conv: MACs; ops: tensor elements).
+void print_result(const fuzz::CampaignResult& r, const char* unit) {
   std::printf("\n%-24s %9s %9s %9s %9s  %s\n", "solver", "cases", "discards", "failures", "coverage", "uncovered classes");
   for (auto& t : r.targets) {
     std::int64_t covered = 0, failures = 0;
@@ -134,8 +159,8 @@ void print_result(const fuzz::CampaignResult& r) {
   for (auto& f : r.failures) {
     std::printf("\nFAILED %s (case %llu, after %lld cases): %s\n", f.target.c_str(), static_cast<unsigned long long>(f.case_index),
                 static_cast<long long>(f.cases_to_catch), f.shrunk.verdict.reason.c_str());
-    std::printf("  found:  %s (%.0f MACs)\n  shrunk: %s (%.0f MACs, %s; %d steps, %d runs)\n", f.found.problem.c_str(), f.found_size,
-                f.shrunk.problem.c_str(), f.shrunk_size, f.shrunk_data.c_str(), f.shrink_steps, f.shrink_runs);
+    std::printf("  found:  %s (%.0f %s)\n  shrunk: %s (%.0f %s, %s; %d steps, %d runs)\n", f.found.problem.c_str(), f.found_size, unit,
+                f.shrunk.problem.c_str(), f.shrunk_size, unit, f.shrunk_data.c_str(), f.shrink_steps, f.shrink_runs);
     std::printf("  %s\n", f.shrunk.repro.c_str());
     if (!f.corpus_file.empty()) std::printf("  saved: %s\n", f.corpus_file.c_str());
   }
@@ -145,8 +170,8 @@ void print_result(const fuzz::CampaignResult& r) {
 std::vector<std::string> worker_args(const FuzzFlags& f, const fuzz::Shard& shard, const std::string& report) {
   std::vector<std::string> a{"hiprim", "fuzz", "--op", f.op, "--solver", f.solver, "--seed", std::to_string(f.seed), "--shard", shard.str(),
                              "--oracle", f.oracle, "--size", f.size, "--cpu-check-rate", std::to_string(f.cpu_check_rate),
-                             "--max-failures", std::to_string(f.max_failures), "--shrink-runs", std::to_string(f.shrink_runs),
-                             "--specials", f.specials};
+                             "--max-failures", std::to_string(f.max_failures), "--shrink-runs", std::to_string(f.shrink_runs)};
+  if (!f.specials.empty()) a.insert(a.end(), {"--specials", f.specials});
   if (f.cases > 0) a.insert(a.end(), {"--cases", std::to_string(f.cases)});
   if (!f.time.empty()) a.insert(a.end(), {"--time", f.time});
   if (!report.empty()) a.insert(a.end(), {"--report", report});
@@ -220,7 +245,7 @@ int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices
 Command add_fuzz(CLI::App& app) {
   auto* sub = app.add_subcommand("fuzz", "Property-based fuzzing: random valid problems in each solver's domain, failures shrunk to one repro line");
   auto f = std::make_shared<FuzzFlags>();
-  sub->add_option("--op", f->op, "Primitive to fuzz (conv)")->required();
+  sub->add_option("--op", f->op, "Primitive to fuzz: conv, activ, bnorm, dropout, lrn, pool, reduce, softmax or tensorop")->required();
   sub->add_option("--solver", f->solver, "Solver name glob")->capture_default_str();
   sub->add_option("--cases", f->cases, "Cases to run in total over all shards")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 50));
   sub->add_option("--time", f->time, "Time limit of this process: 90, 90s, 10m, 1h");
@@ -232,14 +257,13 @@ Command add_fuzz(CLI::App& app) {
   sub->add_option("--devices", f->devices, "all or N: one worker process per GPU of the host (without GPUs: N CPU worker processes); default: this process only");
   sub->add_option("--jobs-per-device", f->jobs_per_device, "With --devices: worker processes per GPU (they share it; the host's cores fill and compare)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{256}))->capture_default_str();
-  sub->add_option("--oracle", f->oracle, "auto, cpu or gpu (conv.naive checks the exact-tier cases of GPU solvers)")->capture_default_str();
+  sub->add_option("--oracle", f->oracle, "auto, cpu or gpu (conv.naive checks the exact-tier cases of GPU solvers; ops: auto or cpu)")->capture_default_str();
   sub->add_option("--cpu-check-rate", f->cpu_check_rate, "With the gpu oracle: fraction of its cases checked on the CPU instead")->capture_default_str();
-  sub->add_option("--size", f->size, "Problem sizes: small, large, or auto (large with the gpu oracle)")->capture_default_str();
-  sub->add_option("--max-macs", f->max_macs, "Upper bound of a case's multiply-accumulates (overrides --size's)")->check(CLI::PositiveNumber);
+  sub->add_option("--size", f->size, "Problem sizes: small, large, or auto (conv: large with the gpu oracle; ops: large for device solvers)")->capture_default_str();
+  sub->add_option("--max-macs", f->max_macs, "Upper bound of a case's multiply-accumulates (ops: of its largest tensor's elements; overrides --size's)")->check(CLI::PositiveNumber);
   sub->add_option("--max-failures", f->max_failures, "Failures per solver before it is retired")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))->capture_default_str();
   sub->add_option("--shrink-runs", f->shrink_runs, "Case runs allowed per shrink")->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30))->capture_default_str();
-  sub->add_option("--specials", f->specials, "Special-value kinds to draw: all, none, or a list of nan,inf,signed_zero,subnormal,huge,mixed")
-      ->capture_default_str();
+  sub->add_option("--specials", f->specials, "conv only: special-value kinds to draw: all (default), none, or a list of nan,inf,signed_zero,subnormal,huge,mixed");
   sub->add_flag("--no-determinism-check", f->no_determinism, "Skip the second run that checks a solver's determinism claim");
   sub->add_flag("--dry-run", f->dry_run, "Print the targets, their domains and the shard, and exit");
   return [f] {
@@ -282,7 +306,7 @@ Command add_fuzz(CLI::App& app) {
       return run_device_workers(*f, o.shard, devices, static_cast<int>(f->jobs_per_device), fuzz::gpu_device_count() > 0);
     const char* worker = std::getenv("HIPRIM_FUZZ_WORKER");
     auto result = fuzz::run_campaign(targets, o, progress_printer(o.shard, worker ? "[" + std::string(worker) + "] " : "", worker != nullptr));
-    print_result(result);
+    print_result(result, f->op == "conv" ? "MACs" : "elements");
     if (result.cases == 0)
       std::fprintf(stderr, "hiprim fuzz: warning: no case ran (%lld refused); see the solvers' reasons with 'hiprim list solvers --problem ...'\n",
                    static_cast<long long>(result.discards));
@@ -320,14 +344,26 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
   std::vector<verify::CaseRecord> cases;
   for (auto& e : entries) {
     std::vector<verify::CaseRecord> recs;
-    if (e.repro.op() != "conv") {
+    auto selected = [&](const std::string& name) { return verify::glob_list_match(solver_glob, name) && verify::glob_match(e.repro.solver, name); };
+    auto none_matches = [&](const std::string& problem) {
       verify::CaseRecord r;
-      r.problem = e.repro.problem;
+      r.problem = problem;
       r.solver = e.repro.solver;
       r.verdict.status = verify::Status::unsupported;
-      r.verdict.reason = e.source + ": no corpus replay for op '" + e.repro.op() + "' yet";
+      r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
       r.repro = e.repro.str();
-      recs.push_back(r);
+      return r;
+    };
+    if (e.repro.op() != "conv") {
+      fuzz::OpCase c;
+      try {
+        c = fuzz::op_case_from_repro(e.repro);
+      } catch (const InputError& err) {
+        throw InputError(e.source + ": " + err.what());
+      }
+      for (auto& s : verify::op_solvers())
+        if (s->op() == c.problem->op() && selected(s->name())) recs.push_back(fuzz::run_op_fuzz_case(c, *s));
+      if (recs.empty()) recs.push_back(none_matches(c.problem->str()));
     } else {
       fuzz::ConvCase c;
       try {
@@ -335,20 +371,9 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
       } catch (const InputError& err) {
         throw InputError(e.source + ": " + err.what());
       }
-      for (auto& s : verify::conv_solvers()) {
-        bool selected = false;
-        for (auto& g : split_list(solver_glob)) selected = selected || verify::glob_match(g, s->name());
-        if (selected && verify::glob_match(e.repro.solver, s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
-      }
-      if (recs.empty()) {
-        verify::CaseRecord r;
-        r.problem = to_string(c.problem);
-        r.solver = e.repro.solver;
-        r.verdict.status = verify::Status::unsupported;
-        r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
-        r.repro = e.repro.str();
-        recs.push_back(r);
-      }
+      for (auto& s : verify::conv_solvers())
+        if (selected(s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
+      if (recs.empty()) recs.push_back(none_matches(to_string(c.problem)));
     }
     for (auto& r : recs) {
       if (verbose || r.verdict.status != verify::Status::passed) print_case_line(r);

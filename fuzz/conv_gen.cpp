@@ -12,86 +12,12 @@
 #include <rapidcheck/shrinkable/Create.h>
 #include <rapidcheck/shrinkable/Transform.h>
 
+#include "fuzz/gen_util.hpp"
+
 namespace hiprim::fuzz {
 namespace {
 
 using verify::FillTier;
-
-// One of the choices with probability proportional to its weight; shrinks toward choices[0].
-template <typename T>
-rc::Gen<T> pick(std::vector<std::pair<int, T>> choices) {
-  if (choices.size() == 1) return rc::gen::just(choices[0].second);
-  return rc::Gen<T>([choices](const rc::Random& random, int) {
-    rc::Random r = random;
-    int total = 0;
-    for (auto& c : choices) total += c.first;
-    auto x = static_cast<int>(r.next() % static_cast<std::uint64_t>(total));
-    std::size_t idx = 0;
-    while (x >= choices[idx].first) x -= choices[idx++].first;
-    return rc::shrinkable::map(rc::shrinkable::shrinkRecur(idx, [](std::size_t i) { return rc::shrink::towards<std::size_t>(i, 0); }),
-                               [choices](std::size_t i) { return choices[i].second; });
-  });
-}
-
-rc::Gen<bool> flag(int percent_on) { return pick<bool>({{100 - percent_on, false}, {percent_on, true}}); }
-
-// Equal weights over a list (first = simplest).
-template <typename T>
-rc::Gen<T> any_of(const std::vector<T>& v) {
-  std::vector<std::pair<int, T>> c;
-  for (const T& x : v) c.push_back({1, x});
-  return pick(c);
-}
-
-bool is_prime(std::int64_t v) {
-  if (v < 2) return false;
-  for (std::int64_t d = 2; d * d <= v; ++d)
-    if (v % d == 0) return false;
-  return true;
-}
-
-// Sizes in [lo, top], top = lo + (hi-lo)*size/100: lo itself (12%: a size-1 dim when lo = 1), small
-// primes (33%), tile sizes and their neighbours (7 8 9 15 16 17 31 32 33 63 64 65; 15%), odd sizes
-// (10%), or uniform (30%; also the fallback of an empty pool). Shrinks toward lo.
-rc::Gen<std::int64_t> corner_size(std::int64_t lo, std::int64_t hi) {
-  return rc::Gen<std::int64_t>([lo, hi](const rc::Random& random, int size) {
-    rc::Random r = random;
-    const std::int64_t top = std::max(lo, lo + (hi - lo) * std::clamp(size, 10, 100) / 100);
-    auto uniform = [&](std::int64_t a, std::int64_t b) { return a + static_cast<std::int64_t>(r.next() % static_cast<std::uint64_t>(b - a + 1)); };
-    std::vector<std::int64_t> pool;
-    const int kind = static_cast<int>(r.next() % 100);
-    if (kind >= 12 && kind < 45) {
-      for (std::int64_t v = lo; v <= top; ++v)
-        if (is_prime(v)) pool.push_back(v);
-    } else if (kind >= 45 && kind < 60) {
-      for (std::int64_t v : {7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65})
-        if (v >= lo && v <= top) pool.push_back(v);
-    } else if (kind >= 60 && kind < 70) {
-      for (std::int64_t v = lo; v <= top; ++v)
-        if (v % 2 == 1) pool.push_back(v);
-    }
-    std::int64_t v = lo;
-    if (!pool.empty()) v = pool[static_cast<std::size_t>(r.next() % pool.size())];
-    else if (kind >= 70) v = uniform(lo, top);
-    return rc::shrinkable::shrinkRecur(v, [lo](std::int64_t x) { return rc::shrink::towards<std::int64_t>(x, lo); });
-  });
-}
-
-rc::Gen<std::uint64_t> seed_gen() {
-  return rc::Gen<std::uint64_t>([](const rc::Random& random, int) {
-    rc::Random r = random;
-    const std::uint64_t v = 1 + r.next() % ((std::uint64_t{1} << 31) - 1);
-    return rc::shrinkable::shrinkRecur(v, [](std::uint64_t x) { return rc::shrink::towards<std::uint64_t>(x, 1); });
-  });
-}
-
-// Weighted choices up to a cap (the first always kept).
-rc::Gen<std::int64_t> capped(std::vector<std::pair<int, std::int64_t>> c, std::int64_t cap) {
-  std::vector<std::pair<int, std::int64_t>> keep;
-  for (auto& x : c)
-    if (keep.empty() || x.second <= cap) keep.push_back(x);
-  return pick(keep);
-}
 
 rc::Gen<SpatialGenome> spatial_gen(const ConvDomain& d, std::int64_t max_in, std::int64_t max_f, const ConvGenLimits& lim) {
   using rc::gen::set;

@@ -13,8 +13,7 @@ const fuzz::Failure* Hunt::catch_failure() const {
   return nullptr;
 }
 
-Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed,
-          const fuzz::ConvTargetOptions& o) {
+Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_t max_cases, std::uint64_t seed) {
   fuzz::CampaignOptions co;
   co.seed = seed;
   co.max_cases = max_cases;
@@ -22,14 +21,20 @@ Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std:
   co.max_shrink_runs = 1000;
   co.max_shrink_seconds = 20;
   Hunt h;
-  h.solver = solver->name();
+  h.solver = target->solver();
   h.bug = bug;
-  h.result = fuzz::run_campaign({std::make_shared<fuzz::ConvFuzzTarget>(solver, o)}, co);
+  h.result = fuzz::run_campaign({std::move(target)}, co);
   return h;
 }
 
-nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command) {
+Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed,
+          const fuzz::ConvTargetOptions& o) {
+  return hunt_target(std::make_shared<fuzz::ConvFuzzTarget>(solver, o), bug, max_cases, seed);
+}
+
+nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command, const std::string& op) {
   using nlohmann::json;
+  const std::string unit = op == "conv" ? "macs" : "elements";
   fuzz::CampaignResult all;
   json mutants = json::array();
   int caught = 0, hunts_caught = 0, hunts_run = 0;
@@ -47,9 +52,9 @@ nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& 
       ++caught;
       m["cases_to_catch"] = f->cases_to_catch;
       m["found_problem"] = f->found.problem;
-      m["found_macs"] = f->found_size;
+      m["found_" + unit] = f->found_size;
       m["shrunk_problem"] = f->shrunk.problem;
-      m["shrunk_macs"] = f->shrunk_size;
+      m["shrunk_" + unit] = f->shrunk_size;
       m["shrunk_data"] = f->shrunk_data;
       m["shrink_steps"] = f->shrink_steps;
       m["shrink_runs"] = f->shrink_runs;
@@ -70,7 +75,7 @@ nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& 
     m["seeds"] = by_seed.size();
     m["caught_seeds"] = seeds_caught;
     m["cases_to_catch_by_seed"] = by_seed_cases;
-    m["max_shrunk_macs"] = max_shrunk;
+    m["max_shrunk_" + unit] = max_shrunk;
     mutants.push_back(m);
   }
   fuzz::CampaignOptions o;
@@ -82,13 +87,14 @@ nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& 
                 {"mutant_count", static_cast<std::int64_t>(hunts.size())},
                 {"control", {{"solver", control.solver}, {"cases", control.result.cases}, {"failures", static_cast<std::int64_t>(control.result.failures.size())},
                              {"cases_per_second", control.result.cases_per_second()}}}};
-  return fuzz::fuzz_report(all, o, "conv", command, extra);
+  return fuzz::fuzz_report(all, o, op, command, extra);
 }
 
-std::string write_mutant_report_if_asked(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command) {
-  const char* path = std::getenv("HIPRIM_FUZZ_MUTANT_REPORT");
+std::string write_mutant_report_if_asked(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command,
+                                         const std::string& op, const char* env) {
+  const char* path = std::getenv(env);
   if (!path || !*path) return "";
-  verify::write_json(path, mutant_report(hunts, control, command));
+  verify::write_json(path, mutant_report(hunts, control, command, op));
   return path;
 }
 

@@ -22,8 +22,10 @@ struct Hunt {
   bool caught() const { return catch_failure() != nullptr; }
 };
 
-// Fuzzes the solver (its probed domain, small sizes) for at most max_cases cases of campaign `seed`,
-// stopping at its first failure of the solver proper.
+// Fuzzes one target for at most max_cases cases of campaign `seed`, stopping at its first failure
+// of the solver proper.
+Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_t max_cases, std::uint64_t seed = 1);
+// The conv target of the solver (its probed domain, small sizes), hunted as above.
 Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed = 1,
           const fuzz::ConvTargetOptions& o = {});
 
@@ -33,9 +35,12 @@ using MutantHunts = std::vector<Hunt>;
 // Report: a fuzz report over the seed-1 hunts plus "mutants": [{solver, bug, caught, cases_to_catch,
 // found/shrunk problem and MACs, shrink steps/runs, repro, and over all seeds: seeds, caught_seeds,
 // cases_to_catch_by_seed, max_shrunk_macs}], "catch_rate" (mutants caught with seed 1 / mutants),
-// "catch_rate_all_seeds" and the control's result.
-nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command);
-// Writes the report to $HIPRIM_FUZZ_MUTANT_REPORT when it is set; returns the path or "".
-std::string write_mutant_report_if_asked(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command);
+// "catch_rate_all_seeds" and the control's result. `op` names the campaign's primitive; sizes are
+// "macs" for conv and "elements" (of all tensors) for the other ops (found_<unit>, shrunk_<unit>).
+nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command,
+                             const std::string& op = "conv");
+// Writes the report to $<env> when it is set; returns the path or "".
+std::string write_mutant_report_if_asked(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command,
+                                         const std::string& op = "conv", const char* env = "HIPRIM_FUZZ_MUTANT_REPORT");
 
 }  // namespace hiprim::fuzz_test

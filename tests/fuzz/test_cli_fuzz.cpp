@@ -54,7 +54,7 @@ TEST(FuzzCli, CampaignWritesAValidReport) {
 
 TEST(FuzzCli, BadFlagsAreInputErrors) {
   EXPECT_EQ(hiprim({"fuzz", "--op", "conv"}), 2);                                    // no limit
-  EXPECT_EQ(hiprim({"fuzz", "--op", "softmax", "--cases", "5"}), 2);                 // no generator yet
+  EXPECT_EQ(hiprim({"fuzz", "--op", "nosuch", "--cases", "5"}), 2);                  // no generator
   EXPECT_EQ(hiprim({"fuzz", "--op", "conv", "--cases", "5", "--shard", "2/2"}), 2);  // index out of range
   EXPECT_EQ(hiprim({"fuzz", "--op", "conv", "--time", "5parsecs"}), 2);
   EXPECT_EQ(hiprim({"fuzz", "--op", "conv", "--cases", "5", "--specials", "nan,tea"}), 2);
