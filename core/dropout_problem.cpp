@@ -45,9 +45,9 @@ DropoutProblem parse_dropout_problem_unchecked(std::string_view s) {
   auto rate = t.real("rate");
   if (!rate) t.missing("dropout rate rate<r>");
   p.rate = *rate;
-  auto seed = t.integer("seed");
+  auto seed = t.uint64("seed");
   if (!seed) t.missing("mask seed seed<S>");
-  p.seed = static_cast<std::uint64_t>(*seed);
+  p.seed = *seed;
   t.finish("fwd|bwd, fp32|fp16|bf16, nchw|nhwc|ncdhw|ndhwc, n<N> c<C> in<HxW>, rate<r>, seed<S>");
   return p;
 }

@@ -100,6 +100,20 @@ std::optional<std::int64_t> OpTokens::integer(std::string_view prefix) {
   return parse_count(toks_[i], std::string_view(toks_[i].text).substr(prefix.size()));
 }
 
+std::optional<std::uint64_t> OpTokens::uint64(std::string_view prefix) {
+  int i = find([&](const Token& t) { return has_prefix(t.text, prefix) && numeric_start(t.text[prefix.size()]); });
+  if (i < 0) return std::nullopt;
+  const Token& t = toks_[i];
+  std::string_view s = std::string_view(t.text).substr(prefix.size());
+  if (s[0] == '-') bad_token(t, "'" + std::string(s) + "' is negative");
+  if (s[0] == '+') s.remove_prefix(1);
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) bad_token(t, "number is larger than 2^64 - 1");
+  if (ec != std::errc() || ptr != s.data() + s.size()) bad_token(t, "'" + std::string(s) + "' is not a non-negative integer");
+  return v;
+}
+
 std::optional<Dims> OpTokens::dims(std::string_view prefix, std::size_t max_entries) {
   int i = find([&](const Token& t) { return has_prefix(t.text, prefix) && numeric_start(t.text[prefix.size()]); });
   if (i < 0) return std::nullopt;

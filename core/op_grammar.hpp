@@ -47,6 +47,8 @@ class OpTokens {
   // prefix followed by a non-negative integer ("n4"); a token that is the prefix followed by a
   // digit, '-' or '+' but not a valid integer throws.
   std::optional<std::int64_t> integer(std::string_view prefix);
+  // prefix followed by an unsigned 64-bit integer (random seeds: the whole range round-trips).
+  std::optional<std::uint64_t> uint64(std::string_view prefix);
   // prefix followed by 1..max_entries non-negative integers joined by 'x' ("in4x8x8").
   std::optional<Dims> dims(std::string_view prefix, std::size_t max_entries = 3);
   // prefix followed by a real (std::from_chars format: 1e-05, -0.5, inf, nan); taken when the text

@@ -96,11 +96,10 @@ class DropoutGen final : public TypedOpGen<DropoutProblem> {
   }
   rc::Gen<DropoutProblem> gen_typed(const OpDomain& d, const OpGenLimits& lim) const override {
     // Rates: 0 (keep all, scale 1), the extremes near 1 (scale up to 2^24) and ordinary ones. Mask
-    // seeds up to 2^40, the largest the problem parser reads back (DropoutProblem takes any 64-bit
-    // seed, but a larger one would give a repro line that does not parse).
+    // seeds over the whole 64-bit range (the high word feeds Philox's key).
     return rc::gen::map(rc::gen::tuple(enum_gen(d, "dir", kDropoutDirs, dropout_dir_name), op_shape_gen(d, lim, lim.max_c),
                                        pick<double>({{3, 0.5}, {2, 0.0}, {1, 0.1}, {1, 0.9}, {1, 0.999}, {1, 1.0 - 0x1.0p-24}}),
-                                       pick<std::uint64_t>({{2, 0}, {2, 42}, {1, 0xFFFFFFFFULL}, {1, std::uint64_t{1} << 40}})),
+                                       pick<std::uint64_t>({{2, 0}, {2, 42}, {1, 0xFFFFFFFFULL}, {1, std::uint64_t{1} << 40}, {1, ~std::uint64_t{0}}})),
                         [lim](const std::tuple<DropoutDir, OpShape, double, std::uint64_t>& t) {
                           DropoutProblem p;
                           std::tie(p.dir, p.shape, p.rate, p.seed) = t;

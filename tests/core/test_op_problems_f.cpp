@@ -92,6 +92,17 @@ TEST(OpRegistry, DispatchesOnTheFirstToken) {
   for (const char* op : {"bnorm", "activ", "softmax", "dropout"}) EXPECT_NE(std::find(names.begin(), names.end(), op), names.end()) << op;
 }
 
+TEST(OpProblems, DropoutSeedsRoundTripOverTheWhole64BitRange) {
+  for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1} << 40, (std::uint64_t{1} << 40) + 1, ~std::uint64_t{0}}) {
+    DropoutProblem p = parse_dropout_problem("dropout fwd fp32 nchw n1 c1 in1x1 rate0.5 seed0");
+    p.seed = seed;
+    EXPECT_EQ(parse_dropout_problem(to_string(p)), p) << to_string(p);
+  }
+  EXPECT_TRUE(has(error_of([] { parse_dropout_problem("dropout fwd fp32 nchw n1 c1 in1x1 rate0.5 seed18446744073709551616"); }),
+                  "larger than 2^64 - 1"));
+  EXPECT_TRUE(has(error_of([] { parse_dropout_problem("dropout fwd fp32 nchw n1 c1 in1x1 rate0.5 seed-1"); }), "negative"));
+}
+
 TEST(OpProblems, InvalidParametersAreNamed) {
   EXPECT_TRUE(has(error_of([] { parse_op_problem("bnorm fwd-train spatial fp32 nchw n2 c3 in4x4 eps-1e-05"); }),
                   "epsilon = -1e-05 must be a finite number > 0"));
