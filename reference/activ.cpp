@@ -114,7 +114,8 @@ double activ_derivative(const ActivProblem& p, double x) {
     case ActivMode::softrelu: return logistic(x);
     case ActivMode::abs: return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
     case ActivMode::power: return g * b * std::pow(a + b * x, g - 1.0);
-    case ActivMode::clippedrelu: return x > 0 && x < a ? 1.0 : 0.0;
+    // The kink sits at the fp32 alpha the solver compares with (coefficients are rounded to fp32 once).
+    case ActivMode::clippedrelu: return x > 0 && x < static_cast<double>(static_cast<float>(a)) ? 1.0 : 0.0;
     case ActivMode::leakyrelu: return x > 0 ? 1.0 : a;
     case ActivMode::elu: return x > 0 ? 1.0 : a * std::exp(x);
     case ActivMode::gelu:

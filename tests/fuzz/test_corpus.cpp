@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
+#include "fuzz/op_target.hpp"
+#include "verify/op_solvers.hpp"
 #include "verify/solvers.hpp"
 
 namespace hiprim::fuzz {
@@ -86,24 +88,35 @@ TEST(FuzzCorpus, SaveAndLoadAFolder) {
   fs::remove_all(dir);
 }
 
-// Every committed corpus entry passes on every solver of this build that its glob selects.
+// Every committed corpus entry passes on every solver of this build that its glob selects (conv
+// lines on the conv solvers, op lines on their op's solvers).
 TEST(FuzzCorpus, CommittedCorpusReplaysClean) {
   const auto entries = embedded_corpus();
   EXPECT_GE(entries.size(), 6u);
-  int runs = 0;
+  int runs = 0, op_runs = 0;
+  auto check = [&](const verify::CaseRecord& rec) {
+    EXPECT_NE(rec.verdict.status, verify::Status::failed) << rec.repro << ": " << rec.verdict.reason;
+    EXPECT_NE(rec.verdict.status, verify::Status::error) << rec.repro << ": " << rec.verdict.reason;
+  };
   for (const auto& e : entries) {
     SCOPED_TRACE(e.source);
-    ASSERT_EQ(e.repro.op(), "conv");
+    if (e.repro.op() != "conv") {
+      const OpCase c = op_case_from_repro(e.repro);
+      for (const auto& s : verify::match_op_solvers(e.repro.solver, e.repro.op())) {
+        check(run_op_fuzz_case(c, *s));
+        ++op_runs;
+      }
+      continue;
+    }
     const ConvCase c = conv_case_from_repro(e.repro);
     for (const auto& s : verify::conv_solvers()) {
       if (!verify::glob_match(e.repro.solver, s->name())) continue;
-      const auto rec = run_conv_case(c, *s);
+      check(run_conv_case(c, *s));
       ++runs;
-      EXPECT_NE(rec.verdict.status, verify::Status::failed) << rec.repro << ": " << rec.verdict.reason;
-      EXPECT_NE(rec.verdict.status, verify::Status::error) << rec.repro << ": " << rec.verdict.reason;
     }
   }
   EXPECT_GT(runs, 0);
+  EXPECT_GT(op_runs, 0);
 }
 
 }  // namespace

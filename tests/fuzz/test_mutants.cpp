@@ -137,7 +137,9 @@ TEST(FuzzMutants, CommittedCorpusCatchesEveryMutant) {
   for (Bug b : all_bugs()) {
     const auto mutant = make_host_mutant(b);
     int failed = 0;
-    for (const auto& e : entries) failed += fuzz::run_conv_case(fuzz::conv_case_from_repro(e.repro), *mutant).verdict.status == verify::Status::failed;
+    for (const auto& e : entries)
+      if (e.repro.op() == "conv")
+        failed += fuzz::run_conv_case(fuzz::conv_case_from_repro(e.repro), *mutant).verdict.status == verify::Status::failed;
     EXPECT_GT(failed, 0) << mutant->name() << " passes the whole committed corpus";
   }
 }

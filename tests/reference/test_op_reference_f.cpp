@@ -237,6 +237,20 @@ RC_GTEST_PROP(SoftmaxReference, BackwardMatchesFiniteDifferences, ()) {
 
 // Kept count of n elements ~ Binomial(n, 1 - rate): within 5 standard deviations (a false alarm has
 // probability < 6e-7 per rate).
+TEST(ActivReference, ClippedReluKinkIsAtTheFp32Alpha) {
+  // alpha = 0.01 is not an fp32 value; the solver compares x with float(0.01) = 0.00999999977...,
+  // so at x = float(0.01) the input sits on the kink (derivative 0, the right-hand side), just
+  // below it the derivative is 1. (Found by the H200 op fuzz run: the reference used the double alpha.)
+  ActivProblem p;
+  p.mode = ActivMode::clippedrelu;
+  p.alpha = 0.01;
+  const double a32 = static_cast<float>(0.01);
+  ASSERT_LT(a32, 0.01);
+  EXPECT_EQ(ref::activ_derivative(p, a32), 0.0);
+  EXPECT_EQ(ref::activ_derivative(p, std::nextafter(static_cast<float>(0.01), 0.0f)), 1.0);
+  EXPECT_EQ(ref::activ_derivative(p, 0.0), 0.0);
+}
+
 TEST(DropoutReference, KeepRateMatchesTheBinomial) {
   for (double rate : {0.0, 0.1, 0.5, 0.9}) {
     DropoutProblem p;

@@ -78,6 +78,17 @@ TEST(OpsGRunner, ReduceFillsMatchTheOp) {
   EXPECT_GT(nans, 0);
   for (float v : x_of("reduce mul fp32 dims64x64 over1 nan_ignore").data)
     EXPECT_TRUE(std::fabs(v) >= 0.875f && std::fabs(v) <= 1.125f) << v;
+  // Long slices: the band narrows to d = 60/L, so the most extreme partial product of any subset
+  // (all factors 1-d, or all 1+d) stays normal in fp32.
+  const std::int64_t L = 34561;
+  const HostTensor longer = x_of("reduce mul fp32 dims1x34561 over1 nan_ignore");
+  double lo = 0, hi = 0;  // sums of log|x| over the factors below / above 1
+  for (float v : longer.data) {
+    EXPECT_LE(std::fabs(std::fabs(v) - 1.0), 60.0 / L * (1 + 1e-6)) << v;
+    (std::fabs(v) < 1 ? lo : hi) += std::log(std::fabs(static_cast<double>(v)));
+  }
+  EXPECT_GT(lo, std::log(0x1p-126));
+  EXPECT_LT(hi, std::log(0x1p127));
 }
 
 }  // namespace
