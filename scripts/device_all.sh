@@ -3,14 +3,14 @@
 # binaries in $BIN (default devbin/): conv bounded-tier conformance, the ops conformance
 # (scripts/device_ops.sh), the GPU fuzz campaign and mutants (scripts/device_fuzz.sh) and the ResNet-50
 # performance run against cuDNN (scripts/device_bench.sh) and the memory-bound ops against the copy
-# bandwidth (scripts/device_bench_ops.sh). The device tool brings back at most 8 files, so each step
-# writes into its own folder under a scratch dir; the JSON reports (6) are copied to $OUT, and the logs
+# bandwidth (scripts/device_bench_ops.sh), and the op fuzz campaign (scripts/device_fuzz_ops.sh). The device tool brings back at most 8 files, so each step
+# writes into its own folder under a scratch dir; the JSON reports (7) are copied to $OUT, and the logs
 # and the rendered .md/.html (`hiprim report markdown|html` remakes them from the JSON) go into
-# $OUT/logs.tar.gz: 7 files. Steps: STEPS="conv ops fuzz bench bench_ops" (default all).
+# $OUT/logs.tar.gz: 8 files. Steps: STEPS="conv ops fuzz fuzz_ops bench bench_ops" (default all).
 set -u
 BIN=${BIN:-devbin}
 OUT=${OUT:-out}
-STEPS=${STEPS:-"conv ops fuzz bench bench_ops"}
+STEPS=${STEPS:-"conv ops fuzz fuzz_ops bench bench_ops"}
 work=$(mktemp -d /tmp/device_all.XXXXXX)
 mkdir -p "$OUT"
 for step in $STEPS; do
@@ -24,6 +24,7 @@ for step in $STEPS; do
     fuzz)  OUT="$work/fuzz" BIN="$BIN" timeout 200 bash scripts/device_fuzz.sh 2>&1 | tail -25 ;;
     bench) OUT="$work/bench" BIN="$BIN" timeout 330 bash scripts/device_bench.sh 2>&1 | tail -30 ;;
     bench_ops) OUT="$work/bench_ops" BIN="$BIN" timeout 120 bash scripts/device_bench_ops.sh 2>&1 | tail -30 ;;
+    fuzz_ops) OUT="$work/fuzz_ops" BIN="$BIN" timeout 150 bash scripts/device_fuzz_ops.sh 2>&1 | tail -30 ;;
   esac
 done
 for f in "$work"/*/*.json; do [ -f "$f" ] && cp "$f" "$OUT/"; done
