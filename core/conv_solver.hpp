@@ -44,6 +44,9 @@ class ConvSolver {
   virtual std::string summary() const = 0;
   // Whether two runs on the same inputs give bitwise identical outputs (the runner checks the claim).
   virtual bool deterministic() const { return true; }
+  // The factor on gamma(L) of its fp32 accumulation's error bound (verify/compare.hpp): 1 for
+  // round-to-nearest adds; 2 where the adder truncates (tensor-core mma: each add errs by < 2u).
+  virtual double accumulation_error_factor() const { return 1.0; }
   virtual Applicability applicable(const ConvProblem& p) const = 0;
   virtual std::size_t workspace_bytes(const ConvProblem&) const { return 0; }
   // Precondition: applicable(p) and t.workspace_bytes >= workspace_bytes(p). Throws RuntimeError on

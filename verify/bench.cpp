@@ -406,7 +406,7 @@ json Bench::run_prepared(const BenchProblem& bp, Prepared& prep) {
           sets.output(0).fill_bytes(0xFF);  // NaN in every dtype: an unwritten element shows
           s.run(p, sets.tensors(0, ws, st));
           s_->stream.synchronize();
-          rec.verdict = oracle->check(sets.download_output(0));
+          rec.verdict = oracle->check(sets.download_output(0), s.accumulation_error_factor());
         } else {
           rec.verdict = Verdict{Status::passed, "not verified (--verify none): ran without a runtime error", {}};
         }

@@ -49,7 +49,7 @@ const ref::ConvOutput& PreparedCase::expected(bool naive_only) const {
   return *auto_;
 }
 
-Tolerance PreparedCase::tolerance() const { return tolerance_for(p_, fill_); }
+Tolerance PreparedCase::tolerance(double algorithm_factor) const { return tolerance_for(p_, fill_, algorithm_factor); }
 
 std::string repro_command(const PreparedCase& c, const std::string& solver) {
   std::string s = "hiprim repro \"" + to_string(c.problem()) + "\" --solver " + solver + " --seed " + std::to_string(c.seed());
@@ -65,7 +65,7 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
   rec.solver = s.name();
   rec.seed = c.seed();
   rec.fill = c.fill();
-  rec.tolerance = c.tolerance().describe();
+  rec.tolerance = c.tolerance(s.accumulation_error_factor()).describe();
   rec.time_ms = 0;
   rec.repro = repro_command(c, s.name());
   auto finish = [&](Status st, std::string reason) {
@@ -112,7 +112,8 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
     HostTensor got(out_desc);
     got.from_bytes(payload_of(all, out.payload()).data());
     const ref::ConvOutput& exp = c.expected(s.name() == "ref.conv.fast");
-    rec.verdict = o.hooks.judge ? o.hooks.judge(got, exp, c.tolerance()) : compare(got, exp.value, exp.abs_sum, exp.desc, c.tolerance());
+    const Tolerance tol = c.tolerance(s.accumulation_error_factor());
+    rec.verdict = o.hooks.judge ? o.hooks.judge(got, exp, tol) : compare(got, exp.value, exp.abs_sum, exp.desc, tol);
     if (!o.dump_dir.empty()) {
       std::filesystem::create_directories(o.dump_dir);
       auto dump = [&](const std::string& name, const HostTensor& h) {

@@ -56,7 +56,8 @@ class PreparedCase {
   // The oracle: ref::conv (naive or fast by size); naive_only forces the naive loops (used when the
   // solver under test is the fast reference itself). The hooks' oracle, when given, replaces both.
   const ref::ConvOutput& expected(bool naive_only) const;
-  Tolerance tolerance() const;
+  // algorithm_factor: the solver's accumulation_error_factor() (compare.hpp).
+  Tolerance tolerance(double algorithm_factor = 1.0) const;
 
  private:
   ConvProblem p_;

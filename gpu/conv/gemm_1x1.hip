@@ -11,11 +11,14 @@
 // Dilation does not matter with one tap. Refused: stride > 1 (the pixel view would need three
 // index levels; conv.gemm.im2col covers it), pad > 0, and transposed problems whose output padding
 // gives In and Out different pixel counts.
+// conv.gemm.1x1.mma: the same solver on the tensor-core GEMM (gemm_conv_engine.hpp): fp16/bf16 only,
+// NVIDIA sm_80+; same maps, same split-K count and workspace.
 #include <memory>
 #include <string>
 
 #include "core/error.hpp"
 #include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/gemm_conv_engine.hpp"
 #include "gpu/conv/gemm_conv_ops.hpp"
 #include "gpu/conv/solvers.hpp"
 
@@ -24,8 +27,8 @@ namespace {
 
 constexpr const char* k1x1Name = "conv.gemm.1x1";
 
-template <typename T>
-void run_1x1(const ConvProblem& p, const ConvTensors& t) {
+template <typename T, typename Tile>
+void run_1x1(const ConvProblem& p, const ConvTensors& t, const std::string& name) {
   const ConvGeom g = conv_geom(p);
   const ConvOperands ops = conv_operands(p, t);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
@@ -33,10 +36,10 @@ void run_1x1(const ConvProblem& p, const ConvTensors& t) {
   T* const w = static_cast<T*>(ops.w);
   T* const in = static_cast<T*>(ops.in);
   T* const out = static_cast<T*>(ops.out);
-  const std::string context = std::string(k1x1Name) + " " + to_string(p);
+  const std::string context = name + " " + to_string(p);
   switch (conv_op(p)) {
     case ConvOp::out_from_in:
-      gemm_out_from_in<T>(g, g.batch, w, in, in_channel_by_pixel(g), out, bias, stream, context);
+      gemm_out_from_in<T, Tile>(g, g.batch, w, in, in_channel_by_pixel(g), out, bias, stream, context);
       break;
     case ConvOp::in_from_out: {
       StoreEpilogue<T> ep;
@@ -48,30 +51,34 @@ void run_1x1(const ConvProblem& p, const ConvTensors& t) {
         ep.bias_rows = bm.rows;
         ep.bias_batch = bm.batch;
       }
-      gemm_in_from_out<T>(g, g.batch, w, out, ep, stream, context);
+      gemm_in_from_out<T, Tile>(g, g.batch, w, out, ep, stream, context);
       break;
     }
     case ConvOp::w_from_in_out: {
       StoreEpilogue<T> ep;
       ep.out = w;
       ep.out_map = w_out_by_q(g);
-      gemm_w_from_in_out<T>(g, g.batch, out, in, in_channel_by_pixel(g), ep, w_from_in_out_splits(g, g.batch),
+      gemm_w_from_in_out<T, Tile>(g, g.batch, out, in, in_channel_by_pixel(g), ep, w_from_in_out_splits(g, g.batch),
                             static_cast<float*>(t.workspace), stream, context);
       break;
     }
   }
 }
 
+template <typename Engine>
 class ConvGemm1x1 final : public ConvSolver {
  public:
-  std::string name() const override { return k1x1Name; }
+  std::string name() const override { return std::string(k1x1Name) + Engine::suffix; }
   Backend backend() const override { return Backend::device; }
+  double accumulation_error_factor() const override { return Engine::accumulation_error_factor; }
   std::string summary() const override {
-    return "1x1 filter, stride 1, pad 0 as one tiled GEMM per group over all pixels (no im2col), fp32 "
-           "accumulation: fwd, bwd-data, bwd-weights; conv and trans; 2D/3D, groups; fp32/fp16/bf16; NCHW/NHWC";
+    return std::string("1x1 filter, stride 1, pad 0 as one ") + Engine::gemm +
+           " per group over all pixels (no im2col), fp32 accumulation: fwd, bwd-data, bwd-weights; conv and trans; "
+           "2D/3D, groups; " + Engine::dtypes + "; NCHW/NHWC";
   }
   Applicability applicable(const ConvProblem& p) const override {
     if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
+    if (auto why = Engine::refusal(p); !why) return why;
     static const char* axes[] = {"depth", "height", "width"};
     for (int i = 0; i < p.rank(); ++i) {
       const std::string axis = axes[i + 3 - p.rank()];
@@ -98,18 +105,22 @@ class ConvGemm1x1 final : public ConvSolver {
     return split_k_workspace_bytes(w_from_in_out_shape(g, g.batch), w_from_in_out_splits(g, g.batch));
   }
   void run(const ConvProblem& p, const ConvTensors& t) const override {
-    if (auto why = applicable(p); !why) throw InputError(std::string(k1x1Name) + " cannot run " + to_string(p) + ": " + why.reason);
-    check_conv_tensors(p, t, k1x1Name);
+    const std::string me = name();
+    if (auto why = applicable(p); !why) throw InputError(me + " cannot run " + to_string(p) + ": " + why.reason);
+    check_conv_tensors(p, t, me.c_str());
     if (const std::size_t need = workspace_bytes(p); t.workspace_bytes < need || (need > 0 && t.workspace == nullptr))
-      throw InputError(std::string(k1x1Name) + " needs a workspace of " + std::to_string(need) + " bytes for " +
+      throw InputError(me + " needs a workspace of " + std::to_string(need) + " bytes for " +
                        to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
                        (t.workspace ? " bytes" : " bytes at a null pointer"));
-    dispatch_dtype(p.dtype, [&]<typename T>() { run_1x1<T>(p, t); });
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if constexpr (Engine::template takes<T>) run_1x1<T, typename Engine::Tile>(p, t, me);
+    });
   }
 };
 
 }  // namespace
 
-std::shared_ptr<const ConvSolver> make_conv_gemm_1x1() { return std::make_shared<ConvGemm1x1>(); }
+std::shared_ptr<const ConvSolver> make_conv_gemm_1x1() { return std::make_shared<ConvGemm1x1<SimtConvEngine>>(); }
+std::shared_ptr<const ConvSolver> make_conv_gemm_1x1_mma() { return std::make_shared<ConvGemm1x1<MmaConvEngine>>(); }
 
 }  // namespace hiprim::gpu

@@ -10,12 +10,15 @@
 //       chunk in order, the last chunk's epilogue adds the partial sum and rounds into W. Each chunk's
 //       GEMM may itself run as deterministic split-K (few output tiles, long K).
 // Every sum is in fp32 in a fixed order: deterministic, no atomics.
+// conv.gemm.im2col.mma: the same solver on the tensor-core GEMM (gemm_conv_engine.hpp): fp16/bf16
+// only, NVIDIA sm_80+; same im2col/col2im kernels, workspace plan, chunks and split-K count.
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "core/error.hpp"
 #include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/gemm_conv_engine.hpp"
 #include "gpu/conv/gemm_conv_ops.hpp"
 #include "gpu/conv/im2col_kernels.hpp"
 #include "gpu/conv/solvers.hpp"
@@ -44,8 +47,8 @@ void launch_col2im(const ConvGeom& g, const ColLayout& cl, bool channels_last, s
   HIPRIM_CHECK_LAUNCH("col2im_kernel", context);
 }
 
-template <typename T>
-void run_chunks(const ConvProblem& p, const ConvTensors& t, const Im2colPlan& plan) {
+template <typename T, typename Tile>
+void run_chunks(const ConvProblem& p, const ConvTensors& t, const Im2colPlan& plan, const std::string& name) {
   const ConvGeom g = conv_geom(p);
   const ConvOperands ops = conv_operands(p, t);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
@@ -64,13 +67,13 @@ void run_chunks(const ConvProblem& p, const ConvTensors& t, const Im2colPlan& pl
     const ColLayout cl = plan.col_layout(images, g.groups, p.channels_last);
     T* const in0 = in + n0 * g.in_str[0];
     T* const out0 = out + n0 * g.out_str[0];
-    const std::string context = std::string(kIm2colName) + " images [" + std::to_string(n0) + ", " +
+    const std::string context = name + " images [" + std::to_string(n0) + ", " +
                                 std::to_string(n0 + images) + ") of " + to_string(p);
     switch (plan.op) {
       case ConvOp::out_from_in: {
         T* const col = reinterpret_cast<T*>(ws);
         launch_im2col<T>(g, cl, p.channels_last, in0, col, stream, context);
-        gemm_out_from_in<T>(g, images, w, col, cl.q_by_j(), out0, bias, stream, context);
+        gemm_out_from_in<T, Tile>(g, images, w, col, cl.q_by_j(), out0, bias, stream, context);
         break;
       }
       case ConvOp::in_from_out: {
@@ -78,7 +81,7 @@ void run_chunks(const ConvProblem& p, const ConvTensors& t, const Im2colPlan& pl
         StoreEpilogue<float> ep;
         ep.out = colgrad;
         ep.out_map = cl.q_by_j();
-        gemm_in_from_out<T>(g, images, w, out0, ep, stream, context);
+        gemm_in_from_out<T, Tile>(g, images, w, out0, ep, stream, context);
         launch_col2im<T>(g, cl, p.channels_last, images, colgrad, bias, in0, stream, context);
         break;
       }
@@ -91,14 +94,14 @@ void run_chunks(const ConvProblem& p, const ConvTensors& t, const Im2colPlan& pl
           ep.out = w;
           ep.out_map = w_map;
           if (!first) ep.partial = partial, ep.partial_map = w_map;
-          gemm_w_from_in_out<T>(g, images, out0, col, cl.q_by_j(), ep, plan.k_splits, split_partial, stream,
+          gemm_w_from_in_out<T, Tile>(g, images, out0, col, cl.q_by_j(), ep, plan.k_splits, split_partial, stream,
                                 context);
         } else {  // fp32 partial sum, in place
           StoreEpilogue<float> ep;
           ep.out = partial;
           ep.out_map = w_map;
           if (!first) ep.partial = partial, ep.partial_map = w_map;
-          gemm_w_from_in_out<T>(g, images, out0, col, cl.q_by_j(), ep, plan.k_splits, split_partial, stream,
+          gemm_w_from_in_out<T, Tile>(g, images, out0, col, cl.q_by_j(), ep, plan.k_splits, split_partial, stream,
                                 context);
         }
         break;
@@ -107,18 +110,22 @@ void run_chunks(const ConvProblem& p, const ConvTensors& t, const Im2colPlan& pl
   }
 }
 
+template <typename Engine>
 class ConvGemmIm2col final : public ConvSolver {
  public:
   explicit ConvGemmIm2col(std::size_t workspace_limit) : limit_(workspace_limit) {}
-  std::string name() const override { return kIm2colName; }
+  std::string name() const override { return std::string(kIm2colName) + Engine::suffix; }
   Backend backend() const override { return Backend::device; }
+  double accumulation_error_factor() const override { return Engine::accumulation_error_factor; }
   std::string summary() const override {
-    return "im2col + tiled GEMM, fp32 accumulation: fwd, bwd-data (col2im gather), bwd-weights; conv and trans; "
-           "2D/3D, groups, stride/pad/dilation; fp32/fp16/bf16; NCHW/NHWC/NCDHW/NDHWC; workspace <= " +
+    return std::string("im2col + ") + Engine::gemm +
+           ", fp32 accumulation: fwd, bwd-data (col2im gather), bwd-weights; conv and trans; "
+           "2D/3D, groups, stride/pad/dilation; " + Engine::dtypes + "; NCHW/NHWC/NCDHW/NDHWC; workspace <= " +
            std::to_string(limit_ >> 20) + " MiB";
   }
   Applicability applicable(const ConvProblem& p) const override {
     if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
+    if (auto why = Engine::refusal(p); !why) return why;
     const Im2colPlan plan = plan_im2col(p, limit_);
     if (!plan.refusal.empty()) return Applicability::no(plan.refusal);
     return Applicability::yes();
@@ -129,14 +136,17 @@ class ConvGemmIm2col final : public ConvSolver {
     return plan.refusal.empty() ? plan.workspace_bytes : 0;
   }
   void run(const ConvProblem& p, const ConvTensors& t) const override {
-    if (auto why = applicable(p); !why) throw InputError(std::string(kIm2colName) + " cannot run " + to_string(p) + ": " + why.reason);
-    check_conv_tensors(p, t, kIm2colName);
+    const std::string me = name();
+    if (auto why = applicable(p); !why) throw InputError(me + " cannot run " + to_string(p) + ": " + why.reason);
+    check_conv_tensors(p, t, me.c_str());
     const Im2colPlan plan = plan_im2col(p, limit_);
     if (t.workspace_bytes < plan.workspace_bytes || (plan.workspace_bytes > 0 && t.workspace == nullptr))
-      throw InputError(std::string(kIm2colName) + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
+      throw InputError(me + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
                        " bytes for " + to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
                        (t.workspace ? " bytes" : " bytes at a null pointer"));
-    dispatch_dtype(p.dtype, [&]<typename T>() { run_chunks<T>(p, t, plan); });
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if constexpr (Engine::template takes<T>) run_chunks<T, typename Engine::Tile>(p, t, plan, me);
+    });
   }
 
  private:
@@ -146,10 +156,16 @@ class ConvGemmIm2col final : public ConvSolver {
 }  // namespace
 
 std::shared_ptr<const ConvSolver> make_conv_gemm_im2col() {
-  return std::make_shared<ConvGemmIm2col>(kIm2colWorkspaceLimit);
+  return std::make_shared<ConvGemmIm2col<SimtConvEngine>>(kIm2colWorkspaceLimit);
 }
 std::shared_ptr<const ConvSolver> make_conv_gemm_im2col(std::size_t workspace_limit_bytes) {
-  return std::make_shared<ConvGemmIm2col>(workspace_limit_bytes);
+  return std::make_shared<ConvGemmIm2col<SimtConvEngine>>(workspace_limit_bytes);
+}
+std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma() {
+  return std::make_shared<ConvGemmIm2col<MmaConvEngine>>(kIm2colWorkspaceLimit);
+}
+std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma(std::size_t workspace_limit_bytes) {
+  return std::make_shared<ConvGemmIm2col<MmaConvEngine>>(workspace_limit_bytes);
 }
 
 }  // namespace hiprim::gpu

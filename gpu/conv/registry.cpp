@@ -7,7 +7,9 @@ namespace hiprim::gpu {
 const ConvSolverList& gpu_conv_solvers() {
   static const ConvSolverList solvers = {
       // GEMM-based solvers (gpu/conv/gemm_*) go here, fastest first, before conv.direct.tiled.
+      make_conv_gemm_1x1_mma(),     // tensor cores: fp16/bf16 on sm_80+
       make_conv_gemm_1x1(),
+      make_conv_gemm_im2col_mma(),  // tensor cores: fp16/bf16 on sm_80+
       make_conv_gemm_im2col(),
       make_conv_direct_tiled(),
       make_conv_naive(),  // the always-correct baseline stays last

@@ -14,5 +14,10 @@ std::shared_ptr<const ConvSolver> make_conv_gemm_1x1();     // gpu/conv/gemm_1x1
 std::shared_ptr<const ConvSolver> make_conv_gemm_im2col();  // gpu/conv/gemm_im2col.hip (256 MiB workspace limit)
 // Same solver with another workspace limit (tests use a small one to exercise chunking).
 std::shared_ptr<const ConvSolver> make_conv_gemm_im2col(std::size_t workspace_limit_bytes);
+// The same two solvers on the tensor-core GEMM (fp16/bf16, NVIDIA sm_80+): conv.gemm.1x1.mma and
+// conv.gemm.im2col.mma (gpu/conv/gemm_conv_engine.hpp).
+std::shared_ptr<const ConvSolver> make_conv_gemm_1x1_mma();     // gpu/conv/gemm_1x1.hip
+std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma();  // gpu/conv/gemm_im2col.hip
+std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma(std::size_t workspace_limit_bytes);
 
 }  // namespace hiprim::gpu

@@ -9,12 +9,24 @@
 // Kernels that need their own epilogue (bias, NCHW/NHWC scatter, partial sums) use launch_gemm in
 // gemm_tile.hpp directly.
 #pragma once
+#include <string>
+
 #include "core/dtype.hpp"
 #include "gpu/gemm/gemm_index.hpp"
 
 namespace hiprim::gpu {
 
+// Which kernel runs the GEMM: the SIMT tiled kernel (gemm_tile.hpp; every dtype) or the tensor-core
+// kernel (gemm_mma.hpp; fp16/bf16 operands, NVIDIA sm_80 and later; fp32 accumulation in the
+// tensor core's own fixed adder order, bitwise reproducible, not the SIMT kernel's bits).
+enum class GemmEngine { simt, mma };
+
+// Empty when the mma engine can run on the current device, else why not (HIP/AMD build: no MFMA
+// path yet; no device; a device below sm_80). Never throws.
+std::string gemm_mma_unavailable();
+
 struct GemmCall {
+  GemmEngine engine = GemmEngine::simt;
   GemmShape shape;
   DType ab_dtype = DType::fp32;
   DType c_dtype = DType::fp32;  // fp32 or ab_dtype
@@ -37,7 +49,8 @@ inline std::size_t gemm_workspace_bytes(const GemmCall& call) {
 
 // Enqueues the GEMM (asynchronous). Throws InputError naming the bad field (size out of range, null
 // pointer with a non-empty shape, c_dtype neither fp32 nor ab_dtype, k_splits outside [1, 64] or
-// without a workspace), RuntimeError on a failed launch.
+// without a workspace, engine mma with fp32 operands or where gemm_mma_unavailable() says why not),
+// RuntimeError on a failed launch.
 void gemm(const GemmCall& call);
 
 }  // namespace hiprim::gpu

@@ -152,9 +152,27 @@ inline void check_gemm_shape(const GemmShape& s, const std::string& context) {
   check(s.batch, "batch");
 }
 
+// Launches the kernel of a tile type: gemm_tiled_kernel for GemmTile (here), gemm_mma_kernel for
+// GemmMmaTile (gemm_mma.hpp). Both take the same arguments and the same epilogue contract.
+template <typename Tile>
+struct GemmKernel;
+
+template <int BM, int BN, int BK, int TM, int TN>
+struct GemmKernel<GemmTile<BM, BN, BK, TM, TN>> {
+  template <typename T, typename Epilogue>
+  static void launch(dim3 grid, hipStream_t stream, const GemmOperand<T>& a, const GemmOperand<T>& b, int M, int N,
+                     int K, int m_tile0, int batch0, int k_splits, int k_chunk, const Epilogue& ep,
+                     const std::string& context) {
+    using Tile = GemmTile<BM, BN, BK, TM, TN>;
+    gemm_tiled_kernel<T, Tile, Epilogue><<<grid, dim3(Tile::threads), 0, stream>>>(a, b, M, N, K, m_tile0, batch0,
+                                                                                   k_splits, k_chunk, ep);
+    HIPRIM_CHECK_LAUNCH("gemm_tiled_kernel", context);
+  }
+};
+
 namespace detail {
 
-// One launch (per grid slice) of the tiled kernel over batch * splits slots.
+// One launch (per grid slice) of the tile's kernel over batch * splits slots.
 template <typename T, typename Tile, typename Epilogue>
 void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
                        const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
@@ -173,10 +191,9 @@ void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, cons
       const std::int64_t t0 = ms * g.m_tiles_per_slice;
       const std::int64_t nt = std::min(g.m_tiles_per_slice, g.m_tiles - t0);
       const dim3 grid(static_cast<unsigned>(g.n_tiles), static_cast<unsigned>(nt), static_cast<unsigned>(nb));
-      gemm_tiled_kernel<T, Tile, Epilogue><<<grid, dim3(Tile::threads), 0, stream>>>(
-          ga, gb, static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), static_cast<int>(t0),
-          static_cast<int>(b0), static_cast<int>(splits), k_chunk, ep);
-      HIPRIM_CHECK_LAUNCH("gemm_tiled_kernel", context);
+      GemmKernel<Tile>::template launch<T>(grid, stream, ga, gb, static_cast<int>(s.m), static_cast<int>(s.n),
+                                           static_cast<int>(s.k), static_cast<int>(t0), static_cast<int>(b0),
+                                           static_cast<int>(splits), k_chunk, ep, context);
     }
   }
 }

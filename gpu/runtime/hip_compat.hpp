@@ -31,6 +31,8 @@ using hiprim_bf16_t = __nv_bfloat16;
 #define hipSetDevice cudaSetDevice
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #define hipDriverGetVersion cudaDriverGetVersion
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
 #define hipDeviceSynchronize cudaDeviceSynchronize

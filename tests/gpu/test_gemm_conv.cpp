@@ -1,4 +1,5 @@
-// Tests of the GEMM-based conv solvers (conv.gemm.1x1, conv.gemm.im2col): on the host, the GEMM
+// Tests of the GEMM-based conv solvers (conv.gemm.1x1, conv.gemm.im2col and their .mma tensor-core
+// twins, fp16/bf16 only, which skip where gemm_mma_unavailable() says why): on the host, the GEMM
 // operand maps against core's TensorDesc offsets, the workspace plan and the refusals; on the device
 // (skipped without a GPU), every direction x dtype x layout of fixed small conv and trans problems,
 // and random small problems, against the CPU reference with integer fills (exact tier: the result
@@ -17,7 +18,9 @@
 #include "core/error.hpp"
 #include "gpu/common/conv_geom.hpp"
 #include "gpu/conv/gemm_conv_maps.hpp"
+#include "gpu/conv/registry.hpp"
 #include "gpu/conv/solvers.hpp"
+#include "gpu/gemm/gemm.hpp"
 #include "reference/conv.hpp"
 #include "tests/gpu/gemm_test_util.hpp"
 
@@ -165,10 +168,47 @@ TEST(GemmConv1x1, RefusesWhatItCannotDoWithAReason) {
   EXPECT_EQ(s->workspace_bytes(parse_conv_problem("conv bwd-weights fp32 nchw n2 c4 k6 in5x5 f1x1")), 0u);
 }
 
+// The .mma twins: registered right before their siblings, refuse fp32 (and any device the tensor-core
+// GEMM cannot use) with the reason, and otherwise take what the sibling takes with its workspace.
+TEST(GemmConvMma, RegisteredBeforeTheSiblingAndRefuseWithReasons) {
+  const ConvSolverList& all = gpu_conv_solvers();
+  for (const char* sibling : {"conv.gemm.1x1", "conv.gemm.im2col"}) {
+    std::size_t at = all.size();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i]->name() == sibling) at = i;
+    ASSERT_TRUE(at > 0 && at < all.size()) << sibling;
+    EXPECT_EQ(all[at - 1]->name(), std::string(sibling) + ".mma");
+  }
+  const std::string unavailable = gemm_mma_unavailable();
+  const std::string geometry = " nhwc n2 c8 k16 in6x6 f1x1";
+  for (const auto& [mma, simt] : {std::pair{make_conv_gemm_1x1_mma(), make_conv_gemm_1x1()},
+                                  std::pair{make_conv_gemm_im2col_mma(), make_conv_gemm_im2col()}}) {
+    const Applicability fp32 = mma->applicable(parse_conv_problem("conv fwd fp32" + geometry));
+    EXPECT_FALSE(fp32.ok);
+    EXPECT_NE(fp32.reason.find("fp32 would need tf32"), std::string::npos) << fp32.reason;
+    for (const char* dir : {"fwd", "bwd-data", "bwd-weights"}) {
+      const ConvProblem p = parse_conv_problem(std::string("conv ") + dir + " bf16" + geometry);
+      const Applicability a = mma->applicable(p);
+      if (!unavailable.empty()) {
+        EXPECT_FALSE(a.ok) << mma->name();
+        EXPECT_EQ(a.reason, unavailable);
+        continue;
+      }
+      EXPECT_TRUE(a.ok) << mma->name() << ": " << a.reason;
+      EXPECT_EQ(mma->workspace_bytes(p), simt->workspace_bytes(p)) << mma->name() << " " << to_string(p);
+    }
+    // The sibling's own refusals come through.
+    if (mma->name() == "conv.gemm.1x1.mma" && unavailable.empty()) {
+      EXPECT_NE(mma->applicable(parse_conv_problem("conv fwd fp16 nchw n1 c2 k2 in5x5 f1x3")).reason.find("filter width"),
+                std::string::npos);
+    }
+  }
+}
+
 // ---- device: solvers against the reference ----
 
 struct SolverCase {
-  std::string variant;  // "1x1", "im2col", "im2col_chunked" (one image per chunk)
+  std::string variant;  // "1x1", "im2col", "im2col_chunked" (one image per chunk), each also with ".mma"
   std::string geometry;  // problem tokens after "conv <dir> <dtype> <layout>"
 };
 
@@ -203,6 +243,8 @@ std::vector<SolverCase> all_cases() {
       v.push_back({"im2col", g});
       v.push_back({"im2col_chunked", g});
     }
+  const std::size_t simt_cases = v.size();
+  for (std::size_t i = 0; i < simt_cases; ++i) v.push_back({v[i].variant + ".mma", v[i].geometry});
   return v;
 }
 
@@ -223,10 +265,15 @@ std::size_t one_image_limit(const ConvProblem& p) {
   return per_image + reserve(partial) + reserve(whole.split_bytes);
 }
 
+bool is_mma(const std::string& variant) { return variant.ends_with(".mma"); }
+
 std::shared_ptr<const ConvSolver> make_solver(const std::string& variant, const ConvProblem& p) {
   if (variant == "1x1") return make_conv_gemm_1x1();
   if (variant == "im2col") return make_conv_gemm_im2col();
-  return make_conv_gemm_im2col(one_image_limit(p));
+  if (variant == "im2col_chunked") return make_conv_gemm_im2col(one_image_limit(p));
+  if (variant == "1x1.mma") return make_conv_gemm_1x1_mma();
+  if (variant == "im2col.mma") return make_conv_gemm_im2col_mma();
+  return make_conv_gemm_im2col_mma(one_image_limit(p));
 }
 
 void fill_ints(HostTensor& t, std::mt19937& rng) {
@@ -311,6 +358,8 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
 TEST_P(GemmConvSolvers, ExactAgainstReferenceEveryDirectionDtypeLayout) {
   HIPRIM_SKIP_WITHOUT_GPU();
   const SolverCase& sc = GetParam();
+  if (is_mma(sc.variant))
+    if (const std::string why = gemm_mma_unavailable(); !why.empty()) GTEST_SKIP() << why;
   int run_index = 0;
   for (ConvDir dir : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
     for (DType dt : {DType::fp32, DType::fp16, DType::bf16})
@@ -318,6 +367,10 @@ TEST_P(GemmConvSolvers, ExactAgainstReferenceEveryDirectionDtypeLayout) {
         const bool bias = dir == ConvDir::fwd && (run_index++ % 2 == 1);
         const ConvProblem p = make_problem(dir, dt, cl, sc.geometry, bias);
         const auto solver = make_solver(sc.variant, p);
+        if (is_mma(sc.variant) && dt == DType::fp32) {  // refused with the reason, checked on the host too
+          EXPECT_FALSE(solver->applicable(p).ok) << to_string(p);
+          continue;
+        }
         const Applicability a = solver->applicable(p);
         ASSERT_TRUE(a.ok) << sc.variant << " refuses " << to_string(p) << ": " << a.reason;
         EXPECT_EQ(check_against_reference(*solver, p, static_cast<std::uint32_t>(run_index * 7919 + 17)), "")
@@ -342,21 +395,29 @@ rc::Gen<ConvProblem> gen_full_problem(bool one_by_one) {
 
 TEST(GemmConvRandom, SmallProblemsMatchReferenceExactly) {
   HIPRIM_SKIP_WITHOUT_GPU();
-  for (const bool one_by_one : {false, true}) {
-    const auto solver = one_by_one ? make_conv_gemm_1x1() : make_conv_gemm_im2col();
-    const bool ok = rc::check(solver->name() + " vs reference", [&] {
-      const ConvProblem p = *gen_full_problem(one_by_one);
-      const Applicability a = solver->applicable(p);
-      RC_ASSERT(a.ok);  // both solvers take every problem of their generator
-      const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
-      if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
-    });
-    EXPECT_TRUE(ok) << solver->name();
-  }
+  const bool mma_usable = gemm_mma_unavailable().empty();
+  for (const bool mma : {false, true})
+    for (const bool one_by_one : {false, true}) {
+      if (mma && !mma_usable) continue;  // GemmConvSolvers skip with the reason
+      const auto solver = mma ? (one_by_one ? make_conv_gemm_1x1_mma() : make_conv_gemm_im2col_mma())
+                              : (one_by_one ? make_conv_gemm_1x1() : make_conv_gemm_im2col());
+      const bool ok = rc::check(solver->name() + " vs reference", [&] {
+        ConvProblem p = *gen_full_problem(one_by_one);
+        if (mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
+        const Applicability a = solver->applicable(p);
+        RC_ASSERT(a.ok);  // each solver takes every problem of its generator
+        const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
+        if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+      });
+      EXPECT_TRUE(ok) << solver->name();
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GemmConvSolvers, ::testing::ValuesIn(all_cases()), [](const auto& info) {
-  return info.param.variant + "_" + std::to_string(info.index);
+  std::string name = info.param.variant + "_" + std::to_string(info.index);
+  for (char& ch : name)
+    if (ch == '.') ch = '_';  // test names take [A-Za-z0-9_] only
+  return name;
 });
 
 }  // namespace
