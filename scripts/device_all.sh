@@ -3,7 +3,8 @@
 # binaries in $BIN (default devbin/): conv bounded-tier conformance, the ops conformance
 # (scripts/device_ops.sh), the GPU fuzz campaign and mutants (scripts/device_fuzz.sh) and the ResNet-50
 # performance run against cuDNN (scripts/device_bench.sh) and the memory-bound ops against the copy
-# bandwidth (scripts/device_bench_ops.sh), and the op fuzz campaign (scripts/device_fuzz_ops.sh). The device tool brings back at most 8 files, so each step
+# bandwidth (scripts/device_bench_ops.sh), the op fuzz campaign (scripts/device_fuzz_ops.sh) and the tensor-core checks (scripts/device_mma.sh, step mma,
+# not in the default list). The device tool brings back at most 8 files, so each step
 # writes into its own folder under a scratch dir; the JSON reports (7) are copied to $OUT, and the logs
 # and the rendered .md/.html (`hiprim report markdown|html` remakes them from the JSON) go into
 # $OUT/logs.tar.gz: 8 files. Steps: STEPS="conv ops fuzz fuzz_ops bench bench_ops" (default all).
@@ -24,6 +25,7 @@ for step in $STEPS; do
     fuzz)  OUT="$work/fuzz" BIN="$BIN" timeout 200 bash scripts/device_fuzz.sh 2>&1 | tail -25 ;;
     bench) OUT="$work/bench" BIN="$BIN" timeout 330 bash scripts/device_bench.sh 2>&1 | tail -30 ;;
     bench_ops) OUT="$work/bench_ops" BIN="$BIN" timeout 120 bash scripts/device_bench_ops.sh 2>&1 | tail -30 ;;
+    mma) OUT="$work/mma" BIN="$BIN" timeout 560 bash scripts/device_mma.sh 2>&1 | tail -60 ;;
     fuzz_ops) OUT="$work/fuzz_ops" BIN="$BIN" timeout 150 bash scripts/device_fuzz_ops.sh 2>&1 | tail -30 ;;
   esac
 done

@@ -4,7 +4,7 @@
 # the host ones are ref.<op>) for FUZZ_OPS_TIME seconds (default 6) with the CPU reference as the
 # oracle, every GPU worker sharing the device, failures shrunk (at most 200 shrink runs) and saved.
 # Writes into $OUT (default out/device_fuzz_ops): fuzz_ops_h200.json (the eight reports merged),
-# fuzz_ops.log and, when something failed, corpus/ with the shrunk repro lines.
+# fuzz_ops.log, per_op/<op>.json and, when something failed, corpus/ with the shrunk repro lines.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
@@ -22,7 +22,13 @@ for op in bnorm activ softmax dropout pool lrn tensorop reduce; do
   rc=$?
   grep -vE '^\[(gpu|worker)' "$tmp/$op.log" >> "$log"
   echo "fuzz $op rc=$rc (0 clean, 1 failures found)" | tee -a "$log"
-  [ -f "$tmp/$op.json" ] && reports+=("$tmp/$op.json")
+  if [ -f "$tmp/$op.json" ]; then
+    mkdir -p "$OUT/per_op"
+    cp "$tmp/$op.json" "$OUT/per_op/"
+    reports+=("$OUT/per_op/$op.json")
+  fi
 done
-[ ${#reports[@]} -gt 0 ] && "$BIN/hiprim" report merge "${reports[@]}" -o "$OUT/fuzz_ops_h200.json" | tee -a "$log"
+if [ ${#reports[@]} -gt 0 ]; then
+  "$BIN/hiprim" report merge "${reports[@]}" -o "$OUT/fuzz_ops_h200.json" 2>&1 | tee -a "$log"
+fi
 grep -hE "^(solver|[a-z]+\.[a-z_.]+ +[0-9]+ )" "$log" | sort -u | head -40
