@@ -4,9 +4,11 @@
 #   1. test_gpu_gemm_mma (every mma GEMM device test) and the mma cases of test_gpu_gemm; the
 #      throughput check (mma vs SIMT TFLOP/s, printed); compute-sanitizer racecheck + memcheck.
 #   2. exact-tier conformance of the two solvers: smoke + edge + resnet50 at batch 2, fp16/bf16 x
-#      NCHW/NHWC, all three directions (conformance_mma.json).
+#      NCHW/NHWC, all three directions (conformance_mma.json); bounded tier over smoke + edge
+#      (conformance_mma_bounded.json).
 #   3. a GPU fuzz campaign over the two solvers with special values (fuzz_mma_h200.json).
-# Writes into $OUT (default out/device_mma): conformance_mma.json, fuzz_mma_h200.json, mma.log.
+# Writes into $OUT (default out/device_mma): conformance_mma.json, conformance_mma_bounded.json,
+# fuzz_mma_h200.json, mma.log.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
@@ -32,6 +34,9 @@ log="$OUT/mma.log"
   echo "== conformance (exact tier)"
   timeout 200 "$BIN/hiprim" check --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nchw,nhwc \
     --solver 'conv.gemm.*.mma' --report "$OUT/conformance_mma.json" 2>&1 | tail -8
+  echo "== conformance (bounded tier, real-valued data: the factor-2 bound)"
+  timeout 100 "$BIN/hiprim" check --suite smoke,edge --dtype fp16,bf16 --layout nchw,nhwc --fill bounded \
+    --solver 'conv.gemm.*.mma' --report "$OUT/conformance_mma_bounded.json" 2>&1 | tail -6
   echo "== fuzz (GPU oracle, special values)"
   timeout 120 "$BIN/hiprim" fuzz --op conv --solver 'conv.gemm.*.mma' --time 40s --seed 3 --oracle gpu --devices all \
     --jobs-per-device 8 --report "$OUT/fuzz_mma_h200.json" --corpus "$OUT/corpus" 2>&1 | grep -vE '^\[(gpu|worker)' | tail -12
