@@ -267,7 +267,15 @@ nlohmann::json merge_fuzz_campaigns(const std::vector<nlohmann::json>& campaigns
       out["shrink_seconds"] = out["shrink_seconds"].get<double>() + c.at("shrink_seconds").get<double>();
       out["cases_per_second"] = out["cases_per_second"].get<double>() + c.at("cases_per_second").get<double>();
       for (auto& [st, n] : c.at("statuses").items()) out["statuses"][st] = out["statuses"].value(st, std::int64_t{0}) + n.get<std::int64_t>();
-      shards.push_back(c.at("shard"));
+      // A campaign merged before (e.g. one --devices run) lists its shards; a single one has "shard".
+      if (c.contains("shards"))
+        for (const json& sh : c.at("shards")) shards.push_back(sh);
+      else
+        shards.push_back(c.at("shard"));
+      if (c.contains("op") && out.contains("op") && c.at("op") != out.at("op")) {
+        const std::string have = out.at("op").get<std::string>(), add = c.at("op").get<std::string>();
+        if (("," + have + ",").find("," + add + ",") == std::string::npos) out["op"] = have + "," + add;
+      }
       for (const json& t : c.at("targets")) {
         const std::string name = t.at("solver");
         if (!targets.count(name)) {

@@ -210,6 +210,8 @@ class BnormGroups final : public TypedOpSolver<BnormProblem> {
 
 }  // namespace
 
-OpSolverList bnorm_solvers() { return {std::make_shared<BnormGroups>(true), std::make_shared<BnormGroups>(false)}; }
+OpSolverList bnorm_solvers() {
+  return {bnorm_multiblock_solver(), std::make_shared<BnormGroups>(true), std::make_shared<BnormGroups>(false)};
+}
 
 }  // namespace hiprim::gpu

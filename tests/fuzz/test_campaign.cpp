@@ -115,6 +115,13 @@ TEST(FuzzCampaign, MergedShardCampaignsAddUp) {
   for (auto& [cls, n] : m["targets"][0]["coverage"].items())
     EXPECT_EQ(n.get<std::int64_t>(), a.targets[0].coverage.at(cls) + b.targets[0].coverage.at(cls)) << cls;
   EXPECT_THROW(fuzz::merge_fuzz_campaigns({nlohmann::json{{"cases", "x"}}}), InputError);
+  // A merged campaign merges again (the H200 run merged per-op reports that were each merged over
+  // GPU workers): its shards are carried over, the counts add up, and the ops are listed.
+  auto other = fuzz::fuzz_report(a, o0, "pool", "c")["campaign"];
+  const auto twice = fuzz::merge_fuzz_campaigns({m, other});
+  EXPECT_EQ(twice["cases"], m["cases"].get<std::int64_t>() + a.cases);
+  EXPECT_EQ(twice["shards"].size(), 3u);
+  EXPECT_EQ(twice["op"], "conv,pool");
 }
 
 TEST(FuzzCampaign, AFailureOfASpecialValueClassIsReportedOnceAndNoLongerDrawn) {

@@ -24,8 +24,9 @@ namespace {
 
 using verify::Status;
 
-void run_emulated(const std::string& op, const OpSolverList& solvers, std::initializer_list<const char*> extra) {
-  auto problems = verify::load_any_suite("smoke_ops", {}).ops;
+void run_emulated(const std::string& op, const OpSolverList& solvers, std::initializer_list<const char*> extra,
+                  const char* suite = "smoke_ops") {
+  auto problems = verify::load_any_suite(suite, {}).ops;
   for (const char* s : extra) problems.push_back(parse_op_problem(s));
   verify::RunOptions o;
   int ran = 0;
@@ -53,6 +54,25 @@ TEST(GpuOpsEmulated, Bnorm) {
                {"bnorm fwd-train spatial fp32 nhwc n3 c5 in11x13 eps1e-05 momentum0.1",   // M = 429 > 256 threads
                 "bnorm bwd spatial fp16 nchw n2 c3 in15x17 eps1e-05", "bnorm fwd-infer per-act bf16 nhwc n3 c2 in2x3 eps1e-05",
                 "bnorm fwd-train per-act fp32 ncdhw n4 c1 in2x2x2 eps0.01 momentum1"});
+}
+
+// bnorm.spatial.multiblock (registered first) on the ops suite and on shapes whose channels span
+// several slices (slice tails), with 8-, 4- and 1-wide packs in both layouts, planes shorter and
+// longer than a block (channels-first), and channel tiles with idle lanes (channels-last).
+TEST(GpuOpsEmulated, BnormMultiblock) {
+  const OpSolverList all = gpu_emu::bnorm_solvers();
+  ASSERT_FALSE(all.empty());
+  ASSERT_EQ(all.front()->name(), "bnorm.spatial.multiblock");
+  run_emulated("bnorm", {all.front()},
+               {"bnorm fwd-train spatial bf16 nhwc n4 c24 in33x31 eps1e-05 momentum0.1",  // V = 8, 8 row slices
+                "bnorm bwd spatial fp16 nhwc n3 c20 in30x30 eps1e-05",                    // V = 4, tile of 8 lanes (5 used)
+                "bnorm fwd-infer spatial fp32 nhwc n2 c7 in9x9 eps0.001",                 // V = 1
+                "bnorm fwd-train spatial fp32 nchw n5 c2 in45x50 eps1e-05 momentum0.5",    // V = 1, planes > a block, 6 slices
+                "bnorm bwd spatial bf16 nchw n64 c3 in7x7 eps1e-05",                      // V = 1, planes < a block, 2 slices
+                "bnorm fwd-train spatial fp16 nchw n200 c2 in6x10 eps1e-05 momentum0.1",  // V = 4, 2 slices
+                "bnorm bwd spatial bf16 ncdhw n3 c2 in4x8x16 eps1e-05",                   // V = 8
+                "bnorm fwd-infer spatial bf16 nchw n2 c3 in5x8 eps1e-05"},
+               "ops");
 }
 
 TEST(GpuOpsEmulated, Activ) {

@@ -72,6 +72,20 @@ TEST(GpuOps, Bnorm) {
           "bnorm");
 }
 
+// ResNet-50-like shapes at small batch: many slices per channel for bnorm.spatial.multiblock
+// (channel tiles of 32 packs, planes longer and shorter than a block, 16-byte packs).
+TEST(GpuOps, BnormLargeSpatial) {
+  std::vector<OpProblemPtr> v;
+  for (const char* s : {"bnorm fwd-train spatial bf16 nhwc n4 c256 in56x56 eps1e-05 momentum0.1",
+                        "bnorm bwd spatial bf16 nhwc n4 c64 in56x56 eps1e-05",
+                        "bnorm fwd-train spatial fp32 nchw n4 c64 in56x56 eps1e-05 momentum0.1",
+                        "bnorm bwd spatial fp16 nchw n8 c512 in7x7 eps1e-05",
+                        "bnorm fwd-infer spatial bf16 nhwc n4 c2048 in7x7 eps1e-05",
+                        "bnorm fwd-train spatial fp16 ndhwc n2 c24 in8x30x30 eps1e-05 momentum0.1"})
+    v.push_back(parse_op_problem(s));
+  run_all(v, "bnorm");
+}
+
 TEST(GpuOps, Activ) {
   run_all(smoke_plus({"activ fwd gelu fp16 nhwc n3 c5 in7x9", "activ bwd silu bf16 nchw n2 c8 in16x16",
                       "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5"}),
