@@ -11,6 +11,7 @@
 # README.md). Slow solvers get fewer timed runs: BUDGET_MS (default 100) of device time per solver's
 # timed runs (solvers under 5 ms a run keep all 20; conv.naive and conv.direct.tiled, at 5-270 ms a
 # run, took 60% of the first H200 run's 186 s with 300 ms).
+# SOLVER (a glob, e.g. 'conv.gemm.*,conv.direct.*') times only those solvers instead of --best's all.
 # Writes into $OUT (default out/device_bench): perf_resnet50_h200.json (the combos' reports merged),
 # perf_resnet50_h200.md, perf_resnet50_h200.html, bench.log (4 files); prints the totals last.
 set -uo pipefail
@@ -41,6 +42,8 @@ fi
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
 } | tee "$log"
 
+which=(--best)
+[ -n "${SOLVER:-}" ] && which=(--solver "$SOLVER")
 tmp=$(mktemp -d /tmp/device_bench.XXXXXX)
 start=$(date +%s)
 reports=()
@@ -54,7 +57,7 @@ for combo in "fp32 nchw" "bf16 nhwc" "fp16 nhwc" "bf16 nchw" "fp16 nchw" "fp32 n
   report="$tmp/perf_$1_$2.json"
   echo "=== $1 $2 ($left s left) ===" | tee -a "$log"
   "$bin" bench --suite resnet50 --batch 32 --dtype "$1" --layout "$2" --dir fwd,bwd-data,bwd-weights \
-    --best --peer cudnn --verify "$verify" --warmup 5 --reps 20 --budget-ms "$budget_ms" --time-limit $((left - 25)) --report "$report" 2>&1 | tee -a "$log"
+    "${which[@]}" --peer cudnn --verify "$verify" --warmup 5 --reps 20 --budget-ms "$budget_ms" --time-limit $((left - 25)) --report "$report" 2>&1 | tee -a "$log"
   [ -f "$report" ] && reports+=("$report")
 done
 
