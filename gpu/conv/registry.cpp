@@ -9,6 +9,8 @@ const ConvSolverList& gpu_conv_solvers() {
       // GEMM-based solvers (gpu/conv/gemm_*) go here, fastest first, before conv.direct.tiled.
       make_conv_gemm_1x1_mma(),     // tensor cores: fp16/bf16 on sm_80+
       make_conv_gemm_1x1(),
+      make_conv_gemm_implicit_mma(),  // tensor cores: 2D conv fwd, fp16/bf16 on sm_80+
+      make_conv_gemm_implicit(),
       make_conv_gemm_im2col_mma(),  // tensor cores: fp16/bf16 on sm_80+
       make_conv_gemm_im2col(),
       make_conv_direct_tiled(),

@@ -19,5 +19,9 @@ std::shared_ptr<const ConvSolver> make_conv_gemm_im2col(std::size_t workspace_li
 std::shared_ptr<const ConvSolver> make_conv_gemm_1x1_mma();     // gpu/conv/gemm_1x1.hip
 std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma();  // gpu/conv/gemm_im2col.hip
 std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma(std::size_t workspace_limit_bytes);
+// 2D conv fwd as one GEMM over a zero-padded NHWC copy of x (no im2col): conv.gemm.implicit and
+// conv.gemm.implicit.mma (gpu/conv/gemm_implicit.hip).
+std::shared_ptr<const ConvSolver> make_conv_gemm_implicit();
+std::shared_ptr<const ConvSolver> make_conv_gemm_implicit_mma();
 
 }  // namespace hiprim::gpu

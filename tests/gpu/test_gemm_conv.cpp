@@ -1,4 +1,4 @@
-// Tests of the GEMM-based conv solvers (conv.gemm.1x1, conv.gemm.im2col and their .mma tensor-core
+// Tests of the GEMM-based conv solvers (conv.gemm.1x1, conv.gemm.im2col, conv.gemm.implicit and their .mma tensor-core
 // twins, fp16/bf16 only, which skip where gemm_mma_unavailable() says why): on the host, the GEMM
 // operand maps against core's TensorDesc offsets, the workspace plan and the refusals; on the device
 // (skipped without a GPU), every direction x dtype x layout of fixed small conv and trans problems,
@@ -411,6 +411,82 @@ TEST(GemmConvRandom, SmallProblemsMatchReferenceExactly) {
       });
       EXPECT_TRUE(ok) << solver->name();
     }
+}
+
+// ---- conv.gemm.implicit(.mma): 2D conv fwd as one GEMM over a zero-padded NHWC copy of x ----
+
+TEST(GemmConvImplicit, RegisteredBeforeIm2colAndRefuseWithReasons) {
+  const ConvSolverList& all = gpu_conv_solvers();
+  auto at = [&](const std::string& name) {
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i]->name() == name) return i;
+    return all.size();
+  };
+  ASSERT_LT(at("conv.gemm.implicit"), all.size());
+  ASSERT_LT(at("conv.gemm.implicit.mma"), all.size());
+  EXPECT_LT(at("conv.gemm.implicit.mma"), at("conv.gemm.im2col.mma"));
+  EXPECT_LT(at("conv.gemm.implicit"), at("conv.gemm.im2col"));
+  const auto simt = make_conv_gemm_implicit(), mma = make_conv_gemm_implicit_mma();
+  auto reason = [&](const std::string& str) { return simt->applicable(parse_conv_problem(str)).reason; };
+  EXPECT_TRUE(simt->applicable(parse_conv_problem("conv fwd fp32 nchw n2 c3 k4 in9x9 f7x7 pad3x3 str2x2 bias")).ok);
+  EXPECT_NE(reason("conv bwd-data fp32 nchw n1 c2 k2 in5x5 f3x3").find("fwd"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f3x3 g2").find("groups"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f3x3 dil2x2").find("dilation"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f3x3 trans").find("trans"), std::string::npos);
+  EXPECT_NE(reason("conv fwd fp32 ncdhw n1 c2 k2 in3x5x5 f1x3x3").find("2D"), std::string::npos);
+  EXPECT_NE(mma->applicable(parse_conv_problem("conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3")).reason.find("tf32"),
+            std::string::npos);
+  EXPECT_EQ(simt->accumulation_error_factor(), 1.0);
+  EXPECT_EQ(mma->accumulation_error_factor(), 2.0);
+}
+
+TEST(GemmConvImplicit, FwdExactAgainstReference) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  const bool mma_usable = gemm_mma_unavailable().empty();
+  const char* const geometries[] = {
+      "n2 c4 k6 in7x5 f3x3 pad1x1 str1x1",  "n3 c5 k7 in9x8 f3x2 pad0x0 str2x2",  // odd sizes, stride 2, pad 0
+      "n2 c3 k8 in17x15 f7x7 pad3x3 str2x2",                                       // 7x7 stem, C = 3
+      "n2 c8 k5 in7x7 f1x1 pad0x0 str2x2",  "n2 c16 k24 in10x9 f3x3 pad1x1 str1x2",  // C % 8 == 0: vector path
+      "n4 c32 k80 in12x12 f3x3 pad1x1 str1x1", "n1 c6 k3 in5x6 f2x3 pad1x0 str1x2"};
+  int run_index = 0;
+  for (const bool use_mma : {false, true}) {
+    if (use_mma && !mma_usable) continue;
+    const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
+    for (const char* geometry : geometries)
+      for (DType dt : {DType::fp32, DType::fp16, DType::bf16})
+        for (bool cl : {false, true}) {
+          if (use_mma && dt == DType::fp32) continue;
+          const bool bias = run_index++ % 2 == 1;
+          const ConvProblem p = make_problem(ConvDir::fwd, dt, cl, geometry, bias);
+          const Applicability a = solver->applicable(p);
+          ASSERT_TRUE(a.ok) << solver->name() << " refuses " << to_string(p) << ": " << a.reason;
+          EXPECT_EQ(check_against_reference(*solver, p, static_cast<std::uint32_t>(run_index * 7919 + 5)), "")
+              << solver->name() << ": " << to_string(p);
+        }
+  }
+}
+
+// Random small 2D conv fwd problems (groups 1, dilation 1, any stride/pad, layout, dtype, bias).
+TEST(GemmConvImplicit, RandomFwdProblemsMatchReferenceExactly) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  for (const bool use_mma : {false, true}) {
+    if (use_mma && !gemm_mma_unavailable().empty()) continue;
+    const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
+    const bool ok = rc::check(solver->name() + " vs reference", [&] {
+      ConvProblem p = *gen_full_problem(false);
+      p.dir = ConvDir::fwd, p.mode = ConvMode::conv, p.groups = 1, p.out_pad = Dims(p.rank());
+      RC_PRE(p.rank() == 2);
+      p.dilation = Dims{1, 1};
+      p.bias = *rc::gen::arbitrary<bool>();
+      if (use_mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
+      RC_PRE(p.valid());
+      const Applicability a = solver->applicable(p);
+      RC_ASSERT(a.ok);
+      const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
+      if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+    });
+    EXPECT_TRUE(ok) << solver->name();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GemmConvSolvers, ::testing::ValuesIn(all_cases()), [](const auto& info) {
