@@ -11,6 +11,8 @@
 # README.md). Slow solvers get fewer timed runs: BUDGET_MS (default 100) of device time per solver's
 # timed runs (solvers under 5 ms a run keep all 20; conv.naive and conv.direct.tiled, at 5-270 ms a
 # run, took 60% of the first H200 run's 186 s with 300 ms).
+# DIRS (default fwd,bwd-data,bwd-weights) picks the directions. REPORT_NAME (default
+# perf_resnet50_h200) names the merged report.
 # SOLVER (a glob, e.g. 'conv.gemm.*,conv.direct.*') times only those solvers instead of --best's all.
 # Writes into $OUT (default out/device_bench): perf_resnet50_h200.json (the combos' reports merged),
 # perf_resnet50_h200.md, perf_resnet50_h200.html, bench.log (4 files); prints the totals last.
@@ -56,12 +58,12 @@ for combo in "fp32 nchw" "bf16 nhwc" "fp16 nhwc" "bf16 nchw" "fp16 nchw" "fp32 n
   fi
   report="$tmp/perf_$1_$2.json"
   echo "=== $1 $2 ($left s left) ===" | tee -a "$log"
-  "$bin" bench --suite resnet50 --batch 32 --dtype "$1" --layout "$2" --dir fwd,bwd-data,bwd-weights \
+  "$bin" bench --suite resnet50 --batch 32 --dtype "$1" --layout "$2" --dir "${DIRS:-fwd,bwd-data,bwd-weights}" \
     "${which[@]}" --peer cudnn --verify "$verify" --warmup 5 --reps 20 --budget-ms "$budget_ms" --time-limit $((left - 25)) --report "$report" 2>&1 | tee -a "$log"
   [ -f "$report" ] && reports+=("$report")
 done
 
-final="$OUT/perf_resnet50_h200"
+final="$OUT/${REPORT_NAME:-perf_resnet50_h200}"
 if [ ${#reports[@]} -eq 0 ]; then
   echo "device_bench: no report was written" | tee -a "$log"
   exit 1
