@@ -55,11 +55,6 @@ class ActivGen final : public TypedOpGen<ActivProblem> {
                           return fix_activ(p);
                         });
   }
-  std::optional<ActivProblem> repair_typed(const ActivProblem& p, int step) const override {
-    ActivProblem r = p;
-    if (!repair_shape(r.shape, step)) return std::nullopt;
-    return r;
-  }
   OpChoice choice_typed(const ActivProblem& p) const override {
     OpChoice c = shape_choice(p.shape);
     c["dir"] = activ_dir_name(p.dir);
@@ -106,11 +101,6 @@ class DropoutGen final : public TypedOpGen<DropoutProblem> {
                           fit_shape(p.shape, lim.max_elements);
                           return p;
                         });
-  }
-  std::optional<DropoutProblem> repair_typed(const DropoutProblem& p, int step) const override {
-    DropoutProblem r = p;
-    if (!repair_shape(r.shape, step)) return std::nullopt;
-    return r;
   }
   OpChoice choice_typed(const DropoutProblem& p) const override {
     OpChoice c = shape_choice(p.shape);

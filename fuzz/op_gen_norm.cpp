@@ -125,11 +125,6 @@ class SoftmaxGen final : public TypedOpGen<SoftmaxProblem> {
                           return p;
                         });
   }
-  std::optional<SoftmaxProblem> repair_typed(const SoftmaxProblem& p, int step) const override {
-    SoftmaxProblem r = p;
-    if (!repair_shape(r.shape, step)) return std::nullopt;
-    return r;
-  }
   OpChoice choice_typed(const SoftmaxProblem& p) const override {
     OpChoice c = shape_choice(p.shape);
     c["dir"] = softmax_dir_name(p.dir);
@@ -187,11 +182,6 @@ class LrnGen final : public TypedOpGen<LrnProblem> {
                           fit_shape(p.shape, lim.max_elements, std::max<std::int64_t>(1, p.area() / 16));
                           return p;
                         });
-  }
-  std::optional<LrnProblem> repair_typed(const LrnProblem& p, int step) const override {
-    LrnProblem r = p;
-    if (!repair_shape(r.shape, step)) return std::nullopt;
-    return r;
   }
   OpChoice choice_typed(const LrnProblem& p) const override {
     OpChoice c = shape_choice(p.shape);

@@ -55,7 +55,16 @@ class TypedOpGen : public OpGenerator {
  protected:
   virtual std::optional<P> anchor_typed(const OpChoice& c) const = 0;
   virtual rc::Gen<P> gen_typed(const OpDomain& d, const OpGenLimits& lim) const = 0;
-  virtual std::optional<P> repair_typed(const P& p, int step) const = 0;
+  // Default for problems with an OpShape `shape`: repair_shape() on it (op_gen.hpp); others override.
+  virtual std::optional<P> repair_typed(const P& p, int step) const {
+    if constexpr (requires(P q) { repair_shape(q.shape, step); }) {
+      P r = p;
+      if (!repair_shape(r.shape, step)) return std::nullopt;
+      return r;
+    } else {
+      return std::nullopt;
+    }
+  }
   virtual OpChoice choice_typed(const P& p) const = 0;
   virtual std::vector<std::string> classes_typed(const P& p) const = 0;
 
