@@ -10,10 +10,10 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/op_problem.hpp"
-#include "verify/bench.hpp"
-#include "verify/bench_ops.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_ops.hpp"
 #include "verify/op_suite.hpp"
-#include "verify/bench_report.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
 

@@ -6,7 +6,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
-#include "verify/bench_ops_suite.hpp"
+#include "bench/bench_ops_suite.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 #include "verify/solvers.hpp"

@@ -18,7 +18,7 @@
 #include "fuzz/gpu_oracle.hpp"
 #include "fuzz/op_target.hpp"
 #include "verify/op_solvers.hpp"
-#include "verify/report_diff.hpp"
+#include "report/report_diff.hpp"
 #include "verify/solvers.hpp"
 
 extern char** environ;

@@ -7,10 +7,10 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "fuzz/campaign.hpp"
-#include "verify/bench_report.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
-#include "verify/report_diff.hpp"
-#include "verify/report_render.hpp"
+#include "report/report_diff.hpp"
+#include "report/report_render.hpp"
 
 namespace hiprim::cli {
 

@@ -1,11 +1,11 @@
-// Device timing and the copy ceiling, shared by the convolution bench (verify/bench.hpp, which
-// describes the timing model) and the op bench (verify/bench_ops.hpp). GPU builds only.
+// Device timing and the copy ceiling, shared by the convolution bench (bench/bench.hpp, which
+// describes the timing model) and the op bench (bench/bench_ops.hpp). GPU builds only.
 #pragma once
 #include <functional>
 
 #include <nlohmann/json.hpp>
 
-#include "verify/bench.hpp"  // TimingStats
+#include "bench/bench.hpp"  // TimingStats
 
 namespace hiprim::verify {
 

@@ -1,8 +1,8 @@
-#include "tests/verify/report_fixture.hpp"
+#include "tests/report/report_fixture.hpp"
 
 #include "core/conv_problem.hpp"
-#include "verify/bench.hpp"
-#include "verify/bench_report.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_report.hpp"
 
 namespace hiprim::testutil {
 

@@ -1,4 +1,4 @@
-#include "verify/bench.hpp"
+#include "bench/bench.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,15 +7,15 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "verify/bench_report.hpp"
-#include "verify/bench_timing.hpp"
+#include "bench/bench_report.hpp"
+#include "bench/bench_timing.hpp"
 #include "verify/runner.hpp"
 #include "verify/solvers.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/gemm/gemm.hpp"
-#include "gpu/peer/cudnn_peer.hpp"
+#include "bench/cudnn_peer.hpp"
 #include "gpu/runtime/device.hpp"
-#include "gpu/timing/event_series.hpp"
+#include "bench/event_series.hpp"
 #endif
 
 namespace hiprim::verify {

@@ -1,4 +1,4 @@
-#include "gpu/timing/event_series.hpp"
+#include "bench/event_series.hpp"
 
 #include <string>
 

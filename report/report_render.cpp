@@ -1,4 +1,4 @@
-#include "verify/report_render.hpp"
+#include "report/report_render.hpp"
 
 #include <cstdio>
 #include <map>
@@ -8,9 +8,9 @@
 
 #include "core/conv_problem.hpp"
 #include "core/op_problem.hpp"
-#include "verify/bench_report.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
-#include "verify/report_svg.hpp"
+#include "report/report_svg.hpp"
 
 namespace hiprim::verify {
 

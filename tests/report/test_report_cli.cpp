@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sys/wait.h>
 
-#include "tests/verify/report_fixture.hpp"
-#include "verify/bench_report.hpp"
+#include "tests/report/report_fixture.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/runner.hpp"
 
 using namespace hiprim;

@@ -4,10 +4,10 @@
 
 #include <regex>
 
-#include "tests/verify/report_fixture.hpp"
-#include "verify/bench_report.hpp"
-#include "verify/report_render.hpp"
-#include "verify/report_svg.hpp"
+#include "tests/report/report_fixture.hpp"
+#include "bench/bench_report.hpp"
+#include "report/report_render.hpp"
+#include "report/report_svg.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;

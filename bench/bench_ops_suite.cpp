@@ -1,4 +1,4 @@
-#include "verify/bench_ops_suite.hpp"
+#include "bench/bench_ops_suite.hpp"
 
 #include <algorithm>
 #include <sstream>

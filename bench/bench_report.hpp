@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verify/bench.hpp"
-#include "verify/bench_check.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_check.hpp"
 #include "verify/report.hpp"
 
 namespace hiprim::verify {

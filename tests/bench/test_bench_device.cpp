@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "tests/verify/report_fixture.hpp"
-#include "verify/bench.hpp"
-#include "verify/bench_report.hpp"
+#include "tests/report/report_fixture.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/runner.hpp"
 
 using namespace hiprim;

@@ -1,4 +1,4 @@
-#include "gpu/peer/cudnn_peer.hpp"
+#include "bench/cudnn_peer.hpp"
 
 #include <dlfcn.h>
 

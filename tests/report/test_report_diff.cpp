@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "tests/verify/report_fixture.hpp"
-#include "verify/bench_report.hpp"
-#include "verify/report_diff.hpp"
+#include "tests/report/report_fixture.hpp"
+#include "bench/bench_report.hpp"
+#include "report/report_diff.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;

@@ -1,4 +1,4 @@
-#include "verify/bench_report.hpp"
+#include "bench/bench_report.hpp"
 
 #include <cstdio>
 #include <map>

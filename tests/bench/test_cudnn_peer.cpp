@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "gpu/peer/cudnn_peer.hpp"
+#include "bench/cudnn_peer.hpp"
 #include "gpu/runtime/device.hpp"
-#include "gpu/timing/event_series.hpp"
+#include "bench/event_series.hpp"
 #include "tests/gpu/conv_test_util.hpp"
 
 using namespace hiprim;

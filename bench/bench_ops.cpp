@@ -1,4 +1,4 @@
-#include "verify/bench_ops.hpp"
+#include "bench/bench_ops.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -7,13 +7,13 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "verify/bench_report.hpp"
-#include "verify/bench_timing.hpp"
+#include "bench/bench_report.hpp"
+#include "bench/bench_timing.hpp"
 #include "verify/op_runner.hpp"
 #include "verify/op_solvers.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/runtime/device.hpp"
-#include "gpu/timing/event_series.hpp"
+#include "bench/event_series.hpp"
 #endif
 
 namespace hiprim::verify {

@@ -1,4 +1,4 @@
-#include "verify/report_svg.hpp"
+#include "report/report_svg.hpp"
 
 #include <algorithm>
 #include <cmath>

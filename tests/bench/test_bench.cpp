@@ -8,10 +8,10 @@
 
 #include "core/error.hpp"
 #include "reference/conv.hpp"
-#include "tests/verify/report_fixture.hpp"
-#include "verify/bench.hpp"
-#include "verify/bench_check.hpp"
-#include "verify/bench_report.hpp"
+#include "tests/report/report_fixture.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_check.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
 
 using namespace hiprim;

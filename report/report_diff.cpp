@@ -1,11 +1,11 @@
-#include "verify/report_diff.hpp"
+#include "report/report_diff.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "core/error.hpp"
-#include "verify/bench_report.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
 
 namespace hiprim::verify {

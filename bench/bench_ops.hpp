@@ -1,6 +1,6 @@
 // The op bench: hiprim's GPU solvers of the memory-bound primitives (bnorm, activ, softmax, dropout,
-// pool, lrn, tensorop, reduce) timed like convolutions (verify/bench.hpp: device events, warm-up,
-// median/min/max, inputs rotated over 3 x L2; verify/bench_timing.hpp holds the shared code), each
+// pool, lrn, tensorop, reduce) timed like convolutions (bench/bench.hpp: device events, warm-up,
+// median/min/max, inputs rotated over 3 x L2; bench/bench_timing.hpp holds the shared code), each
 // output checked first, and compared with the device copy bandwidth measured in the same run:
 // gbps = OpProblem::bytes() / median (every input read once, every output written once, in_out
 // tensors both), fraction_of_copy_ceiling = gbps / the copy ceiling. There is no GEMM ceiling and
@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/op_solver.hpp"
-#include "verify/bench.hpp"
-#include "verify/bench_ops_suite.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_ops_suite.hpp"
 
 namespace hiprim::verify {
 

@@ -6,13 +6,13 @@
 #include <numeric>
 
 #include "core/error.hpp"
-#include "tests/verify/report_fixture.hpp"
-#include "verify/bench_ops.hpp"
-#include "verify/bench_ops_suite.hpp"
-#include "verify/bench_report.hpp"
+#include "tests/report/report_fixture.hpp"
+#include "bench/bench_ops.hpp"
+#include "bench/bench_ops_suite.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
-#include "verify/report_diff.hpp"
-#include "verify/report_render.hpp"
+#include "report/report_diff.hpp"
+#include "report/report_render.hpp"
 #include "verify/suite_data.hpp"
 
 using namespace hiprim;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "verify/bench_ops.hpp"
-#include "verify/bench_report.hpp"
+#include "bench/bench_ops.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
 #include "verify/runner.hpp"
 

@@ -28,7 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/conv_problem.hpp"
-#include "verify/bench_check.hpp"
+#include "bench/bench_check.hpp"
 #include "verify/fill.hpp"
 
 namespace hiprim::verify {

@@ -1,10 +1,10 @@
-#include "verify/bench_timing.hpp"
+#include "bench/bench_timing.hpp"
 
 #ifdef HIPRIM_WITH_GPU
 #include <algorithm>
 
 #include "gpu/runtime/device.hpp"
-#include "gpu/timing/event_series.hpp"
+#include "bench/event_series.hpp"
 
 namespace hiprim::verify {
 

@@ -1,4 +1,4 @@
-#include "verify/bench_check.hpp"
+#include "bench/bench_check.hpp"
 
 #include <algorithm>
 #include <cmath>
