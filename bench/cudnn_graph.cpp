@@ -365,12 +365,16 @@ CudnnPlanInfo CudnnGraphConv::Impl::describe_config(const BackendDescriptor& cfg
   return info;
 }
 
-// Why the numerics rule refuses an engine ("" when it allows it).
+// Why the numerics rule refuses an engine ("" when it allows it): fp32 accumulation always, inputs
+// used at their own precision (DOWN_CONVERT_INPUTS is refused for every dtype, as PyTorch does),
+// and for fp32 data no tensor cores (TF32) unless allowed.
 static std::string numerics_refusal(const CudnnPlanInfo& info, DType dtype, bool allow_tf32) {
   for (const std::string& n : info.numerical_notes) {
     if (n == "REDUCED_PRECISION_REDUCTION") return "numerical note REDUCED_PRECISION_REDUCTION: accumulates below fp32";
-    if (dtype == DType::fp32 && !allow_tf32 && (n == "TENSOR_CORE" || n == "DOWN_CONVERT_INPUTS"))
-      return "numerical note " + n + " on fp32 data: TF32 or down-converted inputs (allow_tf32 is off)";
+    if (n == "DOWN_CONVERT_INPUTS" && !(dtype == DType::fp32 && allow_tf32))
+      return "numerical note DOWN_CONVERT_INPUTS: inputs rounded below their dtype";
+    if (n == "TENSOR_CORE" && dtype == DType::fp32 && !allow_tf32)
+      return "numerical note TENSOR_CORE on fp32 data: TF32 (allow_tf32 is off)";
   }
   return "";
 }
@@ -398,7 +402,17 @@ void CudnnGraphConv::Impl::find_plans(const CudnnGraphOptions& o, DType dtype, s
     diagnostics.push_back(std::string(source) + ": " + std::to_string(got) + " engine configs");
     for (std::int64_t i = 0; i < std::min(got, count); ++i) {
       BackendDescriptor& cfg = cfgs[static_cast<std::size_t>(i)];
-      CudnnPlanInfo info = describe_config(cfg, source);
+      CudnnPlanInfo info;
+      try {
+        info = describe_config(cfg, source);
+      } catch (const RuntimeError& e) {  // one unreadable config does not end the search
+        info.source = source;
+        info.engine_name = "config" + std::to_string(i);
+        info.reason = e.what();
+        plans.push_back(Plan{std::move(cfg), {}});
+        infos.push_back(std::move(info));
+        continue;
+      }
       const std::string key = std::to_string(info.engine_id) + "|" + info.knobs;
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
         ++duplicates;

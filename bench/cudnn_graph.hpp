@@ -12,7 +12,8 @@
 //
 // Numerics asked of cuDNN: compute type FLOAT (fp32 accumulation) for every dtype; for fp32 data
 // only engines without the TENSOR_CORE / DOWN_CONVERT_INPUTS numerical notes (no TF32) unless
-// allow_tf32; engines with REDUCED_PRECISION_REDUCTION are left out. Cross-correlation (what the
+// allow_tf32; engines with REDUCED_PRECISION_REDUCTION are left out, and so are DOWN_CONVERT_INPUTS
+// engines for fp16/bf16 data (PyTorch's filter does the same). Cross-correlation (what the
 // reference computes). Roles as in cudnn_peer.hpp: buffers are in OUR roles (ConvProblem's x, w, y,
 // packed strides of its descs); transposed problems are mapped onto the convolution that computes them.
 //
