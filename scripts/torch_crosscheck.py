@@ -321,7 +321,12 @@ def nvidia_smi():
 
 
 def measure(rows, args):
-    import torch  # noqa: only on the GPU machine
+    try:
+        import torch  # only on the GPU machine
+    except ImportError as e:
+        raise InputError(f"torch is not importable here ({e}): measuring needs the GPU machine; --results joins without it")
+    if not torch.cuda.is_available():
+        raise InputError("torch sees no CUDA device")
     from torch_ops import make_call  # scripts/torch_ops.py: the problem -> torch call table
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False  # fp32 convolutions without TF32 (no effect on fp16/bf16)

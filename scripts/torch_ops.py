@@ -11,6 +11,7 @@ stream the calls are captured on, so their backward nodes run there too.
 import math
 
 MAX_SETS = 64
+DEVICE = "cuda"  # the tests set "cpu" to check every call's signature and shapes without a GPU
 
 
 class Call:
@@ -31,7 +32,7 @@ def dtype_of(torch, name):
 
 
 def make_tensor(torch, shape, dtype, channels_last, positive=False):
-    t = torch.randn(shape, device="cuda", dtype=torch.float32)
+    t = torch.randn(shape, device=DEVICE, dtype=torch.float32)
     if positive:
         t = t.abs() + 0.5
     t = t.to(dtype)
@@ -128,7 +129,7 @@ def op_call(torch, row, p, rotate_bytes):
         if "spatial" not in words:
             raise NotImplementedError("per-activation batch norm has no torch op")
         c = p["c"]
-        f32 = dict(device="cuda", dtype=torch.float32)
+        f32 = dict(device=DEVICE, dtype=torch.float32)
         w, b = torch.rand(c, **f32) + 0.5, torch.randn(c, **f32)
         rm, rv = torch.randn(c, **f32), torch.rand(c, **f32) + 0.5
         eps, mom = p.get("eps", 1e-5), p.get("momentum", 0.1)

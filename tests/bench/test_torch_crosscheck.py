@@ -92,6 +92,61 @@ class Suites(unittest.TestCase):
             self.assertEqual(out.stdout.strip(), s)
 
 
+def torch_or_none():
+    try:
+        import torch
+        return torch
+    except ImportError:
+        return None
+
+
+@unittest.skipUnless(torch_or_none(), "torch is not importable here")
+class TorchCalls(unittest.TestCase):
+    """Every suite problem has a torch call (signatures and output shapes), on the CPU at batch 2."""
+
+    def call(self, row):
+        import torch
+        import torch_ops
+        torch_ops.DEVICE = "cpu"
+        parsed = tc.parse_op(row["problem"]) if row["kind"] == "op" else None
+        c = torch_ops.make_call(torch, row, parsed, 0)
+        self.assertEqual(c.sets, 1)
+        self.assertGreater(c.set_bytes, 0)
+        return c, c(0)
+
+    def test_conv_directions_give_the_gradient_asked_for(self):
+        layers = tc.resnet50_layers(read(tc.LAYERS_FILE))
+        for L in (layers[0], layers[6], layers[8]):  # the 7x7 stem, a strided 3x3, a strided 1x1
+            for row in tc.conv_suite([L], 2, ["fp32"], ["nchw", "nhwc"], list(tc.DIRS)):
+                c, out = self.call(row)
+                ho = (L["h"] + 2 * L["pad"] - L["r"]) // L["stride"] + 1
+                want = {"fwd": [2, L["k"], ho, ho], "bwd-data": [2, L["c"], L["h"], L["w"]],
+                        "bwd-weights": [L["k"], L["c"], L["r"], L["s"]]}[row["group"]]
+                self.assertEqual(list(out.shape), want, row["problem"])
+                if row["layout"] == "nhwc" and row["group"] != "bwd-weights":
+                    self.assertEqual(out.stride(1), 1, row["problem"] + ": channels_last output")
+
+    def test_every_op_line_runs_or_says_why_not(self):
+        rows = tc.op_suite(read(tc.OPS_FILE), 2, ["fp32"], ["nchw", "nhwc"], ["all"])
+        unmapped = []
+        for row in rows:
+            try:
+                c, out = self.call(row)
+            except NotImplementedError as e:
+                unmapped.append((row["problem"], str(e)))
+                continue
+            outs = out if isinstance(out, (tuple, list)) else [out]
+            self.assertTrue(all(o is not None for o in outs), row["problem"])
+            p = tc.parse_op(row["problem"])
+            if p["op"] in ("activ", "bnorm") and "bwd" not in p["words"]:
+                self.assertEqual(list(outs[0].shape), [p["n"], p["c"]] + p["in"], row["problem"])
+            if p["op"] == "bnorm" and "bwd" in p["words"]:
+                self.assertEqual(len(outs), 3, row["problem"] + ": dx, dscale, dbias")
+        # Only LRN within a channel has no torch op (2 lines x 2 layouts).
+        self.assertEqual([u for u in unmapped if "within" not in u[0]], [])
+        self.assertEqual(len(unmapped), 4)
+
+
 def bench_case(problem, solver, ms, best=False, peer_ms=None, status="passed", count=1):
     peer = {"name": "cudnn", "status": "timed", "timing": {"median_ms": peer_ms}, "engine": "engine7"} \
         if peer_ms is not None else {"name": "cudnn", "status": "unsupported", "reason": "x"}
