@@ -148,7 +148,7 @@ struct CudnnGraphBuffers {
 // One execution plan: which engine and knobs, as cuDNN names them.
 struct CudnnPlanInfo {
   std::int64_t engine_id = -1;
-  std::string engine_name;  // cuDNN 9's engine name when the backend reports one, else "engine<id>"
+  std::string engine_name;  // "engine<id>": the backend API names engines by global index only
   std::string knobs;        // "TILE=..,SPLIT_K=.." (knob type names and values), empty when none
   std::string source;       // "heuristics_a" or "fallback"
   std::vector<std::string> numerical_notes;  // e.g. "TENSOR_CORE", "FFT", "WINOGRAD", "NONDETERMINISTIC"
@@ -186,7 +186,7 @@ class CudnnGraphConv {
   // Run each plan once eagerly before capturing it (cuDNN loads its kernels on first use).
   void run(int i, const CudnnGraphBuffers& b) const;
   const ConvProblem& problem() const { return problem_; }
-  const CudnnGraphEpilogue& epilogue() const { return epilogue_; }
+  const CudnnGraphEpilogue& epilogue() const { return epilogue_; }  // as built: p.bias folded into bias
   // The graph as built (epilogue with p.bias folded in).
   const CudnnGraphSpec& spec() const;
   // What the heuristics said beyond the plans, one line each: configs per mode, a mode that failed
