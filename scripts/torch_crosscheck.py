@@ -214,12 +214,17 @@ def totals(rows, time_key="torch_ms"):
     return [acc[k] for k in sorted(acc, key=lambda k: (k[0], k[1], k[2]))]
 
 
-def _median_ms(timing):
-    if isinstance(timing, dict):
-        for k in ("median_ms", "ms"):
-            if isinstance(timing.get(k), (int, float)):
-                return float(timing[k])
-    return None
+def _median_ms(obj):
+    """obj's timing.median_ms (reports/README.md), else its own median_ms or a positive time_ms."""
+    if not isinstance(obj, dict):
+        return None
+    timing = obj.get("timing")
+    if isinstance(timing, dict) and isinstance(timing.get("median_ms"), (int, float)):
+        return float(timing["median_ms"])
+    if isinstance(obj.get("median_ms"), (int, float)):
+        return float(obj["median_ms"])
+    t = obj.get("time_ms")
+    return float(t) if isinstance(t, (int, float)) and t > 0 else None
 
 
 def bench_index(reports):
@@ -235,10 +240,10 @@ def bench_index(reports):
                                                     best_solver=None, flagged_best=False))
             peer = c.get("peer")
             if isinstance(peer, dict) and peer.get("status") == "timed" and e["peer_ms"] is None:
-                e["peer_ms"] = _median_ms(peer.get("timing"))
+                e["peer_ms"] = _median_ms(peer)
                 e["peer_engine"] = peer.get("engine") or peer.get("algo")
                 e["peer_host_us"] = peer.get("host_us")
-            ms = _median_ms(c.get("timing"))
+            ms = _median_ms(c)
             if c.get("status") != "passed" or ms is None:
                 continue
             if c.get("best") and not e["flagged_best"]:
