@@ -176,7 +176,7 @@ TEST(CudnnGraphDevice, EveryDirectionDtypeLayoutMatchesTheReferenceExactly) {
 
 TEST(CudnnGraphDevice, GroupedStridedDilated3dAndTransposed) {
   NEED_PEER(peer);
-  for (const char* rest : {"bf16 nhwc n2 c8 k16 in9x9 f3x3 pad1x1 g2", "fp32 nchw n2 c8 k8 in11x11 f3x3 pad2x2 str2x2 dil2x2",
+  for (const char* rest : {"bf16 nhwc n2 c8 k16 in9x9 f3x3 pad1x1 g2", "fp32 nchw n2 c8 k8 in11x11 f3x3 pad3x3 str2x2 dil3x3",
                            "fp16 ndhwc n1 c8 k8 in5x6x7 f3x3x3 pad1x1x1",
                            "fp32 nchw n1 c8 k8 in5x5 f3x3 pad1x1 str2x2 trans opad1x1",
                            "bf16 nhwc n2 c8 k16 in5x5 f3x3 pad1x1 str2x2 trans opad1x1"})
