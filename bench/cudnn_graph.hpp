@@ -182,7 +182,7 @@ class CudnnGraphConv {
   // b.stream; no host synchronisation, no allocation: capturable into a CUDA graph). InputError when
   // plan i is not usable, b.workspace_bytes is below its workspace, a buffer the graph binds is null
   // or a device pointer is not kCudnnByteAlignment-aligned. Variant packs are cached per pointer set
-  // (the first call with a new set builds one on the host: no device work). Not thread-safe.
+  // (the first call with a new set builds one on the host; 256 sets are kept). Not thread-safe.
   // Run each plan once eagerly before capturing it (cuDNN loads its kernels on first use).
   void run(int i, const CudnnGraphBuffers& b) const;
   const ConvProblem& problem() const { return problem_; }

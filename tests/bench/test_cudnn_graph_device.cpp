@@ -261,6 +261,38 @@ TEST(CudnnGraphDevice, RunIsCapturableIntoACudaGraph) {
   }
 }
 
+// A buffer set run() has not seen yet, first met inside a capture: its variant pack is built there
+// (host work only, or the capture fails and the bench must warm up every set eagerly).
+TEST(CudnnGraphDevice, NewBufferSetDuringCapture) {
+  NEED_PEER(peer);
+  const ConvProblem p = parse_conv_problem("conv fwd bf16 nhwc n2 c8 k16 in9x9 f3x3 pad1x1");
+  const auto c = exact_case(p, 9);
+  CudnnGraphOptions o;
+  o.max_plans = 2;
+  CudnnGraphConv g(peer, p, {}, o);
+  Buffers b = case_buffers(c, max_workspace(g));
+  Stream st;
+  int first = -1;  // the first direct-sum plan: its answer is exact
+  for (int i = 0; i < static_cast<int>(g.plans().size()) && first < 0; ++i)
+    if (g.plans()[static_cast<std::size_t>(i)].usable && !g.plans()[static_cast<std::size_t>(i)].transform) first = i;
+  ASSERT_GE(first, 0) << listing(g);
+  (void)run_and_read(g, first, b, st);  // kernels loaded, the pack of set b cached
+  DeviceBuffer y2(b.y.bytes(), "second y");
+  y2.fill_bytes(0xFF);
+  CudnnGraphBuffers other = b.view(st.handle());
+  other.y = y2.data();
+  const std::string err = capture_and_replay([&] { g.run(first, other); }, st);
+  EXPECT_EQ(err, "") << g.plan_label(first)
+                     << ": building a variant pack inside a capture failed; warm up every buffer set before capture";
+  if (!err.empty()) return;
+  HostTensor got(p.y_desc());
+  std::vector<unsigned char> bytes(y2.bytes());
+  y2.download(bytes.data(), bytes.size());
+  got.from_bytes(bytes.data());
+  const auto v = verify::check_output(c, got, verify::VerifyMode::full);
+  EXPECT_EQ(v.status, verify::Status::passed) << v.reason;
+}
+
 namespace {
 
 // y = act(alpha1 * conv(x, w) + bias[k] + alpha2 * z) composed in double from ref::conv, against
