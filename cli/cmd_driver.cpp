@@ -108,6 +108,11 @@ std::vector<std::pair<CLI::App*, Command>> add_miopen_commands(CLI::App& app) {
     if (it == shown.end()) sub->group("");  // the suffixed names: listed in their base's line
     out.emplace_back(sub, [sub, name] { return run_result(mdriver::translate(name, sub->remaining()), name); });
   }
+  for (const std::string& name : mdriver::refused_command_names()) {
+    auto* sub = add_passthrough(app, name, "MIOpenDriver " + name + " (refused with the reason)");
+    sub->group("");
+    out.emplace_back(sub, [sub, name] { return run_result(mdriver::translate(name, sub->remaining()), name); });
+  }
   auto* drv = app.add_subcommand("driver", "A whole MIOpenDriver line (or a MIOPEN_ENABLE_LOGGING_CMD line) as one argument or words; "
                                            "--file F translates every line of F without running");
   drv->prefix_command();

@@ -228,6 +228,13 @@ const std::vector<std::string>& command_names() {
   return v;
 }
 
+std::vector<std::string> refused_command_names() {
+  std::vector<std::string> out = other_commands();
+  for (auto& [name, why] : logger_only_names())
+    if (name != "???") out.push_back(name);
+  return out;
+}
+
 std::vector<std::string> split_words(std::string_view line) {
   std::vector<std::string> out;
   std::string cur;

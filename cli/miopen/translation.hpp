@@ -76,8 +76,11 @@ Result translate_words(const std::vector<std::string>& words);
 std::string help_text(std::string_view command);
 // Splits a line like a POSIX shell would for plain words ('..', "..", backslash), no expansion.
 std::vector<std::string> split_words(std::string_view line);
-// Every MIOpenDriver command name this front end knows (accepted or refused with a reason).
+// Every MIOpenDriver command name this front end translates (conv, convfp16, bnorm, ...).
 const std::vector<std::string>& command_names();
+// The other names of MIOpenDriver commands (rnn, gemm, ...) and of its loggers (reducefp, ...):
+// recognized and refused with the reason.
+std::vector<std::string> refused_command_names();
 
 // Thrown inside the translators; translate() turns it into Result::refused.
 struct Refuse {
