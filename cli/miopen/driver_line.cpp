@@ -286,14 +286,26 @@ Result translate_words(const std::vector<std::string>& w) {
     // No driver word: the line starts with the command itself (or an environment assignment).
     while (start < w.size() && w[start].find('=') != std::string::npos && w[start][0] != '-') ++start;
   }
+  // Shell operators end the MIOpenDriver arguments (a pasted "... -F 1 2>&1 | tee log").
+  std::size_t stop = w.size();
+  for (std::size_t i = start; i < w.size(); ++i) {
+    const std::string& x = w[i];
+    if (x == "|" || x == "||" || x == "&&" || x == ";" || x == "&" || x[0] == '>' || x[0] == '<' || x[0] == '|' ||
+        x.rfind("2>", 0) == 0 || x.rfind("1>", 0) == 0 || x.rfind("&>", 0) == 0) {
+      stop = i;
+      break;
+    }
+  }
   if (start >= w.size()) {
     Result r;
     r.refused = Refusal{RefusalKind::rejected, "no MIOpenDriver command on the line (MIOpenDriver: \"Invalid Number of Input Arguments\")"};
     return r;
   }
   const std::string command = w[start];
-  std::vector<std::string> args(w.begin() + static_cast<std::ptrdiff_t>(start) + 1, w.end());
-  return run_translator(command, args, !log_fn.empty(), log_fn);
+  std::vector<std::string> args(w.begin() + static_cast<std::ptrdiff_t>(start) + 1, w.begin() + static_cast<std::ptrdiff_t>(stop));
+  Result r = run_translator(command, args, !log_fn.empty(), log_fn);
+  if (r.ok() && stop < w.size()) r.accepted->notes.push_back("the shell's '" + w[stop] + " ...' after the MIOpenDriver arguments is not part of the line");
+  return r;
 }
 
 std::string help_text(std::string_view command) {
