@@ -282,7 +282,11 @@ Result translate_words(const std::vector<std::string>& w) {
       found = true;
       break;
     }
-  if (!found) {
+  if (!found && !log_fn.empty()) {
+    // A log line without the driver's path: the command follows the "[LogCmd...]" word.
+    for (std::size_t i = 0; i < w.size(); ++i)
+      if (w[i] == "[" + log_fn + "]") start = i + 1;
+  } else if (!found) {
     // No driver word: the line starts with the command itself (or an environment assignment).
     while (start < w.size() && w[start].find('=') != std::string::npos && w[start][0] != '-') ++start;
   }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -142,6 +143,45 @@ TEST(Cli, ListsSolversWithApplicability) {
   EXPECT_TRUE(has(r.out, "applicable")) << r.out;
   r = hiprim("list suites");
   EXPECT_TRUE(has(r.out, "smoke") && has(r.out, "resnet50") && has(r.out, "edge")) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Every 6th case of tests/cli/miopen_driver_corpus.txt through the binary: `hiprim driver '<line>'
+// --print-problem` prints exactly the expected problems (exit 0), or exits 2 with the reason (help: 0).
+TEST(Cli, CorpusSampleThroughTheBinary) {
+  std::ifstream in(std::string(HIPRIM_SOURCE_DIR) + "/tests/cli/miopen_driver_corpus.txt");
+  ASSERT_TRUE(in);
+  struct Case {
+    std::string line, problems, refusal;
+  };
+  std::vector<Case> cases;
+  std::string l;
+  while (std::getline(in, l)) {
+    if (l.empty() || l[0] == '#' || l[0] == '~') continue;
+    if (l.rfind("= ", 0) == 0) cases.back().problems += l.substr(2) + "\n";
+    else if (l.rfind("! ", 0) == 0) cases.back().refusal = l.substr(2);
+    else cases.push_back({l, "", ""});
+  }
+  int ran = 0;
+  for (std::size_t i = 0; i < cases.size(); i += 6, ++ran) {
+    const Case& c = cases[i];
+    const auto r = hiprim_stdout("driver " + shell_quote(c.line) + " --print-problem");
+    if (!c.problems.empty()) {
+      EXPECT_EQ(r.code, 0) << c.line;
+      EXPECT_EQ(r.out, c.problems) << c.line;
+    } else {
+      const bool help = c.refusal.rfind("help:", 0) == 0;
+      EXPECT_EQ(r.code, help ? 0 : 2) << c.line << "\n" << r.out;
+      if (!help) {
+        const auto all = hiprim("driver " + shell_quote(c.line) + " --print-problem");
+        EXPECT_TRUE(has(all.out, "hiprim: " + c.refusal.substr(0, c.refusal.find(':')) + ": ")) << c.line << "\n" << all.out;
+      }
+    }
+  }
+  EXPECT_GT(ran, 30);
 }
 
 }  // namespace
