@@ -171,19 +171,23 @@ Translation finish_pool(Context& c, DriverFlags& f, std::vector<long long> in_le
                " but windows inside the padded input give " + std::to_string(floor_out) + "; hiprim's pool has no windows past the padding");
     out.push_back(o);
   }
-  // Given output / dinput / doutput descriptors must be the ones MIOpenDriver derives.
-  auto same_as = [&](const TensorArg* t, const std::vector<long long>& lens, const std::string& layout, const std::string& flag) {
-    if (!t || !t->given) return;
-    const std::string L = tensor_layout(who, flag, *t);
-    if (t->lengths != lens || L != layout)
-      c.cannot(who + ": " + flag + " differs from the tensor MIOpenDriver derives (lengths or layout); hiprim's pool has one layout and the "
-               "derived output shape");
-  };
+  // dx, y and dy as MIOpenDriver sets them up must be packed tensors of x's layout with the derived
+  // lengths: hiprim's pool has one layout.
   std::vector<long long> out_len = {in_len[0], in_len[1]};
   out_len.insert(out_len.end(), out.begin(), out.end());
-  same_as(dinput, in_len, x_layout, "--dinput");
-  same_as(output, out_len, x_layout, "--output");
-  same_as(doutput, out_len, x_layout, "--doutput");
+  auto same_as = [&](const TensorArg* t, const std::vector<long long>& lens, const std::string& flag) {
+    if (!t) return;
+    const std::vector<long long> l = t->lengths.empty() ? lens : t->lengths;
+    const std::string L = tensor_layout(who, flag, TensorArg{l, t->strides, t->layout, true});
+    if (l != lens)
+      c.cannot(who + ": " + flag + " lengths differ from the ones MIOpenDriver derives; hiprim's pool has the derived shapes only");
+    else if (L != x_layout && !x_layout.empty())
+      c.cannot(who + ": " + flag + " is " + (L.empty() ? std::string("not a packed tensor") : L) + " while x is " + x_layout +
+               ": mixed layouts (pool_driver.hpp GetandSetData: y takes x's layout only when --input names it), which hiprim's pool does not have");
+  };
+  same_as(dinput, in_len, "dx (--dinput)");
+  same_as(output, out_len, "y (--output)");
+  same_as(doutput, out_len, "dy (--doutput)");
   if (x_layout.empty()) c.cannot(who + ": the input strides are not those of a packed NCHW/NHWC (NCDHW/NDHWC) tensor; hiprim's tensors are packed");
   else if (x_layout != "NCHW" && x_layout != "NHWC" && x_layout != "NCDHW" && x_layout != "NDHWC")
     c.cannot(who + ": layout " + x_layout + " is not a hiprim layout (NCHW, NHWC, NCDHW, NDHWC)");
@@ -291,24 +295,31 @@ Translation translate_pool(Context& c, const std::vector<std::string>& args) {
   DriverFlags f(c.command, pool_flags());
   f.parse(args);
   (void)f.integer("time");
-  const TensorArg input = tensor_arg(who, f, "input");
+  TensorArg input = tensor_arg(who, f, "input");
   if (input.lengths.empty()) reject(who + ": --input is empty (MIOpen: \"Number of dimensions must be > 1\")");
   std::string layout = tensor_layout(who, f.spelled("input"), input);
-  const TensorArg dinput = tensor_arg(who, f, "dinput"), output = tensor_arg(who, f, "output"), doutput = tensor_arg(who, f, "doutput");
-  // GetandSetData: the derived output takes the input's layout only when the input was given by
-  // a layout; from strides (the LogCmd format) it is packed NCHW.
-  std::string out_layout = input.layout.empty() ? (input.lengths.size() == 5 ? "NCDHW" : "NCHW") : layout;
-  if (!output.given && out_layout != layout && !layout.empty())
-    c.cannot(who + ": --input " + f.str("input") + " is " + layout + " by its strides, and MIOpenDriver then makes y packed " + out_layout +
-             " (pool_driver.hpp GetandSetData: the output takes the input's layout only when given by name): mixed layouts, which hiprim's pool does not have");
   if (!c.opts.layout.empty()) {
     const bool cl = hiprim_layout_option(c, f, static_cast<int>(input.lengths.size()) - 2);
     const std::string want = input.lengths.size() == 5 ? (cl ? "NDHWC" : "NCDHW") : (cl ? "NHWC" : "NCHW");
     if (f.given("input") && layout != want) reject("--layout " + c.opts.layout + " contradicts --input " + f.str("input"));
     layout = want;
+    input.layout = want;
+    input.strides.clear();
   }
-  const TensorArg out_arg = output.given ? output : TensorArg{};
-  return finish_pool(c, f, input.lengths, layout, false, &dinput, output.given ? &out_arg : nullptr, &doutput);
+  // GetandSetData: dinput = FillMissing(input); output: the derived lengths, and x's layout NAME
+  // when it gives neither layout nor strides (from strides, as LogCmd prints them, y is packed
+  // NCHW); doutput = FillMissing(output). FillMissing takes each missing part from the other.
+  auto fill_missing = [](TensorArg t, const TensorArg& o) {
+    if (t.lengths.empty()) t.lengths = o.lengths;
+    if (t.strides.empty()) t.strides = o.strides;
+    if (t.layout.empty()) t.layout = o.layout;
+    return t;
+  };
+  const TensorArg dinput = fill_missing(tensor_arg(who, f, "dinput"), input);
+  TensorArg output = tensor_arg(who, f, "output");
+  if (output.layout.empty() && output.strides.empty()) output.layout = input.layout;
+  const TensorArg doutput = fill_missing(tensor_arg(who, f, "doutput"), output);
+  return finish_pool(c, f, input.lengths, layout, false, &dinput, &output, &doutput);
 }
 
 }  // namespace hiprim::mdriver
