@@ -163,6 +163,9 @@ Result run_translator(const std::string& command, const std::vector<std::string>
   Result r;
   try {
     if (command.empty()) reject("no MIOpenDriver command on the line");
+    if (command == "--version") throw Refuse{RefusalKind::help, "MIOpenDriver --version prints MIOpen's version and runs nothing"};
+    if (command == "-h" || command == "--help" || command == "-?")
+      throw Refuse{RefusalKind::help, "MIOpenDriver " + command + " prints its usage (the command names) and runs nothing"};
     for (char ch : command)
       if (ch == '$') reject("'" + command + "' is an unexpanded shell variable, not an MIOpenDriver command");
     auto it = table().find(command);
