@@ -9,20 +9,15 @@ namespace hiprim::cli {
 
 using Command = std::function<int()>;
 
-Command add_conv(CLI::App& app);
+Command add_conv(CLI::App& app);     // cli/cmd_driver.cpp: MIOpenDriver conv
+// Every other MIOpenDriver command (convfp16, bnorm, pool, ..., with their dtype suffixes) and
+// `hiprim driver <line>` (cli/cmd_driver.cpp).
+std::vector<std::pair<CLI::App*, Command>> add_miopen_commands(CLI::App& app);
 Command add_repro(CLI::App& app);
 Command add_check(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_bench(CLI::App& app);   // cli/cmd_bench.cpp
 Command add_report(CLI::App& app);  // cli/cmd_report.cpp
-Command add_pool(CLI::App& app);      // cli/cmd_pool_lrn.cpp
-Command add_lrn(CLI::App& app);       // cli/cmd_pool_lrn.cpp
-Command add_tensorop(CLI::App& app);  // cli/cmd_tensor_ops.cpp
-Command add_reduce(CLI::App& app);    // cli/cmd_tensor_ops.cpp
-Command add_bnorm(CLI::App& app);     // cli/cmd_bnorm.cpp
-Command add_activ(CLI::App& app);     // cli/cmd_activ.cpp
-Command add_softmax(CLI::App& app);   // cli/cmd_softmax.cpp
-Command add_dropout(CLI::App& app);   // cli/cmd_dropout.cpp
 Command add_fuzz(CLI::App& app);     // cli/cmd_fuzz.cpp
 struct RunFlags;
 // hiprim repro --special KIND: a fuzz case with special input values (cli/cmd_fuzz.cpp).

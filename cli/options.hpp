@@ -28,6 +28,10 @@ verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& d
 // An integer option >= min; the message names the value and the rule (defined in cmd_conv.cpp).
 CLI::Validator int_at_least(long long min);
 
+// Prints the canonical strings (print_problem) or runs every matching conv solver on each problem,
+// prints the summary, writes the report; returns the exit code (cli/cmd_conv.cpp).
+int run_conv_problems(const std::vector<ConvProblem>& problems, const std::string& solver_glob, const RunFlags& flags,
+                      const std::string& dump, const std::string& report, bool print_problem);
 // Runs every solver in `solvers` on p; prints one line per case; appends to `out`.
 void run_problem(const ConvProblem& p, const ConvSolverList& solvers, const verify::RunOptions& o,
                  std::vector<verify::CaseRecord>& out, bool print_passed);

@@ -31,11 +31,11 @@ std::int64_t BnormProblem::groups() const {
   return g;
 }
 
-TensorDesc BnormProblem::param_desc() const {
-  if (mode == BnormMode::spatial) return shape.channel_desc(DType::fp32);
+TensorDesc BnormProblem::param_desc(DType t) const {
+  if (mode == BnormMode::spatial) return shape.channel_desc(t);
   OpShape one = shape;
   one.n = 1;
-  return one.desc(DType::fp32);
+  return one.desc(t);
 }
 
 std::vector<std::string> BnormProblem::validate() const {
@@ -60,19 +60,19 @@ std::vector<std::string> BnormProblem::validate() const {
 
 std::vector<OpTensor> BnormProblem::tensors() const {
   using R = OpTensor::Role;
-  const TensorDesc x = shape.desc(), pd = param_desc();
+  const TensorDesc x = shape.desc(), sc = scale_desc(), st = stats_desc();
   switch (dir) {
     case BnormDir::fwd_train:
-      return {{"x", x, R::input},           {"scale", pd, R::input},         {"bias", pd, R::input},
-              {"running_mean", pd, R::in_out}, {"running_var", pd, R::in_out}, {"y", x, R::output},
-              {"saved_mean", pd, R::output},   {"saved_inv_std", pd, R::output}};
+      return {{"x", x, R::input},           {"scale", sc, R::input},         {"bias", sc, R::input},
+              {"running_mean", st, R::in_out}, {"running_var", st, R::in_out}, {"y", x, R::output},
+              {"saved_mean", st, R::output},   {"saved_inv_std", st, R::output}};
     case BnormDir::fwd_infer:
-      return {{"x", x, R::input},        {"scale", pd, R::input},  {"bias", pd, R::input},
-              {"est_mean", pd, R::input}, {"est_var", pd, R::input}, {"y", x, R::output}};
+      return {{"x", x, R::input},        {"scale", sc, R::input},  {"bias", sc, R::input},
+              {"est_mean", st, R::input}, {"est_var", st, R::input}, {"y", x, R::output}};
     case BnormDir::bwd:
-      return {{"x", x, R::input},          {"dy", x, R::input},         {"scale", pd, R::input},
-              {"saved_mean", pd, R::input}, {"saved_inv_std", pd, R::input}, {"dx", x, R::output},
-              {"dscale", pd, R::output},    {"dbias", pd, R::output}};
+      return {{"x", x, R::input},          {"dy", x, R::input},         {"scale", sc, R::input},
+              {"saved_mean", st, R::input}, {"saved_inv_std", st, R::input}, {"dx", x, R::output},
+              {"dscale", st, R::output},    {"dbias", st, R::output}};
   }
   return {};
 }
@@ -87,6 +87,8 @@ std::string to_string(const BnormProblem& p) {
   std::string s = "bnorm " + std::string(bnorm_dir_name(p.dir)) + " " + std::string(bnorm_mode_name(p.mode)) + " " +
                   p.shape.tokens() + " eps" + format_real(p.epsilon);
   if (p.momentum) s += " momentum" + format_real(*p.momentum);
+  if (p.scale_dtype != DType::fp32) s += " scale=" + std::string(dtype_name(p.scale_dtype));
+  if (p.stats_dtype != DType::fp32) s += " stats=" + std::string(dtype_name(p.stats_dtype));
   return s;
 }
 
@@ -103,7 +105,10 @@ BnormProblem parse_bnorm_problem_unchecked(std::string_view s) {
   p.epsilon = t.real("eps").value_or(kBnormDefaultEpsilon);
   auto momentum = t.real("momentum");
   p.momentum = momentum ? momentum : p.dir == BnormDir::fwd_train ? std::optional<double>(kBnormDefaultMomentum) : std::nullopt;
-  t.finish("fwd-train|fwd-infer|bwd, spatial|per-act, fp32|fp16|bf16, nchw|nhwc|ncdhw|ndhwc, n<N> c<C> in<HxW>, eps<e>, momentum<m>");
+  p.scale_dtype = t.dtype_after("scale=").value_or(DType::fp32);
+  p.stats_dtype = t.dtype_after("stats=").value_or(DType::fp32);
+  t.finish("fwd-train|fwd-infer|bwd, spatial|per-act, fp32|fp16|bf16, nchw|nhwc|ncdhw|ndhwc, n<N> c<C> in<HxW>, eps<e>, momentum<m>, "
+           "scale=<dtype>, stats=<dtype>");
   return p;
 }
 

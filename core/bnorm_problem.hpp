@@ -12,16 +12,20 @@
 //              dbias = sum dy, dscale = sum dy * xhat,
 //              dx = scale * saved_inv_std / M * (M * dy - dbias - xhat * dscale)
 // Tensors (in the order solvers receive them); x, y, dy, dx in the problem's dtype and layout; the
-// per-group parameters always fp32 (MIOpen's mixed precision): [C] (spatial) or [1, C, (D,) H, W]
-// in x's layout (per-activation).
+// per-group parameters [C] (spatial) or [1, C, (D,) H, W] in x's layout (per-activation): scale and
+// bias in scale_dtype, the statistics (running, saved, estimated) and dscale, dbias in stats_dtype.
+// Both default to fp32 (mixed precision); MIOpenDriver's bnormfp16 keeps them in fp16
+// (BatchNormDriver<half, double, half>), bnormfp16fp32 has fp16 scale/bias and fp32 statistics.
 //   fwd-train: x, scale, bias (in), running_mean, running_var (in_out), y, saved_mean, saved_inv_std (out)
 //   fwd-infer: x, scale, bias, est_mean, est_var (in), y (out)
 //   bwd:       x, dy, scale, saved_mean, saved_inv_std (in), dx, dscale, dbias (out)
 //
 // Canonical string (parse(print(p)) == p):
 //   bnorm <fwd-train|fwd-infer|bwd> <spatial|per-act> <dtype> <layout> n<N> c<C> in<HxW> eps<e> [momentum<m>]
-//   e.g. "bnorm fwd-train spatial fp16 nhwc n8 c16 in7x7 eps1e-05 momentum0.1" (momentum: fwd-train only)
-// The parser accepts tokens in any order and omitted defaults (eps1e-05, momentum0.1).
+//         [scale=<dtype>] [stats=<dtype>]
+//   e.g. "bnorm fwd-train spatial fp16 nhwc n8 c16 in7x7 eps1e-05 momentum0.1" (momentum: fwd-train only;
+//   scale=/stats= printed only when not fp32)
+// The parser accepts tokens in any order and omitted defaults (eps1e-05, momentum0.1, scale=fp32, stats=fp32).
 #pragma once
 #include <optional>
 #include <string>
@@ -49,10 +53,15 @@ struct BnormProblem {
   OpShape shape;  // x: dtype, layout, n, c, in
   double epsilon = kBnormDefaultEpsilon;
   std::optional<double> momentum = kBnormDefaultMomentum;  // fwd-train only (nullopt otherwise)
+  DType scale_dtype = DType::fp32;  // scale, bias
+  DType stats_dtype = DType::fp32;  // running/saved/estimated mean and variance, dscale, dbias
 
   std::int64_t group_size() const;  // M
   std::int64_t groups() const;      // C (spatial) or C*D*H*W (per-activation)
-  TensorDesc param_desc() const;    // fp32 [C] or [1, C, in...] in x's layout
+  TensorDesc param_desc(DType t = DType::fp32) const;  // [C] or [1, C, in...] in x's layout, dtype t
+  TensorDesc scale_desc() const { return param_desc(scale_dtype); }
+  TensorDesc stats_desc() const { return param_desc(stats_dtype); }
+  bool fp32_parameters() const { return scale_dtype == DType::fp32 && stats_dtype == DType::fp32; }
   std::vector<std::string> validate() const;
   std::vector<OpTensor> tensors() const;
   double flops() const;

@@ -156,6 +156,14 @@ std::optional<DType> OpTokens::dtype() {
   return parse_dtype(*w);
 }
 
+std::optional<DType> OpTokens::dtype_after(std::string_view prefix) {
+  int i = find([&](const Token& t) { return has_prefix(t.text, prefix); });
+  if (i < 0) return std::nullopt;
+  auto d = parse_dtype(std::string_view(toks_[i].text).substr(prefix.size()));
+  if (!d) bad_token(toks_[i], "expected fp32, fp16 or bf16 after '" + std::string(prefix) + "'");
+  return d;
+}
+
 std::optional<OpTokens::Layout> OpTokens::layout() {
   int found = -1;
   for (std::size_t i = 1; i < toks_.size(); ++i) {

@@ -56,6 +56,8 @@ class OpTokens {
   std::optional<double> real(std::string_view prefix);
   // fp32 | fp16 | bf16
   std::optional<DType> dtype();
+  // prefix followed by a dtype ("scale=fp16"); a token with the prefix and another word throws.
+  std::optional<DType> dtype_after(std::string_view prefix);
   // nchw | nhwc (spatial rank 2) | ncdhw | ndhwc (rank 3)
   struct Layout {
     int spatial_rank = 2;

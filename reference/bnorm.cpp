@@ -21,7 +21,9 @@
 //   bwd: Edb = gamma(M) sum|dy|; Eds = gamma(M+3) sum|dy*xhat|; with Mag = M|dy| + |dbias| + |xhat*dscale|,
 //        c = scale*s/M (two roundings and fp32 M's):  dx: |c| (Edb + |xhat| Eds + 5u Mag) + 4u|dx|
 // plus the reference's own double rounding (2^-50 relative) and the store of y/dx into the dtype
-// (store_bound); the fp32 statistics and parameters are stored as computed.
+// (store_bound); the statistics and dscale/dbias are stored as computed when stats_dtype is fp32,
+// else with the store into stats_dtype added the same way (MIOpenDriver's bnormfp16 keeps them in
+// fp16). fp16/bf16 scale and bias are inputs: exact values, no extra term.
 
 namespace hiprim::ref {
 namespace {
@@ -32,6 +34,8 @@ const double kRefRel = std::ldexp(1.0, -50);
 double g(std::int64_t n) { return gamma_n(n, u); }
 
 double finish(DType dt, double value, double bound) { return stored_bound(dt, value, bound); }
+// A statistic or parameter gradient: as computed in fp32, plus the store when stats_dtype is not fp32.
+double finish_stat(DType st, double value, double bound) { return st == DType::fp32 ? bound : stored_bound(st, value, bound); }
 
 }  // namespace
 
@@ -56,7 +60,8 @@ std::vector<OpExpected> bnorm_expected(const OpProblem& op, const std::vector<co
   const BnormProblem* p = op_problem_cast<BnormProblem>(op);
   if (!p) throw InputError("bnorm reference: not a bnorm problem: " + op.str());
   const DType dt = p->shape.dtype;
-  const TensorDesc xd = p->shape.desc(), pd = p->param_desc();
+  const TensorDesc xd = p->shape.desc(), pd = p->stats_desc();
+  const DType st = p->stats_dtype;
   const auto groups = bnorm_groups(*p);
   const double M = static_cast<double>(p->group_size());
   const std::int64_t Mi = p->group_size();
@@ -81,9 +86,9 @@ std::vector<OpExpected> bnorm_expected(const OpProblem& op, const std::vector<co
       }
       const double edb = g(Mi) * ab, eds = g(Mi + 3) * as;
       dbias.value[gi] = sb;
-      dbias.bound[gi] = edb + kRefRel * ab;
+      dbias.bound[gi] = finish_stat(st, sb, edb + kRefRel * ab);
       dscale.value[gi] = ss;
-      dscale.bound[gi] = eds + kRefRel * as;
+      dscale.bound[gi] = finish_stat(st, ss, eds + kRefRel * as);
       const double c = sc * s / M;
       for (auto o : grp) {
         const double d = dy.data[o], xh = (x.data[o] - m) * s;
@@ -137,16 +142,19 @@ std::vector<OpExpected> bnorm_expected(const OpProblem& op, const std::vector<co
       y.bound[o] = finish(dt, v, std::fabs(sc) * inv * em + std::fabs(sc * xh) * (es + 3 * u) + u * std::fabs(v));
     }
     sm.value[gi] = mean;
-    sm.bound[gi] = em + kRefRel * A;
+    sm.bound[gi] = finish_stat(st, mean, em + kRefRel * A);
     si.value[gi] = inv;
-    si.bound[gi] = es * inv + kRefRel * inv;
+    si.bound[gi] = finish_stat(st, inv, es * inv + kRefRel * inv);
     const double r0 = rmean.data[gi], v0 = rvar.data[gi];
     const double rmv = (1 - mom) * r0 + mom * mean, rvv = (1 - mom) * v0 + mom * var * f;
     rm.value[gi] = rmv;
-    rm.bound[gi] = std::fabs(mom) * em + 3 * u * (std::fabs((1 - mom) * r0) + std::fabs(mom * mean)) + u * std::fabs(rmv) + kRefRel * std::fabs(rmv);
+    rm.bound[gi] = finish_stat(st, rmv,
+                               std::fabs(mom) * em + 3 * u * (std::fabs((1 - mom) * r0) + std::fabs(mom * mean)) + u * std::fabs(rmv) +
+                                   kRefRel * std::fabs(rmv));
     rv.value[gi] = rvv;
-    rv.bound[gi] = std::fabs(mom) * f * ev + 4 * u * std::fabs(mom * f * var) + 3 * u * std::fabs((1 - mom) * v0) + u * std::fabs(rvv) +
-                   kRefRel * std::fabs(rvv);
+    rv.bound[gi] = finish_stat(st, rvv,
+                               std::fabs(mom) * f * ev + 4 * u * std::fabs(mom * f * var) + 3 * u * std::fabs((1 - mom) * v0) +
+                                   u * std::fabs(rvv) + kRefRel * std::fabs(rvv));
   }
   return {rm, rv, y, sm, si};
 }

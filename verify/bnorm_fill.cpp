@@ -1,6 +1,6 @@
 // bnorm's fill: x uniform in [-1, 3) (a nonzero mean), scale in [0.5, 1.5), bias, means in [-1, 1),
 // variances in [0.5, 1.5) (est_var in [0.1, 2)), dy in [-1, 1); bwd's saved statistics are the
-// true batch statistics of x (computed in double, rounded to fp32), as a forward pass leaves them.
+// true batch statistics of x (computed in double, rounded to the statistics' dtype), as a forward pass leaves them.
 #include <cmath>
 
 #include "core/bnorm_problem.hpp"
@@ -30,8 +30,8 @@ std::vector<HostTensor> bnorm_fill(const OpProblem& op, std::uint64_t seed) {
       for (auto o : groups[g]) s += x.data[o];
       const double m = s / static_cast<double>(groups[g].size());
       for (auto o : groups[g]) sq += (x.data[o] - m) * (x.data[o] - m);
-      mean.data[g] = static_cast<float>(m);
-      inv.data[g] = static_cast<float>(1.0 / std::sqrt(sq / static_cast<double>(groups[g].size()) + p->epsilon));
+      mean.data[g] = round_to(mean.desc.dtype, m);  // stats_dtype (fp32 unless e.g. MIOpen's bnormfp16)
+      inv.data[g] = round_to(inv.desc.dtype, 1.0 / std::sqrt(sq / static_cast<double>(groups[g].size()) + p->epsilon));
     }
   }
   return out;

@@ -173,6 +173,7 @@ class BnormGroups final : public TypedOpSolver<BnormProblem> {
 
  protected:
   Applicability applicable_to(const BnormProblem& p) const override {
+    if (!p.fp32_parameters()) return Applicability::no("scale=/stats= not fp32: the kernels read and write fp32 parameters and statistics");
     if (!block_ && p.mode != BnormMode::per_activation)
       return Applicability::no("spatial mode: one thread would serialize a channel's N*D*H*W values (bnorm.block_group serves it)");
     return Applicability::yes();

@@ -322,6 +322,7 @@ class BnormMultiblock final : public TypedOpSolver<BnormProblem> {
 
  protected:
   Applicability applicable_to(const BnormProblem& p) const override {
+    if (!p.fp32_parameters()) return Applicability::no("scale=/stats= not fp32: the kernels read and write fp32 parameters and statistics");
     if (p.mode != BnormMode::spatial)
       return Applicability::no("per-activation mode: each group holds only N values, nothing to spread over blocks "
                                "(bnorm.thread_group and bnorm.block_group serve it)");

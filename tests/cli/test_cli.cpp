@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -12,33 +13,41 @@ namespace {
 
 using hiprim::test::has;
 using hiprim::test::hiprim;
+using hiprim::test::hiprim_stdout;
+using hiprim::test::shell_quote;
 
+// hiprim conv is MIOpenDriver conv: its parser's and MIOpen's rejections exit 2 with the reason.
 TEST(Cli, BadFlagsExitTwoAndNameTheFlag) {
   auto r = hiprim("conv -n 0");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "--batchsize: must be >= 1 (got 0)")) << r.out;
-  r = hiprim("conv -p x");
+  EXPECT_TRUE(has(r.out, "-n 0 makes a tensor length <= 0 (MIOpen: \"Lengths must be > 0\")")) << r.out;
+  r = hiprim("conv -u 0");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--pad_h: 'x' is not an integer")) << r.out;
+  EXPECT_TRUE(has(r.out, "stride >= 1")) << r.out;
   r = hiprim("conv --dtype fp64");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.out, "--dtype")) << r.out;
-  r = hiprim("conv --bogus");
+  r = hiprim("conv --bogus 1");
   EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.out, "Long Name: bogus Not Found")) << r.out;
   r = hiprim("frobnicate");
   EXPECT_EQ(r.code, 2);
-  r = hiprim("conv --in_d 3");
+  r = hiprim("conv -_ 4");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--in_d needs --spatial_dim 3")) << r.out;
+  EXPECT_TRUE(has(r.out, "unsupported convolution dimension")) << r.out;
+  // MIOpenDriver reads -p with atoi: "x" is 0, said in a note; 3D flags on a 2D line are ignored.
+  r = hiprim("conv -p x --in_d 3 --print-problem -F 1");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "as 0 (atoi)") && has(r.out, "ignored on a 2D line")) << r.out;
 }
 
 TEST(Cli, InvalidGeometryExitsTwoWithTheRule) {
   auto r = hiprim("conv -n 1 -c 3 -k 4 -H 5 -W 5 -y 7 -x 7");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "output height is 0")) << r.out;
+  EXPECT_TRUE(has(r.out, "the height output would be -1")) << r.out;
   r = hiprim("conv -c 4 -k 6 -g 3");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "not divisible by groups g = 3")) << r.out;
+  EXPECT_TRUE(has(r.out, "Invalid group number")) << r.out;
 }
 
 TEST(Cli, BadProblemStringsExitTwoAndNameTheToken) {
@@ -56,13 +65,62 @@ TEST(Cli, BadProblemStringsExitTwoAndNameTheToken) {
 }
 
 TEST(Cli, PrintProblemRoundTrips) {
-  auto r = hiprim("conv -n 2 -c 4 -k 8 -H 9 -W 7 -y 3 -x 1 -p 1 -u 2 -g 2 -F 2 --dtype bf16 --layout nhwc --print-problem");
+  auto r = hiprim_stdout("convbfp16 -n 2 -c 4 -k 8 -H 9 -W 7 -y 3 -x 1 -p 1 -u 2 -g 2 -F 2 --in_layout NHWC --fil_layout NHWC "
+                         "--out_layout NHWC --print-problem");
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string expected = "conv bwd-data bf16 nhwc n2 c4 k8 in9x7 f3x1 pad1x0 str2x1 dil1x1 g2\n";
   EXPECT_EQ(r.out, expected);
   auto back = hiprim("repro \"" + expected.substr(0, expected.size() - 1) + "\" --print-problem");
   EXPECT_EQ(back.code, 0);
   EXPECT_EQ(back.out, expected);
+}
+
+// The MIOpenDriver front end as a user meets it: whole lines, log lines, suffixed commands, help,
+// notes on stderr, refusals with exit 2, a file of lines.
+TEST(Cli, MIOpenDriverLinesThroughTheBinary) {
+  const std::string log = "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver convfp16 -n 2 -c 8 -H 6 -W 6 -k 4 -y 3 -x 3 "
+                          "-p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 1 -t 1";
+  auto r = hiprim_stdout("driver " + shell_quote(log) + " --print-problem");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "conv fwd fp16 nchw n2 c8 k4 in6x6 f3x3 pad1x1 str1x1 dil1x1 g1\n");
+  r = hiprim("driver ./bin/MIOpenDriver bnormfp16 -n 2 -c 3 -H 4 -W 4 -m 1 -F 1 --print-problem");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "bnorm fwd-train spatial fp16 nchw n2 c3 in4x4 eps0.001 momentum1 scale=fp16 stats=fp16")) << r.out;
+  EXPECT_TRUE(has(r.out, "hiprim: note: hiprim's fwd-train also returns")) << r.out;
+  r = hiprim("poolfp16 --input 1x2x8x8 -y 2 -x 2 -v 2 -u 2 -F 1 --print-problem");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "pool fwd max fp16 nchw n1 c2 in8x8 win2x2 pad0x0 str2x2")) << r.out;
+  r = hiprim("dropout -d 2,3 -p 0.5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.out, "hiprim: inexpressible: MIOpenDriver dropout: MIOpen's dropout mask comes from rocrand XORWOW")) << r.out;
+  r = hiprim("rnn -n 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.out, "unsupported: MIOpenDriver rnn is a primitive hiprim does not have")) << r.out;
+  r = hiprim("CBAInfer -F 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.out, "fusion is not implemented yet")) << r.out;
+  r = hiprim_stdout("lrn --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(has(r.out, "--lrnN") && has(r.out, "within | cross")) << r.out;
+  const auto path = std::filesystem::temp_directory_path() / "hiprim_test_driver_lines.txt";
+  {
+    std::ofstream f(path);
+    f << "# a comment\n./bin/MIOpenDriver conv -n 1 -c 1 -k 1 -H 4 -W 4 -F 1\nMIOpenDriver convint8\n";
+  }
+  r = hiprim("driver --file " + path.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "2: ok: conv fwd fp32 nchw n1 c1 k1 in4x4 f3x3 pad0x0 str1x1 dil1x1 g1")) << r.out;
+  EXPECT_TRUE(has(r.out, "3: inexpressible: MIOpenDriver convint8: int8")) << r.out;
+  EXPECT_TRUE(has(r.out, "hiprim driver: inexpressible 1, ok 1")) << r.out;
+  std::filesystem::remove(path);
+}
+
+// A conv line runs its directions on the host reference solver and passes.
+TEST(Cli, ConvLineRunsOnTheReference) {
+  auto r = hiprim("conv -n 1 -c 2 -k 3 -H 5 -W 5 -p 1 -q 1 --solver ref.conv.fast");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "passed")) << r.out;
+  EXPECT_TRUE(has(r.out, "conv bwd-weights fp32 nchw n1 c2 k3 in5x5 f3x3 pad1x1")) << r.out;
 }
 
 TEST(Cli, ReproRunsTheCaseAndWritesAReport) {
@@ -85,6 +143,45 @@ TEST(Cli, ListsSolversWithApplicability) {
   EXPECT_TRUE(has(r.out, "applicable")) << r.out;
   r = hiprim("list suites");
   EXPECT_TRUE(has(r.out, "smoke") && has(r.out, "resnet50") && has(r.out, "edge")) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Every 6th case of tests/cli/miopen_driver_corpus.txt through the binary: `hiprim driver '<line>'
+// --print-problem` prints exactly the expected problems (exit 0), or exits 2 with the reason (help: 0).
+TEST(Cli, CorpusSampleThroughTheBinary) {
+  std::ifstream in(std::string(HIPRIM_SOURCE_DIR) + "/tests/cli/miopen_driver_corpus.txt");
+  ASSERT_TRUE(in);
+  struct Case {
+    std::string line, problems, refusal;
+  };
+  std::vector<Case> cases;
+  std::string l;
+  while (std::getline(in, l)) {
+    if (l.empty() || l[0] == '#' || l[0] == '~') continue;
+    if (l.rfind("= ", 0) == 0) cases.back().problems += l.substr(2) + "\n";
+    else if (l.rfind("! ", 0) == 0) cases.back().refusal = l.substr(2);
+    else cases.push_back({l, "", ""});
+  }
+  int ran = 0;
+  for (std::size_t i = 0; i < cases.size(); i += 6, ++ran) {
+    const Case& c = cases[i];
+    const auto r = hiprim_stdout("driver " + shell_quote(c.line) + " --print-problem");
+    if (!c.problems.empty()) {
+      EXPECT_EQ(r.code, 0) << c.line;
+      EXPECT_EQ(r.out, c.problems) << c.line;
+    } else {
+      const bool help = c.refusal.rfind("help:", 0) == 0;
+      EXPECT_EQ(r.code, help ? 0 : 2) << c.line << "\n" << r.out;
+      if (!help) {
+        const auto all = hiprim("driver " + shell_quote(c.line) + " --print-problem");
+        EXPECT_TRUE(has(all.out, "hiprim: " + c.refusal.substr(0, c.refusal.find(':')) + ": ")) << c.line << "\n" << all.out;
+      }
+    }
+  }
+  EXPECT_GT(ran, 30);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The op subcommands (bnorm, activ, softmax, dropout) and the op paths of repro, check and list as a
-// user runs them: exit codes, messages naming the bad flag or quantity, print-problem round trips.
+// hiprim bnorm, activ, softmax, dropout (MIOpenDriver's commands and meaning) and the op paths of
+// repro, check and list as a user runs them: exit codes, messages naming the rule, print-problem
+// round trips through repro, runs on the host reference solvers.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,27 +14,23 @@ namespace {
 
 using hiprim::test::has;
 using hiprim::test::hiprim;
+using hiprim::test::hiprim_stdout;
 
 TEST(CliOps, BadParametersExitTwoAndNameTheQuantity) {
-  auto r = hiprim("bnorm -e -1");
+  auto r = hiprim("bnorm --epsilon -1 -F 1");  // hiprim's option: the problem's rule names it
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "--epsilon")) << r.out;
-  r = hiprim("dropout -r 1");
+  EXPECT_TRUE(has(r.out, "epsilon = -1 must be a finite number > 0")) << r.out;
+  r = hiprim("dropout -p 1 --philox");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "--rate: must be in [0, 1) (got 1)")) << r.out;
+  EXPECT_TRUE(has(r.out, "dropout rate = 1 must be in [0, 1)")) << r.out;
   r = hiprim("activ -m 11");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "-m/--mode '11'")) << r.out;
-  r = hiprim("activ -m relu -A 2");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "alpha = 2 is not used by mode relu")) << r.out;
+  EXPECT_TRUE(has(r.out, "-m 11: MIOpen's activation modes are 0..9")) << r.out;
   r = hiprim("softmax -a 3");
   EXPECT_EQ(r.code, 2) << r.out;
-  r = hiprim("bnorm -F 0 -b 0");
+  r = hiprim("bnorm --layout NHWC -D 2");  // a 4-letter layout for a 5-d tensor
   EXPECT_EQ(r.code, 2) << r.out;
-  r = hiprim("bnorm --layout nhwc -D 2");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "-D/--in_d")) << r.out;
+  EXPECT_TRUE(has(r.out, "MIOpen rejects the tensor")) << r.out;
   r = hiprim("repro \"bnorm fwd-train spatial fp32 nchw n2 c3 in4x4 eps-1\"");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r.out, "epsilon = -1 must be a finite number > 0")) << r.out;
@@ -42,11 +39,29 @@ TEST(CliOps, BadParametersExitTwoAndNameTheQuantity) {
   EXPECT_TRUE(has(r.out, "token 1 'frob': unknown primitive")) << r.out;
 }
 
+// MIOpenDriver's meaning where hiprim's native subcommands used to differ.
+TEST(CliOps, MIOpenDriverDefaultsAndNotes) {
+  // bnorm: -F 0 -b 0 is forward training, per-activation, n32 c3 32x32, epsilon 1e-3.
+  auto r = hiprim_stdout("bnorm --print-problem");
+  EXPECT_EQ(r.out, "bnorm fwd-train per-act fp32 nchw n32 c3 in32x32 eps0.001 momentum1\n");
+  // -F 1 -b 1 runs the forward only (MIOpenDriver's warning becomes a note).
+  r = hiprim("bnorm -m 1 -F 1 -b 1 --print-problem");
+  EXPECT_TRUE(has(r.out, "Running forward only")) << r.out;
+  EXPECT_TRUE(has(r.out, "bnorm fwd-train spatial fp32 nchw n32 c3 in32x32 eps0.001 momentum1\n")) << r.out;
+  EXPECT_EQ(hiprim_stdout("bnorm -F 0 -b 1 --print-problem").out, "bnorm bwd per-act fp32 nchw n32 c3 in32x32 eps0.001\n");
+  // activ: MIOpen ignores a coefficient the mode does not use; hiprim says so.
+  r = hiprim("activ -m 3 -A 2 -F 1 --print-problem");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "relu does not use -A 2")) << r.out;
+}
+
 TEST(CliOps, PrintProblemRoundTripsThroughRepro) {
-  for (const char* cmd : {"bnorm -n 3 -c 4 -H 5 -W 6 -m 0 -F 1 -b 1 --dtype bf16 --layout nhwc --print-problem",
-                          "activ -m 6 -A 1 -B 0.5 -G 2 -D 2 --print-problem", "softmax -a 2 -m 0 --dtype fp16 --print-problem",
-                          "dropout -r 0.25 -s 9 --layout ndhwc --print-problem"}) {
-    const auto r = hiprim(cmd);
+  for (const char* cmd : {"bnorm -n 3 -c 4 -H 5 -W 6 -m 0 -F 1 --dtype bf16 --layout NHWC --print-problem",
+                          "bnormfp16 -n 3 -c 4 -H 5 -W 6 -m 1 -F 0 -b 1 --print-problem",
+                          "bnormbfp16fp32 -n 3 -c 4 -H 5 -W 6 -m 1 -F 2 -r 1 --print-problem",
+                          "activ -m 2 -A 1 -B 0.5 -G 2 --print-problem", "softmax -a 2 -m 0 --dtype fp16 --print-problem",
+                          "dropout -p 0.25 -l 9 -d 1,2,3,4,5 --layout ndhwc --philox --print-problem"}) {
+    const auto r = hiprim_stdout(cmd);
     ASSERT_EQ(r.code, 0) << cmd << "\n" << r.out;
     std::istringstream lines(r.out);
     std::string line;
@@ -60,8 +75,16 @@ TEST(CliOps, PrintProblemRoundTripsThroughRepro) {
     }
     EXPECT_GE(n, 1) << cmd;
   }
-  EXPECT_EQ(hiprim("bnorm -F 1 -b 1 --print-problem").out,
-            "bnorm fwd-train spatial fp32 nchw n2 c4 in8x8 eps1e-05 momentum0.1\nbnorm bwd spatial fp32 nchw n2 c4 in8x8 eps1e-05\n");
+}
+
+// MIOpenDriver bnorm lines run on the host reference solver, fp16 parameters (bnormfp16) included.
+TEST(CliOps, BnormLinesRunOnTheReference) {
+  for (const char* args : {"bnorm -n 2 -c 3 -H 4 -W 4 -m 1 -s 1 -r 1", "bnormfp16 -n 2 -c 3 -H 4 -W 4 -m 1 -F 1",
+                           "bnormfp16 -n 2 -c 3 -H 4 -W 4 -m 0 -F 0 -b 1", "bnormfp16fp32 -n 2 -c 3 -H 4 -W 4 -m 1 -F 2 -r 1"}) {
+    auto r = hiprim(std::string(args) + " --solver 'ref.*'");
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+    EXPECT_TRUE(has(r.out, "passed")) << r.out;
+  }
 }
 
 TEST(CliOps, ReproRunsAnOpCaseAndCheckWritesAReport) {

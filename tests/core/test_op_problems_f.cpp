@@ -144,8 +144,33 @@ RC_GTEST_PROP(OpProblems, BnormRoundTrip, ()) {
   p.shape = *gen_shape();
   p.epsilon = *gen_real(1e-7, 1.0);
   p.momentum = p.dir == BnormDir::fwd_train ? std::optional<double>(*gen_real(0.0, 1.0)) : std::nullopt;
+  p.scale_dtype = static_cast<DType>(*rc::gen::inRange(0, 3));
+  p.stats_dtype = static_cast<DType>(*rc::gen::inRange(0, 3));
   RC_PRE(p.validate().empty());
   expect_round_trip(p, parse_bnorm_problem);
+}
+
+// scale=/stats= (MIOpenDriver's bnormfp16 keeps the parameters in fp16): printed only when not
+// fp32, so every existing string keeps its form; each tensor gets its role's dtype.
+TEST(OpProblems, BnormParameterDtypes) {
+  const BnormProblem fp32 = parse_bnorm_problem("bnorm bwd spatial fp16 nchw n2 c3 in4x5");
+  EXPECT_EQ(to_string(fp32), "bnorm bwd spatial fp16 nchw n2 c3 in4x5 eps1e-05");
+  EXPECT_TRUE(fp32.fp32_parameters());
+  const BnormProblem h = parse_bnorm_problem("bnorm bwd spatial fp16 nchw n2 c3 in4x5 stats=fp16 scale=bf16");
+  EXPECT_EQ(to_string(h), "bnorm bwd spatial fp16 nchw n2 c3 in4x5 eps1e-05 scale=bf16 stats=fp16");
+  EXPECT_FALSE(h.fp32_parameters());
+  for (const auto& t : h.tensors()) {
+    const DType want = t.name == "x" || t.name == "dy" || t.name == "dx" ? DType::fp16 : t.name == "scale" ? DType::bf16 : DType::fp16;
+    EXPECT_EQ(t.desc.dtype, want) << t.name;
+  }
+  const BnormProblem train = parse_bnorm_problem("bnorm fwd-train per-act fp32 nchw n2 c3 in4x5 scale=fp16");
+  for (const auto& t : train.tensors()) {
+    const DType want = t.name == "scale" || t.name == "bias" ? DType::fp16 : DType::fp32;
+    EXPECT_EQ(t.desc.dtype, want) << t.name;
+  }
+  EXPECT_TRUE(has(error_of([] { parse_bnorm_problem("bnorm bwd spatial fp16 nchw n2 c3 in4x5 stats=fp64"); }),
+                  "token 9 'stats=fp64': expected fp32, fp16 or bf16 after 'stats='"));
+  EXPECT_TRUE(has(error_of([] { parse_bnorm_problem("bnorm bwd spatial fp16 nchw n2 c3 in4x5 scale=fp16 scale=fp32"); }), "given twice"));
 }
 
 RC_GTEST_PROP(OpProblems, ActivRoundTrip, ()) {

@@ -1,0 +1,88 @@
+// Internal interface of the MIOpenDriver translators (one file per command family). Each
+// translator parses the arguments with its command's flag table (driver_flags.hpp), applies
+// MIOpenDriver's checks in MIOpenDriver's order (a failed one: reject()), then builds the hiprim
+// problems; a meaning hiprim cannot express is collected with Context::cannot() and thrown once
+// every MIOpenDriver check has passed, so a line MIOpenDriver rejects always says so first.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/miopen/driver_flags.hpp"
+#include "cli/miopen/translation.hpp"
+#include "core/dtype.hpp"
+
+namespace hiprim::mdriver {
+
+// Data type of a command's tensors as MIOpenDriver's dm_<op>.cpp instantiates them.
+enum class DriverType { fp32, fp16, bf16, fp64, int8, fp8, bf8 };
+std::string_view driver_type_name(DriverType t);
+std::optional<DType> hiprim_dtype(DriverType t);
+
+struct Context {
+  std::string command;     // as written ("convfp16")
+  std::string family;      // conv, bnorm, pool, lrn, activ, softmax, tensorop, reduce, dropout, CBAInfer
+  DriverType type = DriverType::fp32;
+  bool suffixed = false;   // the command carries a dtype suffix (--dtype then must agree)
+  DriverType param_type = DriverType::fp32;  // bnorm's scale/bias (Tgpu) ...
+  DriverType stats_type = DriverType::fp32;  // ... and its means/variances (Tmix)
+  bool from_log = false;   // pasted from a MIOPEN_ENABLE_LOGGING_CMD line
+  std::string log_function;  // "LogCmdConvolution", ... when from_log
+  HiprimOptions opts;
+
+  // Records a meaning hiprim cannot express; the first one is thrown by finish_checks().
+  void cannot(std::string why) {
+    if (!pending) pending = std::move(why);
+  }
+  void finish_checks() const {
+    if (pending) inexpressible(*pending);
+  }
+  // The data dtype: the command's, or --dtype for a command without a suffix (InputError-style
+  // reject when they contradict); records cannot() for fp64/int8/fp8.
+  DType data_dtype();
+  std::optional<std::string> pending;
+};
+
+// Every family's flag table (AddCmdLineArgs order, defaults as in MIOpen's sources).
+std::vector<FlagSpec> conv_flags();
+std::vector<FlagSpec> cbainfer_flags();
+std::vector<FlagSpec> bnorm_flags();
+std::vector<FlagSpec> pool_flags();
+std::vector<FlagSpec> pool_legacy_flags();  // before MIOpen #1313 (2022-01-20): -n -c -H -W -D -d
+std::vector<FlagSpec> softmax_flags();
+std::vector<FlagSpec> activ_flags();
+std::vector<FlagSpec> lrn_flags();
+std::vector<FlagSpec> tensorop_flags();
+std::vector<FlagSpec> reduce_flags();
+std::vector<FlagSpec> dropout_flags();
+// The table of a family by name ("conv", "pool", ...); empty for an unknown family.
+std::vector<FlagSpec> family_flags(const std::string& family);
+
+Translation translate_conv(Context& c, const std::vector<std::string>& args);
+Translation translate_cbainfer(Context& c, const std::vector<std::string>& args);
+Translation translate_bnorm(Context& c, const std::vector<std::string>& args);
+Translation translate_pool(Context& c, const std::vector<std::string>& args);
+Translation translate_softmax(Context& c, const std::vector<std::string>& args);
+Translation translate_activ(Context& c, const std::vector<std::string>& args);
+Translation translate_lrn(Context& c, const std::vector<std::string>& args);
+Translation translate_tensorop(Context& c, const std::vector<std::string>& args);
+Translation translate_reduce(Context& c, const std::vector<std::string>& args);
+Translation translate_dropout(Context& c, const std::vector<std::string>& args);
+
+// Shared pieces.
+// main.cpp: RunForwardGPU runs when (F & 1) || F == 0, RunBackwardGPU when F != 1.
+struct Directions {
+  bool fwd = false, bwd = false;
+};
+Directions main_directions(int forw);
+// A Translation with the flags' notes and the hiprim options copied in.
+Translation start_translation(const Context& c, const DriverFlags& f);
+// A flag for a size that MIOpen turns into a tensor length: reject when <= 0 ("Lengths must be > 0").
+void require_length(const std::string& what, long long v, const std::string& command);
+// The hiprim --layout option for a command whose MIOpenDriver tensors are NCHW only: channels_last
+// (with a note on f), or false; rank 2 or 3 spatial dims.
+bool hiprim_layout_option(Context& c, DriverFlags& f, int spatial_rank);
+// Runs validate() on every problem; a violation hiprim's grammar has (MIOpen accepts) -> cannot().
+void check_hiprim_rules(Context& c, const Translation& t);
+
+}  // namespace hiprim::mdriver
