@@ -53,6 +53,7 @@ class RefusesEverything final : public ConvSolver {
   std::string name() const override { return "test.refuses"; }
   Backend backend() const override { return Backend::host; }
   std::string summary() const override { return "refuses every problem"; }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   Applicability applicable(const ConvProblem&) const override { return Applicability::no("never"); }
   void run(const ConvProblem&, const ConvTensors&) const override {}
 };

@@ -21,6 +21,7 @@ class RestrictedSolver final : public ConvSolver {
   std::string name() const override { return name_; }
   Backend backend() const override { return Backend::host; }
   std::string summary() const override { return "test"; }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   Applicability applicable(const ConvProblem& p) const override {
     if (!p.valid()) return Applicability::no("invalid");
     const std::string why = refuse_(p);
