@@ -10,10 +10,11 @@
 #      without a usable mma path) and the host-only GPU tests.
 #   3. the poison: `hiprim check --suite smoke` over every GPU conv and op solver, outputs poisoned
 #      with a signaling NaN no arithmetic produces (an unwritten element fails, named).
-#   4. a ${FUZZ_TIME:-60s} special-value conv campaign (nan, inf, mixed) over every conv.* solver
+#   4. the committed fuzz corpus (its special-value lines too) over every GPU solver, strict judge.
+#   5. a ${FUZZ_TIME:-60s} special-value conv campaign (nan, inf, mixed) over every conv.* solver
 #      with the strict judge; mistrusted cases now count as failures.
-# Writes into $OUT: verdict_tests.log, smoke_check.json, smoke_check.log, fuzz_special_h200.json,
-# fuzz_special.log; prints a summary table last.
+# Writes into $OUT: verdict_tests.log, smoke_check.json, smoke_check.log, corpus_check.json,
+# corpus_check.log, fuzz_special_h200.json, fuzz_special.log; prints a summary table last.
 # Usage: OUT=/some/dir scripts/device_verdict.sh   (BIN=devbin FUZZ_TIME=60s JOBS=8 SEED=1)
 set -u
 BIN=${BIN:-devbin}
@@ -45,6 +46,12 @@ timeout 240 "$BIN/hiprim" check --suite smoke --solver 'conv.*,bnorm.*,activ.*,s
 rc[smoke]=$?
 grep -E '^(solver|total) |^(failed|mistrusted|error) ' -A1 "$OUT/smoke_check.log" | grep -v '^--' | head -n 30
 
+echo "== the committed fuzz corpus (special-value cases included) over every GPU solver, strict judge"
+timeout 120 "$BIN/hiprim" check --suite corpus --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
+  --report "$OUT/corpus_check.json" > "$OUT/corpus_check.log" 2>&1
+rc[corpus]=$?
+grep -E '^(total) |^(failed|mistrusted|error) ' -A1 "$OUT/corpus_check.log" | grep -v '^--' | head -n 20
+
 echo "== special-value conv campaign, $FUZZ_TIME, every conv.* solver, strict judge"
 timeout 300 "$BIN/hiprim" fuzz --op conv --solver 'conv.*' --specials nan,inf,mixed --time "$FUZZ_TIME" --seed "$SEED" \
   --oracle cpu --size small --devices all --jobs-per-device "$JOBS" --report "$OUT/fuzz_special_h200.json" > "$OUT/fuzz_special.log" 2>&1
@@ -57,6 +64,7 @@ printf '%-16s %4s  %s\n' step rc note
 printf '%-16s %4s  %s\n' implicit_zeros "${rc[implicit_zeros]}" "GPU solvers' declared implicit zeros (ImplicitZeros.*)"
 printf '%-16s %4s  %s\n' gemm_conv "${rc[gemm_conv]}" "simt and mma halves as separate tests"
 printf '%-16s %4s  %s\n' gpu_host "${rc[gpu_host]}" "host-only GPU tests"
+printf '%-16s %4s  %s\n' corpus "${rc[corpus]}" "passed failed mistrusted unsupported error: $(grep -E '^total ' "$OUT/corpus_check.log" | tail -n 1 | tr -s ' ' | cut -d' ' -f2-)"
 printf '%-16s %4s  %s\n' smoke "${rc[smoke]}" "passed failed mistrusted unsupported error: $(grep -E '^total ' "$OUT/smoke_check.log" | tail -n 1 | tr -s ' ' | cut -d' ' -f2-)"
 if command -v python3 >/dev/null && [ -f "$OUT/fuzz_special_h200.json" ]; then
   note=$(python3 -c "
