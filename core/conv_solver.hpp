@@ -57,6 +57,10 @@ struct ImplicitZeros {
 //   im2col + GEMM, col2im gather for bwd-data:
 //     return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::skipped, .stride_holes = ZeroTerm::skipped};
 //   a direction whose answer differs: switch on p.dir / p.mode (gpu::conv_op(p)) and return each.
+// Zeros a kernel loads into a tile and feeds to its multiply (a zero-filled out-of-bounds TMA or
+// cp.async load, a zeroed shared-memory halo) are multiplied; a tap removed by a bounds check or an
+// index computation is skipped. The GPU check of every registered solver's declaration:
+// test_fuzz --gtest_filter='ImplicitZeros.*' (scripts/device_verdict.sh).
 
 struct ConvTensors {
   void* x = nullptr;
