@@ -24,6 +24,44 @@ struct Applicability {
   explicit operator bool() const { return ok; }
 };
 
+// Implicit zeros: terms that the convolution's definition leaves out but an implementation may
+// compute as real zeros. Per spatial axis, the conv relation pairs P[q*stride - pad + f*dil] with
+// Q[q] and W[f] (P = x in mode conv, y in mode trans; Q = the other activation). Three kinds:
+//   padding       a P position outside P (in the padding) that a real (q, f) pair reaches. It meets
+//                 W[f] when Q is computed (fwd; bwd-data in mode trans) and Q[q] when W is (bwd-weights).
+//   border_taps   when P is computed (bwd-data; fwd in mode trans): a tap f of a real position p whose
+//                 q = (p + pad - f*dil) / stride divides exactly on every axis but lies outside Q on
+//                 some axis (before the first or after the last output). It meets W[f].
+//   stride_holes  when P is computed: a tap f of p whose division is inexact on some axis (stride > 1:
+//                 the holes of a zero-upsampled Q). It meets W[f].
+// The reference sums the real terms only (it skips every kind). With finite data a multiplied zero
+// changes nothing; where its partner is Inf or NaN, 0*Inf = 0*NaN = NaN, and the output is NaN.
+// So each solver declares, for each problem it takes, what it does with each kind, and the
+// special-value judge (fuzz/conv_implicit_zero.hpp) requires exactly that answer: NaN where a
+// multiplied zero meets Inf/NaN, the reference's value where only skipped ones do.
+enum class ZeroTerm {
+  undeclared,  // a field left out: the judge reports an error when the problem has such zeros
+  skipped,     // never multiplied (bounds checks, a gather over the real terms only)
+  multiplied,  // multiplied as a real zero (a zero-padded copy, im2col's zeros, staged zero tiles)
+};
+struct ImplicitZeros {
+  ZeroTerm padding = ZeroTerm::undeclared;
+  ZeroTerm border_taps = ZeroTerm::undeclared;
+  ZeroTerm stride_holes = ZeroTerm::undeclared;
+  static constexpr ImplicitZeros all(ZeroTerm t) { return {t, t, t}; }
+  bool operator==(const ImplicitZeros&) const = default;
+};
+// Declaring it (every solver must; kinds a problem cannot have are never looked at):
+//   conv.naive, a gather with bounds checks:  return ImplicitZeros::all(ZeroTerm::skipped);
+//   GEMM over a zero-padded copy of x (fwd only):  return ImplicitZeros::all(ZeroTerm::multiplied);
+//   im2col + GEMM, col2im gather for bwd-data:
+//     return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::skipped, .stride_holes = ZeroTerm::skipped};
+//   a direction whose answer differs: switch on p.dir / p.mode (gpu::conv_op(p)) and return each.
+// Zeros a kernel loads into a tile and feeds to its multiply (a zero-filled out-of-bounds TMA or
+// cp.async load, a zeroed shared-memory halo) are multiplied; a tap removed by a bounds check or an
+// index computation is skipped. The GPU check of every registered solver's declaration:
+// test_fuzz --gtest_filter='ImplicitZeros.*' (scripts/device_verdict.sh).
+
 struct ConvTensors {
   void* x = nullptr;
   void* w = nullptr;
@@ -47,6 +85,9 @@ class ConvSolver {
   // The factor on gamma(L) of its fp32 accumulation's error bound (verify/compare.hpp): 1 for
   // round-to-nearest adds; 2 where the adder truncates (tensor-core mma: each add errs by < 2u).
   virtual double accumulation_error_factor() const { return 1.0; }
+  // What it does with the implicit zeros of p (see ImplicitZeros above); the fuzzer's special-value
+  // judge holds it to the answer. Pure: a solver without a declaration does not compile.
+  virtual ImplicitZeros implicit_zeros(const ConvProblem& p) const = 0;
   virtual Applicability applicable(const ConvProblem& p) const = 0;
   virtual std::size_t workspace_bytes(const ConvProblem&) const { return 0; }
   // Precondition: applicable(p) and t.workspace_bytes >= workspace_bytes(p). Throws RuntimeError on

@@ -21,7 +21,16 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-bool is_failure(verify::Status s) { return s == verify::Status::failed || s == verify::Status::error; }
+// Failed, errored and mistrusted cases are failures of the campaign: a mistrusted case checked
+// nothing (its expected output is mostly zeros), so it must not pass silently. The generator keeps
+// them rare (structural zeros: conv_gen.hpp; data zeros: the conv target reseeds).
+bool is_failure(verify::Status s) {
+  return s == verify::Status::failed || s == verify::Status::error || s == verify::Status::mistrusted;
+}
+
+// The statuses a run case can have (unsupported ones are discards), each listed in the report.
+constexpr verify::Status kRunStatuses[] = {verify::Status::passed, verify::Status::failed, verify::Status::mistrusted,
+                                           verify::Status::error};
 
 }  // namespace
 
@@ -195,6 +204,7 @@ nlohmann::json fuzz_report(const CampaignResult& r, const CampaignOptions& o, co
   }
   json targets = json::array();
   json statuses = json::object();
+  for (verify::Status k : kRunStatuses) statuses[std::string(verify::status_name(k))] = std::int64_t{0};
   std::int64_t covered_all = 0, reachable_all = 0;
   for (auto& s : r.targets) {
     json cov = json::object();
@@ -206,6 +216,7 @@ nlohmann::json fuzz_report(const CampaignResult& r, const CampaignOptions& o, co
     json skipped = json::array();
     for (auto& k : s.skipped) skipped.push_back({{"class", k.name}, {"reason", k.reason}});
     json st = json::object();
+    for (verify::Status k : kRunStatuses) st[std::string(verify::status_name(k))] = std::int64_t{0};
     for (auto& [name, n] : s.statuses) {
       st[name] = n;
       statuses[name] = statuses.value(name, std::int64_t{0}) + n;
@@ -234,6 +245,7 @@ nlohmann::json fuzz_report(const CampaignResult& r, const CampaignOptions& o, co
                    {"reachable", reachable_all},
                    {"targets", targets}};
   for (auto& [k, v] : extra.items()) campaign[k] = v;
+  if (auto errs = campaign_count_errors(campaign); !errs.empty()) throw RuntimeError("fuzz report: " + errs.front());
   return {{"schema", verify::kReportSchema},
           {"schema_version", verify::kReportSchemaVersion},
           {"kind", "fuzz"},
@@ -312,6 +324,39 @@ nlohmann::json merge_fuzz_campaigns(const std::vector<nlohmann::json>& campaigns
   out.erase("shard");
   out.erase("last_case_index");
   return out;
+}
+
+std::vector<std::string> campaign_count_errors(const nlohmann::json& c) {
+  using nlohmann::json;
+  std::vector<std::string> e;
+  auto count = [](const json& o, const char* k) { return o.contains(k) && o[k].is_number_integer() ? o[k].get<std::int64_t>() : -1; };
+  auto sum = [](const json& st) {
+    std::int64_t n = 0;
+    for (auto& [k, v] : st.items()) n += v.is_number_integer() ? v.get<std::int64_t>() : 0;
+    return n;
+  };
+  if (!c.is_object() || !c.contains("statuses") || !c["statuses"].is_object() || !c.contains("targets") || !c["targets"].is_array())
+    return {"campaign object without statuses or targets"};
+  const json& st = c["statuses"];
+  const std::int64_t cases = count(c, "cases"), discards = count(c, "discards"), failures = count(c, "failures");
+  if (sum(st) != cases) e.push_back("statuses add up to " + std::to_string(sum(st)) + " but cases is " + std::to_string(cases));
+  auto n_of = [&](const char* k) { return std::max<std::int64_t>(0, count(st, k)); };
+  const std::int64_t failing = n_of("failed") + n_of("error") + n_of("mistrusted");
+  if (failing != failures)
+    e.push_back("failures is " + std::to_string(failures) + " but " + std::to_string(failing) + " cases failed, errored or were mistrusted");
+  std::int64_t t_cases = 0, t_discards = 0;
+  for (const json& t : c["targets"]) {
+    const std::string name = t.value("solver", std::string("?"));
+    if (t.contains("statuses") && sum(t["statuses"]) != count(t, "cases"))
+      e.push_back("target " + name + ": statuses add up to " + std::to_string(sum(t["statuses"])) + " but cases is " +
+                  std::to_string(count(t, "cases")));
+    t_cases += count(t, "cases");
+    t_discards += count(t, "discards");
+  }
+  if (t_cases != cases) e.push_back("the targets' cases add up to " + std::to_string(t_cases) + " but cases is " + std::to_string(cases));
+  if (t_discards != discards)
+    e.push_back("the targets' discards add up to " + std::to_string(t_discards) + " but discards is " + std::to_string(discards));
+  return e;
 }
 
 std::string progress_line(const Progress& p, const Shard& shard) {

@@ -5,6 +5,8 @@
 // written to the JSON report (kind "fuzz", schema in reports/README.md).
 // A failure of a data class (CaseSpec::failure_class, e.g. special values) is reported once per target
 // and that class is no longer drawn for it; other failures count toward the target's retirement.
+// Failures are cases that failed, errored or were mistrusted (a mistrusted case verified nothing:
+// it counts against the campaign, and the exit code of `hiprim fuzz` says so).
 //
 // Case i draws from rc::Random(case_key(seed, i)) with size 10 + key % 91, so it is the same case in
 // every shard layout and on every machine (RapidCheck's generator is counter-based).
@@ -103,6 +105,14 @@ nlohmann::json fuzz_report(const CampaignResult& r, const CampaignOptions& o, co
 // longest, shards listed. `hiprim report merge` keeps the first report's top-level keys, so the
 // merge of fuzz reports sets "campaign" from this. InputError when a campaign object is malformed.
 nlohmann::json merge_fuzz_campaigns(const std::vector<nlohmann::json>& campaigns);
+
+// The count identities of a "campaign" object (one shard's or a merge's): the statuses (passed,
+// failed, mistrusted, error) add up to cases, failures = failed + error + mistrusted, and the
+// targets' cases and discards add up to the campaign's; per target, its statuses add up to its
+// cases. One message per broken identity (empty: all hold). fuzz_report refuses to write a
+// campaign that breaks one; the merge of campaigns that hold them holds them (reports written
+// before mistrusted cases counted as failures break the failures identity).
+std::vector<std::string> campaign_count_errors(const nlohmann::json& campaign);
 
 // "1234 cases (456.7/s), 1 failure, coverage 21/24, 3% discarded"
 std::string progress_line(const Progress& p, const Shard& shard);

@@ -14,6 +14,9 @@
 // Shrinking (RapidCheck's shrink tree, choices in this order) goes toward: no special values, the
 // bounded tier (where rounding bugs show on a single product), 2D, not transposed, no bias, one group, fp32, channels first, fwd, n = 1, one channel,
 // size 1, filter 1, stride 1, dilation 1, no padding, seed 1.
+// The problem is then repaired (pad, else stride, else dilation of its sparsest axis lowered) until at least
+// kMinLiveFraction of the computed tensor's elements have a real term (structural_live_fraction):
+// outputs of mostly structural zeros would be mistrusted by the comparator (> 80% zeros).
 // Not generated: non-packed strides (ConvProblem is packed per layout; conv solvers take no strides).
 #pragma once
 #include <array>
@@ -80,6 +83,12 @@ struct ConvCase {
 };
 
 rc::Gen<ConvGenome> conv_genome_gen(const ConvDomain& d, const ConvGenLimits& lim);
+
+// Fraction of the elements of the direction's output that have at least one real term (the others
+// are structural zeros: outputs reading only padding, dx positions no tap reaches, taps that only
+// ever see padding): the product over the spatial axes of each axis's live fraction.
+double structural_live_fraction(const ConvProblem& p);
+inline constexpr double kMinLiveFraction = 0.5;
 ConvCase conv_case_from_genome(const ConvGenome& g, const ConvDomain& d, const ConvGenLimits& lim);
 
 // The tier a case runs with (its explicit fill, else the problem's default).

@@ -1,7 +1,9 @@
 #include "fuzz/conv_implicit_zero.hpp"
 
 #include <cmath>
+#include <limits>
 
+#include "core/error.hpp"
 #include "reference/conv_common.hpp"
 
 namespace hiprim::fuzz {
@@ -32,7 +34,7 @@ void for_each_pos(const Vec3& extent, F&& f) {
 
 }  // namespace
 
-std::vector<std::uint8_t> implicit_zero_nan_mask(const ConvProblem& p, const ref::ConvInputs& in, const TensorDesc& out_desc) {
+std::vector<std::uint8_t> implicit_zero_kinds(const ConvProblem& p, const ref::ConvInputs& in, const TensorDesc& out_desc) {
   const ref::detail::Geom3 g = ref::detail::geom3(p);
   const Role out_role = ref::detail::output_role(p.dir);
   std::vector<std::uint8_t> mask(static_cast<std::size_t>(out_desc.storage_elements()), 0);
@@ -43,7 +45,7 @@ std::vector<std::uint8_t> implicit_zero_nan_mask(const ConvProblem& p, const ref
   auto strides = [&](Role r) { return ref::detail::strides5(r == out_role ? out_desc : tensor(r)->desc); };
   const Strides5 ps = strides(P), qs = strides(Q), ws = strides(Role::w);
   auto nonfinite = [&](Role r, I64 off) { return !std::isfinite(tensor(r)->data[static_cast<std::size_t>(off)]); };
-  auto mark = [&](I64 off) { mask[static_cast<std::size_t>(off)] = 1; };
+  auto mark = [&](I64 off, std::uint8_t kind) { mask[static_cast<std::size_t>(off)] |= kind; };
 
   for (I64 n = 0; n < g.n; ++n)
     for (I64 grp = 0; grp < g.groups; ++grp)
@@ -59,25 +61,51 @@ std::vector<std::uint8_t> implicit_zero_nan_mask(const ConvProblem& p, const ref
                 Vec3 at;
                 for (int a = 0; a < 3; ++a) at[a] = q[a] * g.stride[a] - g.pad[a] + f[a] * g.dil[a];
                 if (inside(at, p_ext)) return;
-                if (out_role == Q && nonfinite(Role::w, w_off(f))) mark(offset5(qs, n, q_ch, q));
-                if (out_role == Role::w && nonfinite(Q, offset5(qs, n, q_ch, q))) mark(w_off(f));
+                if (out_role == Q && nonfinite(Role::w, w_off(f))) mark(offset5(qs, n, q_ch, q), kZeroPadding);
+                if (out_role == Role::w && nonfinite(Q, offset5(qs, n, q_ch, q))) mark(w_off(f), kZeroPadding);
               });
             });
           } else {
-            // Taps of a real P position that no Q position reaches.
+            // Taps of a real P position that no Q position reaches: border taps (q an integer outside
+            // Q on some axis) and stride holes (q not an integer on some axis).
             for_each_pos(p_ext, [&](const Vec3& at) {
               for_each_pos(g.filter, [&](const Vec3& f) {
-                bool reached = true;
-                for (int a = 0; a < 3 && reached; ++a) {
+                bool exact = true, reached = true;
+                for (int a = 0; a < 3; ++a) {
                   const I64 t = at[a] + g.pad[a] - f[a] * g.dil[a];  // = q * stride
-                  reached = t >= 0 && t % g.stride[a] == 0 && t / g.stride[a] < q_ext[a];
+                  const bool divides = t % g.stride[a] == 0;
+                  exact = exact && divides;
+                  reached = reached && divides && t >= 0 && t / g.stride[a] < q_ext[a];
                 }
-                if (!reached && nonfinite(Role::w, w_off(f))) mark(offset5(ps, n, p_ch, at));
+                if (!reached && nonfinite(Role::w, w_off(f))) mark(offset5(ps, n, p_ch, at), exact ? kZeroBorderTap : kZeroStrideHole);
               });
             });
           }
         }
   return mask;
+}
+
+std::uint8_t multiplied_kinds(const ImplicitZeros& z) {
+  auto bit = [](ZeroTerm t, std::uint8_t b) { return t == ZeroTerm::multiplied ? b : std::uint8_t{0}; };
+  return static_cast<std::uint8_t>(bit(z.padding, kZeroPadding) | bit(z.border_taps, kZeroBorderTap) | bit(z.stride_holes, kZeroStrideHole));
+}
+
+std::optional<std::string> undeclared_kind(const ImplicitZeros& z, std::uint8_t kinds) {
+  if ((kinds & kZeroPadding) && z.padding == ZeroTerm::undeclared) return "padding";
+  if ((kinds & kZeroBorderTap) && z.border_taps == ZeroTerm::undeclared) return "border_taps";
+  if ((kinds & kZeroStrideHole) && z.stride_holes == ZeroTerm::undeclared) return "stride_holes";
+  return std::nullopt;
+}
+
+ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& kinds, const ImplicitZeros& z) {
+  if (kinds.size() != reference.value.size())
+    throw InputError("solver_expected: " + std::to_string(kinds.size()) + " implicit-zero flags for " +
+                     std::to_string(reference.value.size()) + " output values");
+  ref::ConvOutput out = reference;
+  const std::uint8_t multiplied = multiplied_kinds(z);
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    if (kinds[i] & multiplied) out.value[i] = std::numeric_limits<double>::quiet_NaN();
+  return out;
 }
 
 }  // namespace hiprim::fuzz

@@ -1,28 +1,46 @@
-// The implementation-defined part of the special-value contract of convolution.
+// The solver-declared part of the special-value contract of convolution.
 //
-// A padded input position is an implicit zero. The reference sums only the real terms (a padded tap
-// is absent), but GEMM-based solvers (im2col, implicit GEMM, cuDNN) multiply the padding zeros, and
-// 0 * Inf = 0 * NaN = NaN in IEEE arithmetic. Neither answer is wrong, so hiprim's contract is:
-// at an output element whose dot product, with every implicit zero counted as a term, multiplies a
-// zero by a non-finite value, the result is either the reference's value or NaN. Everywhere else
-// the result is fully defined. The implicit zeros per direction (P = the zero-padded activation:
-// x in mode conv, y in mode trans; Q = the other activation; P[q*stride - pad + f*dil] meets Q[q]):
-//   - P positions outside P's extent (the padding) that a (q, f) pair reaches: they meet w[f] when Q
-//     is computed (fwd, resp. bwd-data in mode trans) and Q[q] when w is computed (bwd-weights);
-//   - (p, f) pairs with no q (q*stride = p + pad - f*dil has no solution inside Q): when P is
-//     computed (bwd-data, resp. fwd in mode trans) they meet w[f] (col2im's skipped positions, or
-//     the stride holes and borders of a direct transposed convolution).
+// An implicit zero is a term the convolution's definition leaves out: the padding, and the taps of
+// a computed P position that no Q position reaches (core/conv_solver.hpp, ImplicitZeros, names the
+// three kinds and the relation P[q*stride - pad + f*dil] ~ Q[q] ~ W[f]). The reference sums only the
+// real terms; a solver that multiplies such a zero by an Inf or NaN partner gets 0*Inf = 0*NaN = NaN
+// there. Each solver declares per problem which kinds it multiplies, and the expected answer is
+// exactly its own: NaN at an output element where a multiplied kind meets a non-finite partner, the
+// reference's value (finite, Inf or NaN from the real terms) everywhere else. The meetings per
+// direction (P = the zero-padded activation: x in mode conv, y in mode trans; Q = the other):
+//   - padding: P positions outside P's extent that a (q, f) pair reaches; they meet w[f] when Q is
+//     computed (fwd, resp. bwd-data in mode trans) and Q[q] when w is computed (bwd-weights);
+//   - border taps and stride holes: (p, f) pairs with no q inside Q (q*stride = p + pad - f*dil);
+//     when P is computed (bwd-data, resp. fwd in mode trans) they meet w[f]. A border tap divides
+//     exactly on every axis (q is an integer outside Q); a stride hole is inexact on some axis.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/conv_problem.hpp"
+#include "core/conv_solver.hpp"
 #include "reference/conv.hpp"
 
 namespace hiprim::fuzz {
 
-// One flag per storage offset of out_desc (the desc of the direction's output): 1 where the result
-// may be NaN instead of the reference's value. Inputs as for ref::conv_naive (the output's is unused).
-std::vector<std::uint8_t> implicit_zero_nan_mask(const ConvProblem& p, const ref::ConvInputs& in, const TensorDesc& out_desc);
+// Bits of implicit_zero_kinds().
+inline constexpr std::uint8_t kZeroPadding = 1, kZeroBorderTap = 2, kZeroStrideHole = 4;
+
+// One byte per storage offset of out_desc (the desc of the direction's output): the OR of the kinds
+// of implicit zero that meet a non-finite partner in that element's dot product (0: none).
+// Inputs as for ref::conv_naive (the output's is unused).
+std::vector<std::uint8_t> implicit_zero_kinds(const ConvProblem& p, const ref::ConvInputs& in, const TensorDesc& out_desc);
+
+// The bits of the kinds `z` declares multiplied.
+std::uint8_t multiplied_kinds(const ImplicitZeros& z);
+// The name of the first kind present in `kinds` that `z` leaves undeclared ("padding",
+// "border_taps", "stride_holes"), or nullopt when every present kind is declared.
+std::optional<std::string> undeclared_kind(const ImplicitZeros& z, std::uint8_t kinds);
+
+// The answer of a solver declaring `z`: the reference's output with NaN wherever
+// kinds[offset] & multiplied_kinds(z) != 0 (abs_sum kept). InputError when the sizes differ.
+ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& kinds, const ImplicitZeros& z);
 
 }  // namespace hiprim::fuzz

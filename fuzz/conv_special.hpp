@@ -3,10 +3,11 @@
 // Contract: an output whose dot product includes a NaN input term is NaN; one that includes an
 // infinite term is that infinity, or NaN when terms of both signs or Inf*0 meet (IEEE arithmetic on
 // the terms). The reference's naive loops in double evaluate exactly this over the real terms (a
-// padded tap is absent), so the expected NaN/+Inf/-Inf positions are the reference's. Where an
-// implicit zero (padding, or a tap no output reaches) meets a non-finite value, IEEE solvers that
-// multiply the zero get NaN: there the result is implementation-defined, the reference's value or
-// NaN (fuzz/conv_implicit_zero.hpp). Every other output is finite and is compared by the usual tier rule.
+// padded tap is absent). Where an implicit zero (padding, or a tap no output reaches) meets a
+// non-finite value, a solver that multiplies that zero gets NaN; each solver declares which kinds
+// it multiplies (ConvSolver::implicit_zeros), and its expected output is the reference's with NaN
+// exactly there (fuzz/conv_implicit_zero.hpp, solver_expected). Every other output is finite and is
+// compared by the usual tier rule.
 //
 // Kinds (a fuzz case's data choice; `hiprim repro --special KIND` reruns it):
 //   nan, inf:     1-2 NaN (or +-Inf) in one input tensor picked by the seed, sometimes one more in
@@ -46,12 +47,10 @@ bool special_fits_tier(Special s, verify::FillTier tier);
 // and signs come from the seed only (the same case always gets the same values).
 void apply_special(Special s, const ConvProblem& p, std::uint64_t seed, std::uint64_t tensor_tag, HostTensor& t);
 
-// The judge of special-value cases: every element whose expected value is NaN must be NaN, +-Inf
-// the same infinity; the rest is compared by verify::compare() (non-finite positions masked out).
-// Where may_be_nan (one flag per storage offset of expected.desc, implicit_zero_nan_mask()) is set, NaN
-// is accepted too. Metrics: compare()'s on the finite part, mismatches and worst elements include the
-// propagation ones.
-verify::Verdict judge_special(const HostTensor& got, const ref::ConvOutput& expected, const verify::Tolerance& tol,
-                              const std::vector<std::uint8_t>* may_be_nan = nullptr);
+// The judge of special-value cases: every element whose expected value (the solver's, see
+// solver_expected) is NaN must be NaN, +-Inf the same infinity, and nothing else is accepted there;
+// the rest is compared by verify::compare() (non-finite positions masked out). Metrics: compare()'s
+// on the finite part, mismatches and worst elements include the propagation ones.
+verify::Verdict judge_special(const HostTensor& got, const ref::ConvOutput& expected, const verify::Tolerance& tol);
 
 }  // namespace hiprim::fuzz

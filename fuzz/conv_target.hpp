@@ -11,8 +11,15 @@
 //        hash of the case, so deterministic) uses the CPU reference instead, which keeps checking
 //        conv.naive itself. Bounded-tier and special-value cases always use the CPU reference (the
 //        bounded rule needs the reference's double value and sum of |terms|).
-//   Special-value cases always use the CPU naive loops (real terms only), record where NaN is also
-//   accepted (implicit_zero_nan_mask) and judge with judge_special().
+//   Special-value cases always use the CPU naive loops (real terms only), record which implicit
+//   zeros meet Inf/NaN (implicit_zero_kinds), and judge with judge_special() against the solver's own
+//   answer: NaN where it declares it multiplies those zeros (ConvSolver::implicit_zeros), the
+//   reference's value where it skips them; nothing else passes.
+// Mostly-zero data: when the oracle's output of a case's data is more than 80% zeros (the
+// comparator would mistrust it: a short reduction over fills that hit zero, -0 special values),
+// run() takes the next seed of a fixed sequence (up to 8 times), so the campaign rarely meets a
+// mistrusted case; the record's repro line carries the seed used. Structural zeros are the
+// generator's job (conv_gen.hpp, kMinLiveFraction).
 #pragma once
 #include <memory>
 #include <string>
@@ -68,9 +75,10 @@ class ConvFuzzTarget final : public FuzzTarget {
   rc::Gen<ConvGenome> gen_;
 };
 
-// The runner options of a case's data: seed, explicit tier, and for special values the input
-// adjustment, the naive CPU oracle, judge_special() and the repro flag "--special KIND".
-verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d, bool check_determinism = true);
+// The runner options of a case's data for solver s: seed, explicit tier, and for special values the
+// input adjustment, the naive CPU oracle, judge_special() against s's declared implicit zeros
+// (status error when s leaves a kind the case has undeclared) and the repro flag "--special KIND".
+verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d, const ConvSolver& s, bool check_determinism = true);
 
 // The case of a repro line (problem, seed, --fill, --special); InputError naming the bad part.
 ConvCase conv_case_from_repro(const ReproLine& r);

@@ -1,6 +1,7 @@
 #include "fuzz/gpu_oracle.hpp"
 
 #include "core/error.hpp"
+#include "verify/guarded_buffer.hpp"  // poison_bits, check_written
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/runtime/device.hpp"
 #include "gpu/runtime/hip_compat.hpp"
@@ -45,13 +46,19 @@ ref::ConvOutput device_solver_output(const verify::PreparedCase& c, const ConvSo
   if (p.dir != ConvDir::bwd_weights) up(w, c.w());
   if (p.dir != ConvDir::fwd) up(y, c.y());
   if (p.bias) up(bias, c.bias());
+  const TensorDesc out = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
+  gpu::DeviceBuffer& ob = p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w;
+  // The output starts as the runner's poison: an element the oracle does not write is an error, not garbage.
+  std::vector<unsigned char> raw(bytes(out));
+  const std::size_t es = dtype_size(out.dtype);
+  for (std::size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<unsigned char>(verify::poison_bits(out.dtype) >> (8 * (i % es)));
+  if (!raw.empty()) ob.upload(raw.data(), raw.size());
   ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), oracle.workspace_bytes(p), nullptr};
   oracle.run(p, t);
   gpu::synchronize("running the GPU oracle");
-  const TensorDesc out = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
-  gpu::DeviceBuffer& ob = p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w;
-  std::vector<unsigned char> raw(bytes(out));
   if (!raw.empty()) ob.download(raw.data(), raw.size());
+  if (auto bad = verify::check_written(raw, out, "the GPU oracle's (" + oracle.name() + ") output"))
+    throw RuntimeError("GPU oracle: " + *bad);
   HostTensor h(out);
   h.from_bytes(raw.data());
   ref::ConvOutput r;

@@ -125,6 +125,15 @@ std::string index_string(const Dims& index) {
   return s + "]";
 }
 
+double zero_fraction(const std::vector<double>& values, const TensorDesc& desc) {
+  std::int64_t zeros = 0, n = 0;
+  for_each_index(desc.dims, [&](const Dims& idx) {
+    ++n;
+    if (values[static_cast<std::size_t>(desc.offset(idx))] == 0.0) ++zeros;
+  });
+  return n ? static_cast<double>(zeros) / static_cast<double>(n) : 0.0;
+}
+
 std::string Tolerance::describe() const {
   const std::string out = std::string(dtype_name(out_dtype));
   if (tier == FillTier::exact) return "exact: got == round_to(" + out + ", expected) (RNE), fp32 accumulation";

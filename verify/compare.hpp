@@ -22,6 +22,12 @@ std::optional<Status> parse_status(std::string_view s);
 // still agrees wherever both sides are zero. 0.8 leaves room for legitimate structural zeros
 // (padding >= filter, stride > filter in bwd-data) in small test problems, which stay below ~60%.
 inline constexpr double kMistrustZeroFraction = 0.8;
+// Fraction of desc's elements whose value (indexed by desc's storage offsets) is zero; 0 when empty.
+double zero_fraction(const std::vector<double>& values, const TensorDesc& desc);
+// Whether compare() would mistrust an output with these expected values (zero fraction above the limit).
+inline bool mostly_zero(const std::vector<double>& values, const TensorDesc& desc) {
+  return zero_fraction(values, desc) > kMistrustZeroFraction;
+}
 // How many worst elements a Metrics keeps.
 inline constexpr std::size_t kWorstElements = 5;
 

@@ -1,8 +1,10 @@
 #include "verify/guarded_buffer.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.hpp"
+#include "verify/compare.hpp"  // index_string
 
 namespace hiprim::verify {
 
@@ -36,7 +38,61 @@ void GuardedBuffer::set(const std::vector<unsigned char>& bytes) {
   write(bytes.data());
 }
 
-void GuardedBuffer::poison() { write(std::vector<unsigned char>(payload_, kPoisonByte).data()); }
+std::uint32_t poison_bits(DType t) {
+  switch (t) {
+    case DType::fp32: return 0x7FA5A5A5u;
+    case DType::fp16: return 0x7CA5u;
+    case DType::bf16: return 0x7FA5u;
+  }
+  return 0x7FA5A5A5u;
+}
+
+bool is_poison(DType t, std::uint32_t bits) {
+  const std::uint32_t magnitude = t == DType::fp32 ? 0x7FFFFFFFu : 0x7FFFu;
+  return (bits & magnitude) == poison_bits(t);
+}
+
+namespace {
+
+// Element i's bits, little-endian (the element's dtype_size bytes).
+std::uint32_t element_bits(const unsigned char* p, std::size_t size) {
+  std::uint32_t v = 0;
+  for (std::size_t b = 0; b < size; ++b) v |= static_cast<std::uint32_t>(p[b]) << (8 * b);
+  return v;
+}
+
+}  // namespace
+
+void GuardedBuffer::poison(DType t) {
+  const std::size_t es = dtype_size(t);
+  if (payload_ % es != 0)
+    throw InputError("buffer " + what_ + ": " + std::to_string(payload_) + " bytes are not a whole number of " +
+                     std::string(dtype_name(t)) + " elements");
+  std::vector<unsigned char> bytes(payload_);
+  const std::uint32_t bits = poison_bits(t);
+  for (std::size_t i = 0; i < payload_; i += es)
+    for (std::size_t b = 0; b < es; ++b) bytes[i + b] = static_cast<unsigned char>(bits >> (8 * b));
+  write(bytes.data());
+}
+
+std::optional<std::string> check_written(const std::vector<unsigned char>& payload, const TensorDesc& desc, const std::string& what) {
+  const std::size_t es = dtype_size(desc.dtype);
+  if (payload.size() < static_cast<std::size_t>(desc.storage_elements()) * es)
+    throw InputError("check_written: " + std::to_string(payload.size()) + " bytes do not hold " + desc.str());
+  std::int64_t unwritten = 0, total = 0;
+  Dims first;
+  for_each_index(desc.dims, [&](const Dims& idx) {
+    ++total;
+    const auto off = static_cast<std::size_t>(desc.offset(idx)) * es;
+    if (!is_poison(desc.dtype, element_bits(payload.data() + off, es))) return;
+    if (unwritten++ == 0) first = idx;
+  });
+  if (unwritten == 0) return std::nullopt;
+  char bits[16];
+  std::snprintf(bits, sizeof bits, desc.dtype == DType::fp32 ? "0x%08X" : "0x%04X", poison_bits(desc.dtype));
+  return "never wrote " + std::to_string(unwritten) + " of " + std::to_string(total) + " elements of " + what +
+         " (still the poison " + bits + ", a signaling NaN no arithmetic produces); first at " + index_string(first);
+}
 
 std::vector<unsigned char> GuardedBuffer::read_all() const {
   if (backend_ == Backend::host) return host_;

@@ -16,6 +16,10 @@ class FastReferenceSolver final : public ConvSolver {
  public:
   std::string name() const override { return kFastReferenceSolverName; }
   Backend backend() const override { return Backend::host; }
+  // gather and weights GEMM over im2col's zeros (multiplied, in double); scatter's col2im adds real taps only.
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override {
+    return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::skipped, .stride_holes = ZeroTerm::skipped};
+  }
   std::string summary() const override {
     return "CPU im2col + Eigen GEMM in double; every direction, mode, dtype, layout, 2D/3D";
   }

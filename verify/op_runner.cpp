@@ -126,7 +126,7 @@ CaseRecord run_op_case(const PreparedOpCase& c, const OpSolver& s, const RunOpti
     auto run_once = [&]() {
       for (std::size_t i = 0; i < ts.size(); ++i) {
         if (ts[i].role == OpTensor::Role::in_out) bufs[i].set(c.data()[i].to_bytes());
-        if (ts[i].role == OpTensor::Role::output) bufs[i].poison();
+        if (ts[i].role == OpTensor::Role::output) bufs[i].poison(ts[i].desc.dtype);
       }
       auto t0 = std::chrono::steady_clock::now();
       s.run(p, ptrs, ws.data(), ws.payload(), nullptr);
@@ -150,6 +150,10 @@ CaseRecord run_op_case(const PreparedOpCase& c, const OpSolver& s, const RunOpti
         return finish(Status::failed, "modified its input buffer " + ts[i].name);
     }
     if (auto bad = check_guards(ws.read_all(), ws.payload(), ws.what())) return finish(Status::failed, *bad);
+    // An output element still holding the poison was never written: failed, even where NaN is expected.
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (ts[i].role == OpTensor::Role::output)
+        if (auto bad = check_written(payload_of(first[i], bufs[i].payload()), ts[i].desc, ts[i].name)) return finish(Status::failed, *bad);
 
     std::vector<std::pair<std::string, Verdict>> verdicts;
     std::vector<HostTensor> got(ts.size());

@@ -2,8 +2,9 @@
 // and report as conv, so `hiprim check`, `report diff` and the schema apply unchanged).
 // For one problem it fills the inputs (verify/op_fill.hpp) and asks the reference once
 // (reference/op_reference.hpp). Per solver: buffers with guard regions (verify/guarded_buffer.hpp);
-// inputs set, in_out tensors reset to their initial values and outputs poisoned (NaN) before every
-// run; after it, guards intact, inputs unchanged, every output and in_out tensor compared with
+// inputs set, in_out tensors reset to their initial values and outputs poisoned (a signaling NaN no
+// arithmetic produces) before every run; after it, guards intact, inputs unchanged, no output element
+// still poisoned (never written: failed, even where NaN is expected), every output and in_out tensor compared with
 // compare_with_bounds; for solvers claiming determinism, a second run must be bitwise identical.
 #pragma once
 #include <cstdint>

@@ -94,7 +94,7 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
     ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.payload(), nullptr};
 
     auto run_once = [&]() -> std::vector<unsigned char> {
-      out.poison();
+      out.poison(out_desc.dtype);
       auto t0 = std::chrono::steady_clock::now();
       s.run(p, t);
       synchronize_backend(b);
@@ -108,6 +108,8 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i]->read_all() != inputs_before[i]) return finish(Status::failed, "modified its input buffer " + inputs[i]->what());
+    // Before any comparison: an unwritten element fails even where the judge would accept a NaN.
+    if (auto bad = check_written(payload_of(all, out.payload()), out_desc, out.what())) return finish(Status::failed, *bad);
 
     HostTensor got(out_desc);
     got.from_bytes(payload_of(all, out.payload()).data());

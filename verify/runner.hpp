@@ -1,7 +1,9 @@
 // The runner: problem x solver -> verdict. For one problem it fills the inputs (seeded), asks the CPU
 // reference for the expected output once, then runs each solver on buffers with guard regions and a
-// NaN-poisoned output, compares, checks the guards, that inputs were left alone, and (for solvers that
-// claim it) bitwise determinism over a second run.
+// poisoned output (a signaling NaN no arithmetic produces, verify/guarded_buffer.hpp), checks the
+// guards, that inputs were left alone and that every output element was written (an element still
+// holding the poison fails, whatever the judge would say), compares, and (for solvers that claim it)
+// checks bitwise determinism over a second run.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -247,6 +247,13 @@ class ConvDirectTiled final : public ConvSolver {
  public:
   std::string name() const override { return "conv.direct.tiled"; }
   Backend backend() const override { return Backend::device; }
+  // fwd multiplies the x tile's staged padding zeros; bwd-data multiplies the staged zeros outside dy
+  // (taps whose division is exact) and skips inexact taps (staged_out_index -1); bwd-weights checks bounds.
+  ImplicitZeros implicit_zeros(const ConvProblem& p) const override {
+    if (p.dir == ConvDir::fwd) return ImplicitZeros::all(ZeroTerm::multiplied);
+    if (p.dir == ConvDir::bwd_data) return {.padding = ZeroTerm::skipped, .border_taps = ZeroTerm::multiplied, .stride_holes = ZeroTerm::skipped};
+    return ImplicitZeros::all(ZeroTerm::skipped);
+  }
   std::string summary() const override {
     return "direct with shared-memory tiles; fwd (+bias), bwd-data, bwd-weights; 2D mode conv only; groups, "
            "stride/pad/dilation; fp32/fp16/bf16; nchw/nhwc";

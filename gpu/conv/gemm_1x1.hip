@@ -71,6 +71,8 @@ class ConvGemm1x1 final : public ConvSolver {
   std::string name() const override { return std::string(k1x1Name) + Engine::suffix; }
   Backend backend() const override { return Backend::device; }
   double accumulation_error_factor() const override { return Engine::accumulation_error_factor; }
+  // 1x1, stride 1, pad 0, equal pixel counts: its problems have no implicit zeros to multiply.
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   std::string summary() const override {
     return std::string("1x1 filter, stride 1, pad 0 as one ") + Engine::gemm +
            " per group over all pixels (no im2col), fp32 accumulation: fwd, bwd-data, bwd-weights; conv and trans; "

@@ -117,6 +117,10 @@ class ConvGemmIm2col final : public ConvSolver {
   std::string name() const override { return std::string(kIm2colName) + Engine::suffix; }
   Backend backend() const override { return Backend::device; }
   double accumulation_error_factor() const override { return Engine::accumulation_error_factor; }
+  // im2col's zeros are multiplied (out_from_in, w_from_in_out); col2im gathers real taps only (in_from_out).
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override {
+    return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::skipped, .stride_holes = ZeroTerm::skipped};
+  }
   std::string summary() const override {
     return std::string("im2col + ") + Engine::gemm +
            ", fp32 accumulation: fwd, bwd-data (col2im gather), bwd-weights; conv and trans; "

@@ -90,6 +90,8 @@ class ConvGemmImplicit final : public ConvSolver {
   std::string name() const override { return std::string(kImplicitName) + Engine::suffix; }
   Backend backend() const override { return Backend::device; }
   double accumulation_error_factor() const override { return Engine::accumulation_error_factor; }
+  // fwd over x_pad: every padded tap is a stored zero, multiplied.
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
   std::string summary() const override {
     return std::string("2D conv fwd as one ") + Engine::gemm +
            " per image over a zero-padded NHWC copy of x (no im2col), fp32 accumulation; groups 1, dilation 1, "

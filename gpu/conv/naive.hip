@@ -66,6 +66,8 @@ class ConvNaive final : public ConvSolver {
  public:
   std::string name() const override { return "conv.naive"; }
   Backend backend() const override { return Backend::device; }
+  // Gathers with bounds checks over the real terms only (naive_gather.hpp).
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   std::string summary() const override {
     return "direct, one thread per output element, fp32 accumulation; every direction, conv and trans, 2D/3D, "
            "groups, stride/pad/dilation, bias; fp32/fp16/bf16; all layouts";

@@ -100,6 +100,7 @@ class HostMutant final : public ConvSolver {
   std::string name() const override { return "mutant." + bug_name(bug_); }
   Backend backend() const override { return Backend::host; }
   std::string summary() const override { return "test-only host direct conv with a bug: " + bug_description(bug_); }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }  // bounds checks
   Applicability applicable(const ConvProblem& p) const override {
     auto e = p.validate();
     return e.empty() ? Applicability::yes() : Applicability::no("invalid problem: " + e.front());
@@ -235,6 +236,7 @@ class FlushToZero final : public ConvSolver {
   std::string name() const override { return "test.ftz"; }
   Backend backend() const override { return Backend::host; }
   std::string summary() const override { return "control with subnormal outputs flushed"; }
+  ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return inner_->implicit_zeros(p); }
   Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
   void run(const ConvProblem& p, const ConvTensors& t) const override {
     inner_->run(p, t);

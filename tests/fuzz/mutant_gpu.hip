@@ -105,6 +105,7 @@ class GpuMutant final : public ConvSolver {
   std::string name() const override { return "mutant.gpu." + gpu_bug_name(bug_); }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override { return "test-only tiled fwd conv: " + gpu_bug_description(bug_); }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }  // bounds checks
   Applicability applicable(const ConvProblem& p) const override {
     auto e = p.validate();
     if (!e.empty()) return Applicability::no("invalid problem: " + e.front());

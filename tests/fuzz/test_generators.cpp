@@ -8,6 +8,7 @@
 #include "fuzz/conv_gen.hpp"
 #include "fuzz/conv_target.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
+#include "verify/host_solvers.hpp"
 
 namespace hiprim::fuzz_test {
 namespace {
@@ -21,6 +22,7 @@ class RestrictedSolver final : public ConvSolver {
   std::string name() const override { return name_; }
   Backend backend() const override { return Backend::host; }
   std::string summary() const override { return "test"; }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   Applicability applicable(const ConvProblem& p) const override {
     if (!p.valid()) return Applicability::no("invalid");
     const std::string why = refuse_(p);
@@ -182,6 +184,36 @@ TEST(FuzzGenerators, LargeLimitsKeepCpuOracleCasesSmall) {
       EXPECT_LE(static_cast<double>(td.elements()), o.limits.max_tensor_elements) << spec->problem();
   }
   EXPECT_GT(biggest_exact, 1e7);  // the GPU oracle's cases do get big
+}
+
+// Live fractions by hand: the share of the computed tensor's elements with at least one real term.
+TEST(FuzzGenerators, StructuralLiveFractionByHand) {
+  auto live = [](const char* p) { return fuzz::structural_live_fraction(parse_conv_problem(p)); };
+  // 1x1 stride 2 bwd-data: only even (h, w) of dx are reached: 1/4.
+  EXPECT_DOUBLE_EQ(live("conv bwd-data fp32 nchw n1 c1 k1 in4x4 f1x1 str2x2"), 0.25);
+  // fwd, one input pixel, 3x3 filter, pad 3: out 5 per axis, outputs 1..3 reach x: (3/5)^2.
+  EXPECT_DOUBLE_EQ(live("conv fwd fp32 nchw n1 c1 k1 in1x1 f3x3 pad3x3"), 9.0 / 25.0);
+  // bwd-weights, width pad 2, stride 3, one output column: only tap 2 (position 0) lands in x: 1/3.
+  EXPECT_DOUBLE_EQ(live("conv bwd-weights fp32 nchw n1 c1 k1 in1x1 f1x3 pad0x2 str1x3"), 1.0 / 3.0);
+  // bwd-data, dilation 3, filter 4 over 10 (one output): dx 0, 3, 6, 9 are reached: (4/10)^2.
+  EXPECT_DOUBLE_EQ(live("conv bwd-data fp32 nchw n1 c1 k1 in10x10 f4x4 dil3x3"), 0.16);
+  EXPECT_DOUBLE_EQ(live("conv fwd fp32 nchw n2 c3 k4 in7x7 f3x3 pad1x1"), 1.0);
+}
+
+// The comparator mistrusts outputs of more than 80% zeros; the generator keeps the structural zeros
+// under half (it repairs pad, stride, dilation) and the target reseeds mostly-zero data, so a
+// campaign meets no mistrusted case.
+TEST(FuzzGenerators, CasesKeepMostOfTheirOutputLiveAndAreNotMistrusted) {
+  fuzz::ConvFuzzTarget t(verify::make_fast_reference_solver(), {});
+  int mistrusted = 0;
+  for (std::uint64_t i = 0; i < 600; ++i) {
+    const auto spec = draw(t, i);
+    EXPECT_GE(fuzz::structural_live_fraction(spec->conv_case().problem), fuzz::kMinLiveFraction) << spec->problem();
+    const auto rec = t.run(*spec);
+    if (rec.verdict.status == verify::Status::mistrusted) ++mistrusted;
+    EXPECT_NE(rec.verdict.status, verify::Status::mistrusted) << rec.repro << ": " << rec.verdict.reason;
+  }
+  EXPECT_EQ(mistrusted, 0);
 }
 
 }  // namespace

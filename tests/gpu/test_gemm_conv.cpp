@@ -1,6 +1,7 @@
 // Tests of the GEMM-based conv solvers (conv.gemm.1x1, conv.gemm.im2col, conv.gemm.implicit and their .mma tensor-core
-// twins, fp16/bf16 only, which skip where gemm_mma_unavailable() says why): on the host, the GEMM
-// operand maps against core's TensorDesc offsets, the workspace plan and the refusals; on the device
+// twins, fp16/bf16 only, whose tests skip visibly where gemm_mma_unavailable() says why): on the host,
+// the solvers' refusals and workspace against their plan (the maps and the plan alone:
+// test_gemm_conv_plan.cpp, host-only); on the device
 // (skipped without a GPU), every direction x dtype x layout of fixed small conv and trans problems,
 // and random small problems, against the CPU reference with integer fills (exact tier: the result
 // must equal round_to(dtype, expected)), outputs and workspace poisoned with NaN and followed by
@@ -22,124 +23,31 @@
 #include "gpu/conv/solvers.hpp"
 #include "gpu/gemm/gemm.hpp"
 #include "reference/conv.hpp"
+#include "tests/gpu/gemm_conv_gen.hpp"
 #include "tests/gpu/gemm_test_util.hpp"
 
 namespace hiprim::gpu {
 namespace {
 
 using test_gemm::GuardedBuffer;
+using test_gemm_conv::gen_problem;
 
 // ---- host: operand maps against TensorDesc ----
 
-// Valid small problems of either mode, rank, layout, with groups, stride, pad, dilation, opad.
-rc::Gen<ConvProblem> gen_problem() {
-  return rc::gen::exec([] {
-    ConvProblem p;
-    const int rank = *rc::gen::inRange(2, 4);
-    p.mode = *rc::gen::element(ConvMode::conv, ConvMode::trans);
-    p.channels_last = *rc::gen::arbitrary<bool>();
-    p.groups = *rc::gen::inRange(1, 4);
-    p.n = *rc::gen::inRange(1, 4);
-    p.c = p.groups * *rc::gen::inRange(1, 4);
-    p.k = p.groups * *rc::gen::inRange(1, 4);
-    p.in = p.filter = p.pad = p.stride = p.dilation = p.out_pad = Dims(rank);
-    for (int i = 0; i < rank; ++i) {
-      p.filter[i] = *rc::gen::inRange(1, 4);
-      p.dilation[i] = *rc::gen::inRange(1, 3);
-      p.stride[i] = *rc::gen::inRange(1, 3);
-      const std::int64_t span = p.dilation[i] * (p.filter[i] - 1);
-      p.pad[i] = *rc::gen::inRange<std::int64_t>(0, span / 2 + 1);
-      p.in[i] = span + 1 + *rc::gen::inRange(0, 4);
-      if (p.mode == ConvMode::trans)
-        p.out_pad[i] = *rc::gen::inRange<std::int64_t>(0, std::max(p.stride[i], p.dilation[i]));
-    }
-    RC_PRE(p.valid());
-    return p;
-  });
-}
+// ---- host: the solvers against their plan (the plan itself: test_gemm_conv_plan.cpp) ----
 
-// Logical index [a, b, spatial...] of a rank-(2+r) desc from a linear spatial index.
-Dims index_of(std::int64_t a, std::int64_t b, std::int64_t pixel, const Dims& dims) {
-  Dims idx(dims.size());
-  idx[0] = a;
-  idx[1] = b;
-  for (std::size_t d = dims.size(); d-- > 2;) {
-    idx[d] = pixel % dims[d];
-    pixel /= dims[d];
-  }
-  return idx;
-}
-
-RC_GTEST_PROP(GemmConvMaps, OperandMapsMatchTensorDescOffsets, ()) {
-  const ConvProblem p = *gen_problem();
-  const ConvGeom g = conv_geom(p);
-  const bool conv = p.mode == ConvMode::conv;
-  const TensorDesc in_d = conv ? p.x_desc() : p.y_desc(), out_d = conv ? p.y_desc() : p.x_desc(), w_d = p.w_desc();
-  const std::int64_t G = p.groups, cig = in_d.dims[1] / G, cog = out_d.dims[1] / G, taps = g.taps();
-  // W[co][q], q = ci*F + f (NCHW family) or f*CIg + ci (channels last).
-  const MatrixMap wm = w_out_by_q(g);
-  for (std::int64_t grp = 0; grp < G; ++grp)
-    for (std::int64_t co = 0; co < cog; ++co)
-      for (std::int64_t ci = 0; ci < cig; ++ci)
-        for (std::int64_t f = 0; f < taps; ++f) {
-          const std::int64_t q = p.channels_last ? f * cig + ci : ci * taps + f;
-          RC_ASSERT(wm(grp, co, q) == w_d.offset(index_of(grp * cog + co, ci, f, w_d.dims)));
-        }
-  // Out[co][j] and In[ci][j], j = image*pixels + pixel.
-  auto check_activation = [&](const MatrixMap& m, const TensorDesc& d, std::int64_t per_group) {
-    std::int64_t pixels = 1;
-    for (std::size_t i = 2; i < d.dims.size(); ++i) pixels *= d.dims[i];
-    for (std::int64_t grp = 0; grp < G; ++grp)
-      for (std::int64_t ch = 0; ch < per_group; ++ch)
-        for (std::int64_t j = 0; j < d.dims[0] * pixels; ++j)
-          RC_ASSERT(m(grp, ch, j) == d.offset(index_of(j / pixels, grp * per_group + ch, j % pixels, d.dims)));
-  };
-  check_activation(out_channel_by_pixel(g), out_d, cog);
-  check_activation(in_channel_by_pixel(g), in_d, cig);
-}
-
-TEST(GemmConvMaps, ImagePixelMapIsPlainOnlyWhenImagesAreBackToBack) {
-  EXPECT_EQ(image_pixel_map(20, 3, 60).inner_extent, 0);
-  EXPECT_EQ(image_pixel_map(20, 1, 60).inner_extent, 20);
-  EXPECT_EQ(image_pixel_map(20, 1, 60)(45), 2 * 60 + 5);
-}
-
-TEST(GemmConvMaps, ColLayoutOffsets) {
-  const ColLayout j_fast{6, 10, 2, false}, q_fast{6, 10, 2, true};
-  EXPECT_EQ(j_fast.q_by_j()(1, 4, 7), 60 + 4 * 10 + 7);
-  EXPECT_EQ(q_fast.q_by_j()(1, 4, 7), 60 + 7 * 6 + 4);
-  EXPECT_EQ(j_fast.elements(), 120);
-}
-
-// ---- host: workspace plan and refusals ----
-
-TEST(GemmConvPlan, SizesChunksAndRefusals) {
-  const std::string tail = " n4 c6 k8 in10x10 f3x3 pad1x1 str1x1 dil1x1 g2";
-  // col: G * (CIg*F) * P = 2 * 27 * 100 elements per image.
-  Im2colPlan pl = plan_im2col(parse_conv_problem("conv fwd fp16 nchw" + tail));
-  EXPECT_EQ(pl.images_per_chunk, 4);
-  EXPECT_EQ(pl.chunks, 1);
-  EXPECT_EQ(pl.workspace_bytes, 4u * 5400 * 2);
-  pl = plan_im2col(parse_conv_problem("conv bwd-data fp16 nhwc" + tail));  // fp32 colgrad
-  EXPECT_EQ(pl.workspace_bytes, 4u * 5400 * 4);
-  // bwd-weights, limit 30000: partial sums 8*27 floats = 864 B (1024 aligned) + 256 reserved leave
-  // 28720 B for col = 2 images of 10800 B; partial sums at align_up(21600, 256) = 21760.
-  pl = plan_im2col(parse_conv_problem("conv bwd-weights fp16 nchw" + tail), 30000);
-  EXPECT_EQ(pl.images_per_chunk, 2);
-  EXPECT_EQ(pl.chunks, 2);
-  EXPECT_EQ(pl.col_bytes, 21600u);
-  EXPECT_EQ(pl.partial_offset, 21760u);
-  EXPECT_EQ(pl.partial_bytes, 864u);
-  EXPECT_EQ(pl.workspace_bytes, 21760u + 864u);
-  pl = plan_im2col(parse_conv_problem("conv fwd fp16 nchw" + tail), 10000);
-  EXPECT_NE(pl.refusal.find("10800 bytes"), std::string::npos) << pl.refusal;
+TEST(GemmConvSolverPlan, RefusalAndWorkspaceComeFromThePlan) {
+  const ConvProblem p = parse_conv_problem("conv fwd fp16 nchw n4 c6 k8 in10x10 f3x3 pad1x1 str1x1 dil1x1 g2");
   const auto solver = make_conv_gemm_im2col(10000);
-  const Applicability a = solver->applicable(parse_conv_problem("conv fwd fp16 nchw" + tail));
+  const Applicability a = solver->applicable(p);
   EXPECT_FALSE(a.ok);
   EXPECT_NE(a.reason.find("10800 bytes"), std::string::npos) << a.reason;
+  // ResNet-50-like 1x1 weight gradient: 8 split-K slices of fp32 partial sums.
+  EXPECT_EQ(make_conv_gemm_1x1()->workspace_bytes(parse_conv_problem("conv bwd-weights bf16 nchw n32 c256 k1024 in14x14 f1x1")),
+            8u * 1024 * 256 * sizeof(float));
 }
 
-RC_GTEST_PROP(GemmConvPlan, WorkspaceStaysWithinTheLimitAndCoversTheBatch, ()) {
+RC_GTEST_PROP(GemmConvSolverPlan, ApplicableAndWorkspaceMatchThePlan, ()) {
   ConvProblem p = *gen_problem();
   p.dir = *rc::gen::element(ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights);
   p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
@@ -147,13 +55,7 @@ RC_GTEST_PROP(GemmConvPlan, WorkspaceStaysWithinTheLimitAndCoversTheBatch, ()) {
   const Im2colPlan pl = plan_im2col(p, limit);
   const auto solver = make_conv_gemm_im2col(limit);
   RC_ASSERT(solver->applicable(p).ok == pl.refusal.empty());
-  if (!pl.refusal.empty()) return;
-  RC_ASSERT(pl.workspace_bytes <= limit);
-  RC_ASSERT(solver->workspace_bytes(p) == pl.workspace_bytes);
-  RC_ASSERT(pl.images_per_chunk * pl.chunks >= p.n);
-  RC_ASSERT((pl.images_per_chunk) * (pl.chunks - 1) < p.n);
-  RC_ASSERT(pl.col_bytes ==
-            static_cast<std::size_t>(pl.images_per_chunk * p.groups * pl.col_rows * pl.pixels) * pl.col_element_bytes);
+  if (pl.refusal.empty()) RC_ASSERT(solver->workspace_bytes(p) == pl.workspace_bytes);
 }
 
 TEST(GemmConv1x1, RefusesWhatItCannotDoWithAReason) {
@@ -230,9 +132,6 @@ const std::vector<std::string> k1x1Problems = {
     "n8 c8 k8 in12x12 f1x1 g1",
 };
 // Problems whose bwd-weights GEMM runs as split-K (checked on the host below).
-const std::vector<std::string> kSplitKProblems = {"n4 c32 k80 in12x12 f3x3 pad1x1 str1x1 dil1x1 g1",
-                                                  "n8 c8 k8 in12x12 f1x1 g1"};
-
 void PrintTo(const SolverCase& c, std::ostream* os) { *os << c.variant << " on \"" << c.geometry << "\""; }
 
 std::vector<SolverCase> all_cases() {
@@ -278,20 +177,6 @@ std::shared_ptr<const ConvSolver> make_solver(const std::string& variant, const 
 
 void fill_ints(HostTensor& t, std::mt19937& rng) {
   for_each_index(t.desc.dims, [&](const Dims& i) { t.at(i) = test_gemm::small_int(rng); });
-}
-
-TEST(GemmConvPlan, SplitKCasesReallySplit) {
-  for (const auto& geometry : kSplitKProblems) {
-    const ConvProblem p = parse_conv_problem("conv bwd-weights fp32 " + geometry);
-    const ConvGeom g = conv_geom(p);
-    EXPECT_GT(w_from_in_out_splits(g, g.batch), 1) << geometry;
-    EXPECT_GT(plan_im2col(p).k_splits, 1) << geometry;
-    EXPECT_GT(plan_im2col(p).split_bytes, 0u) << geometry;
-  }
-  // ResNet-50-like 1x1 weight gradient: 1024 x 256 outputs in 64 tiles, K = 32*196 -> 8 splits.
-  const auto s = make_conv_gemm_1x1();
-  EXPECT_EQ(s->workspace_bytes(parse_conv_problem("conv bwd-weights bf16 nchw n32 c256 k1024 in14x14 f1x1")),
-            8u * 1024 * 256 * sizeof(float));
 }
 
 class GemmConvSolvers : public ::testing::TestWithParam<SolverCase> {};
@@ -393,24 +278,37 @@ rc::Gen<ConvProblem> gen_full_problem(bool one_by_one) {
   });
 }
 
+// Skips (visibly, with the reason) when the tensor-core GEMM cannot run here.
+#define HIPRIM_SKIP_WITHOUT_MMA()                                                  \
+  do {                                                                             \
+    if (const std::string why = gemm_mma_unavailable(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+void random_problems_match_reference(bool mma) {
+  for (const bool one_by_one : {false, true}) {
+    const auto solver = mma ? (one_by_one ? make_conv_gemm_1x1_mma() : make_conv_gemm_im2col_mma())
+                            : (one_by_one ? make_conv_gemm_1x1() : make_conv_gemm_im2col());
+    const bool ok = rc::check(solver->name() + " vs reference", [&] {
+      ConvProblem p = *gen_full_problem(one_by_one);
+      if (mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
+      const Applicability a = solver->applicable(p);
+      RC_ASSERT(a.ok);  // each solver takes every problem of its generator
+      const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
+      if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+    });
+    EXPECT_TRUE(ok) << solver->name();
+  }
+}
+
 TEST(GemmConvRandom, SmallProblemsMatchReferenceExactly) {
   HIPRIM_SKIP_WITHOUT_GPU();
-  const bool mma_usable = gemm_mma_unavailable().empty();
-  for (const bool mma : {false, true})
-    for (const bool one_by_one : {false, true}) {
-      if (mma && !mma_usable) continue;  // GemmConvSolvers skip with the reason
-      const auto solver = mma ? (one_by_one ? make_conv_gemm_1x1_mma() : make_conv_gemm_im2col_mma())
-                              : (one_by_one ? make_conv_gemm_1x1() : make_conv_gemm_im2col());
-      const bool ok = rc::check(solver->name() + " vs reference", [&] {
-        ConvProblem p = *gen_full_problem(one_by_one);
-        if (mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
-        const Applicability a = solver->applicable(p);
-        RC_ASSERT(a.ok);  // each solver takes every problem of its generator
-        const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
-        if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
-      });
-      EXPECT_TRUE(ok) << solver->name();
-    }
+  random_problems_match_reference(false);
+}
+
+TEST(GemmConvRandom, MmaSmallProblemsMatchReferenceExactly) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  HIPRIM_SKIP_WITHOUT_MMA();
+  random_problems_match_reference(true);
 }
 
 // ---- conv.gemm.implicit(.mma): 2D conv fwd as one GEMM over a zero-padded NHWC copy of x ----
@@ -440,53 +338,66 @@ TEST(GemmConvImplicit, RegisteredBeforeIm2colAndRefuseWithReasons) {
   EXPECT_EQ(mma->accumulation_error_factor(), 2.0);
 }
 
-TEST(GemmConvImplicit, FwdExactAgainstReference) {
-  HIPRIM_SKIP_WITHOUT_GPU();
-  const bool mma_usable = gemm_mma_unavailable().empty();
+void implicit_fixed_problems_match_reference(bool use_mma) {
   const char* const geometries[] = {
       "n2 c4 k6 in7x5 f3x3 pad1x1 str1x1",  "n3 c5 k7 in9x8 f3x2 pad0x0 str2x2",  // odd sizes, stride 2, pad 0
       "n2 c3 k8 in17x15 f7x7 pad3x3 str2x2",                                       // 7x7 stem, C = 3
       "n2 c8 k5 in7x7 f1x1 pad0x0 str2x2",  "n2 c16 k24 in10x9 f3x3 pad1x1 str1x2",  // C % 8 == 0: vector path
       "n4 c32 k80 in12x12 f3x3 pad1x1 str1x1", "n1 c6 k3 in5x6 f2x3 pad1x0 str1x2"};
-  int run_index = 0;
-  for (const bool use_mma : {false, true}) {
-    if (use_mma && !mma_usable) continue;
-    const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
-    for (const char* geometry : geometries)
-      for (DType dt : {DType::fp32, DType::fp16, DType::bf16})
-        for (bool cl : {false, true}) {
-          if (use_mma && dt == DType::fp32) continue;
-          const bool bias = run_index++ % 2 == 1;
-          const ConvProblem p = make_problem(ConvDir::fwd, dt, cl, geometry, bias);
-          const Applicability a = solver->applicable(p);
-          ASSERT_TRUE(a.ok) << solver->name() << " refuses " << to_string(p) << ": " << a.reason;
-          EXPECT_EQ(check_against_reference(*solver, p, static_cast<std::uint32_t>(run_index * 7919 + 5)), "")
-              << solver->name() << ": " << to_string(p);
-        }
-  }
+  int run_index = use_mma ? 1000 : 0;
+  const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
+  for (const char* geometry : geometries)
+    for (DType dt : {DType::fp32, DType::fp16, DType::bf16})
+      for (bool cl : {false, true}) {
+        if (use_mma && dt == DType::fp32) continue;  // refused with the reason (RegisteredBeforeIm2col... checks it)
+        const bool bias = run_index++ % 2 == 1;
+        const ConvProblem p = make_problem(ConvDir::fwd, dt, cl, geometry, bias);
+        const Applicability a = solver->applicable(p);
+        ASSERT_TRUE(a.ok) << solver->name() << " refuses " << to_string(p) << ": " << a.reason;
+        EXPECT_EQ(check_against_reference(*solver, p, static_cast<std::uint32_t>(run_index * 7919 + 5)), "")
+            << solver->name() << ": " << to_string(p);
+      }
+}
+
+TEST(GemmConvImplicit, FwdExactAgainstReference) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  implicit_fixed_problems_match_reference(false);
+}
+
+TEST(GemmConvImplicit, MmaFwdExactAgainstReference) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  HIPRIM_SKIP_WITHOUT_MMA();
+  implicit_fixed_problems_match_reference(true);
 }
 
 // Random small 2D conv fwd problems (groups 1, dilation 1, any stride/pad, layout, dtype, bias).
+void implicit_random_problems_match_reference(bool use_mma) {
+  const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
+  const bool ok = rc::check(solver->name() + " vs reference", [&] {
+    ConvProblem p = *gen_full_problem(false);
+    p.dir = ConvDir::fwd, p.mode = ConvMode::conv, p.groups = 1, p.out_pad = Dims(p.rank());
+    RC_PRE(p.rank() == 2);
+    p.dilation = Dims{1, 1};
+    p.bias = *rc::gen::arbitrary<bool>();
+    if (use_mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
+    RC_PRE(p.valid());
+    const Applicability a = solver->applicable(p);
+    RC_ASSERT(a.ok);
+    const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
+    if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+  });
+  EXPECT_TRUE(ok) << solver->name();
+}
+
 TEST(GemmConvImplicit, RandomFwdProblemsMatchReferenceExactly) {
   HIPRIM_SKIP_WITHOUT_GPU();
-  for (const bool use_mma : {false, true}) {
-    if (use_mma && !gemm_mma_unavailable().empty()) continue;
-    const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
-    const bool ok = rc::check(solver->name() + " vs reference", [&] {
-      ConvProblem p = *gen_full_problem(false);
-      p.dir = ConvDir::fwd, p.mode = ConvMode::conv, p.groups = 1, p.out_pad = Dims(p.rank());
-      RC_PRE(p.rank() == 2);
-      p.dilation = Dims{1, 1};
-      p.bias = *rc::gen::arbitrary<bool>();
-      if (use_mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
-      RC_PRE(p.valid());
-      const Applicability a = solver->applicable(p);
-      RC_ASSERT(a.ok);
-      const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
-      if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
-    });
-    EXPECT_TRUE(ok) << solver->name();
-  }
+  implicit_random_problems_match_reference(false);
+}
+
+TEST(GemmConvImplicit, MmaRandomFwdProblemsMatchReferenceExactly) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  HIPRIM_SKIP_WITHOUT_MMA();
+  implicit_random_problems_match_reference(true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GemmConvSolvers, ::testing::ValuesIn(all_cases()), [](const auto& info) {

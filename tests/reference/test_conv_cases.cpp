@@ -101,6 +101,73 @@ TEST(ReferenceConvHand, BwdWeights) {
   });
 }
 
+// Dilation 2x2, width padding 1, one channel: x 3x4, w 2x2, taps at rows {0, 2} and columns
+// {o-1, o+1} of output column o (row 1 of x is never read: a dilation hole).
+//   x = [[1, 2, -1, 3], [0, -2, 4, 1], [2, 1, -3, -1]],  w = [[1, -1], [2, 0.5]],  dy = [1, -2, 0.5, 3]
+// fwd, y[0,o] = x[0,o-1]*1 + x[0,o+1]*(-1) + x[2,o-1]*2 + x[2,o+1]*0.5 (absent outside x):
+//   y[0] = -2 + 0.5 = -1.5 (|.| 2.5); y[1] = 1 + 1 + 4 - 1.5 = 4.5 (7.5); y[2] = 2 - 3 + 2 - 0.5 = 0.5 (7.5);
+//   y[3] = -1 - 6 = -7 (7).
+// bwd-data, dx[2r, i] = dy[i+1]*w[r,0] + dy[i-1]*w[r,1] (dy absent outside [0, 4)), dx row 1 = 0:
+//   row 0: [-2, 0.5 - 1, 3 + 2, -0.5] = [-2, -0.5, 5, -0.5] (|.| 2, 1.5, 5, 0.5);
+//   row 2: [-4, 1 + 0.5, 6 - 1, 0.25] = [-4, 1.5, 5, 0.25] (|.| 4, 1.5, 7, 0.25).
+// bwd-weights, dw[r,s] = sum_o dy[o] * x[2r, o-1+2s]:
+//   dw[0,0] = -2*1 + 0.5*2 + 3*(-1) = -4 (6); dw[0,1] = 1*2 + (-2)(-1) + 0.5*3 = 5.5 (5.5);
+//   dw[1,0] = -2*2 + 0.5*1 + 3*(-3) = -12.5 (13.5); dw[1,1] = 1*1 + (-2)(-3) + 0.5*(-1) = 6.5 (7.5).
+// Adjoint check of the arithmetic: <y, dy> = <x, dx> = <w, dw> = -31.25.
+TEST(ReferenceConvHand, DilationEveryDirection) {
+  const HostTensor x = tensor_2d(DType::fp32, 3, 4, {1, 2, -1, 3, 0, -2, 4, 1, 2, 1, -3, -1});
+  const HostTensor w = tensor_2d(DType::fp32, 2, 2, {1, -1, 2, 0.5f});
+  const HostTensor dy = tensor_2d(DType::fp32, 1, 4, {1, -2, 0.5f, 3});
+  const std::string geometry = " fp32 nchw n1 c1 k1 in3x4 f2x2 pad0x1 dil2x2";
+  const ConvProblem fwd = parse_conv_problem("conv fwd" + geometry), bwd_data = parse_conv_problem("conv bwd-data" + geometry),
+                    bwd_weights = parse_conv_problem("conv bwd-weights" + geometry);
+  for_both([&](const char* name, auto run) {
+    expect_output(run(fwd, {&x, &w, nullptr, nullptr}), {-1.5, 4.5, 0.5, -7}, {2.5, 7.5, 7.5, 7}, name);
+    expect_output(run(bwd_data, {nullptr, &w, &dy, nullptr}), {-2, -0.5, 5, -0.5, 0, 0, 0, 0, -4, 1.5, 5, 0.25},
+                  {2, 1.5, 5, 0.5, 0, 0, 0, 0, 4, 1.5, 7, 0.25}, name);
+    expect_output(run(bwd_weights, {&x, nullptr, &dy, nullptr}), {-4, 5.5, -12.5, 6.5}, {6, 5.5, 13.5, 7.5}, name);
+  });
+}
+
+// 3D, one channel: x [D3][H2][W2], w [T2][R1][S2], depth stride 2 and depth padding 1, so output
+// depth od reads x depths 2od-1+t (depth -1 is padding); y [D2][H2][W1].
+//   x: d0 = [[1, -1], [2, 3]], d1 = [[0, 4], [-2, 1]], d2 = [[5, -3], [1, -1]];  w: t0 = [1, 2], t1 = [-1, 0.5];
+//   dy: od0 = [1, -2], od1 = [0.5, 3] (over oh).
+// fwd, y[od][oh] = sum_{t,s} x[2od-1+t][oh][s] * w[t][s]:
+//   y[0][0] = -1 - 0.5 = -1.5 (1.5), y[0][1] = -2 + 1.5 = -0.5 (3.5) (only t = 1 is inside);
+//   y[1][0] = 0 + 8 - 5 - 1.5 = 1.5 (14.5), y[1][1] = -2 + 2 - 1 - 0.5 = -1.5 (5.5).
+// bwd-data, dx[d][h][s] = dy[od][h] * w[t][s] for the one (od, t) with 2od-1+t = d:
+//   d0 (od0, t1) = [[-1, 0.5], [2, -1]], d1 (od1, t0) = [[0.5, 1], [3, 6]], d2 (od1, t1) = [[-0.5, 0.25], [-3, 1.5]]
+//   (one term each: |.| = the values' magnitudes).
+// bwd-weights, dw[t][s] = sum_{od,oh} dy[od][oh] * x[2od-1+t][oh][s] (depth -1 absent):
+//   dw[0][0] = 0.5*0 + 3*(-2) = -6 (6), dw[0][1] = 0.5*4 + 3*1 = 5 (5),
+//   dw[1][0] = 1*1 - 2*2 + 0.5*5 + 3*1 = 2.5 (10.5), dw[1][1] = -1 - 6 - 1.5 - 3 = -11.5 (11.5).
+// Adjoint check: <y, dy> = <x, dx> = <w, dw> = -4.25. The transposed fwd with dy as its input
+// (output padding 1 restores depth 3) is the same sum as bwd-data.
+TEST(ReferenceConvHand, ThreeDimensionalEveryDirection) {
+  auto tensor_3d = [](std::int64_t d, std::int64_t h, std::int64_t w, std::vector<float> v) {
+    HostTensor t(TensorDesc::packed(DType::fp32, {1, 1, d, h, w}, false));
+    t.data = std::move(v);
+    return t;
+  };
+  const HostTensor x = tensor_3d(3, 2, 2, {1, -1, 2, 3, 0, 4, -2, 1, 5, -3, 1, -1});
+  const HostTensor w = tensor_3d(2, 1, 2, {1, 2, -1, 0.5f});
+  const HostTensor dy = tensor_3d(2, 2, 1, {1, -2, 0.5f, 3});
+  const std::string geometry = " fp32 ncdhw n1 c1 k1 in3x2x2 f2x1x2 pad1x0x0 str2x1x1";
+  const ConvProblem fwd = parse_conv_problem("conv fwd" + geometry), bwd_data = parse_conv_problem("conv bwd-data" + geometry),
+                    bwd_weights = parse_conv_problem("conv bwd-weights" + geometry),
+                    trans_fwd = parse_conv_problem("conv fwd fp32 ncdhw n1 c1 k1 in2x2x1 f2x1x2 pad1x0x0 str2x1x1 trans opad1x0x0");
+  const std::vector<double> dx{-1, 0.5, 2, -1, 0.5, 1, 3, 6, -0.5, 0.25, -3, 1.5};
+  std::vector<double> dx_abs;
+  for (double v : dx) dx_abs.push_back(std::fabs(v));
+  for_both([&](const char* name, auto run) {
+    expect_output(run(fwd, {&x, &w, nullptr, nullptr}), {-1.5, -0.5, 1.5, -1.5}, {1.5, 3.5, 14.5, 5.5}, name);
+    expect_output(run(bwd_data, {nullptr, &w, &dy, nullptr}), dx, dx_abs, name);
+    expect_output(run(trans_fwd, {&dy, &w, nullptr, nullptr}), dx, dx_abs, name);
+    expect_output(run(bwd_weights, {&x, nullptr, &dy, nullptr}), {-6, 5, 2.5, -11.5}, {6, 5, 10.5, 11.5}, name);
+  });
+}
+
 // Problems large enough that conv_fast cuts the columns into several tiles, the channels into
 // several chunks (bwd-weights also over S channels) and the batch into several units; it must
 // still match the naive loops. Both sum the same L terms in double, so they differ by at most

@@ -126,7 +126,7 @@ TEST(OpRunner, ReferenceSolversPassTheSmokeSuite) {
 namespace {
 
 // An activ host solver that computes relu correctly, then breaks it in one chosen way.
-enum class Fault { none, skip_one, off_by_two_ulp, write_past_end, touch_input, nondeterministic, negate_zero };
+enum class Fault { none, skip_one, skip_nan, off_by_two_ulp, write_past_end, touch_input, nondeterministic, negate_zero };
 
 class FaultyRelu final : public TypedOpSolver<ActivProblem> {
  public:
@@ -144,12 +144,14 @@ class FaultyRelu final : public TypedOpSolver<ActivProblem> {
     auto* x = static_cast<float*>(b[0]);
     auto* y = static_cast<float*>(b[1]);
     const auto n = static_cast<std::size_t>(p.shape.elements());
-    for (std::size_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : (std::isnan(x[i]) ? x[i] : 0.0f);
     static int calls = 0;
-    const std::size_t k = n - 1;  // an ordinary element (the specials are at the front)
+    const std::size_t k = n - 1;  // an ordinary element (the specials are at the front; x[2] is NaN)
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((fault_ == Fault::skip_one && i == k) || (fault_ == Fault::skip_nan && i == 2)) continue;  // never written
+      y[i] = x[i] > 0 ? x[i] : (std::isnan(x[i]) ? x[i] : 0.0f);
+    }
     switch (fault_) {
-      case Fault::none: break;
-      case Fault::skip_one: std::memset(&y[k], 0xFF, sizeof(float)); break;
+      case Fault::none: case Fault::skip_one: case Fault::skip_nan: break;
       case Fault::off_by_two_ulp: y[k] = std::nextafter(std::nextafter(y[k], 1e30f), 1e30f); break;
       case Fault::write_past_end: y[n] = 1.0f; break;
       case Fault::touch_input: x[k] += 1.0f; break;
@@ -176,6 +178,11 @@ TEST(OpRunner, BrokenSolversAreCaught) {
   std::string why;
   EXPECT_EQ(run_faulty(Fault::none, &why), Status::passed) << why;
   EXPECT_EQ(run_faulty(Fault::skip_one, &why), Status::failed) << why;
+  EXPECT_TRUE(has(why, "never wrote 1 of 50 elements of y")) << why;
+  EXPECT_TRUE(has(why, "first at [0,1,4,4]")) << why;
+  // The poison is a NaN, but not the NaN relu(NaN) gives: an unwritten element where NaN is expected fails.
+  EXPECT_EQ(run_faulty(Fault::skip_nan, &why), Status::failed) << why;
+  EXPECT_TRUE(has(why, "first at [0,0,0,2]")) << why;
   EXPECT_EQ(run_faulty(Fault::off_by_two_ulp, &why), Status::failed) << why;  // relu is exact: bound 0
   EXPECT_EQ(run_faulty(Fault::write_past_end, &why), Status::failed);
   EXPECT_TRUE(has(why, "past the end of buffer y")) << why;
