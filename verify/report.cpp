@@ -11,9 +11,8 @@
 #include <thread>
 
 #include "core/error.hpp"
-
-#ifndef HIPRIM_GIT_COMMIT
-#define HIPRIM_GIT_COMMIT "unknown"
+#ifdef HIPRIM_WITH_GPU
+#include "gpu/runtime/nvml.hpp"
 #endif
 
 namespace hiprim::verify {
@@ -84,12 +83,29 @@ json machine_json(const json& gpu) {
 #else
   const std::string compiler = "unknown";
 #endif
+  const BuildProvenance prov = build_provenance();
+  json g = gpu.is_object() ? gpu : json(nullptr);
+  if (g.is_object()) {
+    if (!g.contains("cuda_driver_api_version")) {  // gpu_json() carries cudaDriverGetVersion as driver_version
+      const json d = g.contains("driver_version") ? g["driver_version"] : json("unknown");
+      g["cuda_driver_api_version"] = d.is_string() ? d : json(d.dump());
+    }
+#ifdef HIPRIM_WITH_GPU
+    g["driver_version"] = gpu::nvml_driver_version_or_reason();
+#else
+    g["driver_version"] = "unknown: this build has no GPU backend (no NVML)";
+#endif
+  }
   return json{{"host", host},
               {"os", os},
               {"compiler", compiler},
               {"cpu_cores", std::thread::hardware_concurrency()},
-              {"git_commit", HIPRIM_GIT_COMMIT},
-              {"gpu", gpu.is_object() ? gpu : json(nullptr)}};
+              {"git_commit", prov.commit},
+              {"git_describe", prov.describe},
+              {"git_dirty", prov.dirty},
+              {"git_diff_sha256", prov.diff_sha256},
+              {"provenance", "recorded at build time (cmake/provenance.cmake)" + (prov.note.empty() ? std::string() : ": " + prov.note)},
+              {"gpu", g}};
 }
 
 json metrics_json(const Metrics& m) {
@@ -176,6 +192,7 @@ namespace {
 class SchemaCheck {
  public:
   std::vector<std::string> errors;
+  int version = kReportSchemaVersion;  // the report's schema_version (1 or 2)
 
   // The member key of obj, or nullptr after recording that it is missing.
   const json* get(const json& obj, const std::string& path, const char* key) {
@@ -234,6 +251,19 @@ class SchemaCheck {
     string(m, p, "compiler");
     count(m, p, "cpu_cores");
     string(m, p, "git_commit", true);
+    if (version >= 2) {  // build-time provenance
+      string(m, p, "git_describe", true);
+      const json* dirty = get(m, p, "git_dirty");
+      if (dirty) expect(dirty->is_boolean(), p + ".git_dirty", "must be true or false");
+      if (const json* h = string(m, p, "git_diff_sha256")) {
+        static const std::regex hex64("[0-9a-f]{64}");
+        const std::string& v = h->get_ref<const std::string&>();
+        if (dirty && dirty->is_boolean())
+          expect(dirty->get<bool>() ? std::regex_match(v, hex64) : v.empty(), p + ".git_diff_sha256",
+                 "must be 64 lowercase hex digits for a dirty tree and empty for a clean one");
+      }
+      string(m, p, "provenance");
+    }
     const json* g = get(m, p, "gpu");
     if (!g || g->is_null() || !expect(g->is_object(), p + ".gpu", "must be an object or null")) return;
     const std::string gp = p + ".gpu";
@@ -242,6 +272,7 @@ class SchemaCheck {
     count(*g, gp, "sm_count");
     count(*g, gp, "memory_bytes");
     string(*g, gp, "driver_version");
+    if (version >= 2) string(*g, gp, "cuda_driver_api_version");
     string(*g, gp, "runtime_version");
     string(*g, gp, "backend", true);
   }
@@ -338,8 +369,13 @@ std::vector<std::string> check_report_schema(const json& r) {
   if (!ck.expect(r.is_object(), "report", "must be a JSON object")) return ck.errors;
   const std::string p = "report";
   if (const json* s = ck.string(r, p, "schema")) ck.expect(*s == kReportSchema, p + ".schema", "must be \"hiprim.report\"");
-  if (const json* v = ck.get(r, p, "schema_version"))
-    ck.expect(v->is_number_integer() && v->get<std::int64_t>() == kReportSchemaVersion, p + ".schema_version", "must be the integer 1");
+  if (const json* v = ck.get(r, p, "schema_version")) {
+    const bool ok = v->is_number_integer() && v->get<std::int64_t>() >= kOldestReportSchemaVersion &&
+                    v->get<std::int64_t>() <= kReportSchemaVersion;
+    if (ck.expect(ok, p + ".schema_version", "must be an integer from " + std::to_string(kOldestReportSchemaVersion) + " to " +
+                                                 std::to_string(kReportSchemaVersion)))
+      ck.version = static_cast<int>(v->get<std::int64_t>());
+  }
   ck.one_of(r, p, "kind", {"conformance", "performance", "fuzz"});
   if (const json* c = ck.string(r, p, "created")) {
     static const std::regex iso(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)");
