@@ -293,12 +293,30 @@ class SchemaCheck {
     }
   }
 
-  // A timing object (performance reports): null, or median/min/max and the run counts.
+  // A timing object (performance reports): null, or median/min/max and the run counts; version 2
+  // adds the method and, for graph replay, the replay counts, the repeats and the host overhead.
   void timing(const json& o, const std::string& p, const char* k) {
     const json* t = get(o, p, k);
     if (!t || t->is_null() || !expect(t->is_object(), p + "." + k, "must be an object or null")) return;
-    for (const char* r : {"median_ms", "min_ms", "max_ms"}) real(*t, p + "." + k, r);
-    for (const char* n : {"runs", "warmup", "sets"}) count(*t, p + "." + k, n);
+    const std::string tp = p + "." + k;
+    for (const char* r : {"median_ms", "min_ms", "max_ms"}) real(*t, tp, r);
+    for (const char* n : {"runs", "warmup", "sets"}) count(*t, tp, n);
+    if (version < 2 || !t->contains("method")) return;
+    one_of(*t, tp, "method", {"graph_replay", "events"});
+    if ((*t)["method"] != "graph_replay") return;
+    for (const char* n : {"runs_per_replay", "replays", "host_calls"}) count(*t, tp, n);
+    real_or_null(*t, tp, "spread");
+    real_or_null(*t, tp, "host_ms_per_call");
+    if (const json* reps = array(*t, tp, "repeats")) {
+      expect(!reps->empty(), tp + ".repeats", "must hold at least one repeat");
+      for (std::size_t i = 0; i < reps->size(); ++i) {
+        const json& r = (*reps)[i];
+        const std::string rp = tp + ".repeats[" + std::to_string(i) + "]";
+        if (!expect(r.is_object(), rp, "must be an object")) continue;
+        for (const char* x : {"median_ms", "min_ms", "max_ms"}) real(r, rp, x);
+        for (const char* n : {"replays", "runs_per_replay"}) count(r, rp, n);
+      }
+    }
   }
   void real_or_null(const json& o, const std::string& p, const char* k) {
     if (const json* v = get(o, p, k); v && !v->is_null()) real(o, p, k);
@@ -306,7 +324,10 @@ class SchemaCheck {
 
   // The keys a performance case adds to a conformance case (reports/README.md).
   void perf_case(const json& c, const std::string& p) {
-    one_of(c, p, "verify", {"full", "sampled", "none"});
+    if (version >= 2)
+      one_of(c, p, "verify", {"full", "quick", "none"});
+    else
+      one_of(c, p, "verify", {"full", "sampled", "none"});
     count(c, p, "count");
     for (const char* k : {"flops", "bytes"}) real(c, p, k);
     for (const char* k : {"intensity", "tflops", "gbps", "fraction_of_gemm_ceiling", "fraction_of_copy_ceiling", "speedup_vs_peer"})
@@ -314,10 +335,22 @@ class SchemaCheck {
     timing(c, p, "timing");
     if (const json* b = get(c, p, "best")) expect(b->is_boolean(), p + ".best", "must be true or false");
     if (const json* d = get(c, p, "peer_disagreement")) expect(d->is_null() || d->is_string(), p + ".peer_disagreement", "must be a string or null");
+    if (version >= 2) {
+      real_or_null(c, p, "host_ms_per_call");
+      if (const json* e = get(c, p, "timing_error")) expect(e->is_null() || e->is_string(), p + ".timing_error", "must be a string or null");
+      if (const json* f = get(c, p, "exact_fill"); f && !f->is_null() && expect(f->is_object(), p + ".exact_fill", "must be an object or null")) {
+        count(*f, p + ".exact_fill", "r");
+        count(*f, p + ".exact_fill", "L");
+        real(*f, p + ".exact_fill", "max_partial_sum");
+      }
+    }
     const json* peer = get(c, p, "peer");
     if (!peer || peer->is_null() || !expect(peer->is_object(), p + ".peer", "must be an object or null")) return;
     string(*peer, p + ".peer", "name", true);
-    one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "error"});
+    if (version >= 2)
+      one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "failed", "error"});
+    else
+      one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "error"});
     string(*peer, p + ".peer", "reason");
     if (peer->contains("timing")) timing(*peer, p + ".peer", "timing");
   }
@@ -394,7 +427,24 @@ std::vector<std::string> check_report_schema(const json& r) {
       ck.object(*c, p + ".ceilings", "gemm");
     }
     if (const json* peer = ck.get(r, p, "peer")) ck.expect(peer->is_null() || peer->is_object(), p + ".peer", "must be an object or null");
-    ck.array(r, p, "totals");
+    const json* totals = ck.array(r, p, "totals");
+    if (ck.version >= 2) {
+      if (const json* clk = ck.get(r, p, "clocks"); clk && !clk->is_null() &&
+                                                    ck.expect(clk->is_object(), p + ".clocks", "must be an object or null")) {
+        if (const json* a = ck.get(*clk, p + ".clocks", "available")) ck.expect(a->is_boolean(), p + ".clocks.available", "must be true or false");
+        ck.string(*clk, p + ".clocks", "reason");
+        ck.array(*clk, p + ".clocks", "samples");
+      }
+      if (totals)
+        for (std::size_t i = 0; i < totals->size(); ++i) {
+          const json& t = (*totals)[i];
+          const std::string tp = p + ".totals[" + std::to_string(i) + "]";
+          if (!ck.expect(t.is_object(), tp, "must be an object")) continue;
+          ck.count(t, tp, "repeats");
+          ck.array(t, tp, "hiprim_ms_repeats");
+          ck.array(t, tp, "peer_ms_repeats");
+        }
+    }
   }
   if (const json* s = ck.object(r, p, "summary")) ck.summary(*s, cases);
   return ck.errors;
