@@ -1,6 +1,7 @@
 #include "bench/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <deque>
 #include <future>
@@ -102,6 +103,7 @@ json Bench::settings_json() const {
 #endif
   const ReferenceCache::Stats c = s_->cache.stats();
   j["repeats_run"] = s_->repeats_run;
+  j["repeat_seconds"] = s_->repeat_seconds;  // repeat 1 includes verification and the peer's autotuning
   j["references"] = json{{"computed", c.computed}, {"shared_hits", c.hits}, {"compute_s", c.compute_s},
                          {"rule", "exact tier: one reference per problem with dtype fp32 and channels first, shared by its "
                                   "dtype x layout variants (bench/reference_cache.hpp)"}};
@@ -186,6 +188,13 @@ json Bench::run_all(const std::vector<BenchProblem>& problems, const std::functi
   };
   bool stopped = false;
   s_->repeats_run = 0;
+  s_->repeat_seconds.clear();
+  auto t_rep = std::chrono::steady_clock::now();
+  auto lap = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    s_->repeat_seconds.push_back(std::chrono::duration<double>(now - t_rep).count());
+    t_rep = now;
+  };
   refill();
   for (std::size_t i = 0; i < problems.size(); ++i) {
     Prepared prep = ahead.front().get();
@@ -204,6 +213,7 @@ json Bench::run_all(const std::vector<BenchProblem>& problems, const std::functi
   }
   for (auto& f : ahead) f.wait();  // prepared but not run (stopped): let them finish before the cache goes
   s_->problems_run = states.size();
+  lap();
   if (!stopped) s_->repeats_run = 1;
   for (int rep = 2; rep <= o.repeats && !stopped; ++rep) {
     for (std::size_t i = 0; i < states.size(); ++i) {
@@ -215,6 +225,7 @@ json Bench::run_all(const std::vector<BenchProblem>& problems, const std::functi
       s_->clocks->sample(rep, static_cast<int>(i));
       if (progress) progress(bench_repeat_line(finish(*states[i]), rep));
     }
+    lap();
     if (!stopped) s_->repeats_run = rep;
   }
   json cases = json::array();

@@ -2,8 +2,9 @@
 // without a GPU, so the device runs can be sized: per unique problem (key: fp32, channels first)
 // the shared exact-tier reference (ref::conv without abs_sum, every hardware thread), and per
 // dtype x layout variant the runner's input fills (PreparedCase), the judge's correct output, one
-// fast verdict (an output identical to the correct one: a bitwise comparison) and one full
-// compare() (what a wrong output costs), and the byte conversion of one downloaded output.
+// fast verdict (an output identical to the correct one: a bitwise comparison), one full compare()
+// (what a wrong output costs), the runner's determinism check (compare_bitwise of two outputs), and
+// the byte conversion of one downloaded output (to and from bytes).
 //   hiprim_bench_cpu_cost [--batch 32] [--dtype fp32,bf16,fp16] [--layout nchw,nhwc]
 //                         [--dir fwd,bwd-data,bwd-weights] [--layers N] [--json FILE]
 #include <unistd.h>
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
                 dts.size() * cls.size());
     nlohmann::json out{{"hardware_threads", std::thread::hardware_concurrency()}, {"load_average_1min", load[0]},
                        {"batch", batch}, {"problems", nlohmann::json::array()}};
-    double ref_s = 0, fill_s = 0, judge_build_s = 0, fast_s = 0, compare_s = 0, convert_s = 0;
+    double ref_s = 0, fill_s = 0, judge_build_s = 0, fast_s = 0, compare_s = 0, convert_s = 0, bitwise_s = 0;
     std::int64_t out_elements = 0;
     for (ConvDir d : ds)
       for (const auto& l : all) {
@@ -124,16 +125,21 @@ int main(int argc, char** argv) {
             t0 = Clock::now();
             const Verdict full = compare(back, ref->value, ref->abs_sum, ref->desc, tol);
             const double cf = since(t0);
-            if (v.status != Status::passed || full.status != Status::passed)
+            t0 = Clock::now();
+            const Verdict bits = compare_bitwise(back, got);  // the runner's determinism check
+            const double cb = since(t0);
+            if (v.status != Status::passed || full.status != Status::passed || bits.status != Status::passed)
               throw RuntimeError("the correct output of " + to_string(p) + " did not pass: " + full.reason);
             fill_s += f;
             judge_build_s += jb;
             fast_s += fv;
             compare_s += cf;
             convert_s += cv;
+            bitwise_s += cb;
             out_elements += od.elements();
             pj["variants"].push_back({{"problem", to_string(p)}, {"fill_s", f}, {"judge_build_s", jb}, {"fast_verdict_s", fv},
-                                      {"full_compare_s", cf}, {"convert_s", cv}, {"output_elements", od.elements()}});
+                                      {"full_compare_s", cf}, {"convert_s", cv}, {"bitwise_s", cb},
+                                      {"output_elements", od.elements()}});
           }
         std::printf("%-78s ref %6.2f s\n", to_string(key).c_str(), r);
         std::fflush(stdout);
@@ -142,11 +148,13 @@ int main(int argc, char** argv) {
     const double ns = out_elements > 0 ? 1e9 / static_cast<double>(out_elements) : 0;
     std::printf("\nreferences (shared by every variant): %.1f s\n", ref_s);
     std::printf("per variant, summed over all variants: fills %.1f s, judge build %.1f s, fast verdict %.2f s (%.2f ns/element), "
-                "full compare %.1f s (%.1f ns/element), byte conversion %.1f s (%.2f ns/element); %lld output elements\n",
-                fill_s, judge_build_s, fast_s, fast_s * ns, compare_s, compare_s * ns, convert_s, convert_s * ns,
-                static_cast<long long>(out_elements));
+                "full compare %.1f s (%.1f ns/element), byte conversion %.1f s (%.2f ns/element), determinism "
+                "compare_bitwise %.1f s (%.1f ns/element); %lld output elements\n",
+                fill_s, judge_build_s, fast_s, fast_s * ns, compare_s, compare_s * ns, convert_s, convert_s * ns, bitwise_s,
+                bitwise_s * ns, static_cast<long long>(out_elements));
     out["totals"] = {{"reference_s", ref_s}, {"fill_s", fill_s}, {"judge_build_s", judge_build_s}, {"fast_verdict_s", fast_s},
-                     {"full_compare_s", compare_s}, {"convert_s", convert_s}, {"output_elements", out_elements}};
+                     {"full_compare_s", compare_s}, {"convert_s", convert_s}, {"bitwise_s", bitwise_s},
+                     {"output_elements", out_elements}};
     if (!json_path.empty()) {
       std::ofstream f(json_path);
       f << out.dump(2) << "\n";

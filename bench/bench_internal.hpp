@@ -59,6 +59,7 @@ struct Bench::State {
   std::unique_ptr<ClockLog> clocks;
   int repeats_run = 0;
   std::size_t problems_run = 0;
+  std::vector<double> repeat_seconds;  // wall time of each repeat of the last run_all
 #ifdef HIPRIM_WITH_GPU
   gpu::Stream stream;
   std::size_t l2 = 0;

@@ -1,6 +1,7 @@
 #include "bench/bench_ops.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <future>
 #include <optional>
@@ -104,6 +105,7 @@ struct OpBench::State {
   json copy = nullptr;
   std::unique_ptr<ClockLog> clocks;
   int repeats_run = 0;
+  std::vector<double> repeat_seconds;
 #ifdef HIPRIM_WITH_GPU
   gpu::Stream stream;
   std::size_t l2 = 0;
@@ -161,6 +163,7 @@ json OpBench::settings_json() const {
                    "poison); none: not checked";
   if (s_->o.verify == VerifyMode::quick) j["sample_batch"] = kOpSampleBatch;
   j["repeats_run"] = s_->repeats_run;
+  j["repeat_seconds"] = s_->repeat_seconds;
 #ifdef HIPRIM_WITH_GPU
   j["l2_bytes"] = s_->l2;
 #endif
@@ -207,9 +210,11 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
       std::clamp(static_cast<int>(std::thread::hardware_concurrency()) - 2, 1, kOpPrepareAhead));
   bool stopped = false;
   s_->repeats_run = 0;
+  s_->repeat_seconds.clear();
   // Repeat 1 prepares every problem (inputs and references); later repeats refill the inputs only
   // (the timed buffers are copies of them), also ahead.
   for (int rep = 1; rep <= s_->o.repeats && !stopped; ++rep) {
+    const auto t_rep = std::chrono::steady_clock::now();
     const std::size_t n = rep == 1 ? problems.size() : states.size();
     std::deque<std::future<Prepared>> ahead;
     std::size_t next = 0;
@@ -248,6 +253,7 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
       s_->clocks->sample(rep, static_cast<int>(i));
       if (progress) progress(rep == 1 ? bench_problem_line(finish(*states[i])) : bench_repeat_line(finish(*states[i]), rep));
     }
+    s_->repeat_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t_rep).count());
     if (!stopped) s_->repeats_run = rep;
   }
   json cases = json::array();

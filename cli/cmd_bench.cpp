@@ -82,7 +82,7 @@ std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, 
 // Flags of `hiprim bench`.
 struct BenchFlags {
   std::string suite = "resnet50", solver, report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights";
-  std::string op = "conv", peer = "cudnn", cudnn_lib, verify = "full", fill = "auto";
+  std::string op = "conv", peer = "cudnn", cudnn_lib, verify = "full", fill = "auto", combos;
   std::vector<std::string> problems;
   std::int64_t batch = 32;
   std::uint64_t seed = 1;
@@ -133,6 +133,9 @@ int run_bench(B& bench, const std::vector<P>& problems, const std::vector<DType>
   settings["problems_run"] = run.size();
   settings["repeats_planned"] = f.repeats;
   settings["seconds"] = elapsed_s();
+  std::string laps;
+  for (const auto& v : settings["repeat_seconds"]) laps += (laps.empty() ? "" : ", ") + std::to_string(static_cast<int>(v.get<double>() + 0.5));
+  std::printf("seconds per repeat: %s (repeat 1 includes the verification and the peer's autotuning)\n", laps.c_str());
   if (run.size() < problems.size() || settings["repeats_run"].get<int>() < f.repeats)
     std::printf("time limit %.0f s reached: %zu of %zu problems, %d of %d repeats complete\n", f.time_limit, run.size(),
                 problems.size(), settings["repeats_run"].get<int>(), f.repeats);
@@ -181,6 +184,8 @@ Command add_bench(CLI::App& app) {
   sub->add_option("--batch", f->batch, "Batch size of generated suites")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))->capture_default_str();
   sub->add_option("--dtype", f->dtypes, "Generated suites: comma-separated dtypes")->capture_default_str();
   sub->add_option("--layout", f->layouts, "Generated suites: comma-separated layouts (nchw, nhwc)")->capture_default_str();
+  sub->add_option("--combo", f->combos, "Generated suites: comma-separated dtype:layout pairs (e.g. fp32:nchw,bf16:nhwc), "
+                                        "in this order, instead of the --dtype x --layout cross product");
   sub->add_option("--dir", f->dirs, "Generated conv suites: comma-separated directions (op suites list theirs)")->capture_default_str();
   sub->add_option("--solver", f->solver, "Time only the GPU solvers matching this glob (default: every one, as --best)");
   sub->add_flag("--best", f->best, "Time every applicable GPU solver and mark the fastest passed one (the default)");
@@ -220,17 +225,33 @@ Command add_bench(CLI::App& app) {
     if (f->best && !f->solver.empty()) throw InputError("--best times every solver; drop it or --solver '" + f->solver + "'");
     const bool conv = f->op == "conv";
     if (!conv && sub->count("--suite") == 0) f->suite = "resnet50_ops";
-    const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
+    // One SuiteOptions per --combo pair (in order), else the --dtype x --layout cross product.
+    std::vector<verify::SuiteOptions> sos;
+    if (!f->combos.empty()) {
+      if (sub->count("--dtype") || sub->count("--layout")) throw InputError("--combo replaces --dtype and --layout: give one or the other");
+      if (!f->problems.empty()) throw InputError("--combo selects generated suites; --problem strings carry their own dtype and layout");
+      for (const auto& c : split_list(f->combos)) {
+        const auto colon = c.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == c.size())
+          throw InputError("--combo '" + c + "': expected dtype:layout, e.g. bf16:nhwc");
+        sos.push_back(suite_options_from(f->batch, c.substr(0, colon), c.substr(colon + 1), f->dirs));
+      }
+    } else {
+      sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs));
+    }
     std::vector<verify::BenchProblem> conv_problems;
     std::vector<verify::OpBenchProblem> op_problems;
     std::set<DType> dtypes;
-    if (conv) {
-      if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
-      conv_problems = bench_problems(f->suite, f->problems, so);
-      for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
-    } else {
-      op_problems = op_bench_problems(f->suite, f->problems, so, f->op);
+    for (const verify::SuiteOptions& so : sos) {
+      if (conv) {
+        if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
+        for (auto& bp : bench_problems(f->suite, f->problems, so)) conv_problems.push_back(bp);
+      } else {
+        for (auto& bp : op_bench_problems(f->suite, f->problems, so, f->op)) op_problems.push_back(bp);
+      }
+      if (!f->problems.empty()) break;  // --problem strings: once
     }
+    for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
     if (conv_problems.empty() && op_problems.empty())
       throw InputError("--suite '" + f->suite + "' holds no " + (conv ? std::string("conv") : "--op " + f->op) + " problems");
 
