@@ -32,7 +32,8 @@ case "$part" in
 esac
 OUT="${OUT:-out/device_bench}"
 mkdir -p "$OUT"
-bin="${BIN:-devbin}/hiprim"
+bindir="${BIN:-devbin}"
+bin="$bindir/hiprim"
 if [ ! -x "$bin" ]; then
   echo "device_bench: $bin is missing: run scripts/device_build.sh here first and carry devbin" >&2
   exit 2
@@ -60,13 +61,13 @@ common=(--batch 32 --reps 20 --replays 5 --budget-ms "$budget_ms" --verify full)
 if [ "$part" = quick ]; then
   log="$OUT/quick.log"
   header | tee "$log"
-  if [ -x devbin/test_bench ] || { [ -f devbin/tests.tar.xz ] && tar -xJf devbin/tests.tar.xz -C devbin test_bench 2>/dev/null; }; then
+  if [ -x "$bindir/test_bench" ] || { [ -f "$bindir/tests.tar.xz" ] && tar -xJf "$bindir/tests.tar.xz" -C "$bindir" test_bench 2>/dev/null; }; then
     echo "=== GPU timer and bench tests ===" | tee -a "$log"
-    timeout 60 devbin/test_bench --gtest_filter='GraphTimerDevice.*:BenchDevice.*:OpBenchDevice.*:ClockLog.*:Provenance.*' \
+    timeout 40 "$bindir/test_bench" --gtest_filter='GraphTimerDevice.*:BenchDevice.*:ClockLog.*:Provenance.*' \
       >"$OUT/quick_test_bench.log" 2>&1
-    echo "test_bench exit $? ($(grep -c '^\[       OK' "$OUT/quick_test_bench.log") ok, $(grep -c '^\[  FAILED' "$OUT/quick_test_bench.log") failed lines)" | tee -a "$log"
+    echo "test_bench exit $? ($(grep -c '^\[       OK' "$OUT/quick_test_bench.log") ok, $(grep -c '^\[  FAILED' "$OUT/quick_test_bench.log") failed, $(grep -c '^\[  SKIPPED \] [A-Z]' "$OUT/quick_test_bench.log") skipped)" | tee -a "$log"
   else
-    echo "devbin/test_bench not built (scripts/device_build.sh hiprim test_bench): GPU tests skipped" | tee -a "$log"
+    echo "$bindir/test_bench not built (scripts/device_build.sh hiprim test_bench): GPU tests skipped" | tee -a "$log"
   fi
   layers=("conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1" "conv fwd bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1"
           "conv fwd bf16 nhwc n32 c64 k256 in56x56 f1x1" "conv fwd bf16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2"
@@ -74,11 +75,11 @@ if [ "$part" = quick ]; then
   probs=()
   for l in "${layers[@]}"; do probs+=(--problem "$l"); done
   echo "=== bf16 nhwc fwd, 5 layers, graph-API peer, 2 repeats ===" | tee -a "$log"
-  timeout 75 "$bin" bench "${probs[@]}" --solver "$solver" --peer cudnn --repeats 2 "${common[@]}" --time-limit 45 \
+  timeout 55 "$bin" bench "${probs[@]}" --solver "$solver" --peer cudnn --repeats 2 "${common[@]}" --time-limit 35 \
     --report "$OUT/quick_graph_peer.json" 2>&1 | tee -a "$log"
   echo "=== the same, 2 layers, legacy peer ===" | tee -a "$log"
-  timeout 40 "$bin" bench "${probs[@]:0:4}" --solver "$solver" --peer cudnn-legacy --repeats 2 "${common[@]}" --no-ceilings \
-    --time-limit 20 --report "$OUT/quick_legacy_peer.json" 2>&1 | tee -a "$log"
+  timeout 25 "$bin" bench "${probs[@]:0:4}" --solver "$solver" --peer cudnn-legacy --repeats 2 "${common[@]}" --no-ceilings \
+    --time-limit 12 --report "$OUT/quick_legacy_peer.json" 2>&1 | tee -a "$log"
   for r in quick_graph_peer quick_legacy_peer; do
     [ -f "$OUT/$r.json" ] && "$bin" report markdown "$OUT/$r.json" -o "$OUT/$r.md" --no-charts >/dev/null 2>&1
   done

@@ -21,7 +21,9 @@ if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
   fi
   echo "device_build: ALLOW_DIRTY=1: building a dirty tree ($(git describe --always --dirty --abbrev=12))"
 fi
-cmake -S . -B build-device -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DHIPRIM_GPU=cuda -DHIPRIM_STATIC=ON >/dev/null
+launchers=()
+if command -v ccache >/dev/null; then launchers=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build-device -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DHIPRIM_GPU=cuda -DHIPRIM_STATIC=ON "${launchers[@]}" >/dev/null
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
