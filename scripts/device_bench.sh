@@ -65,7 +65,7 @@ if [ "$part" = quick ]; then
     echo "=== GPU timer and bench tests ===" | tee -a "$log"
     timeout 40 "$bindir/test_bench" --gtest_filter='GraphTimerDevice.*:BenchDevice.*:ClockLog.*:Provenance.*' \
       >"$OUT/quick_test_bench.log" 2>&1
-    echo "test_bench exit $? ($(grep -c '^\[       OK' "$OUT/quick_test_bench.log") ok, $(grep -c '^\[  FAILED' "$OUT/quick_test_bench.log") failed, $(grep -c '^\[  SKIPPED \] [A-Z]' "$OUT/quick_test_bench.log") skipped)" | tee -a "$log"
+    echo "test_bench exit $? ($(grep -c '^\[       OK' "$OUT/quick_test_bench.log") ok, $(grep -c '^\[  FAILED  \].*ms)$' "$OUT/quick_test_bench.log") failed, $(grep -c '^\[  SKIPPED \].*ms)$' "$OUT/quick_test_bench.log") skipped)" | tee -a "$log"
   else
     echo "$bindir/test_bench not built (scripts/device_build.sh hiprim test_bench): GPU tests skipped" | tee -a "$log"
   fi
