@@ -87,10 +87,15 @@ const gpu::DeviceBuffer& VerifyBuffers::output() const {
 
 void VerifyBuffers::poison_output() { output().fill_bytes(0xFF); }
 
-HostTensor VerifyBuffers::download_output() const {
-  HostTensor h(output_desc(p_));
+std::vector<unsigned char> VerifyBuffers::download_output_bytes() const {
   std::vector<unsigned char> bytes(output().bytes());
   output().download(bytes.data(), bytes.size());
+  return bytes;
+}
+
+HostTensor VerifyBuffers::download_output() const {
+  HostTensor h(output_desc(p_));
+  const std::vector<unsigned char> bytes = download_output_bytes();
   h.from_bytes(bytes.data());
   return h;
 }

@@ -45,6 +45,7 @@ class VerifyBuffers {
   PeerBuffers peer(const gpu::DeviceBuffer& ws, void* stream) const;
   void poison_output();  // all 0xFF bytes: NaN in every dtype, so an unwritten element shows
   HostTensor download_output() const;
+  std::vector<unsigned char> download_output_bytes() const;  // as stored (the output's dtype)
 
  private:
   ConvProblem p_;

@@ -101,6 +101,7 @@ ExactJudge::ExactJudge(std::shared_ptr<const ref::ConvOutput> reference, const T
   for_each_index(out_desc.dims, [&](const Dims& i) {
     correct_.at(i) = round_to(out_desc.dtype, ref_->value[static_cast<std::size_t>(ref_->desc.offset(i))]);
   });
+  correct_bytes_ = correct_.to_bytes();
 }
 
 Verdict ExactJudge::judge(const HostTensor& got, const Tolerance& tol) const {
@@ -115,6 +116,17 @@ Verdict ExactJudge::judge(const HostTensor& got, const Tolerance& tol) const {
   if (it == correct_verdict_.end())
     it = correct_verdict_.emplace(key, compare(correct_, ref_->value, ref_->abs_sum, ref_->desc, tol)).first;
   return it->second;
+}
+
+Verdict ExactJudge::judge_bytes(const std::vector<unsigned char>& bytes, const Tolerance& tol) const {
+  if (tol.tier != FillTier::exact) throw InputError("ExactJudge: the tolerance is not the exact tier's: " + tol.describe());
+  if (bytes.size() != correct_bytes_.size())
+    throw InputError("ExactJudge::judge_bytes: " + std::to_string(bytes.size()) + " bytes for an output of " +
+                     std::to_string(correct_bytes_.size()) + " (" + correct_.desc.str() + ")");
+  if (bytes == correct_bytes_) return judge(correct_, tol);  // the same values: the correct output's verdict
+  HostTensor got(correct_.desc);
+  got.from_bytes(bytes.data());
+  return judge(got, tol);
 }
 
 int ExactJudge::fast_verdicts() const {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/conv_problem.hpp"
 #include "reference/conv.hpp"
@@ -79,12 +80,16 @@ class ExactJudge {
   // InputError when out_desc's dims differ from the reference's.
   ExactJudge(std::shared_ptr<const ref::ConvOutput> reference, const TensorDesc& out_desc);
   Verdict judge(const HostTensor& got, const Tolerance& tol) const;
+  // The same for an output as the device stores it (out_desc's storage in its dtype): bytes equal to
+  // the correct output's give its verdict without converting them; others are converted and judged.
+  Verdict judge_bytes(const std::vector<unsigned char>& bytes, const Tolerance& tol) const;
   const ref::ConvOutput& reference() const { return *ref_; }
   int fast_verdicts() const;  // outputs judged by the bitwise match
 
  private:
   std::shared_ptr<const ref::ConvOutput> ref_;
   HostTensor correct_;
+  std::vector<unsigned char> correct_bytes_;
   mutable std::mutex m_;
   mutable std::map<std::string, Verdict> correct_verdict_;  // by Tolerance::describe()
   mutable int fast_ = 0;

@@ -354,3 +354,26 @@ TEST(ClockLog, WithoutNvmlItSaysWhy) {
   EXPECT_FALSE(j["available"].get<bool>());
   EXPECT_FALSE(j["reason"].get<std::string>().empty());
 }
+
+TEST(ExactJudge, StoredBytesAreJudgedWithoutConversionWhenCorrect) {
+  const auto p = parse_conv_problem("conv bwd-data fp16 nchw n2 c6 k4 in7x7 f3x3 pad1x1");
+  const auto ref = std::make_shared<const ref::ConvOutput>(exact_reference(reference_key_problem(p), 2));
+  const ExactJudge judge(ref, p.x_desc());
+  const Tolerance tol = tolerance_for(p, FillTier::exact, 2.0);
+  HostTensor got(p.x_desc());
+  for_each_index(got.desc.dims, [&](const Dims& i) {
+    got.at(i) = round_to(DType::fp16, ref->value[static_cast<std::size_t>(ref->desc.offset(i))]);
+  });
+  std::vector<unsigned char> bytes = got.to_bytes();
+  const Verdict ok = judge.judge_bytes(bytes, tol);
+  EXPECT_EQ(ok.status, Status::passed) << ok.reason;
+  EXPECT_EQ(judge.fast_verdicts(), 1);
+  bytes[6] ^= 0x40;  // one element's bits changed
+  const Verdict bad = judge.judge_bytes(bytes, tol);
+  EXPECT_EQ(bad.status, Status::failed);
+  EXPECT_EQ(bad.metrics.mismatches, 1);
+  bytes.assign(bytes.size(), 0xFF);  // the poison: every element NaN
+  EXPECT_EQ(judge.judge_bytes(bytes, tol).metrics.mismatches, got.desc.elements());
+  bytes.pop_back();
+  EXPECT_THROW(judge.judge_bytes(bytes, tol), InputError);
+}
