@@ -1,6 +1,7 @@
 // The conv bench's ceilings (bench/bench.hpp): the device copy bandwidth, and per dtype the best
 // GEMM rate at M = N = K = 8192 among hiprim's gemm() and the peer's 1x1 convolution of that size,
-// both timed by graph replay. The ceiling is what this device can be made to do, not what hiprim
+// both timed by graph replay (the peer's keys are named cudnn_*: both peers are cuDNN, and version 1
+// readers know those names). The ceiling is what this device can be made to do, not what hiprim
 // does today; its runs are not verified (a ceiling is not a claim: an 8192^3 reference in double
 // would cost minutes of CPU).
 #include <algorithm>
@@ -71,12 +72,12 @@ void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
       if (best <= 0) g["hiprim_gemm_tflops"] = nullptr;
       g["hiprim_gemm_reason"] = e.what();
     }
-    g["peer_tflops"] = nullptr;
+    g["cudnn_tflops"] = nullptr;
     if (s_->peer) {
       try {  // the peer's 1x1 convolution: y[p][k] = sum_c x[p][c] w[k][c], a GEMM of the same size
         const ConvProblem p = parse_conv_problem("conv fwd " + name + " nhwc n1 c" + std::to_string(n) + " k" +
                                                  std::to_string(n) + " in64x" + std::to_string(n / 64) + " f1x1");
-        g["peer_problem"] = to_string(p);
+        g["cudnn_problem"] = to_string(p);
         const TimingSets sets(p, 0, 1);  // one set: each run moves far more than the L2
         const gpu::DeviceBuffer& ws = s_->peer_workspace();
         auto pp = s_->peer->prepare(p, sets.peer(0, ws, st));
@@ -95,25 +96,25 @@ void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
             plans.push_back(json{{"engine", cands[i].engine}, {"knobs", cands[i].knobs}, {"tflops", r}});
             if (r > best_peer) {
               best_peer = r;
-              g["peer_engine"] = cands[i].engine + (cands[i].knobs.empty() ? "" : " " + cands[i].knobs);
-              g["peer_timing"] = timing_json(t);
+              g["cudnn_algo"] = cands[i].engine + (cands[i].knobs.empty() ? "" : " " + cands[i].knobs);
+              g["cudnn_timing"] = timing_json(t);
             }
           } catch (const std::exception& e) {
             plans.push_back(json{{"engine", cands[i].engine}, {"knobs", cands[i].knobs}, {"error", e.what()}});
           }
         }
-        g["peer_plans"] = std::move(plans);
-        g["peer_plans_of"] = cands.size();
-        if (best_peer > 0) g["peer_tflops"] = best_peer;
+        g["cudnn_plans"] = std::move(plans);
+        g["cudnn_plans_of"] = cands.size();
+        if (best_peer > 0) g["cudnn_tflops"] = best_peer;
         if (best_peer > best) {
           best = best_peer;
           g["source"] = std::string(peer_kind_name(s_->o.peer)) + " 1x1 convolution";
         }
       } catch (const std::exception& e) {
-        g["peer_reason"] = e.what();
+        g["cudnn_reason"] = e.what();
       }
     } else if (s_->o.peer != PeerKind::none) {
-      g["peer_reason"] = s_->peer_reason;
+      g["cudnn_reason"] = s_->peer_reason;
     }
     g["tflops"] = best > 0 ? json(best) : json(nullptr);
     if (best > 0) s_->gemm_tflops[dt] = best;
