@@ -44,6 +44,7 @@ void check_bench_ready(const BenchOptions& o) {
   at_least(o.replays, 1, "--replays");
   at_least(o.repeats, 1, "--repeats");
   at_least(o.host_calls, 1, "--host-calls");
+  at_least(o.peer_max_plans, 1, "--peer-max-plans");
   if (!(o.budget_ms > 0)) throw InputError("--budget-ms: must be > 0");
   if (!(o.retime_factor >= 0)) throw InputError("--retime-factor: must be >= 0 (0: re-time every passed solver)");
 #ifndef HIPRIM_WITH_GPU
@@ -62,7 +63,7 @@ json bench_settings_json(const BenchOptions& o) {
                               : std::string("exact where the dot products allow it (r and L per case), else bounded (verification)")},
               {"timing_fill", "bounded reals in [-1, 1) of the dtype, separate buffers from the verification's"},
               {"seed", o.seed}, {"solver_glob", o.solver_glob}, {"peer", peer_kind_name(o.peer)},
-              {"peer_transforms", o.peer_transforms}, {"retime_factor", o.retime_factor},
+              {"peer_transforms", o.peer_transforms}, {"peer_max_plans", o.peer_max_plans}, {"retime_factor", o.retime_factor},
               {"timing", "graph replay: reps runs (rounded up to whole rotations of the sets) captured into one graph, one "
                          "untimed replay, then replays timed replays between device events; per call = replay / runs; a "
                          "repeat's figure is the median of its replays, the case's the median of its repeats' figures; "
@@ -88,7 +89,7 @@ Bench::Bench(const BenchOptions& o) {
 #ifdef HIPRIM_WITH_GPU
   s_->l2 = gpu::l2_cache_bytes();
 #endif
-  if (o.peer != PeerKind::none) s_->peer = open_conv_peer(o.peer, o.cudnn_lib, &s_->peer_reason);
+  if (o.peer != PeerKind::none) s_->peer = open_conv_peer(o.peer, o.cudnn_lib, &s_->peer_reason, o.peer_max_plans);
   s_->clocks = std::make_unique<ClockLog>();
   s_->clocks->sample(0, -1);
 }

@@ -60,6 +60,7 @@ struct BenchOptions {
   PeerKind peer = PeerKind::cudnn;
   std::string cudnn_lib;         // --cudnn-lib; empty: $HIPRIM_CUDNN_LIB, then libcudnn.so.9
   bool peer_transforms = false;  // may the autotuner select an FFT/Winograd plan
+  int peer_max_plans = 24;       // the graph API peer's usable plans per problem (autotuning is device time)
   double retime_factor = 3.0;    // repeats >= 2 re-time solvers within this factor of repeat 1's best; 0: all
   bool ceilings = true;
 };

@@ -21,11 +21,13 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 class GraphProblem final : public PeerProblem {
  public:
-  GraphProblem(std::shared_ptr<const gpu::CudnnGraphPeer> peer, const ConvProblem& p) {
+  GraphProblem(std::shared_ptr<const gpu::CudnnGraphPeer> peer, const ConvProblem& p, int max_plans) {
     const auto t0 = std::chrono::steady_clock::now();
     gpu::CudnnGraphEpilogue ep;
     ep.bias = p.bias;
-    conv_ = std::make_unique<gpu::CudnnGraphConv>(std::move(peer), p, ep);
+    gpu::CudnnGraphOptions go;
+    go.max_plans = max_plans;
+    conv_ = std::make_unique<gpu::CudnnGraphConv>(std::move(peer), p, ep, go);
     for (const gpu::CudnnPlanInfo& plan : conv_->plans()) {
       PeerCandidate c;
       c.engine = plan.engine_name.empty() ? "engine" + std::to_string(plan.engine_id) : plan.engine_name;
@@ -56,7 +58,7 @@ class GraphProblem final : public PeerProblem {
 
 class GraphPeer final : public ConvPeer {
  public:
-  explicit GraphPeer(std::shared_ptr<gpu::CudnnGraphPeer> p) : peer_(std::move(p)) {}
+  GraphPeer(std::shared_ptr<gpu::CudnnGraphPeer> p, int max_plans) : peer_(std::move(p)), max_plans_(max_plans) {}
   PeerKind kind() const override { return PeerKind::cudnn; }
   json describe() const override {
     return json{{"name", "cudnn"},
@@ -68,7 +70,9 @@ class GraphPeer final : public ConvPeer {
                 {"reason", ""},
                 {"math", "compute type FLOAT (fp32 accumulation); fp32 data: no engine with the TENSOR_CORE or "
                          "DOWN_CONVERT_INPUTS notes (no TF32); no REDUCED_PRECISION_REDUCTION engines"},
-                {"selection", "autotuned: every usable plan verified and timed by graph replay, the fastest that passed"},
+                {"selection", "autotuned: every usable plan (at most max_plans, heuristic order) verified and timed by graph "
+                              "replay, the fastest that passed"},
+                {"max_plans", max_plans_},
                 {"check", "same comparator as hiprim's solvers; algorithm_factor 2 for fp16/bf16 data (tensor cores, whose "
                           "adders may truncate, verify/compare.cpp), 1 for fp32; FFT/Winograd plans: reported, bound not applicable"}};
   }
@@ -78,11 +82,12 @@ class GraphPeer final : public ConvPeer {
     return gpu::cudnn_graph_supports(p, ep);
   }
   std::unique_ptr<PeerProblem> prepare(const ConvProblem& p, const PeerBuffers&) const override {
-    return std::make_unique<GraphProblem>(peer_, p);
+    return std::make_unique<GraphProblem>(peer_, p, max_plans_);
   }
 
  private:
   std::shared_ptr<gpu::CudnnGraphPeer> peer_;
+  int max_plans_;
 };
 
 // ---- The legacy API: find's choice is the only candidate ----
@@ -151,14 +156,14 @@ class LegacyPeer final : public ConvPeer {
 
 }  // namespace
 
-std::unique_ptr<ConvPeer> open_conv_peer(PeerKind k, const std::string& lib, std::string* why) {
+std::unique_ptr<ConvPeer> open_conv_peer(PeerKind k, const std::string& lib, std::string* why, int max_plans) {
   switch (k) {
     case PeerKind::none:
       if (why) *why = "--peer none";
       return nullptr;
     case PeerKind::cudnn: {
       auto p = gpu::CudnnGraphPeer::open(lib, why);
-      return p ? std::make_unique<GraphPeer>(std::move(p)) : nullptr;
+      return p ? std::make_unique<GraphPeer>(std::move(p), max_plans) : nullptr;
     }
     case PeerKind::cudnn_legacy: {
       auto p = gpu::CudnnPeer::open(lib, why);

@@ -74,8 +74,9 @@ class ConvPeer {
 };
 
 // The peer of kind k (cuDNN from lib, else $HIPRIM_CUDNN_LIB, else libcudnn.so.9), or null and *why
-// when it cannot be used (library missing, the graph API peer not built, no GPU backend). Never throws.
-std::unique_ptr<ConvPeer> open_conv_peer(PeerKind k, const std::string& lib, std::string* why);
+// when it cannot be used (library missing, the graph API peer not built, no GPU backend). Never
+// throws. max_plans: the graph API peer's usable plans kept per problem (in heuristic order).
+std::unique_ptr<ConvPeer> open_conv_peer(PeerKind k, const std::string& lib, std::string* why, int max_plans = 24);
 // The report's top-level "peer" when open_conv_peer gave null.
 nlohmann::json unavailable_peer_json(PeerKind k, const std::string& why);
 

@@ -124,7 +124,7 @@ json autotune_json(const AutotuneResult& r, const AutotuneRules& rules) {
 
 #ifndef HIPRIM_WITH_GPU
 namespace hiprim::verify {
-std::unique_ptr<ConvPeer> open_conv_peer(PeerKind, const std::string&, std::string* why) {
+std::unique_ptr<ConvPeer> open_conv_peer(PeerKind, const std::string&, std::string* why, int) {
   if (why) *why = "this build has no GPU backend";
   return nullptr;
 }

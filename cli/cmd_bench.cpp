@@ -86,7 +86,7 @@ struct BenchFlags {
   std::vector<std::string> problems;
   std::int64_t batch = 32;
   std::uint64_t seed = 1;
-  int warmup = 1, reps = 20, replays = 5, repeats = 3, host_calls = 20;
+  int warmup = 1, reps = 20, replays = 5, repeats = 3, host_calls = 20, peer_max_plans = 24;
   double budget_ms = 200, time_limit = 0, retime_factor = 3;
   bool best = false, no_ceilings = false, peer_transforms = false;
 };
@@ -195,6 +195,9 @@ Command add_bench(CLI::App& app) {
   sub->add_option("--cudnn-lib", f->cudnn_lib, "Path of libcudnn.so.9 (default: $HIPRIM_CUDNN_LIB, then the loader's search path)");
   sub->add_flag("--peer-transforms", f->peer_transforms, "Let the autotuner select FFT/Winograd plans of the peer (checked, "
                                                          "not judged: their bound does not apply)");
+  sub->add_option("--peer-max-plans", f->peer_max_plans, "The graph-API peer's usable plans per problem, in heuristic order "
+                                                         "(each is verified and timed)")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
   sub->add_option("--verify", f->verify, "Check each output against the CPU reference before timing it: full (every element, "
                                          "exact tier; the only mode for claims), quick (one channel slice + all finite; not "
                                          "for claims) or none")
@@ -269,6 +272,7 @@ Command add_bench(CLI::App& app) {
     o.solver_glob = f->solver.empty() ? "*" : f->solver;
     o.peer = *verify::parse_peer_kind(f->peer);
     o.peer_transforms = f->peer_transforms;
+    o.peer_max_plans = f->peer_max_plans;
     o.cudnn_lib = f->cudnn_lib;
     o.ceilings = !f->no_ceilings;
     if (conv) {

@@ -22,7 +22,8 @@
 # and prints the totals last. Knobs: BENCH_LIMIT_S (seconds after which a bench starts no new problem;
 # part 1: 480, part 2: 380 for conv, the ops get OPS_LIMIT_S=110), SOLVER (a glob; default every
 # solver but conv.naive, whose minutes per layer would take the whole call), BUDGET_MS (device time
-# per solver's timed replays per repeat, default 60), REPEATS (3).
+# per solver's timed replays per repeat, default 60), REPEATS (3), PEER_MAX_PLANS (the graph-API peer's
+# plans verified and timed per problem, default 24; lower it if plan building dominates the quick run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 part="${1:-${PART:-}}"
@@ -56,7 +57,7 @@ header() {
   echo "device_bench $part: $(date -u +%FT%TZ), cuDNN: ${HIPRIM_CUDNN_LIB:-libcudnn.so.9 (loader path)}"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
 }
-common=(--batch 32 --reps 20 --replays 5 --budget-ms "$budget_ms" --verify full)
+common=(--batch 32 --reps 20 --replays 5 --budget-ms "$budget_ms" --verify full --peer-max-plans "${PEER_MAX_PLANS:-24}")
 
 if [ "$part" = quick ]; then
   log="$OUT/quick.log"
