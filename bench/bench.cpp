@@ -1,28 +1,32 @@
 #include "bench/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <functional>
+#include <deque>
 #include <future>
 #include <map>
+#include <thread>
 
-#include "core/error.hpp"
+#include "bench/bench_clocks.hpp"
+#include "bench/bench_internal.hpp"
 #include "bench/bench_report.hpp"
 #include "bench/bench_timing.hpp"
+#include "bench/reference_cache.hpp"
+#include "core/error.hpp"
 #include "verify/runner.hpp"
 #include "verify/solvers.hpp"
 #ifdef HIPRIM_WITH_GPU
-#include "gpu/gemm/gemm.hpp"
-#include "bench/cudnn_peer.hpp"
-#include "gpu/runtime/device.hpp"
+#include "bench/bench_sets.hpp"
 #include "bench/event_series.hpp"
+#include "gpu/runtime/device.hpp"
 #endif
 
 namespace hiprim::verify {
 
 using nlohmann::json;
 
-// ---- Host-side helpers ----
+inline constexpr int kPrepareAhead = 3;  // problems whose references and fills are made ahead
 
 double conv_min_bytes(const ConvProblem& p) {
   auto bytes = [&](const TensorDesc& d) { return static_cast<double>(d.elements()) * static_cast<double>(dtype_size(d.dtype)); };
@@ -31,134 +35,18 @@ double conv_min_bytes(const ConvProblem& p) {
   return b;
 }
 
-TimingStats summarize_runs(std::vector<double> runs_ms) {
-  if (runs_ms.empty()) throw InputError("summarize_runs: no runs to summarize");
-  std::sort(runs_ms.begin(), runs_ms.end());
-  const std::size_t n = runs_ms.size();
-  TimingStats t;
-  t.runs = static_cast<int>(n);
-  t.median_ms = n % 2 ? runs_ms[n / 2] : 0.5 * (runs_ms[n / 2 - 1] + runs_ms[n / 2]);
-  t.min_ms = runs_ms.front();
-  t.max_ms = runs_ms.back();
-  return t;
-}
-
-json timing_json(const TimingStats& t) {
-  return json{{"median_ms", number_json(t.median_ms)}, {"min_ms", number_json(t.min_ms)}, {"max_ms", number_json(t.max_ms)},
-              {"runs", t.runs}, {"warmup", t.warmup}, {"sets", t.sets}};
-}
-
-int rotation_sets(std::size_t set_bytes, std::size_t l2_bytes) {
-  if (set_bytes == 0) return 1;
-  const std::size_t want = (3 * l2_bytes + set_bytes - 1) / set_bytes;
-  return static_cast<int>(std::clamp<std::size_t>(want, 1, kMaxRotationSets));
-}
-
-int reps_within_budget(int reps, double est_ms, double budget_ms) {
-  if (est_ms <= 0 || est_ms * reps <= budget_ms) return reps;
-  const double fit = std::floor(budget_ms / est_ms);
-  return std::max(kMinReps, static_cast<int>(std::min<double>(fit, reps)));
-}
-
-#ifdef HIPRIM_WITH_GPU
-namespace {
-
-constexpr std::size_t kCudnnWorkspaceBytes = std::size_t{1} << 30;  // for find and runs
-constexpr std::int64_t kGemmCeilingSize = 8192;                     // M = N = K
-
-std::size_t bytes_of(const TensorDesc& d) { return static_cast<std::size_t>(d.storage_elements()) * dtype_size(d.dtype); }
-
-// Fills a device buffer with real values in [-1, 1) of dtype (a 2^20-element block of the bounded
-// fill, repeated by doubling device copies): never zeros, which can run faster than real data.
-void fill_device(gpu::DeviceBuffer& buf, DType t, std::uint64_t tag) {
-  const std::size_t es = dtype_size(t), total = buf.bytes() / es;
-  const std::size_t block = std::min<std::size_t>(total, std::size_t{1} << 20);
-  std::vector<unsigned char> host(block * es);
-  for (std::size_t i = 0; i < block; ++i) store_element(t, host.data() + i * es, fill_value(FillTier::bounded, t, 7, tag, i, 0));
-  buf.upload(host.data(), host.size());
-  for (std::size_t done = block; done < total; done *= 2) {
-    auto* base = static_cast<unsigned char*>(buf.data());
-    gpu::copy_device_to_device_async(base + done * es, base, std::min(done, total - done) * es, nullptr);
-  }
-  gpu::synchronize("filling a benchmark buffer");
-}
-
-// Rotating copies of one problem's buffers; set 0 gets the prepared inputs, the others copies of them.
-class DeviceSets {
- public:
-  DeviceSets(const PreparedCase& c, std::size_t l2) : p_(c.problem()) {
-    const std::size_t xb = bytes_of(p_.x_desc()), wb = bytes_of(p_.w_desc()), yb = bytes_of(p_.y_desc());
-    const std::size_t bb = p_.bias ? bytes_of(p_.bias_desc()) : 0;
-    count_ = rotation_sets(xb + wb + yb + bb, l2);
-    for (int i = 0; i < count_; ++i) {
-      const std::string n = " (set " + std::to_string(i) + ")";
-      x_.emplace_back(xb, "x" + n);
-      w_.emplace_back(wb, "w" + n);
-      y_.emplace_back(yb, "y" + n);
-      bias_.emplace_back(bb, "bias" + n);
-    }
-    auto load = [&](std::vector<gpu::DeviceBuffer>& v, const HostTensor& h) {
-      auto bytes = h.to_bytes();
-      v[0].upload(bytes.data(), bytes.size());
-      for (int i = 1; i < count_; ++i) gpu::copy_device_to_device_async(v[i].data(), v[0].data(), bytes.size(), nullptr);
-    };
-    if (p_.dir != ConvDir::bwd_data) load(x_, c.x());
-    if (p_.dir != ConvDir::bwd_weights) load(w_, c.w());
-    if (p_.dir != ConvDir::fwd) load(y_, c.y());
-    if (p_.bias) load(bias_, c.bias());
-    gpu::synchronize("copying the benchmark input sets");
-  }
-  int count() const { return count_; }
-  ConvTensors tensors(int i, const gpu::DeviceBuffer& ws, void* stream) const {
-    return ConvTensors{x_[i].data(), w_[i].data(), y_[i].data(), p_.bias ? bias_[i].data() : nullptr, ws.data(), ws.bytes(), stream};
-  }
-  gpu::CudnnBuffers cudnn(int i, const gpu::DeviceBuffer& ws, void* stream) const {
-    return gpu::CudnnBuffers{x_[i].data(), w_[i].data(), y_[i].data(), ws.data(), ws.bytes(), stream};
-  }
-  gpu::DeviceBuffer& output(int i) { return p_.dir == ConvDir::fwd ? y_[i] : p_.dir == ConvDir::bwd_data ? x_[i] : w_[i]; }
-  HostTensor download_output(int i) {
-    HostTensor h(output_desc(p_));
-    std::vector<unsigned char> bytes(output(i).bytes());
-    output(i).download(bytes.data(), bytes.size());
-    h.from_bytes(bytes.data());
-    return h;
-  }
-
- private:
-  ConvProblem p_;
-  int count_ = 1;
-  std::vector<gpu::DeviceBuffer> x_, w_, y_, bias_;
-};
-
-}  // namespace
-#endif
-
-// ---- Bench ----
-
-struct Bench::State {
-  BenchOptions o;
-  ConvSolverList solvers;
-  double copy_gbps = 0;
-  json copy = nullptr;
-  json gemm = json::object();
-  std::map<DType, double> gemm_tflops;
-#ifdef HIPRIM_WITH_GPU
-  gpu::Stream stream;
-  std::size_t l2 = 0;
-  std::shared_ptr<gpu::CudnnPeer> cudnn;
-  std::string cudnn_reason;
-  gpu::DeviceBuffer cudnn_ws;
-  const gpu::DeviceBuffer& workspace() {
-    if (!cudnn_ws.data()) cudnn_ws = gpu::DeviceBuffer(kCudnnWorkspaceBytes, "cuDNN workspace");
-    return cudnn_ws;
-  }
-#endif
-};
-
 void check_bench_ready(const BenchOptions& o) {
-  if (o.warmup < 0) throw InputError("--warmup " + std::to_string(o.warmup) + ": must be >= 0");
-  if (o.reps < 1) throw InputError("--reps " + std::to_string(o.reps) + ": must be >= 1");
+  auto at_least = [](int v, int lo, const char* flag) {
+    if (v < lo) throw InputError(std::string(flag) + " " + std::to_string(v) + ": must be >= " + std::to_string(lo));
+  };
+  at_least(o.warmup, 0, "--warmup");
+  at_least(o.reps, 1, "--reps");
+  at_least(o.replays, 1, "--replays");
+  at_least(o.repeats, 1, "--repeats");
+  at_least(o.host_calls, 1, "--host-calls");
+  at_least(o.peer_max_plans, 1, "--peer-max-plans");
   if (!(o.budget_ms > 0)) throw InputError("--budget-ms: must be > 0");
+  if (!(o.retime_factor >= 0)) throw InputError("--retime-factor: must be >= 0 (0: re-time every passed solver)");
 #ifndef HIPRIM_WITH_GPU
   throw RuntimeError("hiprim bench needs a GPU: this build has no GPU backend (configure with -DHIPRIM_GPU=cuda)");
 #else
@@ -167,11 +55,30 @@ void check_bench_ready(const BenchOptions& o) {
 #endif
 }
 
+json bench_settings_json(const BenchOptions& o) {
+  return json{{"warmup", o.warmup}, {"reps", o.reps}, {"replays", o.replays}, {"repeats", o.repeats}, {"host_calls", o.host_calls},
+              {"min_reps", kMinReps}, {"min_replays", kMinReplays}, {"budget_ms", o.budget_ms},
+              {"verify", verify_mode_name(o.verify)},
+              {"fill", o.fill ? std::string(fill_tier_name(*o.fill)) + " (verification)"
+                              : std::string("exact where the dot products allow it (r and L per case), else bounded (verification)")},
+              {"timing_fill", "bounded reals in [-1, 1) of the dtype, separate buffers from the verification's"},
+              {"seed", o.seed}, {"solver_glob", o.solver_glob}, {"peer", peer_kind_name(o.peer)},
+              {"peer_transforms", o.peer_transforms}, {"peer_max_plans", o.peer_max_plans}, {"retime_factor", o.retime_factor},
+              {"timing", "graph replay: reps runs (rounded up to whole rotations of the sets) captured into one graph, one "
+                         "untimed replay, then replays timed replays between device events; per call = replay / runs; a "
+                         "repeat's figure is the median of its replays, the case's the median of its repeats' figures; "
+                         "fewer runs (>= min_reps) and replays (>= min_replays) when they would exceed budget_ms"},
+              {"host_overhead", "wall time of host_calls back-to-back eager enqueues / host_calls"},
+              {"alternation", "per problem, the timed replays of every solver and the peer's selected plan alternate"},
+              {"repeats_rule", "repeat 1 verifies, autotunes the peer and times; later repeats re-time on fresh buffers the "
+                               "peer's plan and the passed solvers within retime_factor of repeat 1's best (0: all)"},
+              {"rotation", "inputs and output rotate over sets = ceil(3 x L2 / bytes of one set) copies (<= 64)"},
+              {"bytes", "least traffic: every input read once, the output written once"}};
+}
+
 Bench::Bench(const BenchOptions& o) {
   check_bench_ready(o);
-#ifdef HIPRIM_WITH_GPU
-  s_ = std::make_unique<State>();
-  s_->o = o;
+  s_ = std::make_unique<State>(o);
   std::string names;
   for (auto& s : select_conv_solvers(o.solver_glob)) {
     if (s->backend() == Backend::device) s_->solvers.push_back(s);
@@ -179,295 +86,392 @@ Bench::Bench(const BenchOptions& o) {
   }
   if (s_->solvers.empty())
     throw InputError("--solver '" + o.solver_glob + "' matches no GPU solver (bench times device solvers only; matched: " + names + ")");
+#ifdef HIPRIM_WITH_GPU
   s_->l2 = gpu::l2_cache_bytes();
-  if (o.peer_cudnn) s_->cudnn = gpu::CudnnPeer::open(o.cudnn_lib, &s_->cudnn_reason);
 #endif
+  if (o.peer != PeerKind::none) s_->peer = open_conv_peer(o.peer, o.cudnn_lib, &s_->peer_reason, o.peer_max_plans);
+  s_->clocks = std::make_unique<ClockLog>();
+  s_->clocks->sample(0, -1);
 }
 
 Bench::~Bench() = default;
 
-json bench_settings_json(const BenchOptions& o) {
-  return json{{"warmup", o.warmup}, {"reps", o.reps}, {"min_reps", kMinReps}, {"budget_ms", o.budget_ms},
-              {"verify", verify_mode_name(o.verify)}, {"fill", fill_tier_name(o.fill)}, {"seed", o.seed},
-              {"solver_glob", o.solver_glob}, {"peer", o.peer_cudnn ? "cudnn" : "none"},
-              {"timing", "device events between back-to-back runs on one stream; max(warmup, 2) untimed runs "
-                         "(the last a primer), then reps timed runs, median/min/max; fewer timed runs (>= min_reps) "
-                         "when reps runs would exceed budget_ms"},
-              {"rotation", "inputs and output rotate over sets = ceil(3 x L2 / bytes of one set) copies (<= 64)"},
-              {"bytes", "least traffic: every input read once, the output written once"}};
-}
-
 json Bench::settings_json() const {
-  const BenchOptions& o = s_->o;
-  json j = bench_settings_json(o);
-  if (o.verify == VerifyMode::sampled) j["sample_channels"] = kSampleChannels;
+  json j = bench_settings_json(s_->o);
+  if (s_->o.verify == VerifyMode::quick) j["sample_channels"] = kSampleChannels;
 #ifdef HIPRIM_WITH_GPU
   j["l2_bytes"] = s_->l2;
 #endif
+  const ReferenceCache::Stats c = s_->cache.stats();
+  j["repeats_run"] = s_->repeats_run;
+  j["repeat_seconds"] = s_->repeat_seconds;  // repeat 1 includes verification and the peer's autotuning
+  j["references"] = json{{"computed", c.computed}, {"shared_hits", c.hits}, {"compute_s", c.compute_s},
+                         {"rule", "exact tier: one reference per problem with dtype fp32 and channels first, shared by its "
+                                  "dtype x layout variants (bench/reference_cache.hpp)"}};
   return j;
 }
 
 json Bench::peer_json() const {
-  if (!s_->o.peer_cudnn) return nullptr;
-  json j{{"name", "cudnn"},
-         {"math", "compute type FLOAT (fp32 accumulation); fp32 data: FMA_MATH, no TF32 (NVIDIA_TF32_OVERRIDE=0 is "
-                  "set before loading); fp16/bf16 data: TENSOR_OP_MATH"},
-         {"selection", "cudnnFind*AlgorithmEx on the bench's buffers, fastest result with an allowed math type"},
-         {"check", "same comparator as hiprim's solvers; algorithm_factor 2 for fp16/bf16 data (tensor cores, whose adders "
-                   "may truncate, verify/compare.cpp), 1 for fp32; FFT/Winograd results: worst ratio reported, bound not applied"}};
-#ifdef HIPRIM_WITH_GPU
-  j["available"] = s_->cudnn != nullptr;
-  j["library"] = s_->cudnn ? s_->cudnn->path() : "";
-  j["version"] = s_->cudnn ? s_->cudnn->version() : 0;
-  j["reason"] = s_->cudnn ? "" : s_->cudnn_reason;
-#endif
-  return j;
+  if (s_->o.peer == PeerKind::none) return nullptr;
+  return s_->peer ? s_->peer->describe() : unavailable_peer_json(s_->o.peer, s_->peer_reason);
 }
 
 json Bench::ceilings_json() const { return json{{"copy", s_->copy}, {"gemm", s_->gemm}}; }
+json Bench::clocks_json() const { return s_->clocks->report_json(); }
 
-void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
-  if (!s_->o.ceilings) return;
-#ifdef HIPRIM_WITH_GPU
-  void* st = s_->stream.handle();
-  if (s_->copy.is_null()) s_->copy = measure_copy_ceiling(st, &s_->copy_gbps);
-  const std::int64_t n = kGemmCeilingSize;
-  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  for (DType dt : dtypes) {
-    const std::string name(dtype_name(dt));
-    if (s_->gemm.contains(name)) continue;
-    json g{{"shape", "M=N=K=" + std::to_string(n)}};
-    double best = 0;
-    try {  // hiprim's own GEMM, row-major A, B, C
-      const std::size_t bytes = static_cast<std::size_t>(n * n) * dtype_size(dt);
-      gpu::DeviceBuffer a(bytes, "gemm ceiling A"), b(bytes, "gemm ceiling B"), c(bytes, "gemm ceiling C");
-      fill_device(a, dt, 1);
-      fill_device(b, dt, 2);
-      gpu::GemmCall call;
-      call.shape = gpu::GemmShape{n, n, n, 1};
-      call.ab_dtype = call.c_dtype = dt;
-      call.a = a.data();
-      call.b = b.data();
-      call.c = c.data();
-      call.a_map = call.b_map = call.c_map = gpu::MatrixMap{gpu::DimMap::plain(n), gpu::DimMap::plain(1), gpu::DimMap::plain(0)};
-      call.stream = st;
-      auto t = time_on_device([&](int) { gpu::gemm(call); }, 1, kCeilingWarmup, kCeilingReps, kCeilingBudgetMs, st);
-      const double r = flops / (t.median_ms * 1e-3) * 1e-12;
-      g["hiprim_gemm_tflops"] = r;
-      g["hiprim_gemm_timing"] = timing_json(t);
-      best = r;
-      g["source"] = "hiprim gemm()";
-    } catch (const std::exception& e) {
-      g["hiprim_gemm_tflops"] = nullptr;
-      g["hiprim_gemm_reason"] = e.what();
-    }
-    g["cudnn_tflops"] = nullptr;
-    if (s_->cudnn) {
-      try {  // cuDNN's 1x1 convolution: y[p][k] = sum_c x[p][c] w[k][c], a GEMM of the same size
-        ConvProblem p = parse_conv_problem("conv fwd " + name + " nhwc n1 c" + std::to_string(n) + " k" + std::to_string(n) +
-                                           " in64x" + std::to_string(n / 64) + " f1x1");
-        gpu::DeviceBuffer x(bytes_of(p.x_desc()), "cuDNN gemm x"), w(bytes_of(p.w_desc()), "cuDNN gemm w"),
-            y(bytes_of(p.y_desc()), "cuDNN gemm y");
-        fill_device(x, dt, 3);
-        fill_device(w, dt, 4);
-        gpu::CudnnConv conv(s_->cudnn, p);
-        const gpu::DeviceBuffer& ws = s_->workspace();
-        gpu::CudnnBuffers buf{x.data(), w.data(), y.data(), ws.data(), ws.bytes(), st};
-        const auto& ch = conv.find(buf);
-        auto t = time_on_device([&](int) { conv.run(buf); }, 1, kCeilingWarmup, kCeilingReps, kCeilingBudgetMs, st);
-        const double r = p.flops() / (t.median_ms * 1e-3) * 1e-12;
-        g["cudnn_tflops"] = r;
-        g["cudnn_problem"] = to_string(p);
-        g["cudnn_algo"] = ch.algo_name + "/" + ch.math_name;
-        g["cudnn_timing"] = timing_json(t);
-        if (r > best) {
-          best = r;
-          g["source"] = "cuDNN 1x1 convolution";
-        }
-      } catch (const std::exception& e) {
-        g["cudnn_reason"] = e.what();
-      }
-    }
-    g["tflops"] = best > 0 ? json(best) : json(nullptr);
-    if (best > 0) s_->gemm_tflops[dt] = best;
-    s_->gemm[name] = std::move(g);
-  }
-#else
-  (void)dtypes;
-#endif
-}
+// ---- Host-side preparation (a background thread; reads only the options and the cache) ----
 
-#ifdef HIPRIM_WITH_GPU
+struct Bench::Prepared {
+  RunOptions ro;                            // the runner's options, hooks included
+  std::unique_ptr<PreparedCase> pc;         // the verification's inputs (and reference)
+  std::shared_ptr<const ExactJudge> judge;  // full verification in the exact tier
+  std::unique_ptr<SampleOracle> oracle;     // quick verification
+  std::string error;                        // non-empty: preparing failed
+};
+
 namespace {
 
-CaseRecord base_record(const PreparedCase& c, const ConvSolver& s) {
-  CaseRecord rec;
-  rec.problem = to_string(c.problem());
-  rec.solver = s.name();
-  rec.seed = c.seed();
-  rec.fill = c.fill();
-  rec.tolerance = c.tolerance().describe();
-  rec.repro = repro_command(c, s.name());
-  return rec;
+FillTier verify_tier(const BenchOptions& o, const ConvProblem& p) {
+  return o.fill.value_or(exact_fill_range(p) > 0 ? FillTier::exact : FillTier::bounded);
+}
+
+bool shares_reference(const BenchOptions& o, const ConvProblem& p) {
+  return o.verify == VerifyMode::full && verify_tier(o, p) == FillTier::exact && exact_fill_range(p) > 0;
 }
 
 }  // namespace
-#endif
-
-// Host-side preparation of one problem: seeded inputs, and the reference the verify mode needs
-// (full: the whole problem's; sampled: the slice's). Reads only the options: safe on a second thread.
-struct Bench::Prepared {
-  std::unique_ptr<PreparedCase> pc;
-  std::unique_ptr<SampleOracle> oracle;  // the sampled check's reference, once for every output
-  std::string error;                     // non-empty: preparing failed
-};
 
 Bench::Prepared Bench::prepare(const ConvProblem& p) const {
   Prepared out;
   try {
-    RunOptions ro;
-    ro.seed = s_->o.seed;
-    ro.fill = s_->o.fill;
-    out.pc = std::make_unique<PreparedCase>(p, ro);
-    if (s_->o.verify == VerifyMode::sampled) out.oracle = std::make_unique<SampleOracle>(*out.pc);
-    if (s_->o.verify == VerifyMode::full) (void)out.pc->expected(false);  // cached for run_case and the peer
+    const BenchOptions& o = s_->o;
+    out.ro.seed = o.seed;
+    out.ro.fill = verify_tier(o, p);
+    if (shares_reference(o, p)) {
+      std::shared_ptr<const ref::ConvOutput> ref;
+      try {
+        ref = s_->cache.get(p);
+      } catch (...) {
+        s_->cache.release(p);
+        throw;
+      }
+      s_->cache.release(p);
+      out.judge = std::make_shared<const ExactJudge>(ref, output_desc(p));
+      out.ro.hooks.oracle = [ref](const PreparedCase&) { return *ref; };
+      out.ro.hooks.judge = [judge = out.judge](const HostTensor& got, const ref::ConvOutput&, const Tolerance& tol) {
+        return judge->judge(got, tol);
+      };
+    }
+    out.pc = std::make_unique<PreparedCase>(p, out.ro);
+    if (o.verify == VerifyMode::full) (void)out.pc->expected(false);  // here, not on the device thread
+    if (o.verify == VerifyMode::quick) out.oracle = std::make_unique<SampleOracle>(*out.pc);
   } catch (const std::exception& e) {
     out.error = std::string("preparing the problem: ") + e.what();
   }
   return out;
 }
 
-json Bench::run(const BenchProblem& bp) {
-  Prepared prep = prepare(bp.problem);
-  return run_prepared(bp, prep);
-}
+// ---- The suite ----
 
-void Bench::run_all(const std::vector<BenchProblem>& problems, const std::function<void(const json&)>& on_problem,
+json Bench::run(const BenchProblem& bp) { return run_all({bp}); }
+
+json Bench::run_all(const std::vector<BenchProblem>& problems, const std::function<void(const std::string&)>& progress,
                     const std::function<bool()>& stop) {
-  std::future<Prepared> next;
-  if (!problems.empty()) next = std::async(std::launch::async, [&] { return prepare(problems[0].problem); });
+  const BenchOptions& o = s_->o;
+  for (const auto& bp : problems)
+    if (shares_reference(o, bp.problem)) s_->cache.expect(bp.problem);
+  std::vector<std::unique_ptr<ProblemState>> states;
+  std::deque<std::future<Prepared>> ahead;
+  std::size_t next = 0;
+  auto refill = [&] {
+    for (; next < problems.size() && ahead.size() < static_cast<std::size_t>(kPrepareAhead); ++next)
+      ahead.push_back(std::async(std::launch::async, [this, p = problems[next].problem] { return prepare(p); }));
+  };
+  bool stopped = false;
+  s_->repeats_run = 0;
+  s_->repeat_seconds.clear();
+  auto t_rep = std::chrono::steady_clock::now();
+  auto lap = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    s_->repeat_seconds.push_back(std::chrono::duration<double>(now - t_rep).count());
+    t_rep = now;
+  };
+  refill();
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    Prepared prep = next.get();
-    if (stop && stop()) return;
-    if (i + 1 < problems.size()) next = std::async(std::launch::async, [&, i] { return prepare(problems[i + 1].problem); });
-    on_problem(run_prepared(problems[i], prep));
+    Prepared prep = ahead.front().get();
+    ahead.pop_front();
+    if (stop && stop()) {
+      stopped = true;
+      break;
+    }
+    refill();
+    auto st = std::make_unique<ProblemState>();
+    st->bp = problems[i];
+    run_first(*st, prep);
+    s_->clocks->sample(1, static_cast<int>(i));
+    if (progress) progress(bench_problem_line(finish(*st)));
+    states.push_back(std::move(st));
   }
+  for (auto& f : ahead) f.wait();  // prepared but not run (stopped): let them finish before the cache goes
+  s_->problems_run = states.size();
+  lap();
+  if (!stopped) s_->repeats_run = 1;
+  for (int rep = 2; rep <= o.repeats && !stopped; ++rep) {
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      if (stop && stop()) {
+        stopped = true;
+        break;
+      }
+      time_repeat(*states[i], rep);
+      s_->clocks->sample(rep, static_cast<int>(i));
+      if (progress) progress(bench_repeat_line(finish(*states[i]), rep));
+    }
+    lap();
+    if (!stopped) s_->repeats_run = rep;
+  }
+  json cases = json::array();
+  for (const auto& st : states)
+    for (auto& c : finish(*st)) cases.push_back(std::move(c));
+  return cases;
 }
 
-json Bench::run_prepared(const BenchProblem& bp, Prepared& prep) {
-  json cases = json::array();
-#ifdef HIPRIM_WITH_GPU
+// ---- One problem ----
+
+namespace {
+
+CaseRecord base_record(const ConvProblem& p, const ConvSolver& s, const RunOptions& ro, FillTier tier) {
+  CaseRecord rec;
+  rec.problem = to_string(p);
+  rec.solver = s.name();
+  rec.seed = ro.seed;
+  rec.fill = tier;
+  rec.tolerance = bench_tolerance_string(tolerance_for(p, tier, s.accumulation_error_factor()));
+  rec.repro = repro_command(rec.problem, rec.solver, ro.seed) + " --fill " + std::string(fill_tier_name(tier));
+  return rec;
+}
+
+}  // namespace
+
+void Bench::run_first(ProblemState& st, Prepared& prep) {
   const BenchOptions& o = s_->o;
-  const ConvProblem& p = bp.problem;
-  RunOptions ro;
-  ro.seed = o.seed;
-  ro.fill = o.fill;
-  PerfCaseInput in;
+  const ConvProblem& p = st.bp.problem;
+  const FillTier tier = verify_tier(o, p);
+  PerfCaseInput& in = st.in;
   in.verify = o.verify;
-  in.count = bp.count;
+  in.count = st.bp.count;
   in.flops = p.flops();
   in.bytes = conv_min_bytes(p);
   in.gemm_ceiling_tflops = s_->gemm_tflops.count(p.dtype) ? s_->gemm_tflops[p.dtype] : 0;
   in.copy_ceiling_gbps = s_->copy_gbps;
-  std::optional<DeviceSets> device_sets;
-  try {  // device buffers; a failure here, or in preparing, becomes an error case per solver
-    if (!prep.error.empty()) throw RuntimeError(prep.error);
-    device_sets.emplace(*prep.pc, s_->l2);
-  } catch (const std::exception& e) {
-    for (const auto& solver : s_->solvers) {
-      CaseRecord rec;
-      rec.problem = to_string(p);
-      rec.solver = solver->name();
-      rec.seed = o.seed;
-      rec.fill = o.fill;
-      rec.repro = repro_command(rec.problem, rec.solver, o.seed) + " --fill " + std::string(fill_tier_name(o.fill));
-      rec.verdict = Verdict{Status::error, e.what(), {}};
-      cases.push_back(perf_case_json(rec, in));
-    }
-    return cases;
-  }
-  const PreparedCase& pc = *prep.pc;
-  const SampleOracle* oracle = prep.oracle.get();
-  DeviceSets& sets = *device_sets;
-  void* st = s_->stream.handle();
-
+  in.fill_range = tier == FillTier::exact ? exact_fill_range(p) : 0;
+  in.reduction_length = p.reduction_length();
+  st.peer_enabled = o.peer != PeerKind::none;
+  st.peer.name = std::string(peer_kind_name(o.peer));
   for (const auto& solver : s_->solvers) {
-    const ConvSolver& s = *solver;
-    CaseRecord rec = base_record(pc, s);
-    std::optional<TimingStats> timing;
+    SolverRun r;
+    r.solver = solver.get();
+    r.rec = base_record(p, *solver, prep.ro, tier);
+    st.solvers.push_back(std::move(r));
+  }
+#ifdef HIPRIM_WITH_GPU
+  void* stream = s_->stream.handle();
+  std::optional<VerifyBuffers> vb;
+  try {
+    if (!prep.error.empty()) throw RuntimeError(prep.error);
+    if (o.verify == VerifyMode::quick || (st.peer_enabled && s_->peer)) vb.emplace(*prep.pc);
+  } catch (const std::exception& e) {
+    for (SolverRun& r : st.solvers) r.rec.verdict = Verdict{Status::error, e.what(), {}};
+    st.peer.status = "error";
+    st.peer.reason = e.what();
+    return;
+  }
+  for (SolverRun& r : st.solvers) {
+    const ConvSolver& s = *r.solver;
     try {
       if (auto a = s.applicable(p); !a) {
-        rec.verdict = Verdict{Status::unsupported, a.reason, {}};
-      } else {
+        r.rec.verdict = Verdict{Status::unsupported, a.reason, {}};
+      } else if (o.verify == VerifyMode::full) {
+        const std::string tol = r.rec.tolerance;
+        r.rec = run_case(*prep.pc, s, prep.ro);
+        r.rec.tolerance = tol;  // the same rule, naming the factor that applies
+      } else if (o.verify == VerifyMode::quick) {
         gpu::DeviceBuffer ws(s.workspace_bytes(p), s.name() + " workspace");
-        if (o.verify == VerifyMode::full) {
-          rec = run_case(pc, s, ro);
-        } else if (o.verify == VerifyMode::sampled) {
-          sets.output(0).fill_bytes(0xFF);  // NaN in every dtype: an unwritten element shows
-          s.run(p, sets.tensors(0, ws, st));
-          s_->stream.synchronize();
-          rec.verdict = oracle->check(sets.download_output(0), s.accumulation_error_factor());
-        } else {
-          rec.verdict = Verdict{Status::passed, "not verified (--verify none): ran without a runtime error", {}};
-        }
-        if (rec.verdict.status == Status::passed)
-          timing = time_on_device([&](int i) { s.run(p, sets.tensors(i, ws, st)); }, sets.count(), o.warmup, o.reps,
-                                  o.budget_ms, st);
+        vb->poison_output();
+        s.run(p, vb->tensors(ws, stream));
+        s_->stream.synchronize();
+        r.rec.verdict = prep.oracle->check(vb->download_output(), s.accumulation_error_factor());
+      } else {
+        r.rec.verdict = Verdict{Status::passed, "not verified (--verify none): ran without a runtime error", {}};
       }
     } catch (const std::exception& e) {
-      rec.verdict = Verdict{Status::error, e.what(), {}};
-      timing.reset();
+      r.rec.verdict = Verdict{Status::error, e.what(), {}};
     }
-    cases.push_back(perf_case_json(rec, {in.verify, in.count, in.flops, in.bytes, timing, in.gemm_ceiling_tflops,
-                                         in.copy_ceiling_gbps}));
+  }
+
+  // The peer: its candidates, each checked against the same reference and timed; the fastest passed.
+  if (st.peer_enabled) {
+    PeerResult& pr = st.peer;
+    if (!s_->peer) {
+      pr.status = "unavailable";
+      pr.reason = s_->peer_reason;
+    } else if (auto a = s_->peer->supports(p); !a) {
+      pr.status = "unsupported";
+      pr.reason = a.reason;
+    } else {
+      try {
+        const gpu::DeviceBuffer& ws = s_->peer_workspace();
+        st.peer_problem = s_->peer->prepare(p, vb->peer(ws, stream));
+        pr.setup_ms = st.peer_problem->setup_ms();
+        // fp16/bf16 data runs on tensor cores, whose adders may truncate: factor 2 (verify/compare.cpp).
+        pr.algorithm_factor = p.dtype == DType::fp32 ? 1.0 : 2.0;
+        const Tolerance tol = tolerance_for(p, tier, pr.algorithm_factor);
+        pr.tolerance = bench_tolerance_string(tol);
+        const TimingSets sets(p, s_->l2, o.seed);
+        PeerProblem& pp = *st.peer_problem;
+        auto check = [&](int i) {
+          vb->poison_output();
+          pp.run(i, vb->peer(ws, stream));
+          s_->stream.synchronize();
+          if (prep.judge && o.verify == VerifyMode::full) return prep.judge->judge_bytes(vb->download_output_bytes(), tol);
+          const HostTensor got = vb->download_output();
+          if (o.verify == VerifyMode::quick) return prep.oracle->check(got, pr.algorithm_factor);
+          const ref::ConvOutput& e = prep.pc->expected(false);
+          return compare(got, e.value, e.abs_sum, e.desc, tol);
+        };
+        auto time_ms = [&](int i) {
+          const ReplayTiming t = time_graph([&](int k) { pp.run(i, sets.peer(k, ws, stream)); }, sets.count(),
+                                            s_->autotune_timer(), stream, st.peer.name + " plan " + std::to_string(i));
+          return median_of(t.per_call_ms);
+        };
+        const AutotuneRules rules{o.verify != VerifyMode::none, o.peer_transforms};
+        const AutotuneResult ar = autotune(pp.candidates(), rules, check, time_ms);
+        pr.autotune = autotune_json(ar, rules);
+        if (ar.selected < 0) {
+          pr.status = "failed";
+          pr.reason = ar.reason;
+        } else {
+          const PlanResult& sel = ar.plans[static_cast<std::size_t>(ar.selected)];
+          st.peer_plan = sel.index;
+          pr.status = "timed";
+          pr.algo = sel.candidate.engine;
+          pr.math = sel.candidate.knobs;
+          pr.source = sel.candidate.source;
+          pr.numerical_notes = sel.candidate.numerical_notes;
+          pr.behavior_notes = sel.candidate.behavior_notes;
+          pr.workspace_bytes = sel.candidate.workspace_bytes;
+          pr.transform = sel.candidate.transform;
+          pr.deterministic = sel.candidate.deterministic;
+          pr.check = sel.check;
+        }
+      } catch (const std::exception& e) {
+        pr.status = "error";
+        pr.reason = e.what();
+        st.peer_problem.reset();
+      }
+    }
+  }
+#endif
+  time_repeat(st, 1);
+  if (st.solvers.empty()) return;
+  double best = -1;  // which solvers the later repeats time again
+  for (const SolverRun& r : st.solvers)
+    if (!r.timing.empty()) {
+      const double m = median_of(r.timing.front().per_call_ms);
+      best = best < 0 ? m : std::min(best, m);
+    }
+  for (SolverRun& r : st.solvers)
+    r.retime = !r.timing.empty() &&
+               (o.retime_factor <= 0 || median_of(r.timing.front().per_call_ms) <= o.retime_factor * best);
+}
+
+void Bench::time_repeat(ProblemState& st, int repeat) {
+#ifdef HIPRIM_WITH_GPU
+  const ConvProblem& p = st.bp.problem;
+  void* stream = s_->stream.handle();
+  std::vector<SolverRun*> todo;
+  for (SolverRun& r : st.solvers)
+    if (r.rec.verdict.status == Status::passed && (repeat == 1 || r.retime)) todo.push_back(&r);
+  const bool peer = st.peer_problem && st.peer_plan >= 0;
+  if (todo.empty() && !peer) return;
+  std::optional<TimingSets> sets;
+  try {
+    sets.emplace(p, s_->l2, s_->o.seed + static_cast<std::uint64_t>(repeat));
+  } catch (const std::exception& e) {
+    for (SolverRun* r : todo) r->timing_error = "repeat " + std::to_string(repeat) + ": " + e.what();
+    if (peer) st.peer_timing_error = "repeat " + std::to_string(repeat) + ": " + e.what();
+    return;
+  }
+  std::vector<gpu::DeviceBuffer> workspaces;
+  workspaces.reserve(todo.size());
+  std::vector<std::unique_ptr<GraphTimer>> timers;
+  std::vector<std::string*> errors;
+  std::vector<std::vector<ReplayTiming>*> results;
+  const GraphTimerOptions topt = s_->timer();
+  for (SolverRun* r : todo) {
+    const ConvSolver& s = *r->solver;
+    try {
+      workspaces.emplace_back(s.workspace_bytes(p), s.name() + " workspace (timing)");
+      const gpu::DeviceBuffer& ws = workspaces.back();
+      timers.push_back(std::make_unique<GraphTimer>([&](int i) { s.run(p, sets->tensors(i, ws, stream)); }, sets->count(), topt,
+                                                    stream, s.name() + "'s run()"));
+      errors.push_back(&r->timing_error);
+      results.push_back(&r->timing);
+    } catch (const std::exception& e) {
+      r->timing_error = "repeat " + std::to_string(repeat) + ": " + e.what();
+    }
+  }
+  if (peer) {
+    try {
+      const gpu::DeviceBuffer& ws = s_->peer_workspace();
+      PeerProblem& pp = *st.peer_problem;
+      const int plan = st.peer_plan;
+      timers.push_back(std::make_unique<GraphTimer>([&](int i) { pp.run(plan, sets->peer(i, ws, stream)); }, sets->count(), topt,
+                                                    stream, st.peer.name + " plan " + std::to_string(plan)));
+      errors.push_back(&st.peer_timing_error);
+      results.push_back(&st.peer_timing);
+    } catch (const std::exception& e) {
+      st.peer_timing_error = "repeat " + std::to_string(repeat) + ": " + e.what();
+    }
+  }
+  std::vector<GraphTimer*> raw;
+  for (auto& t : timers) raw.push_back(t.get());
+  try {
+    replay_alternating(raw);
+    for (std::size_t k = 0; k < timers.size(); ++k) results[k]->push_back(timers[k]->result());
+  } catch (const std::exception& e) {
+    for (std::string* err : errors) *err = "repeat " + std::to_string(repeat) + ": " + e.what();
+  }
+#else
+  (void)st;
+  (void)repeat;
+#endif
+}
+
+json Bench::finish(const ProblemState& st) const {
+  json cases = json::array();
+  for (const SolverRun& r : st.solvers) {
+    PerfCaseInput in = st.in;
+    CaseRecord rec = r.rec;
+    in.timing_error = r.timing_error;
+    if (!r.timing.empty()) {
+      in.timing = combine_repeats(r.timing);
+    } else if (!r.timing_error.empty() && rec.verdict.status == Status::passed) {
+      // Verified but not timeable: a defect of the solver (e.g. its run() cannot be captured).
+      rec.verdict.status = Status::error;
+      rec.verdict.reason = "verified (" + rec.verdict.reason + "), but timing failed: " + r.timing_error;
+    }
+    cases.push_back(perf_case_json(rec, in));
   }
   mark_best(cases);
-
-  if (!o.peer_cudnn) return cases;
-  PeerResult peer;
-  gpu::CudnnConvDesc desc;
-  if (!s_->cudnn) {
-    peer.status = "unavailable";
-    peer.reason = s_->cudnn_reason;
-  } else if (auto a = gpu::cudnn_conv_desc(p, &desc); !a) {
-    peer.status = "unsupported";
-    peer.reason = a.reason;
-  } else {
-    try {
-      gpu::CudnnConv conv(s_->cudnn, p);
-      const gpu::DeviceBuffer& ws = s_->workspace();
-      const gpu::CudnnChoice& ch = conv.find(sets.cudnn(0, ws, st));
-      peer.algo = ch.algo_name;
-      peer.math = ch.math_name;
-      peer.workspace_bytes = ch.workspace_bytes;
-      peer.transform = ch.transform;
-      peer.deterministic = ch.deterministic;
-      peer.find_ms = ch.find_ms;
-      // fp16/bf16 data runs on tensor cores whatever the math type says, and their adders may
-      // truncate: factor 2 (verify/compare.cpp); fp32 FMA kernels (no TF32): 1.
-      peer.algorithm_factor = p.dtype != DType::fp32 || ch.math_type == gpu::kCudnnTensorOpMath ? 2.0 : 1.0;
-      if (o.verify != VerifyMode::none) {
-        sets.output(0).fill_bytes(0xFF);
-        conv.run(sets.cudnn(0, ws, st));
-        s_->stream.synchronize();
-        peer.check = check_output(pc, sets.download_output(0), o.verify, peer.algorithm_factor, oracle);
-        if (peer.transform && peer.check->status == Status::failed)
-          peer.check->reason = "transform algorithm (the direct-sum bound does not apply; worst ratio for information): " +
-                               peer.check->reason;
-      }
-      peer.timing = time_on_device([&](int i) { conv.run(sets.cudnn(i, ws, st)); }, sets.count(), o.warmup, o.reps,
-                                   o.budget_ms, st);
-      peer.status = "timed";
-    } catch (const std::exception& e) {
-      peer.status = "error";
-      peer.reason = e.what();
-    }
+  if (!st.peer_enabled) return cases;
+  PeerResult peer = st.peer;
+  if (!st.peer_timing.empty()) {
+    peer.timing = combine_repeats(st.peer_timing);
+  } else if (peer.status == "timed") {
+    peer.status = "error";
+    peer.reason = "its selected plan could not be timed: " + st.peer_timing_error;
   }
-  attach_peer(cases, peer_result_json(peer, in.flops, in.bytes));
-#else
-  (void)bp;
-  (void)prep;
-#endif
+  attach_peer(cases, peer_result_json(peer, st.in.flops, st.in.bytes));
   return cases;
 }
 

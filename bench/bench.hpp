@@ -1,21 +1,29 @@
-// The performance harness: hiprim's GPU solvers, and cuDNN as the peer, timed on device buffers
-// in the same run, each output first checked against the CPU reference (a fast wrong answer is
-// reported as failed, never as fast).
+// The performance harness: hiprim's GPU solvers and a peer (cuDNN's graph API by default,
+// bench/bench_peer.hpp) timed by the same clock in the same run, every timed output verified first
+// (a fast wrong answer is reported as failed, never as fast).
 //
-// Timing (/work/.library/device/METHOD.md): runs are enqueued back to back on one stream with an
-// event after each, so each run is its own interval (EventSeries); `warmup` untimed runs come first
-// (module load, cuDNN's lazy setup), then one untimed primer, then `reps` timed runs: median, min and
-// max. Runs rotate over `sets` copies of the buffers, sets = ceil(3 x L2 / bytes of one set), so no run
-// finds its inputs in the L2 the previous run left. A run longer than budget_ms / reps gets fewer timed
-// runs (at least kMinReps); the report gives the count.
+// Per problem, in the first repeat of the suite:
+//   1. verification (--verify full, the default): each applicable solver through the conformance
+//      runner on the exact tier (integer fills in [-r, r], r = exact_fill_range(L), so every partial
+//      sum is exact and the threshold is zero; guards, poisoned output, determinism re-run); the
+//      reference is computed ahead on a background thread and shared between the dtype x layout
+//      variants of the problem (bench/reference_cache.hpp). Only a passed solver is timed.
+//   2. the peer: its candidates (graph API: every execution plan of the heuristics) each checked in
+//      full against the same reference and timed; the fastest that passed is the peer's time.
+//   3. timing (bench/bench_timing.hpp): on separately filled buffers (bounded reals, never zeros)
+//      rotating over sets = ceil(3 x L2 / bytes of one set) copies, each passed solver and the peer's
+//      plan captured into a graph of L runs; their timed replays alternate (solver a, solver b, ...,
+//      peer, then again) so a drifting clock touches all alike. Per call: replay time / L. Host
+//      overhead per call: wall time of back-to-back eager enqueues / count.
+// Later repeats (--repeats, default 3) time again on fresh buffers: the passed solvers within
+// retime_factor of repeat 1's best, and the peer's selected plan. The report keeps each repeat's
+// median, the median of them (the figure), the spread, and the NVML clocks sampled after every problem.
 //
 // Counts per problem: flops = 2 x MACs; bytes = the least traffic, every input read once and the
 // output written once (x, w, y, bias in the problem's dtype). TFLOP/s and GB/s divide those by the
-// median time. Ceilings, measured at the start of the run: device copy bandwidth (a device-to-device
-// copy of 1 GiB, bytes read + written) and, per dtype, the best rate of a large GEMM
-// (M = N = K = 8192) among hiprim's own gemm() and cuDNN's 1x1 convolution of the same size
-// (n1 c8192 k8192 in64x128 f1x1, NHWC, find mode), which is a GEMM; the faster one is the ceiling,
-// because the ceiling is what this device can be made to do, not what hiprim does today.
+// time. Ceilings, measured at the start (bench_ceilings.cpp): device copy bandwidth (1 GiB copies
+// between events) and, per dtype, the best of hiprim's gemm() and the peer's 1x1 convolution at
+// M = N = K = 8192, both by graph replay: what this device can be made to do.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,48 +35,40 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/conv_problem.hpp"
 #include "bench/bench_check.hpp"
+#include "bench/bench_peer.hpp"
+#include "bench/bench_stats.hpp"
+#include "core/conv_problem.hpp"
 #include "verify/fill.hpp"
 
 namespace hiprim::verify {
 
-inline constexpr int kMinReps = 3;
-inline constexpr int kMaxRotationSets = 64;
-
 // Least bytes through device memory: x + w + y (+ bias) in the problem's dtype.
 double conv_min_bytes(const ConvProblem& p);
 
-struct TimingStats {
-  int runs = 0, warmup = 0, sets = 1;
-  double median_ms = 0, min_ms = 0, max_ms = 0;
-};
-// Median (mean of the two middle values for an even count), min and max of runs_ms; InputError when
-// empty. runs = runs_ms.size(); warmup and sets are left for the caller.
-TimingStats summarize_runs(std::vector<double> runs_ms);
-nlohmann::json timing_json(const TimingStats& t);
-// ceil(3 x l2 / set_bytes) clamped to [1, kMaxRotationSets]; 1 when set_bytes is 0.
-int rotation_sets(std::size_t set_bytes, std::size_t l2_bytes);
-// reps when est_ms x reps fits budget_ms; else floor(budget_ms / est_ms), at least kMinReps.
-int reps_within_budget(int reps, double est_ms, double budget_ms);
-
 struct BenchOptions {
-  int warmup = 5, reps = 20;
-  double budget_ms = 1000;  // device time allowed for one solver's timed runs
+  int warmup = 1;          // eager runs before the host-overhead calls
+  int reps = 20;           // runs per graph (rounded up to whole rotations of the sets)
+  int replays = 5;         // timed replays per repeat
+  int repeats = 3;         // of the whole suite
+  int host_calls = 20;     // eager enqueues for the host overhead
+  double budget_ms = 200;  // device time of one solver's timed replays in one repeat
   VerifyMode verify = VerifyMode::full;
-  FillTier fill = FillTier::bounded;  // bounded: real data (no zeros to flatter), and cuDNN's
-                                      // transform algorithms get a meaningful comparison
+  std::optional<FillTier> fill;  // the verification tier; default exact where L allows, else bounded
   std::uint64_t seed = 1;
   std::string solver_glob = "*";  // device solvers to time; the fastest passed one is "best"
-  bool peer_cudnn = true;
-  std::string cudnn_lib;  // --cudnn-lib; empty: $HIPRIM_CUDNN_LIB, then libcudnn.so.9
+  PeerKind peer = PeerKind::cudnn;
+  std::string cudnn_lib;         // --cudnn-lib; empty: $HIPRIM_CUDNN_LIB, then libcudnn.so.9
+  bool peer_transforms = false;  // may the autotuner select an FFT/Winograd plan
+  int peer_max_plans = 24;       // the graph API peer's usable plans per problem (autotuning is device time)
+  double retime_factor = 3.0;    // repeats >= 2 re-time solvers within this factor of repeat 1's best; 0: all
   bool ceilings = true;
 };
 
 // InputError for an option out of range; RuntimeError "hiprim bench needs a GPU: <why>" when no GPU
 // can be used (or the build has no GPU backend).
 void check_bench_ready(const BenchOptions& o);
-// The settings every bench report shares: the options and the timing, rotation and byte rules as text.
+// The settings every bench report shares: the options and the clock's rules as text.
 nlohmann::json bench_settings_json(const BenchOptions& o);
 
 // One problem and how often it occurs in the network (the weight of the suite totals).
@@ -80,7 +80,8 @@ struct BenchProblem {
 class Bench {
  public:
   // RuntimeError naming the reason when no GPU can be used (or the build has no GPU backend);
-  // InputError when solver_glob matches no GPU solver or an option is out of range.
+  // InputError when solver_glob matches no GPU solver or an option is out of range. A peer that
+  // cannot be loaded is not an error: its columns say "unavailable" with the reason.
   explicit Bench(const BenchOptions& o);
   ~Bench();
   Bench(const Bench&) = delete;
@@ -88,24 +89,28 @@ class Bench {
 
   // Measures the copy ceiling and the GEMM ceiling of each dtype not measured yet (when ceilings on).
   void measure_ceilings(const std::vector<DType>& dtypes);
-  // Verifies and times every selected solver and the peer on one problem: the report's cases (one per
-  // solver), each with the peer's result and the problem's counts.
+  // One problem, every repeat: its cases (one per solver), each with the peer's result.
   nlohmann::json run(const BenchProblem& bp);
-  // The same for each problem in order, calling on_problem with its cases. The next problem's inputs
-  // and reference are prepared on a second thread while the device works on the current one. Stops
-  // before a problem when stop() (if given) says so.
-  void run_all(const std::vector<BenchProblem>& problems, const std::function<void(const nlohmann::json&)>& on_problem,
-               const std::function<bool()>& stop = {});
+  // The suite, `repeats` times (see above); progress(line) after each problem of each repeat.
+  // Stops starting problems when stop() says so: problems of an unfinished later repeat keep the
+  // repeats they have; problems repeat 1 did not reach are absent. Returns every case.
+  nlohmann::json run_all(const std::vector<BenchProblem>& problems,
+                         const std::function<void(const std::string&)>& progress = {},
+                         const std::function<bool()>& stop = {});
 
   nlohmann::json ceilings_json() const;  // {"copy": {...}|null, "gemm": {dtype: {...}}}
-  nlohmann::json peer_json() const;      // {"name": "cudnn", "available", "library", "version", "reason", ...}
-  nlohmann::json settings_json() const;
+  nlohmann::json peer_json() const;      // null with --peer none; else name, available, library, version, reason, ...
+  nlohmann::json settings_json() const;  // bench_settings_json + l2_bytes + what the last run_all did
+  nlohmann::json clocks_json() const;    // ClockLog::report_json()
 
  private:
   struct State;
   struct Prepared;
+  struct ProblemState;
   Prepared prepare(const ConvProblem& p) const;
-  nlohmann::json run_prepared(const BenchProblem& bp, Prepared& prep);
+  void run_first(ProblemState& st, Prepared& prep);
+  void time_repeat(ProblemState& st, int repeat);
+  nlohmann::json finish(const ProblemState& st) const;
   std::unique_ptr<State> s_;
 };
 

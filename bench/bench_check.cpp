@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/error.hpp"
@@ -12,16 +13,26 @@ namespace hiprim::verify {
 std::string_view verify_mode_name(VerifyMode m) {
   switch (m) {
     case VerifyMode::none: return "none";
-    case VerifyMode::sampled: return "sampled";
+    case VerifyMode::quick: return "quick";
     case VerifyMode::full: return "full";
   }
   return "?";
 }
 
 std::optional<VerifyMode> parse_verify_mode(std::string_view s) {
-  for (VerifyMode m : {VerifyMode::none, VerifyMode::sampled, VerifyMode::full})
+  for (VerifyMode m : {VerifyMode::none, VerifyMode::quick, VerifyMode::full})
     if (verify_mode_name(m) == s) return m;
   return std::nullopt;
+}
+
+std::string bench_tolerance_string(const Tolerance& tol) {
+  std::string s = tol.describe();
+  if (tol.tier == FillTier::exact) {
+    char f[32];
+    std::snprintf(f, sizeof f, "%g", tol.algorithm_factor);
+    s += std::string("; algorithm factor ") + f + " (multiplies gamma(L) in the bounded tier; the exact tier's bound is 0)";
+  }
+  return s;
 }
 
 TensorDesc output_desc(const ConvProblem& p) {
@@ -107,7 +118,7 @@ Verdict SampleOracle::check(const HostTensor& got, double algorithm_factor) cons
   const HostTensor got_box = prefix_box(got, output_desc(q_));
   Verdict v = compare(got_box, expected_.value, expected_.abs_sum, expected_.desc, tolerance_for(q_, c_.fill(), algorithm_factor));
   const std::string what = p.dir == ConvDir::bwd_data ? "input" : "output";
-  v.reason = "sampled (group 0, " + what + " channels 0.." + std::to_string((p.dir == ConvDir::bwd_data ? q_.c : q_.k) - 1) +
+  v.reason = "quick check, not for claims (group 0, " + what + " channels 0.." + std::to_string((p.dir == ConvDir::bwd_data ? q_.c : q_.k) - 1) +
              "; all " + std::to_string(got.desc.elements()) + " elements finite): " + v.reason;
   return v;
 }
@@ -119,7 +130,7 @@ Verdict check_output(const PreparedCase& c, const HostTensor& got, VerifyMode mo
     throw InputError("check_output: output dims " + got.desc.str() + " differ from the output role's " + want.str());
   switch (mode) {
     case VerifyMode::none: throw InputError("check_output: verify mode none checks nothing");
-    case VerifyMode::sampled:
+    case VerifyMode::quick:
       if (oracle) return oracle->check(got, algorithm_factor);
       return SampleOracle(c).check(got, algorithm_factor);
     case VerifyMode::full: {

@@ -1,6 +1,7 @@
 #include "bench/bench_ops.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <future>
 #include <optional>
@@ -8,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "bench/bench_report.hpp"
+#include "bench/bench_clocks.hpp"
 #include "bench/bench_timing.hpp"
 #include "verify/op_runner.hpp"
 #include "verify/op_solvers.hpp"
@@ -101,6 +103,9 @@ struct OpBench::State {
   OpSolverList solvers;
   double copy_gbps = 0;
   json copy = nullptr;
+  std::unique_ptr<ClockLog> clocks;
+  int repeats_run = 0;
+  std::vector<double> repeat_seconds;
 #ifdef HIPRIM_WITH_GPU
   gpu::Stream stream;
   std::size_t l2 = 0;
@@ -108,9 +113,22 @@ struct OpBench::State {
 };
 
 struct OpBench::Prepared {
-  std::unique_ptr<PreparedOpCase> full;    // the problem's inputs (and, verify full, its reference)
-  std::unique_ptr<PreparedOpCase> sample;  // verify sampled: the problem at kOpSampleBatch, reference computed
+  std::unique_ptr<PreparedOpCase> full;    // the problem's inputs (and, repeat 1 with verify full, its reference)
+  std::unique_ptr<PreparedOpCase> sample;  // verify quick: the problem at kOpSampleBatch, reference computed
   std::string error;                       // non-empty: preparing failed
+};
+
+struct OpSolverRun {
+  const OpSolver* solver = nullptr;
+  CaseRecord rec;
+  std::vector<ReplayTiming> timing;
+  std::string timing_error;
+};
+
+struct OpBench::ProblemState {
+  OpBenchProblem bp;
+  PerfCaseInput in;
+  std::vector<OpSolverRun> solvers;
 };
 
 OpBench::OpBench(const BenchOptions& o, const std::vector<std::string>& ops) {
@@ -129,6 +147,8 @@ OpBench::OpBench(const BenchOptions& o, const std::vector<std::string>& ops) {
 #ifdef HIPRIM_WITH_GPU
   s_->l2 = gpu::l2_cache_bytes();
 #endif
+  s_->clocks = std::make_unique<ClockLog>();
+  s_->clocks->sample(0, -1);
 }
 
 OpBench::~OpBench() = default;
@@ -136,10 +156,14 @@ OpBench::~OpBench() = default;
 json OpBench::settings_json() const {
   json j = bench_settings_json(s_->o);
   j["bytes"] = "OpProblem::bytes(): every input read once, every output written once, in_out tensors read and written";
-  j["fill"] = "each op's own fill (verify/op_fill.hpp; --fill applies to conv only)";
-  j["op_verify"] = "full: the op runner on the whole problem; sampled: the op runner at batch sample_batch, and at full size "
-                   "every output element written (none left holding the all-ones poison); none: not checked";
-  if (s_->o.verify == VerifyMode::sampled) j["sample_batch"] = kOpSampleBatch;
+  j["fill"] = "each op's own fill (verify/op_fill.hpp; --fill applies to conv only), for verification and timing";
+  j["timing_fill"] = "separate copies of the op's own fill";
+  j["op_verify"] = "full: the op runner on the whole problem at the timed size; quick (not for claims): the op runner at "
+                   "batch sample_batch, and at full size every output element written (none left holding the all-ones "
+                   "poison); none: not checked";
+  if (s_->o.verify == VerifyMode::quick) j["sample_batch"] = kOpSampleBatch;
+  j["repeats_run"] = s_->repeats_run;
+  j["repeat_seconds"] = s_->repeat_seconds;
 #ifdef HIPRIM_WITH_GPU
   j["l2_bytes"] = s_->l2;
 #endif
@@ -147,11 +171,12 @@ json OpBench::settings_json() const {
 }
 
 json OpBench::peer_json() const {
-  if (!s_->o.peer_cudnn) return nullptr;
-  return json{{"name", "cudnn"}, {"available", false}, {"library", ""}, {"version", 0}, {"reason", kNoOpPeer}};
+  if (s_->o.peer == PeerKind::none) return nullptr;
+  return unavailable_peer_json(s_->o.peer, kNoOpPeer);
 }
 
 json OpBench::ceilings_json() const { return json{{"copy", s_->copy}, {"gemm", json::object()}}; }
+json OpBench::clocks_json() const { return s_->clocks->report_json(); }
 
 void OpBench::measure_ceilings(const std::vector<DType>&) {
 #ifdef HIPRIM_WITH_GPU
@@ -166,7 +191,7 @@ OpBench::Prepared OpBench::prepare(const OpProblemPtr& p) const {
     ro.seed = s_->o.seed;
     out.full = std::make_unique<PreparedOpCase>(p, ro);
     if (s_->o.verify == VerifyMode::full) (void)out.full->expected();
-    if (s_->o.verify == VerifyMode::sampled) {
+    if (s_->o.verify == VerifyMode::quick) {
       out.sample = std::make_unique<PreparedOpCase>(op_problem_at_batch(*p, kOpSampleBatch), ro);
       (void)out.sample->expected();
     }
@@ -176,128 +201,215 @@ OpBench::Prepared OpBench::prepare(const OpProblemPtr& p) const {
   return out;
 }
 
-json OpBench::run(const OpBenchProblem& bp) {
-  Prepared prep = prepare(bp.problem);
-  return run_prepared(bp, prep);
-}
+json OpBench::run(const OpBenchProblem& bp) { return run_all({bp}); }
 
-void OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::function<void(const json&)>& on_problem,
+json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::function<void(const std::string&)>& progress,
                       const std::function<bool()>& stop) {
-  std::deque<std::future<Prepared>> ahead;
-  std::size_t next = 0;
+  std::vector<std::unique_ptr<ProblemState>> states;
   const std::size_t depth = static_cast<std::size_t>(
       std::clamp(static_cast<int>(std::thread::hardware_concurrency()) - 2, 1, kOpPrepareAhead));
-  auto refill = [&] {
-    for (; next < problems.size() && ahead.size() < depth; ++next)
-      ahead.push_back(std::async(std::launch::async, [this, p = problems[next].problem] { return prepare(p); }));
-  };
-  refill();
-  for (std::size_t i = 0; i < problems.size(); ++i) {
-    Prepared prep = ahead.front().get();
-    ahead.pop_front();
-    if (stop && stop()) return;  // the futures still in flight finish in their destructors
+  bool stopped = false;
+  s_->repeats_run = 0;
+  s_->repeat_seconds.clear();
+  // Repeat 1 prepares every problem (inputs and references); later repeats refill the inputs only
+  // (the timed buffers are copies of them), also ahead.
+  for (int rep = 1; rep <= s_->o.repeats && !stopped; ++rep) {
+    const auto t_rep = std::chrono::steady_clock::now();
+    const std::size_t n = rep == 1 ? problems.size() : states.size();
+    std::deque<std::future<Prepared>> ahead;
+    std::size_t next = 0;
+    auto refill = [&] {
+      for (; next < n && ahead.size() < depth; ++next)
+        ahead.push_back(std::async(std::launch::async, [this, rep, p = problems[next].problem] {
+          if (rep == 1) return prepare(p);
+          Prepared out;
+          try {
+            RunOptions ro;
+            ro.seed = s_->o.seed;
+            out.full = std::make_unique<PreparedOpCase>(p, ro);
+          } catch (const std::exception& e) {
+            out.error = std::string("preparing the problem: ") + e.what();
+          }
+          return out;
+        }));
+    };
     refill();
-    on_problem(run_prepared(problems[i], prep));
+    for (std::size_t i = 0; i < n; ++i) {
+      Prepared prep = ahead.front().get();
+      ahead.pop_front();
+      if (stop && stop()) {
+        stopped = true;
+        break;  // the futures still in flight finish in their destructors
+      }
+      refill();
+      if (rep == 1) {
+        auto st = std::make_unique<ProblemState>();
+        st->bp = problems[i];
+        run_first(*st, prep);
+        states.push_back(std::move(st));
+      } else {
+        time_repeat(*states[i], rep, prep);
+      }
+      s_->clocks->sample(rep, static_cast<int>(i));
+      if (progress) progress(rep == 1 ? bench_problem_line(finish(*states[i])) : bench_repeat_line(finish(*states[i]), rep));
+    }
+    s_->repeat_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t_rep).count());
+    if (!stopped) s_->repeats_run = rep;
   }
+  json cases = json::array();
+  for (const auto& st : states)
+    for (auto& c : finish(*st)) cases.push_back(std::move(c));
+  return cases;
 }
 
-json OpBench::run_prepared(const OpBenchProblem& bp, Prepared& prep) {
-  json cases = json::array();
+void OpBench::run_first(ProblemState& st, Prepared& prep) {
   const BenchOptions& o = s_->o;
-  const OpProblem& p = *bp.problem;
-  PerfCaseInput in;
+  const OpProblem& p = *st.bp.problem;
+  PerfCaseInput& in = st.in;
   in.verify = o.verify;
-  in.count = bp.count;
+  in.count = st.bp.count;
   in.flops = p.flops();
   in.bytes = p.bytes();
   in.copy_ceiling_gbps = s_->copy_gbps;
-  auto base_record = [&](const std::string& solver) {
-    CaseRecord rec;
-    rec.problem = p.str();
-    rec.solver = solver;
-    rec.seed = o.seed;
-    rec.fill = FillTier::bounded;
-    rec.tolerance = "per-element bounds of the op's reference";
-    rec.repro = repro_command(rec.problem, solver, o.seed);
-    return rec;
-  };
-  auto add_case = [&](const CaseRecord& rec, const std::optional<TimingStats>& t) {
-    PerfCaseInput c = in;
-    c.timing = t;
-    cases.push_back(perf_case_json(rec, c));
-  };
+  for (const auto& solver : s_->solvers) {
+    if (solver->op() != p.op()) continue;
+    OpSolverRun r;
+    r.solver = solver.get();
+    r.rec.problem = p.str();
+    r.rec.solver = solver->name();
+    r.rec.seed = o.seed;
+    r.rec.fill = FillTier::bounded;
+    r.rec.tolerance = "per-element bounds of the op's reference";
+    r.rec.repro = repro_command(r.rec.problem, r.rec.solver, o.seed);
+    st.solvers.push_back(std::move(r));
+  }
 #ifdef HIPRIM_WITH_GPU
   std::optional<OpDeviceSets> sets;
-  try {  // device buffers; a failure here, or in preparing, becomes an error case per solver
+  try {
     if (!prep.error.empty()) throw RuntimeError(prep.error);
-    sets.emplace(*prep.full, s_->l2);
+    if (o.verify == VerifyMode::quick) sets.emplace(*prep.full, s_->l2);
   } catch (const std::exception& e) {
-    for (const auto& solver : s_->solvers)
-      if (solver->op() == p.op()) {
-        CaseRecord rec = base_record(solver->name());
-        rec.verdict = Verdict{Status::error, e.what(), {}};
-        add_case(rec, std::nullopt);
-      }
-    sets.reset();
+    for (OpSolverRun& r : st.solvers) r.rec.verdict = Verdict{Status::error, e.what(), {}};
+    return;
   }
-  void* st = s_->stream.handle();
+  void* stream = s_->stream.handle();
   RunOptions ro;
   ro.seed = o.seed;
-  for (const auto& solver : s_->solvers) {
-    if (!sets || solver->op() != p.op()) continue;
-    const OpSolver& s = *solver;
-    CaseRecord rec = base_record(s.name());
-    std::optional<TimingStats> timing;
+  for (OpSolverRun& r : st.solvers) {
+    const OpSolver& s = *r.solver;
     try {
       if (auto a = s.applicable(p); !a) {
-        rec.verdict = Verdict{Status::unsupported, a.reason, {}};
-      } else {
-        gpu::DeviceBuffer ws(s.workspace_bytes(p), s.name() + " workspace");
-        auto run_on = [&](int set) { s.run(p, sets->buffers(set), ws.data(), ws.bytes(), st); };
-        if (o.verify == VerifyMode::full) {
-          rec = run_op_case(*prep.full, s, ro);
-        } else if (o.verify == VerifyMode::sampled) {
-          const CaseRecord small = run_op_case(*prep.sample, s, ro);
-          rec.verdict = small.verdict;
-          rec.tolerance = small.tolerance;
-          rec.deterministic = small.deterministic;
-          std::string written = "not run (the sample failed)";
-          if (small.verdict.status == Status::passed) {
-            sets->reset_for_check();
-            run_on(0);
-            s_->stream.synchronize();
-            std::string bad;
-            for (const auto& u : sets->unwritten()) bad += (bad.empty() ? "" : "; ") + u;
-            written = bad.empty() ? "every output element written" : "unwritten elements (still all-ones poison): " + bad;
-            if (!bad.empty()) rec.verdict.status = Status::failed;
-          }
-          rec.verdict.reason = "sampled (op runner at " + small.problem + "; at full size " + written + "): " + small.verdict.reason;
-        } else {
-          rec.verdict = Verdict{Status::passed, "not verified (--verify none): ran without a runtime error", {}};
+        r.rec.verdict = Verdict{Status::unsupported, a.reason, {}};
+      } else if (o.verify == VerifyMode::full) {
+        r.rec = run_op_case(*prep.full, s, ro);
+      } else if (o.verify == VerifyMode::quick) {
+        const CaseRecord small = run_op_case(*prep.sample, s, ro);
+        r.rec.verdict = small.verdict;
+        r.rec.tolerance = small.tolerance;
+        r.rec.deterministic = small.deterministic;
+        std::string written = "not run (the small problem failed)";
+        if (small.verdict.status == Status::passed) {
+          gpu::DeviceBuffer ws(s.workspace_bytes(p), s.name() + " workspace");
+          sets->reset_for_check();
+          s.run(p, sets->buffers(0), ws.data(), ws.bytes(), stream);
+          s_->stream.synchronize();
+          std::string bad;
+          for (const auto& u : sets->unwritten()) bad += (bad.empty() ? "" : "; ") + u;
+          written = bad.empty() ? "every output element written" : "unwritten elements (still all-ones poison): " + bad;
+          if (!bad.empty()) r.rec.verdict.status = Status::failed;
         }
-        rec.problem = p.str();
-        rec.repro = repro_command(rec.problem, s.name(), o.seed);
-        if (rec.verdict.status == Status::passed)
-          timing = time_on_device(run_on, sets->count(), o.warmup, o.reps, o.budget_ms, st);
+        r.rec.verdict.reason = "quick check, not for claims (op runner at " + small.problem + "; at full size " + written +
+                               "): " + small.verdict.reason;
+        r.rec.problem = p.str();
+        r.rec.repro = repro_command(r.rec.problem, s.name(), o.seed);
+      } else {
+        r.rec.verdict = Verdict{Status::passed, "not verified (--verify none): ran without a runtime error", {}};
       }
     } catch (const std::exception& e) {
-      rec.verdict = Verdict{Status::error, e.what(), {}};
-      timing.reset();
+      r.rec.verdict = Verdict{Status::error, e.what(), {}};
     }
-    add_case(rec, timing);
   }
-  mark_best(cases);
-  if (o.peer_cudnn) {
-    PeerResult peer;
-    peer.status = "unavailable";
-    peer.reason = kNoOpPeer;
-    attach_peer(cases, peer_result_json(peer, in.flops, in.bytes));
-  }
+  sets.reset();
+  time_repeat(st, 1, prep);
 #else
   (void)prep;
-  (void)base_record;
-  (void)add_case;
 #endif
+}
+
+void OpBench::time_repeat(ProblemState& st, int repeat, const Prepared& inputs) {
+#ifdef HIPRIM_WITH_GPU
+  const OpProblem& p = *st.bp.problem;
+  void* stream = s_->stream.handle();
+  std::vector<OpSolverRun*> todo;
+  for (OpSolverRun& r : st.solvers)
+    if (r.rec.verdict.status == Status::passed) todo.push_back(&r);
+  if (todo.empty()) return;
+  const std::string rep = "repeat " + std::to_string(repeat) + ": ";
+  std::optional<OpDeviceSets> sets;
+  try {
+    if (!inputs.full) throw RuntimeError(inputs.error);
+    sets.emplace(*inputs.full, s_->l2);
+  } catch (const std::exception& e) {
+    for (OpSolverRun* r : todo) r->timing_error = rep + e.what();
+    return;
+  }
+  GraphTimerOptions topt;
+  topt.graph = GraphTimingOptions{s_->o.reps, s_->o.replays, s_->o.host_calls, s_->o.budget_ms};
+  topt.warmup = s_->o.warmup;
+  std::vector<gpu::DeviceBuffer> workspaces;
+  workspaces.reserve(todo.size());
+  std::vector<std::unique_ptr<GraphTimer>> timers;
+  std::vector<OpSolverRun*> timed;
+  for (OpSolverRun* r : todo) {
+    const OpSolver& s = *r->solver;
+    try {
+      workspaces.emplace_back(s.workspace_bytes(p), s.name() + " workspace (timing)");
+      const gpu::DeviceBuffer& ws = workspaces.back();
+      timers.push_back(std::make_unique<GraphTimer>(
+          [&](int i) { s.run(p, sets->buffers(i), ws.data(), ws.bytes(), stream); }, sets->count(), topt, stream,
+          s.name() + "'s run()"));
+      timed.push_back(r);
+    } catch (const std::exception& e) {
+      r->timing_error = rep + e.what();
+    }
+  }
+  std::vector<GraphTimer*> raw;
+  for (auto& t : timers) raw.push_back(t.get());
+  try {
+    replay_alternating(raw);
+    for (std::size_t k = 0; k < timers.size(); ++k) timed[k]->timing.push_back(timers[k]->result());
+  } catch (const std::exception& e) {
+    for (OpSolverRun* r : timed) r->timing_error = rep + e.what();
+  }
+#else
+  (void)st;
+  (void)repeat;
+  (void)inputs;
+#endif
+}
+
+json OpBench::finish(const ProblemState& st) const {
+  json cases = json::array();
+  for (const OpSolverRun& r : st.solvers) {
+    PerfCaseInput in = st.in;
+    CaseRecord rec = r.rec;
+    in.timing_error = r.timing_error;
+    if (!r.timing.empty()) {
+      in.timing = combine_repeats(r.timing);
+    } else if (!r.timing_error.empty() && rec.verdict.status == Status::passed) {
+      rec.verdict.status = Status::error;
+      rec.verdict.reason = "verified (" + rec.verdict.reason + "), but timing failed: " + r.timing_error;
+    }
+    cases.push_back(perf_case_json(rec, in));
+  }
+  mark_best(cases);
+  if (s_->o.peer != PeerKind::none) {
+    PeerResult peer;
+    peer.name = std::string(peer_kind_name(s_->o.peer));
+    peer.status = "unavailable";
+    peer.reason = kNoOpPeer;
+    attach_peer(cases, peer_result_json(peer, st.in.flops, st.in.bytes));
+  }
   return cases;
 }
 

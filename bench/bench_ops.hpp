@@ -1,21 +1,24 @@
 // The op bench: hiprim's GPU solvers of the memory-bound primitives (bnorm, activ, softmax, dropout,
-// pool, lrn, tensorop, reduce) timed like convolutions (bench/bench.hpp: device events, warm-up,
-// median/min/max, inputs rotated over 3 x L2; bench/bench_timing.hpp holds the shared code), each
-// output checked first, and compared with the device copy bandwidth measured in the same run:
-// gbps = OpProblem::bytes() / median (every input read once, every output written once, in_out
+// pool, lrn, tensorop, reduce) timed by the conv bench's clock (bench/bench_stats.hpp and
+// bench_timing.hpp: graph replay of L runs rotating over buffer sets that cover 3 x L2, timed
+// replays alternating between the op's solvers, host overhead per call, --repeats of the suite),
+// each output verified first, and compared with the device copy bandwidth measured in the same run:
+// gbps = OpProblem::bytes() / time (every input read once, every output written once, in_out
 // tensors both), fraction_of_copy_ceiling = gbps / the copy ceiling. There is no GEMM ceiling and
 // no peer for ops (the peer columns say "unavailable").
 //
 // Verification (--verify), before a solver is timed:
-//   full:    the op runner (verify/op_runner.hpp) on the whole problem: guard regions, inputs left
-//            unchanged, every element of every output against the reference, determinism re-run.
-//   sampled: the op runner on the same problem at batch kOpSampleBatch (op_problem_at_batch: the
-//            reference costs about kOpSampleBatch / N of the full one), and at full size one run on
-//            the bench's own buffers, outputs poisoned with all-ones bytes before it, after which no
-//            output element may still hold that pattern (every element written).
+//   full:    the op runner (verify/op_runner.hpp) on the whole problem, at the timed size: guard
+//            regions, inputs left unchanged, every element of every output against the reference,
+//            determinism re-run. The default, and the only mode a committed claim may use.
+//   quick:   a labelled quick look, never for claims: the op runner on the same problem at batch
+//            kOpSampleBatch (op_problem_at_batch), and at full size one run on the bench's own
+//            buffers, outputs poisoned with all-ones bytes before it, after which no output element
+//            may still hold that pattern (every element written).
 //   none:    no check; "passed" then only means the solver ran without a runtime error.
-// Host preparation (fills, references) runs ahead on other threads: up to kOpPrepareAhead problems,
-// at most the hardware threads less two.
+// The timed buffers are separate copies of the op's own fill (verify/op_fill.hpp: real values
+// shaped for each op). Host preparation (fills, references) runs ahead on other threads: up to
+// kOpPrepareAhead problems, at most the hardware threads less two.
 #pragma once
 #include <functional>
 #include <memory>
@@ -34,7 +37,7 @@ inline constexpr std::int64_t kOpSampleBatch = 2;
 inline constexpr int kOpPrepareAhead = 8;
 
 // Elements of `bytes` (elements of elem_size bytes each) whose bytes are all 0xFF: the poison of
-// the sampled check, left where a solver did not write.
+// the quick check, left where a solver did not write.
 std::int64_t count_poisoned(const std::vector<unsigned char>& bytes, std::size_t elem_size);
 
 class OpBench {
@@ -48,22 +51,28 @@ class OpBench {
 
   // Measures the copy ceiling (when ceilings are on); the dtypes are not needed (no GEMM ceiling).
   void measure_ceilings(const std::vector<DType>& dtypes = {});
-  // Verifies and times every selected solver of the problem's op: the report's cases.
+  // Verifies and times every selected solver of the problem's op, every repeat: the report's cases.
   nlohmann::json run(const OpBenchProblem& bp);
-  // Each problem in order (inputs and references prepared ahead on other threads); stops before a
-  // problem when stop() says so.
-  void run_all(const std::vector<OpBenchProblem>& problems, const std::function<void(const nlohmann::json&)>& on_problem,
-               const std::function<bool()>& stop = {});
+  // The suite `repeats` times (inputs and references prepared ahead on other threads; repeat 1
+  // verifies and times, later ones time the passed solvers again); progress(line) after each
+  // problem of each repeat; stops starting problems when stop() says so. Returns every case.
+  nlohmann::json run_all(const std::vector<OpBenchProblem>& problems,
+                         const std::function<void(const std::string&)>& progress = {},
+                         const std::function<bool()>& stop = {});
 
   nlohmann::json ceilings_json() const;  // {"copy": {...}|null, "gemm": {}}
-  nlohmann::json peer_json() const;      // null with --peer none, else cuDNN unavailable for ops
+  nlohmann::json peer_json() const;      // null with --peer none, else the peer unavailable for ops
   nlohmann::json settings_json() const;
+  nlohmann::json clocks_json() const;
 
  private:
   struct State;
   struct Prepared;
+  struct ProblemState;
   Prepared prepare(const OpProblemPtr& p) const;
-  nlohmann::json run_prepared(const OpBenchProblem& bp, Prepared& prep);
+  void run_first(ProblemState& st, Prepared& prep);
+  void time_repeat(ProblemState& st, int repeat, const Prepared& inputs);
+  nlohmann::json finish(const ProblemState& st) const;
   std::unique_ptr<State> s_;
 };
 

@@ -45,6 +45,18 @@ std::vector<double> EventSeries::intervals_ms() const {
   return out;
 }
 
+double EventSeries::elapsed_ms(int from, int to) const {
+  if (from < 0 || to <= from || to >= marks())
+    throw InputError("EventSeries::elapsed_ms: marks " + std::to_string(from) + " -> " + std::to_string(to) + " outside [0, " +
+                     std::to_string(marks()) + ") or out of order");
+  const auto e_to = static_cast<hipEvent_t>(events_[static_cast<std::size_t>(to)]);
+  HIPRIM_CHECK(hipEventSynchronize(e_to), "waiting for timing mark " + std::to_string(to));
+  float ms = 0.0f;
+  HIPRIM_CHECK(hipEventElapsedTime(&ms, static_cast<hipEvent_t>(events_[static_cast<std::size_t>(from)]), e_to),
+               "reading timing marks " + std::to_string(from) + " -> " + std::to_string(to));
+  return ms;
+}
+
 void copy_device_to_device_async(void* dst, const void* src, std::size_t bytes, void* stream) {
   if (bytes == 0) return;
   HIPRIM_CHECK(hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, static_cast<hipStream_t>(stream)),

@@ -23,6 +23,8 @@ class EventSeries {
   void record(int mark, void* stream);
   // Waits for the last mark; returns the marks-1 intervals in milliseconds.
   std::vector<double> intervals_ms() const;
+  // Waits for mark `to`; the milliseconds from mark `from` to it. InputError unless 0 <= from < to < marks.
+  double elapsed_ms(int from, int to) const;
 
  private:
   std::vector<void*> events_;

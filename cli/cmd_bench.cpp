@@ -82,13 +82,13 @@ std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, 
 // Flags of `hiprim bench`.
 struct BenchFlags {
   std::string suite = "resnet50", solver, report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights";
-  std::string op = "conv", peer = "cudnn", cudnn_lib, verify = "full", fill = "bounded";
+  std::string op = "conv", peer = "cudnn", cudnn_lib, verify = "full", fill = "auto", combos;
   std::vector<std::string> problems;
   std::int64_t batch = 32;
   std::uint64_t seed = 1;
-  int warmup = 5, reps = 20;
-  double budget_ms = 1000, time_limit = 0;
-  bool best = false, no_ceilings = false;
+  int warmup = 1, reps = 20, replays = 5, repeats = 3, host_calls = 20, peer_max_plans = 24;
+  double budget_ms = 200, time_limit = 0, retime_factor = 3;
+  bool best = false, no_ceilings = false, peer_transforms = false;
 };
 
 // Prints the peer and ceilings, runs every problem (printing one line each), writes the report;
@@ -98,10 +98,14 @@ int run_bench(B& bench, const std::vector<P>& problems, const std::vector<DType>
   const auto start = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const nlohmann::json peer = bench.peer_json();
+  const nlohmann::json machine = verify::machine_json(verify::gpu_json());
+  std::printf("build: %s%s\n", machine["git_describe"].get<std::string>().c_str(),
+              machine["git_dirty"].get<bool>() ? (" (uncommitted diff sha256 " + machine["git_diff_sha256"].get<std::string>().substr(0, 12) + ")").c_str() : "");
   if (peer.is_object())
-    std::printf("peer: cuDNN %s\n", peer.value("available", false) ? (peer["library"].get<std::string>() + ", version " +
-                                                                       std::to_string(peer["version"].get<long>())).c_str()
-                                                                    : peer.value("reason", "").c_str());
+    std::printf("peer: %s %s\n", peer.value("name", std::string("?")).c_str(),
+                peer.value("available", false) ? (peer["library"].get<std::string>() + ", version " +
+                                                  std::to_string(peer["version"].get<long>())).c_str()
+                                               : ("unavailable: " + peer.value("reason", std::string())).c_str());
   bench.measure_ceilings(dtypes);
   const nlohmann::json ceilings = bench.ceilings_json();
   if (ceilings["copy"].is_object()) std::printf("ceiling: device copy %.0f GB/s\n", ceilings["copy"]["gbps"].get<double>());
@@ -111,28 +115,42 @@ int run_bench(B& bench, const std::vector<P>& problems, const std::vector<DType>
       std::printf("ceiling: GEMM %s %.1f TFLOP/s (%s)\n", item.key().c_str(), g["tflops"].get<double>(),
                   g["source"].get<std::string>().c_str());
   }
-  std::printf("%zu problems, verify %s, %d warm-up + %d timed runs\n", problems.size(), f.verify.c_str(), f.warmup, f.reps);
+  std::printf("%zu problems x %d repeats, verify %s, graph replay: %d runs per graph x %d timed replays\n", problems.size(),
+              f.repeats, f.verify.c_str(), f.reps, f.replays);
   std::fflush(stdout);
 
-  nlohmann::json cases = nlohmann::json::array();
-  std::size_t done = 0;
-  bench.run_all(
+  nlohmann::json cases = bench.run_all(
       problems,
-      [&](const nlohmann::json& c) {
-        if (!c.empty()) std::printf("%s\n", verify::bench_problem_line(c).c_str());
+      [&](const std::string& line) {
+        if (!line.empty()) std::printf("%s\n", line.c_str());
         std::fflush(stdout);
-        for (const auto& one : c) cases.push_back(one);
-        ++done;
       },
       [&] { return f.time_limit > 0 && elapsed_s() > f.time_limit; });
+  std::set<std::string> run;
+  for (const auto& c : cases) run.insert(c["problem"].get<std::string>());
   nlohmann::json settings = bench.settings_json();
   settings["problems_planned"] = problems.size();
-  settings["problems_run"] = done;
+  settings["problems_run"] = run.size();
+  settings["repeats_planned"] = f.repeats;
   settings["seconds"] = elapsed_s();
-  if (done < problems.size()) std::printf("time limit %.0f s reached: %zu of %zu problems run\n", f.time_limit, done, problems.size());
-  const auto report = verify::performance_report(verify::machine_json(verify::gpu_json()), settings, ceilings, peer, cases,
-                                                 command_line());
+  std::string laps;
+  for (const auto& v : settings["repeat_seconds"]) laps += (laps.empty() ? "" : ", ") + std::to_string(static_cast<int>(v.get<double>() + 0.5));
+  std::printf("seconds per repeat: %s (repeat 1 includes the verification and the peer's autotuning)\n", laps.c_str());
+  if (run.size() < problems.size() || settings["repeats_run"].get<int>() < f.repeats)
+    std::printf("time limit %.0f s reached: %zu of %zu problems, %d of %d repeats complete\n", f.time_limit, run.size(),
+                problems.size(), settings["repeats_run"].get<int>(), f.repeats);
+  const nlohmann::json report =
+      verify::performance_report(machine, settings, ceilings, peer, cases, command_line(), bench.clocks_json());
   std::printf("\n%s", verify::totals_text(report["totals"]).c_str());
+  const nlohmann::json& clk = report["clocks"]["summary"];
+  if (report["clocks"]["available"].get<bool>() && clk["sm_mhz"].is_object())
+    std::printf("clocks (NVML, %lld samples): SM %.0f-%.0f MHz (median %.0f), memory %.0f-%.0f MHz\n",
+                static_cast<long long>(clk["samples"].get<std::int64_t>()), clk["sm_mhz"]["min"].get<double>(),
+                clk["sm_mhz"]["max"].get<double>(), clk["sm_mhz"]["median"].get<double>(),
+                clk["mem_mhz"].is_object() ? clk["mem_mhz"]["min"].get<double>() : 0.0,
+                clk["mem_mhz"].is_object() ? clk["mem_mhz"]["max"].get<double>() : 0.0);
+  else
+    std::printf("clocks: not logged (%s)\n", report["clocks"]["reason"].get<std::string>().c_str());
   const auto& s = report["summary"];
   std::printf("cases: %lld passed, %lld failed, %lld mistrusted, %lld unsupported, %lld error\n",
               static_cast<long long>(s["passed"].get<std::int64_t>()), static_cast<long long>(s["failed"].get<std::int64_t>()),
@@ -166,21 +184,42 @@ Command add_bench(CLI::App& app) {
   sub->add_option("--batch", f->batch, "Batch size of generated suites")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))->capture_default_str();
   sub->add_option("--dtype", f->dtypes, "Generated suites: comma-separated dtypes")->capture_default_str();
   sub->add_option("--layout", f->layouts, "Generated suites: comma-separated layouts (nchw, nhwc)")->capture_default_str();
+  sub->add_option("--combo", f->combos, "Generated suites: comma-separated dtype:layout pairs (e.g. fp32:nchw,bf16:nhwc), "
+                                        "in this order, instead of the --dtype x --layout cross product");
   sub->add_option("--dir", f->dirs, "Generated conv suites: comma-separated directions (op suites list theirs)")->capture_default_str();
   sub->add_option("--solver", f->solver, "Time only the GPU solvers matching this glob (default: every one, as --best)");
   sub->add_flag("--best", f->best, "Time every applicable GPU solver and mark the fastest passed one (the default)");
-  sub->add_option("--peer", f->peer, "cudnn (loaded at run time; unavailable -> the peer columns say so) or none")
-      ->check(CLI::IsMember({"cudnn", "none"}))->capture_default_str();
+  sub->add_option("--peer", f->peer, "cudnn (the graph API, autotuned), cudnn-legacy (cudnnFind*AlgorithmEx) or none; cuDNN "
+                                     "is loaded at run time (unavailable -> the peer columns say so)")
+      ->check(CLI::IsMember({"cudnn", "cudnn-legacy", "none"}))->capture_default_str();
   sub->add_option("--cudnn-lib", f->cudnn_lib, "Path of libcudnn.so.9 (default: $HIPRIM_CUDNN_LIB, then the loader's search path)");
-  sub->add_option("--verify", f->verify, "Check each output against the CPU reference: full, sampled (one channel slice + all finite) or none")
-      ->check(CLI::IsMember({"full", "sampled", "none"}))->capture_default_str();
-  sub->add_option("--fill", f->fill, "Input data: bounded (reals in [-1,1)) or exact (small integers)")
-      ->check(CLI::IsMember({"exact", "bounded"}))->capture_default_str();
+  sub->add_flag("--peer-transforms", f->peer_transforms, "Let the autotuner select FFT/Winograd plans of the peer (checked, "
+                                                         "not judged: their bound does not apply)");
+  sub->add_option("--peer-max-plans", f->peer_max_plans, "The graph-API peer's usable plans per problem, in heuristic order "
+                                                         "(each is verified and timed)")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+  sub->add_option("--verify", f->verify, "Check each output against the CPU reference before timing it: full (every element, "
+                                         "exact tier; the only mode for claims), quick (one channel slice + all finite; not "
+                                         "for claims) or none")
+      ->check(CLI::IsMember({"full", "quick", "none"}))->capture_default_str();
+  sub->add_option("--fill", f->fill, "Verification data: auto (exact where the dot products allow, else bounded), exact "
+                                     "(small integers) or bounded (reals in [-1,1)); timing always runs on bounded reals")
+      ->check(CLI::IsMember({"auto", "exact", "bounded"}))->capture_default_str();
   sub->add_option("--seed", f->seed, "Seed of the data fills")->capture_default_str();
-  sub->add_option("--warmup", f->warmup, "Untimed runs before timing (at least 2 run)")->check(CLI::Range(0, 1000))->capture_default_str();
-  sub->add_option("--reps", f->reps, "Timed runs per solver (median, min, max)")->check(CLI::Range(1, 100000))->capture_default_str();
-  sub->add_option("--budget-ms", f->budget_ms, "Device time per solver's timed runs; slower solvers get fewer runs (>= 3)")
+  sub->add_option("--warmup", f->warmup, "Eager runs before the host-overhead calls")->check(CLI::Range(0, 1000))->capture_default_str();
+  sub->add_option("--reps", f->reps, "Runs captured in one graph (rounded up to whole rotations of the input sets)")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  sub->add_option("--replays", f->replays, "Timed replays of the graph per repeat (median)")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub->add_option("--repeats", f->repeats, "Times the whole suite is timed in this run (spread reported)")
+      ->check(CLI::Range(1, 100))->capture_default_str();
+  sub->add_option("--host-calls", f->host_calls, "Back-to-back eager enqueues for the host overhead per call")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  sub->add_option("--budget-ms", f->budget_ms, "Device time per solver's timed replays in a repeat; slower solvers get fewer "
+                                               "runs per graph and replays (>= 1 and 3)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--retime-factor", f->retime_factor, "Repeats after the first re-time the solvers within this factor of "
+                                                       "repeat 1's best (0: all)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_flag("--no-ceilings", f->no_ceilings, "Skip measuring the copy and GEMM ceilings");
   sub->add_option("--time-limit", f->time_limit, "Seconds after which no new problem starts (0: none); the report says where it stopped")
       ->check(CLI::NonNegativeNumber);
@@ -189,29 +228,51 @@ Command add_bench(CLI::App& app) {
     if (f->best && !f->solver.empty()) throw InputError("--best times every solver; drop it or --solver '" + f->solver + "'");
     const bool conv = f->op == "conv";
     if (!conv && sub->count("--suite") == 0) f->suite = "resnet50_ops";
-    const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
+    // One SuiteOptions per --combo pair (in order), else the --dtype x --layout cross product.
+    std::vector<verify::SuiteOptions> sos;
+    if (!f->combos.empty()) {
+      if (sub->count("--dtype") || sub->count("--layout")) throw InputError("--combo replaces --dtype and --layout: give one or the other");
+      if (!f->problems.empty()) throw InputError("--combo selects generated suites; --problem strings carry their own dtype and layout");
+      for (const auto& c : split_list(f->combos)) {
+        const auto colon = c.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == c.size())
+          throw InputError("--combo '" + c + "': expected dtype:layout, e.g. bf16:nhwc");
+        sos.push_back(suite_options_from(f->batch, c.substr(0, colon), c.substr(colon + 1), f->dirs));
+      }
+    } else {
+      sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs));
+    }
     std::vector<verify::BenchProblem> conv_problems;
     std::vector<verify::OpBenchProblem> op_problems;
     std::set<DType> dtypes;
-    if (conv) {
-      if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
-      conv_problems = bench_problems(f->suite, f->problems, so);
-      for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
-    } else {
-      op_problems = op_bench_problems(f->suite, f->problems, so, f->op);
+    for (const verify::SuiteOptions& so : sos) {
+      if (conv) {
+        if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
+        for (auto& bp : bench_problems(f->suite, f->problems, so)) conv_problems.push_back(bp);
+      } else {
+        for (auto& bp : op_bench_problems(f->suite, f->problems, so, f->op)) op_problems.push_back(bp);
+      }
+      if (!f->problems.empty()) break;  // --problem strings: once
     }
+    for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
     if (conv_problems.empty() && op_problems.empty())
       throw InputError("--suite '" + f->suite + "' holds no " + (conv ? std::string("conv") : "--op " + f->op) + " problems");
 
     verify::BenchOptions o;
     o.warmup = f->warmup;
     o.reps = f->reps;
+    o.replays = f->replays;
+    o.repeats = f->repeats;
+    o.host_calls = f->host_calls;
     o.budget_ms = f->budget_ms;
+    o.retime_factor = f->retime_factor;
     o.verify = *verify::parse_verify_mode(f->verify);
-    o.fill = *verify::parse_fill_tier(f->fill);
+    if (f->fill != "auto") o.fill = *verify::parse_fill_tier(f->fill);
     o.seed = f->seed;
     o.solver_glob = f->solver.empty() ? "*" : f->solver;
-    o.peer_cudnn = f->peer == "cudnn";
+    o.peer = *verify::parse_peer_kind(f->peer);
+    o.peer_transforms = f->peer_transforms;
+    o.peer_max_plans = f->peer_max_plans;
     o.cudnn_lib = f->cudnn_lib;
     o.ceilings = !f->no_ceilings;
     if (conv) {

@@ -23,7 +23,7 @@ for step in $STEPS; do
           echo "conv bounded rc=$?"; tail -7 "$work/conv/check.log" ;;
     ops)   OUT="$work/ops" BIN="$BIN" timeout 200 bash scripts/device_ops.sh 2>&1 | tail -25 ;;
     fuzz)  OUT="$work/fuzz" BIN="$BIN" timeout 200 bash scripts/device_fuzz.sh 2>&1 | tail -25 ;;
-    bench) OUT="$work/bench" BIN="$BIN" timeout 330 bash scripts/device_bench.sh 2>&1 | tail -30 ;;
+    bench) OUT="$work/bench" BIN="$BIN" timeout 330 bash scripts/device_bench.sh quick 2>&1 | tail -30 ;;
     bench_ops) OUT="$work/bench_ops" BIN="$BIN" timeout 120 bash scripts/device_bench_ops.sh 2>&1 | tail -30 ;;
     mma) OUT="$work/mma" BIN="$BIN" timeout 560 bash scripts/device_mma.sh 2>&1 | tail -60 ;;
     fuzz_ops) OUT="$work/fuzz_ops" BIN="$BIN" timeout 150 bash scripts/device_fuzz_ops.sh 2>&1 | tail -30 ;;

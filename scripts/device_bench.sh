@@ -1,34 +1,47 @@
 #!/usr/bin/env bash
-# The H200 performance run (the lead runs it through the device tool, carrying devbin/ built by
-# scripts/device_build.sh): ResNet-50 v1.5 convolutions at batch 32, fwd + bwd-data + bwd-weights,
-# for every dtype x layout, every GPU solver (--best, each verified against the CPU reference first)
-# side by side with cuDNN's find-mode best, in one process per dtype x layout.
-# Most important combos first (fp32 nchw, bf16 nhwc, fp16 nhwc, then bf16 nchw, fp16 nchw, fp32 nhwc);
-# a combo starts only while the time budget (BENCH_BUDGET_S, default 330 s) lasts, and each bench
-# stops starting problems when its share runs out, so the run ends well inside the 10-minute limit.
-# Verification: VERIFY (default sampled: every output element finite and a channel slice against the
-# CPU reference; `full` compares every element and costs about three combos' worth of the budget, see
-# README.md). Slow solvers get fewer timed runs: BUDGET_MS (default 100) of device time per solver's
-# timed runs (solvers under 5 ms a run keep all 20; conv.naive and conv.direct.tiled, at 5-270 ms a
-# run, took 60% of the first H200 run's 186 s with 300 ms).
-# DIRS (default fwd,bwd-data,bwd-weights) picks the directions. REPORT_NAME (default
-# perf_resnet50_h200) names the merged report.
-# SOLVER (a glob, e.g. 'conv.gemm.*,conv.direct.*') times only those solvers instead of --best's all.
-# Writes into $OUT (default out/device_bench): perf_resnet50_h200.json (the combos' reports merged),
-# perf_resnet50_h200.md, perf_resnet50_h200.html, bench.log (4 files); prints the totals last.
+# The H200 performance runs (the lead runs them through the device tool, carrying devbin/ built here
+# by scripts/device_build.sh). Every figure comes from `hiprim bench` with the honest clock: GPU time
+# by graph replay (hiprim's solvers and the peer alike), host overhead per call, every timed output
+# verified in full in the exact tier first, the peer = cuDNN's graph API autotuned (every plan
+# checked and timed, the fastest that passed), 3 repeats of the suite with spread, NVML clocks.
+#
+#   scripts/device_bench.sh quick   the validation run (<= 2 min; run it first): the GPU timer tests
+#                                   (devbin/test_bench, when built), bf16 nhwc fwd on 5 ResNet-50 layers
+#                                   at batch 32 with the graph-API peer, 2 repeats; the same 2 layers with
+#                                   --peer cudnn-legacy (a working peer while the graph API one is not in)
+#   scripts/device_bench.sh 1       ResNet-50 v1.5, batch 32, fwd + bwd-data + bwd-weights, combos
+#                                   bf16:nhwc, fp16:nhwc, fp32:nchw in one process (one shared reference
+#                                   per layer and direction), 3 repeats   (<= 9 min)
+#   scripts/device_bench.sh 2       the same for fp32:nhwc, bf16:nchw, fp16:nchw, then the op suite
+#                                   (scripts/device_bench_ops.sh: resnet50_ops, bf16:nhwc, fp32:nchw,
+#                                   fp16:nhwc, 3 repeats)   (<= 9 min)
+# (or PART=quick|1|2). Each part writes into $OUT (default out/device_bench) at most 6 files:
+#   quick: quick.log, quick_test_bench.log, quick_graph_peer.json/.md, quick_legacy_peer.json/.md
+#   1:     perf_resnet50_part1_h200.json/.md, bench_part1.log
+#   2:     perf_resnet50_part2_h200.json/.md, bench_part2.log, perf_ops_h200.json/.md (by device_bench_ops.sh)
+# and prints the totals last. Knobs: BENCH_LIMIT_S (seconds after which a bench starts no new problem;
+# part 1: 480, part 2: 380 for conv, the ops get OPS_LIMIT_S=110), SOLVER (a glob; default every
+# solver but conv.naive, whose minutes per layer would take the whole call), BUDGET_MS (device time
+# per solver's timed replays per repeat, default 60), REPEATS (3), PEER_MAX_PLANS (the graph-API peer's
+# plans verified and timed per problem, default 24; lower it if plan building dominates the quick run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+part="${1:-${PART:-}}"
+case "$part" in
+  quick|1|2) ;;
+  *) echo "usage: scripts/device_bench.sh quick|1|2   (or PART=...)" >&2; exit 2 ;;
+esac
 OUT="${OUT:-out/device_bench}"
 mkdir -p "$OUT"
-log="$OUT/bench.log"
-bin="${BIN:-devbin}/hiprim"
-budget="${BENCH_BUDGET_S:-330}"
-verify="${VERIFY:-sampled}"
-budget_ms="${BUDGET_MS:-100}"
+bindir="${BIN:-devbin}"
+bin="$bindir/hiprim"
 if [ ! -x "$bin" ]; then
   echo "device_bench: $bin is missing: run scripts/device_build.sh here first and carry devbin" >&2
   exit 2
 fi
+solver="${SOLVER:-conv.gemm.*,conv.direct.*}"
+budget_ms="${BUDGET_MS:-60}"
+repeats="${REPEATS:-3}"
 
 # cuDNN: torch's copy in site-packages; its sub-libraries and their NVIDIA dependencies sit beside it.
 if [ -z "${HIPRIM_CUDNN_LIB:-}" ]; then
@@ -39,39 +52,63 @@ if [ -z "${HIPRIM_CUDNN_LIB:-}" ]; then
     export LD_LIBRARY_PATH
   fi
 fi
-{
-  echo "device_bench: $(date -u +%FT%TZ), verify $verify, cuDNN: ${HIPRIM_CUDNN_LIB:-libcudnn.so.9 (loader path)}"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
-} | tee "$log"
-
-which=(--best)
-[ -n "${SOLVER:-}" ] && which=(--solver "$SOLVER")
-tmp=$(mktemp -d /tmp/device_bench.XXXXXX)
 start=$(date +%s)
-reports=()
-for combo in "fp32 nchw" "bf16 nhwc" "fp16 nhwc" "bf16 nchw" "fp16 nchw" "fp32 nhwc"; do
-  set -- $combo
-  left=$((budget - ($(date +%s) - start)))
-  if [ "$left" -lt 40 ]; then
-    echo "device_bench: budget spent, $1 $2 not run" | tee -a "$log"
-    continue
-  fi
-  report="$tmp/perf_$1_$2.json"
-  echo "=== $1 $2 ($left s left) ===" | tee -a "$log"
-  "$bin" bench --suite resnet50 --batch 32 --dtype "$1" --layout "$2" --dir "${DIRS:-fwd,bwd-data,bwd-weights}" \
-    "${which[@]}" --peer cudnn --verify "$verify" --warmup 5 --reps 20 --budget-ms "$budget_ms" --time-limit $((left - 25)) --report "$report" 2>&1 | tee -a "$log"
-  [ -f "$report" ] && reports+=("$report")
-done
+header() {
+  echo "device_bench $part: $(date -u +%FT%TZ), cuDNN: ${HIPRIM_CUDNN_LIB:-libcudnn.so.9 (loader path)}"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
+}
+common=(--batch 32 --reps 20 --replays 5 --budget-ms "$budget_ms" --verify full --peer-max-plans "${PEER_MAX_PLANS:-24}")
 
-final="$OUT/${REPORT_NAME:-perf_resnet50_h200}"
-if [ ${#reports[@]} -eq 0 ]; then
-  echo "device_bench: no report was written" | tee -a "$log"
-  exit 1
+if [ "$part" = quick ]; then
+  log="$OUT/quick.log"
+  header | tee "$log"
+  if [ -x "$bindir/test_bench" ] || { [ -f "$bindir/tests.tar.xz" ] && tar -xJf "$bindir/tests.tar.xz" -C "$bindir" test_bench 2>/dev/null; }; then
+    echo "=== GPU timer and bench tests ===" | tee -a "$log"
+    timeout 40 "$bindir/test_bench" --gtest_filter='GraphTimerDevice.*:BenchDevice.*:ClockLog.*:Provenance.*' \
+      >"$OUT/quick_test_bench.log" 2>&1
+    echo "test_bench exit $? ($(grep -c '^\[       OK' "$OUT/quick_test_bench.log") ok, $(grep -c '^\[  FAILED  \].*ms)$' "$OUT/quick_test_bench.log") failed, $(grep -c '^\[  SKIPPED \].*ms)$' "$OUT/quick_test_bench.log") skipped)" | tee -a "$log"
+  else
+    echo "$bindir/test_bench not built (scripts/device_build.sh hiprim test_bench): GPU tests skipped" | tee -a "$log"
+  fi
+  layers=("conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1" "conv fwd bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1"
+          "conv fwd bf16 nhwc n32 c64 k256 in56x56 f1x1" "conv fwd bf16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2"
+          "conv fwd bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2")
+  probs=()
+  for l in "${layers[@]}"; do probs+=(--problem "$l"); done
+  echo "=== bf16 nhwc fwd, 5 layers, graph-API peer, 2 repeats ===" | tee -a "$log"
+  timeout 55 "$bin" bench "${probs[@]}" --solver "$solver" --peer cudnn --repeats 2 "${common[@]}" --time-limit 35 \
+    --report "$OUT/quick_graph_peer.json" 2>&1 | tee -a "$log"
+  echo "=== the same, 2 layers, legacy peer ===" | tee -a "$log"
+  timeout 25 "$bin" bench "${probs[@]:0:4}" --solver "$solver" --peer cudnn-legacy --repeats 2 "${common[@]}" --no-ceilings \
+    --time-limit 12 --report "$OUT/quick_legacy_peer.json" 2>&1 | tee -a "$log"
+  for r in quick_graph_peer quick_legacy_peer; do
+    [ -f "$OUT/$r.json" ] && "$bin" report markdown "$OUT/$r.json" -o "$OUT/$r.md" --no-charts >/dev/null 2>&1
+  done
+  echo "device_bench quick: $(( $(date +%s) - start )) s" | tee -a "$log"
+  grep -h "^seconds per repeat\|^build:\|^peer:\|^clocks\|cannot be captured\|! " "$log" | head -30
+  exit 0
 fi
-"$bin" report merge "${reports[@]}" -o "$final.json" | tee -a "$log"
-"$bin" report markdown "$final.json" -o "$final.md" --no-charts | tee -a "$log"
-"$bin" report html "$final.json" -o "$final.html" | tee -a "$log"
-rm -rf "$tmp"
-echo "device_bench: $(( $(date +%s) - start )) s in the benches" | tee -a "$log"
-grep -h "disagreement:" "$log" | head -20
-"$bin" report summary "$final.json" | tee -a "$log"
+
+if [ "$part" = 1 ]; then
+  combos="bf16:nhwc,fp16:nhwc,fp32:nchw"
+  limit="${BENCH_LIMIT_S:-480}"
+else
+  combos="fp32:nhwc,bf16:nchw,fp16:nchw"
+  limit="${BENCH_LIMIT_S:-380}"
+fi
+name="perf_resnet50_part${part}_h200"
+log="$OUT/bench_part${part}.log"
+header | tee "$log"
+echo "=== ResNet-50 batch 32, $combos, all directions, $repeats repeats (new problems until ${limit} s) ===" | tee -a "$log"
+"$bin" bench --suite resnet50 --combo "$combos" --dir fwd,bwd-data,bwd-weights --solver "$solver" --peer cudnn \
+  --repeats "$repeats" "${common[@]}" --time-limit "$limit" --report "$OUT/$name.json" 2>&1 | tee -a "$log"
+if [ -f "$OUT/$name.json" ]; then
+  "$bin" report markdown "$OUT/$name.json" -o "$OUT/$name.md" --no-charts >/dev/null 2>&1
+else
+  echo "device_bench: no report was written" | tee -a "$log"
+fi
+if [ "$part" = 2 ]; then
+  OUT="$OUT" BENCH_OPS_LIMIT_S="${OPS_LIMIT_S:-110}" REPEATS="$repeats" scripts/device_bench_ops.sh
+fi
+echo "device_bench $part: $(( $(date +%s) - start )) s" | tee -a "$log"
+[ -f "$OUT/$name.json" ] && "$bin" report summary "$OUT/$name.json"

@@ -6,10 +6,24 @@
 # devbin past 48 MiB they go into devbin/tests.tar.xz instead (on the device:
 # `tar -xJf devbin/tests.tar.xz -C devbin`). hiprim itself always stays a plain file.
 # Usage: scripts/device_build.sh [TARGET...]   (default: hiprim and every test_* target; JOBS=N, default 2)
+# Refuses a dirty tree (tracked changes, or untracked files git does not ignore) unless ALLOW_DIRTY=1:
+# every report records the build's `git describe --dirty` and the hash of the uncommitted diff
+# (cmake/provenance.cmake, remade on every build), and a committed claim needs a clean one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-2}"
-cmake -S . -B build-device -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DHIPRIM_GPU=cuda -DHIPRIM_STATIC=ON >/dev/null
+if [ -n "$(git status --porcelain 2>/dev/null)" ]; then
+  if [ "${ALLOW_DIRTY:-0}" != "1" ]; then
+    echo "device_build: the tree has uncommitted changes (git status --porcelain):" >&2
+    git status --porcelain | head -20 >&2
+    echo "device_build: commit them, or set ALLOW_DIRTY=1 (the reports will then say -dirty and carry the diff's hash)" >&2
+    exit 2
+  fi
+  echo "device_build: ALLOW_DIRTY=1: building a dirty tree ($(git describe --always --dirty --abbrev=12))"
+fi
+launchers=()
+if command -v ccache >/dev/null; then launchers=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build-device -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DHIPRIM_GPU=cuda -DHIPRIM_STATIC=ON "${launchers[@]}" >/dev/null
 if [ $# -gt 0 ]; then
   targets=("$@")
 else
@@ -33,4 +47,4 @@ if [ "$(du -sm devbin | cut -f1)" -gt 48 ] && ls devbin/test_* >/dev/null 2>&1; 
   echo "device_build: tests packed into devbin/tests.tar.xz (unpack on the device: tar -xJf devbin/tests.tar.xz -C devbin)"
 fi
 ls -l devbin
-echo "devbin: $(du -sm devbin | cut -f1) MiB"
+echo "devbin: $(du -sm devbin | cut -f1) MiB, built from $(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"

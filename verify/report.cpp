@@ -11,9 +11,8 @@
 #include <thread>
 
 #include "core/error.hpp"
-
-#ifndef HIPRIM_GIT_COMMIT
-#define HIPRIM_GIT_COMMIT "unknown"
+#ifdef HIPRIM_WITH_GPU
+#include "gpu/runtime/nvml.hpp"
 #endif
 
 namespace hiprim::verify {
@@ -84,12 +83,29 @@ json machine_json(const json& gpu) {
 #else
   const std::string compiler = "unknown";
 #endif
+  const BuildProvenance prov = build_provenance();
+  json g = gpu.is_object() ? gpu : json(nullptr);
+  if (g.is_object()) {
+    if (!g.contains("cuda_driver_api_version")) {  // gpu_json() carries cudaDriverGetVersion as driver_version
+      const json d = g.contains("driver_version") ? g["driver_version"] : json("unknown");
+      g["cuda_driver_api_version"] = d.is_string() ? d : json(d.dump());
+    }
+#ifdef HIPRIM_WITH_GPU
+    g["driver_version"] = gpu::nvml_driver_version_or_reason();
+#else
+    g["driver_version"] = "unknown: this build has no GPU backend (no NVML)";
+#endif
+  }
   return json{{"host", host},
               {"os", os},
               {"compiler", compiler},
               {"cpu_cores", std::thread::hardware_concurrency()},
-              {"git_commit", HIPRIM_GIT_COMMIT},
-              {"gpu", gpu.is_object() ? gpu : json(nullptr)}};
+              {"git_commit", prov.commit},
+              {"git_describe", prov.describe},
+              {"git_dirty", prov.dirty},
+              {"git_diff_sha256", prov.diff_sha256},
+              {"provenance", "recorded at build time (cmake/provenance.cmake)" + (prov.note.empty() ? std::string() : ": " + prov.note)},
+              {"gpu", g}};
 }
 
 json metrics_json(const Metrics& m) {
@@ -176,6 +192,7 @@ namespace {
 class SchemaCheck {
  public:
   std::vector<std::string> errors;
+  int version = kReportSchemaVersion;  // the report's schema_version (1 or 2)
 
   // The member key of obj, or nullptr after recording that it is missing.
   const json* get(const json& obj, const std::string& path, const char* key) {
@@ -234,6 +251,19 @@ class SchemaCheck {
     string(m, p, "compiler");
     count(m, p, "cpu_cores");
     string(m, p, "git_commit", true);
+    if (version >= 2) {  // build-time provenance
+      string(m, p, "git_describe", true);
+      const json* dirty = get(m, p, "git_dirty");
+      if (dirty) expect(dirty->is_boolean(), p + ".git_dirty", "must be true or false");
+      if (const json* h = string(m, p, "git_diff_sha256")) {
+        static const std::regex hex64("[0-9a-f]{64}");
+        const std::string& v = h->get_ref<const std::string&>();
+        if (dirty && dirty->is_boolean())
+          expect(dirty->get<bool>() ? std::regex_match(v, hex64) : v.empty(), p + ".git_diff_sha256",
+                 "must be 64 lowercase hex digits for a dirty tree and empty for a clean one");
+      }
+      string(m, p, "provenance");
+    }
     const json* g = get(m, p, "gpu");
     if (!g || g->is_null() || !expect(g->is_object(), p + ".gpu", "must be an object or null")) return;
     const std::string gp = p + ".gpu";
@@ -242,6 +272,7 @@ class SchemaCheck {
     count(*g, gp, "sm_count");
     count(*g, gp, "memory_bytes");
     string(*g, gp, "driver_version");
+    if (version >= 2) string(*g, gp, "cuda_driver_api_version");
     string(*g, gp, "runtime_version");
     string(*g, gp, "backend", true);
   }
@@ -262,12 +293,30 @@ class SchemaCheck {
     }
   }
 
-  // A timing object (performance reports): null, or median/min/max and the run counts.
+  // A timing object (performance reports): null, or median/min/max and the run counts; version 2
+  // adds the method and, for graph replay, the replay counts, the repeats and the host overhead.
   void timing(const json& o, const std::string& p, const char* k) {
     const json* t = get(o, p, k);
     if (!t || t->is_null() || !expect(t->is_object(), p + "." + k, "must be an object or null")) return;
-    for (const char* r : {"median_ms", "min_ms", "max_ms"}) real(*t, p + "." + k, r);
-    for (const char* n : {"runs", "warmup", "sets"}) count(*t, p + "." + k, n);
+    const std::string tp = p + "." + k;
+    for (const char* r : {"median_ms", "min_ms", "max_ms"}) real(*t, tp, r);
+    for (const char* n : {"runs", "warmup", "sets"}) count(*t, tp, n);
+    if (version < 2 || !t->contains("method")) return;
+    one_of(*t, tp, "method", {"graph_replay", "events"});
+    if ((*t)["method"] != "graph_replay") return;
+    for (const char* n : {"runs_per_replay", "replays", "host_calls"}) count(*t, tp, n);
+    real_or_null(*t, tp, "spread");
+    real_or_null(*t, tp, "host_ms_per_call");
+    if (const json* reps = array(*t, tp, "repeats")) {
+      expect(!reps->empty(), tp + ".repeats", "must hold at least one repeat");
+      for (std::size_t i = 0; i < reps->size(); ++i) {
+        const json& r = (*reps)[i];
+        const std::string rp = tp + ".repeats[" + std::to_string(i) + "]";
+        if (!expect(r.is_object(), rp, "must be an object")) continue;
+        for (const char* x : {"median_ms", "min_ms", "max_ms"}) real(r, rp, x);
+        for (const char* n : {"replays", "runs_per_replay"}) count(r, rp, n);
+      }
+    }
   }
   void real_or_null(const json& o, const std::string& p, const char* k) {
     if (const json* v = get(o, p, k); v && !v->is_null()) real(o, p, k);
@@ -275,7 +324,10 @@ class SchemaCheck {
 
   // The keys a performance case adds to a conformance case (reports/README.md).
   void perf_case(const json& c, const std::string& p) {
-    one_of(c, p, "verify", {"full", "sampled", "none"});
+    if (version >= 2)
+      one_of(c, p, "verify", {"full", "quick", "none"});
+    else
+      one_of(c, p, "verify", {"full", "sampled", "none"});
     count(c, p, "count");
     for (const char* k : {"flops", "bytes"}) real(c, p, k);
     for (const char* k : {"intensity", "tflops", "gbps", "fraction_of_gemm_ceiling", "fraction_of_copy_ceiling", "speedup_vs_peer"})
@@ -283,10 +335,22 @@ class SchemaCheck {
     timing(c, p, "timing");
     if (const json* b = get(c, p, "best")) expect(b->is_boolean(), p + ".best", "must be true or false");
     if (const json* d = get(c, p, "peer_disagreement")) expect(d->is_null() || d->is_string(), p + ".peer_disagreement", "must be a string or null");
+    if (version >= 2) {
+      real_or_null(c, p, "host_ms_per_call");
+      if (const json* e = get(c, p, "timing_error")) expect(e->is_null() || e->is_string(), p + ".timing_error", "must be a string or null");
+      if (const json* f = get(c, p, "exact_fill"); f && !f->is_null() && expect(f->is_object(), p + ".exact_fill", "must be an object or null")) {
+        count(*f, p + ".exact_fill", "r");
+        count(*f, p + ".exact_fill", "L");
+        real(*f, p + ".exact_fill", "max_partial_sum");
+      }
+    }
     const json* peer = get(c, p, "peer");
     if (!peer || peer->is_null() || !expect(peer->is_object(), p + ".peer", "must be an object or null")) return;
     string(*peer, p + ".peer", "name", true);
-    one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "error"});
+    if (version >= 2)
+      one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "failed", "error"});
+    else
+      one_of(*peer, p + ".peer", "status", {"timed", "unavailable", "unsupported", "error"});
     string(*peer, p + ".peer", "reason");
     if (peer->contains("timing")) timing(*peer, p + ".peer", "timing");
   }
@@ -338,8 +402,13 @@ std::vector<std::string> check_report_schema(const json& r) {
   if (!ck.expect(r.is_object(), "report", "must be a JSON object")) return ck.errors;
   const std::string p = "report";
   if (const json* s = ck.string(r, p, "schema")) ck.expect(*s == kReportSchema, p + ".schema", "must be \"hiprim.report\"");
-  if (const json* v = ck.get(r, p, "schema_version"))
-    ck.expect(v->is_number_integer() && v->get<std::int64_t>() == kReportSchemaVersion, p + ".schema_version", "must be the integer 1");
+  if (const json* v = ck.get(r, p, "schema_version")) {
+    const bool ok = v->is_number_integer() && v->get<std::int64_t>() >= kOldestReportSchemaVersion &&
+                    v->get<std::int64_t>() <= kReportSchemaVersion;
+    if (ck.expect(ok, p + ".schema_version", "must be an integer from " + std::to_string(kOldestReportSchemaVersion) + " to " +
+                                                 std::to_string(kReportSchemaVersion)))
+      ck.version = static_cast<int>(v->get<std::int64_t>());
+  }
   ck.one_of(r, p, "kind", {"conformance", "performance", "fuzz"});
   if (const json* c = ck.string(r, p, "created")) {
     static const std::regex iso(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)");
@@ -358,7 +427,24 @@ std::vector<std::string> check_report_schema(const json& r) {
       ck.object(*c, p + ".ceilings", "gemm");
     }
     if (const json* peer = ck.get(r, p, "peer")) ck.expect(peer->is_null() || peer->is_object(), p + ".peer", "must be an object or null");
-    ck.array(r, p, "totals");
+    const json* totals = ck.array(r, p, "totals");
+    if (ck.version >= 2) {
+      if (const json* clk = ck.get(r, p, "clocks"); clk && !clk->is_null() &&
+                                                    ck.expect(clk->is_object(), p + ".clocks", "must be an object or null")) {
+        if (const json* a = ck.get(*clk, p + ".clocks", "available")) ck.expect(a->is_boolean(), p + ".clocks.available", "must be true or false");
+        ck.string(*clk, p + ".clocks", "reason");
+        ck.array(*clk, p + ".clocks", "samples");
+      }
+      if (totals)
+        for (std::size_t i = 0; i < totals->size(); ++i) {
+          const json& t = (*totals)[i];
+          const std::string tp = p + ".totals[" + std::to_string(i) + "]";
+          if (!ck.expect(t.is_object(), tp, "must be an object")) continue;
+          ck.count(t, tp, "repeats");
+          ck.array(t, tp, "hiprim_ms_repeats");
+          ck.array(t, tp, "peer_ms_repeats");
+        }
+    }
   }
   if (const json* s = ck.object(r, p, "summary")) ck.summary(*s, cases);
   return ck.errors;

@@ -1,4 +1,5 @@
-// JSON reports, schema "hiprim.report" version 1 (documented in reports/README.md).
+// JSON reports, schema "hiprim.report" version 2 (documented in reports/README.md; version 1
+// reports, the committed ones written before 2026-12-02, still validate under version 1's rules).
 // JSON has no inf/NaN: non-finite doubles are written as the strings "inf", "-inf", "nan".
 #pragma once
 #include <cstdint>
@@ -14,7 +15,8 @@
 namespace hiprim::verify {
 
 inline constexpr const char* kReportSchema = "hiprim.report";
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kOldestReportSchemaVersion = 1;  // the checker accepts versions 1..2
 
 // A double as JSON: a number when finite, else "inf", "-inf" or "nan"; and back (InputError on
 // anything else).
@@ -28,8 +30,23 @@ std::string join_command(int argc, const char* const* argv);
 // The one line that reproduces a case: hiprim repro "<problem>" --solver S --seed N
 std::string repro_command(const std::string& problem, const std::string& solver, std::uint64_t seed);
 
-// {host, os, compiler, cpu_cores, git_commit, gpu}; gpu is null or an object with name,
-// compute_capability, sm_count, memory_bytes, driver_version, runtime_version, backend.
+// The source tree these binaries were built from, recorded at build time (cmake/provenance.cmake
+// generates the definition on every build; the device machine runs binaries built elsewhere and has
+// no .git). describe: `git describe --always --dirty`; commit: HEAD's short hash; dirty: tracked
+// changes or untracked non-ignored files; diff_sha256: SHA-256 of the uncommitted diff and the
+// untracked files' hashes ("" when clean); note: why a field is "unknown" (no git), else "".
+struct BuildProvenance {
+  std::string describe, commit;
+  bool dirty = false;
+  std::string diff_sha256, note;
+};
+BuildProvenance build_provenance();
+
+// {host, os, compiler, cpu_cores, git_commit, git_describe, git_dirty, git_diff_sha256, provenance,
+// gpu}; gpu is null or the given object (name, compute_capability, sm_count, memory_bytes,
+// runtime_version, backend, ...) with driver_version set to the NVIDIA driver's version from NVML
+// ("580.159.04"; "unknown: <why>" without NVML) and cuda_driver_api_version holding the CUDA driver
+// API number the object carried as driver_version (gpu_json() writes cudaDriverGetVersion there).
 nlohmann::json machine_json(const nlohmann::json& gpu);
 nlohmann::json metrics_json(const Metrics& m);
 

@@ -193,6 +193,81 @@ double EventTimer::stop(void* stream) {
   return elapsed_ms_;
 }
 
+// ---- CapturedGraph ----
+
+CapturedGraph CapturedGraph::capture(void* stream, const std::function<void()>& enqueue, const std::string& what) {
+  if (stream == nullptr)
+    throw InputError("capturing " + what + ": the default stream cannot be captured; give a stream made by Stream");
+  const auto s = static_cast<hipStream_t>(stream);
+  const std::string fail = what + " cannot be captured into a graph: ";
+  if (hipError_t err = hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal); err != hipSuccess) {
+    (void)hipGetLastError();
+    throw RuntimeError(fail + "hipStreamBeginCapture failed (" + hipGetErrorString(err) + ")");
+  }
+  auto end_capture = [&]() -> std::pair<hipError_t, hipGraph_t> {
+    hipGraph_t g = nullptr;
+    const hipError_t err = hipStreamEndCapture(s, &g);
+    if (err != hipSuccess) (void)hipGetLastError();
+    return {err, g};
+  };
+  try {
+    enqueue();
+  } catch (const std::exception& e) {
+    auto [err, g] = end_capture();
+    if (g) (void)hipGraphDestroy(g);
+    throw RuntimeError(fail + e.what());
+  } catch (...) {
+    auto [err, g] = end_capture();
+    if (g) (void)hipGraphDestroy(g);
+    throw;
+  }
+  auto [err, g] = end_capture();
+  if (err != hipSuccess || g == nullptr) {
+    if (g) (void)hipGraphDestroy(g);
+    throw RuntimeError(fail + "hipStreamEndCapture failed (" + hipGetErrorString(err) + ", " + hipGetErrorName(err) +
+                       "): a call inside was not capturable (host synchronisation, allocation, synchronous copy, or "
+                       "work on another stream)");
+  }
+  hipGraphExec_t exec = nullptr;
+  const hipError_t ierr = hipGraphInstantiateWithFlags(&exec, g, 0);
+  (void)hipGraphDestroy(g);  // the executable graph does not need it
+  if (ierr != hipSuccess) {
+    (void)hipGetLastError();
+    throw RuntimeError(fail + "hipGraphInstantiateWithFlags failed (" + hipGetErrorString(ierr) + ")");
+  }
+  CapturedGraph out;
+  out.exec_ = exec;
+  return out;
+}
+
+CapturedGraph::~CapturedGraph() {
+  if (exec_) (void)hipGraphExecDestroy(static_cast<hipGraphExec_t>(exec_));
+}
+
+CapturedGraph::CapturedGraph(CapturedGraph&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+
+CapturedGraph& CapturedGraph::operator=(CapturedGraph&& o) noexcept {
+  if (this != &o) {
+    if (exec_) (void)hipGraphExecDestroy(static_cast<hipGraphExec_t>(exec_));
+    exec_ = std::exchange(o.exec_, nullptr);
+  }
+  return *this;
+}
+
+void CapturedGraph::launch(void* stream) const {
+  if (!exec_) throw InputError("CapturedGraph::launch: nothing was captured");
+  HIPRIM_CHECK(hipGraphLaunch(static_cast<hipGraphExec_t>(exec_), static_cast<hipStream_t>(stream)), "launching a captured graph");
+}
+
+std::string pci_bus_id() {
+  int dev = 0;
+  HIPRIM_CHECK(hipGetDevice(&dev), "querying the current device");
+  char id[64] = {};
+  HIPRIM_CHECK(hipDeviceGetPCIBusId(id, static_cast<int>(sizeof id), dev), "querying the PCI bus id of device " + std::to_string(dev));
+  id[sizeof id - 1] = '\0';
+  return id;
+}
+
 void synchronize(const char* context) { HIPRIM_CHECK(hipDeviceSynchronize(), context); }
 
 }  // namespace hiprim::gpu

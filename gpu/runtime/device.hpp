@@ -3,6 +3,7 @@
 // Every failing runtime call throws hiprim::RuntimeError naming the call and what was being done.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace hiprim::gpu {
@@ -87,6 +88,36 @@ class EventTimer {
   void* stop_ = nullptr;
   double elapsed_ms_ = 0.0;
 };
+
+// The work one call enqueues on a stream, captured into a graph and instantiated once; launch()
+// replays it (one launch, no host work between its nodes). Capture runs in thread-local mode: a call
+// the runtime cannot capture (a host synchronisation, an allocation, a synchronous copy, work on the
+// legacy default stream) fails the capture instead of running. RAII, move-only.
+class CapturedGraph {
+ public:
+  // Captures enqueue() on stream (one made by Stream, not the default stream). RuntimeError
+  // "<what> cannot be captured into a graph: ..." naming the runtime's error when capturing or
+  // instantiating fails, or with the message of an exception enqueue() threw (the capture is ended
+  // first, so the stream is usable afterwards).
+  static CapturedGraph capture(void* stream, const std::function<void()>& enqueue, const std::string& what);
+  CapturedGraph() = default;
+  ~CapturedGraph();
+  CapturedGraph(CapturedGraph&& o) noexcept;
+  CapturedGraph& operator=(CapturedGraph&& o) noexcept;
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+
+  bool empty() const { return exec_ == nullptr; }
+  // Enqueues one replay on stream (asynchronous); InputError when empty.
+  void launch(void* stream) const;
+
+ private:
+  void* exec_ = nullptr;  // hipGraphExec_t
+};
+
+// The current device's PCI bus id as the runtime prints it ("0000:1b:00.0"); NVML finds the same
+// device by it (gpu/runtime/nvml.hpp).
+std::string pci_bus_id();
 
 // Waits for all device work; throws RuntimeError (naming context) if any failed.
 void synchronize(const char* context);

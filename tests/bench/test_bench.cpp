@@ -1,5 +1,6 @@
-// The bench's host-side parts: byte counts, run statistics, rotation and budget rules, sampled
-// verification, performance case JSON, best marking, peer attachment and the weighted totals.
+// The bench's host-side parts: byte counts, quick verification, the tolerance line, performance case
+// JSON, best marking, peer attachment and the weighted totals (per repeat and host overhead too).
+// The clock's arithmetic is tested in test_bench_clock.cpp.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -33,48 +34,8 @@ TEST(BenchCounts, MinBytesAreEveryTensorOnce) {
   EXPECT_DOUBLE_EQ(conv_min_bytes(p), (150 + 108 + 200) * 4.0);  // same tensors in every direction
 }
 
-TEST(BenchStats, MedianMinMax) {
-  auto t = summarize_runs({3.0, 1.0, 2.0});
-  EXPECT_EQ(t.runs, 3);
-  EXPECT_DOUBLE_EQ(t.median_ms, 2.0);
-  EXPECT_DOUBLE_EQ(t.min_ms, 1.0);
-  EXPECT_DOUBLE_EQ(t.max_ms, 3.0);
-  t = summarize_runs({4.0, 1.0, 3.0, 2.0});
-  EXPECT_DOUBLE_EQ(t.median_ms, 2.5);
-  EXPECT_THROW(summarize_runs({}), InputError);
-}
-
-RC_GTEST_PROP(BenchStats, MedianSplitsTheRuns, (std::vector<double> raw)) {
-  RC_PRE(!raw.empty());
-  std::vector<double> runs;
-  for (double v : raw) runs.push_back(std::fabs(std::fmod(v, 1e6)));
-  const auto t = summarize_runs(runs);
-  RC_ASSERT(t.min_ms <= t.median_ms);
-  RC_ASSERT(t.median_ms <= t.max_ms);
-  const auto at_most = std::count_if(runs.begin(), runs.end(), [&](double v) { return v <= t.median_ms; });
-  const auto at_least = std::count_if(runs.begin(), runs.end(), [&](double v) { return v >= t.median_ms; });
-  RC_ASSERT(2 * at_most >= static_cast<long>(runs.size()));
-  RC_ASSERT(2 * at_least >= static_cast<long>(runs.size()));
-}
-
-TEST(BenchRules, RotationSetsCoverThreeL2) {
-  const std::size_t mb = 1 << 20;
-  EXPECT_EQ(rotation_sets(10 * mb, 50 * mb), 15);     // ceil(150 / 10)
-  EXPECT_EQ(rotation_sets(11 * mb, 50 * mb), 14);     // ceil(150 / 11) = 14 (13.6)
-  EXPECT_EQ(rotation_sets(200 * mb, 50 * mb), 1);     // one set is already 4 x L2
-  EXPECT_EQ(rotation_sets(1024, 50 * mb), kMaxRotationSets);
-  EXPECT_EQ(rotation_sets(0, 50 * mb), 1);
-}
-
-TEST(BenchRules, RepsShrinkToTheBudgetButNotBelowTheMinimum) {
-  EXPECT_EQ(reps_within_budget(20, 1.0, 1000), 20);
-  EXPECT_EQ(reps_within_budget(20, 100.0, 1000), 10);
-  EXPECT_EQ(reps_within_budget(20, 600.0, 1000), kMinReps);
-  EXPECT_EQ(reps_within_budget(20, 0.0, 1000), 20);
-}
-
 TEST(BenchCheck, VerifyModeNamesRoundTrip) {
-  for (VerifyMode m : {VerifyMode::none, VerifyMode::sampled, VerifyMode::full})
+  for (VerifyMode m : {VerifyMode::none, VerifyMode::quick, VerifyMode::full})
     EXPECT_EQ(parse_verify_mode(verify_mode_name(m)), m);
   EXPECT_FALSE(parse_verify_mode("some"));
 }
@@ -118,33 +79,33 @@ HostTensor correct_output(const PreparedCase& c) {
 
 }  // namespace
 
-TEST(BenchCheck, SampledCatchesWrongSliceAndUnwrittenElements) {
+TEST(BenchCheck, QuickCatchesWrongSliceAndUnwrittenElements) {
   // K = 16 > kSampleChannels: channels 8..15 lie outside the sample.
   RunOptions ro;
   ro.fill = FillTier::bounded;
   const PreparedCase c(parse_conv_problem("conv fwd bf16 nhwc n2 c5 k16 in6x6 f3x3 pad1x1"), ro);
   HostTensor got = correct_output(c);
-  EXPECT_EQ(check_output(c, got, VerifyMode::sampled).status, Status::passed);
+  EXPECT_EQ(check_output(c, got, VerifyMode::quick).status, Status::passed);
   EXPECT_EQ(check_output(c, got, VerifyMode::full).status, Status::passed);
 
   HostTensor wrong_in_slice = got;
   wrong_in_slice.at({1, 7, 2, 3}) += 0.5f;
-  EXPECT_EQ(check_output(c, wrong_in_slice, VerifyMode::sampled).status, Status::failed);
+  EXPECT_EQ(check_output(c, wrong_in_slice, VerifyMode::quick).status, Status::failed);
 
   HostTensor wrong_outside = got;
-  wrong_outside.at({1, 12, 2, 3}) += 0.5f;  // sampled does not look there (documented); full does
-  EXPECT_EQ(check_output(c, wrong_outside, VerifyMode::sampled).status, Status::passed);
+  wrong_outside.at({1, 12, 2, 3}) += 0.5f;  // quick does not look there (documented); full does
+  EXPECT_EQ(check_output(c, wrong_outside, VerifyMode::quick).status, Status::passed);
   EXPECT_EQ(check_output(c, wrong_outside, VerifyMode::full).status, Status::failed);
 
   HostTensor unwritten = got;
   unwritten.at({0, 15, 5, 5}) = std::nanf("");
-  const Verdict v = check_output(c, unwritten, VerifyMode::sampled);
+  const Verdict v = check_output(c, unwritten, VerifyMode::quick);
   EXPECT_EQ(v.status, Status::failed);
   EXPECT_NE(v.reason.find("not finite"), std::string::npos) << v.reason;
   EXPECT_THROW(check_output(c, got, VerifyMode::none), InputError);
 }
 
-RC_GTEST_PROP(BenchCheck, CorrectOutputsPassSampledAndFull, ()) {
+RC_GTEST_PROP(BenchCheck, CorrectOutputsPassQuickAndFull, ()) {
   const auto dir = *rc::gen::element(ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights);
   const auto g = *rc::gen::inRange<std::int64_t>(1, 3);
   ConvProblem p;
@@ -167,7 +128,7 @@ RC_GTEST_PROP(BenchCheck, CorrectOutputsPassSampledAndFull, ()) {
   const PreparedCase c(p, ro);
   const HostTensor got = correct_output(c);
   RC_ASSERT(check_output(c, got, VerifyMode::full).status == Status::passed);
-  RC_ASSERT(check_output(c, got, VerifyMode::sampled).status == Status::passed);
+  RC_ASSERT(check_output(c, got, VerifyMode::quick).status == Status::passed);
 }
 
 TEST(BenchReport, PerfCaseRatesAndFractions) {
@@ -274,5 +235,156 @@ TEST(BenchReport, SchemaRejectsBrokenPerformanceCases) {
   EXPECT_FALSE(check_report_schema(bad).empty());
   bad = r;
   bad["cases"][0]["peer"] = json{{"name", "cudnn"}, {"status", "fast"}, {"reason", ""}};
+  EXPECT_FALSE(check_report_schema(bad).empty());
+}
+
+TEST(BenchReport, ToleranceLineNamesTheFactorThatApplies) {
+  const auto p = parse_conv_problem("conv fwd bf16 nhwc n2 c8 k8 in6x6 f3x3 pad1x1");
+  const std::string exact2 = bench_tolerance_string(tolerance_for(p, FillTier::exact, 2.0));
+  EXPECT_NE(exact2.find("exact:"), std::string::npos) << exact2;
+  EXPECT_NE(exact2.find("algorithm factor 2 "), std::string::npos) << exact2;  // an .mma solver: 2, not 1
+  const std::string exact1 = bench_tolerance_string(tolerance_for(p, FillTier::exact, 1.0));
+  EXPECT_NE(exact1.find("algorithm factor 1 "), std::string::npos) << exact1;
+  const std::string bounded2 = bench_tolerance_string(tolerance_for(p, FillTier::bounded, 2.0));
+  EXPECT_NE(bounded2.find("(2*gamma("), std::string::npos) << bounded2;  // describe() has it in the formula
+  EXPECT_EQ(bounded2.find("algorithm factor"), std::string::npos) << bounded2;
+}
+
+TEST(BenchReport, PerfCaseStatesTheExactFillAndTheHostOverhead) {
+  const ConvProblem p = parse_conv_problem(kFwd3x3);
+  PerfCaseInput in;
+  in.flops = p.flops();
+  in.bytes = conv_min_bytes(p);
+  in.fill_range = 4;
+  in.reduction_length = p.reduction_length();  // 64 x 3 x 3 = 576
+  std::vector<ReplayTiming> reps(2);
+  for (auto& r : reps) {
+    r.runs_per_replay = 20;
+    r.host_ms_per_call = 0.004;
+  }
+  reps[0].per_call_ms = {1.0, 1.1, 0.9};
+  reps[1].per_call_ms = {1.2, 1.3, 1.25};
+  in.timing = combine_repeats(reps);
+  const json c = perf_case_json(testutil::record(kFwd3x3, "s", Status::passed), in);
+  EXPECT_EQ(c["exact_fill"]["r"], 4);
+  EXPECT_EQ(c["exact_fill"]["L"], 576);
+  EXPECT_DOUBLE_EQ(c["exact_fill"]["max_partial_sum"].get<double>(), 576 * 16 + 4);
+  EXPECT_DOUBLE_EQ(c["host_ms_per_call"].get<double>(), 0.004);
+  EXPECT_DOUBLE_EQ(c["time_ms"].get<double>(), 0.5 * (1.0 + 1.25));  // median of the two repeat medians
+  EXPECT_EQ(c["timing"]["method"], "graph_replay");
+  EXPECT_EQ(c["timing"]["repeats"].size(), 2u);
+  EXPECT_TRUE(c["timing_error"].is_null());
+  in.fill_range = 0;
+  EXPECT_TRUE(perf_case_json(testutil::record(kFwd3x3, "s", Status::passed), in)["exact_fill"].is_null());
+}
+
+namespace {
+
+// A case (and its peer) timed over the given per-repeat medians.
+json repeated_case(const std::string& problem, const std::string& solver, std::vector<double> medians, std::int64_t count,
+                   double host_ms) {
+  const ConvProblem p = parse_conv_problem(problem);
+  PerfCaseInput in;
+  in.count = count;
+  in.flops = p.flops();
+  in.bytes = conv_min_bytes(p);
+  std::vector<ReplayTiming> reps;
+  for (double m : medians) {
+    ReplayTiming r;
+    r.runs_per_replay = 10;
+    r.per_call_ms = {m};
+    r.host_ms_per_call = host_ms;
+    reps.push_back(r);
+  }
+  in.timing = combine_repeats(reps);
+  return perf_case_json(testutil::record(problem, solver, Status::passed), in);
+}
+
+json repeated_peer(std::vector<double> medians, double host_ms) {
+  PeerResult r;
+  r.status = "timed";
+  r.algo = "engine7";
+  r.math = "SPLIT_K=1";
+  std::vector<ReplayTiming> reps;
+  for (double m : medians) {
+    ReplayTiming t;
+    t.runs_per_replay = 10;
+    t.per_call_ms = {m};
+    t.host_ms_per_call = host_ms;
+    reps.push_back(t);
+  }
+  r.timing = combine_repeats(reps);
+  return peer_result_json(r, 1e9, 1e8);
+}
+
+}  // namespace
+
+TEST(BenchReport, TotalsPerRepeatAndHostOverhead) {
+  // Problem A (count 3): hiprim 2, 3, 2.5 ms over the repeats, peer 1, 1, 1; B (count 1): hiprim 5, 4, 6, peer 4, 5, 4.
+  json a = json::array({repeated_case(kFwd3x3, "s", {2.0, 3.0, 2.5}, 3, 0.010)});
+  json b = json::array({repeated_case(kFwd1x1, "s", {5.0, 4.0, 6.0}, 1, 0.020)});
+  mark_best(a), mark_best(b);
+  attach_peer(a, repeated_peer({1.0, 1.0, 1.0}, 0.050));
+  attach_peer(b, repeated_peer({4.0, 5.0, 4.0}, 0.060));
+  json cases = json::array({a[0], b[0]});
+  const json totals = performance_totals(cases);
+  const json* fwd = nullptr;
+  for (const json& t : totals)
+    if (t["dir"] == "fwd") fwd = &t;
+  ASSERT_TRUE(fwd);
+  EXPECT_EQ((*fwd)["repeats"], 3);
+  // hiprim per repeat: 3 x 2 + 5 = 11, 3 x 3 + 4 = 13, 3 x 2.5 + 6 = 13.5; peer: 3 + 4, 3 + 5, 3 + 4.
+  EXPECT_EQ((*fwd)["hiprim_ms_repeats"], json::array({11.0, 13.0, 13.5}));
+  EXPECT_EQ((*fwd)["peer_ms_repeats"], json::array({7.0, 8.0, 7.0}));
+  EXPECT_DOUBLE_EQ((*fwd)["speedup_vs_peer_repeats"][1].get<double>(), 8.0 / 13.0);
+  // The figure: medians of repeats, 2.5 and 5, weighted: 3 x 2.5 + 5 = 12.5.
+  EXPECT_DOUBLE_EQ((*fwd)["hiprim_ms"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ((*fwd)["hiprim_host_ms"].get<double>(), 3 * 0.010 + 0.020);
+  EXPECT_DOUBLE_EQ((*fwd)["peer_host_ms"].get<double>(), 3 * 0.050 + 0.060);
+
+  json c = json::array({repeated_case(kBwdData1x1, "s", {1.0}, 2, 0.010)});  // only one repeat
+  mark_best(c);
+  attach_peer(c, repeated_peer({1.0, 1.0, 1.0}, 0.05));
+  cases.push_back(c[0]);
+  for (const json& t : performance_totals(cases))
+    if (t["dir"] == "all") {
+      EXPECT_FALSE(t["hiprim_ms_repeats"][0].is_null());
+      EXPECT_TRUE(t["hiprim_ms_repeats"][1].is_null());  // the bwd-data problem has no repeat 2
+      EXPECT_TRUE(t["speedup_vs_peer_repeats"][2].is_null());
+    }
+  const json r = testutil::perf_report(cases);
+  const auto errs = check_report_schema(r);
+  EXPECT_TRUE(errs.empty()) << (errs.empty() ? "" : errs.front());
+  EXPECT_NE(totals_text(r["totals"]).find("11.000"), std::string::npos) << totals_text(r["totals"]);
+}
+
+TEST(BenchReport, SchemaVersion2ChecksTheClock) {
+  json a = json::array({repeated_case(kFwd3x3, "s", {2.0, 3.0}, 1, 0.01)});
+  mark_best(a);
+  attach_peer(a, repeated_peer({1.0, 1.0}, 0.05));
+  const json r = testutil::perf_report(a);
+  ASSERT_TRUE(check_report_schema(r).empty()) << check_report_schema(r).front();
+  json bad = r;
+  bad["cases"][0]["timing"]["method"] = "stopwatch";
+  EXPECT_FALSE(check_report_schema(bad).empty());
+  bad = r;
+  bad["cases"][0]["timing"]["repeats"] = json::array();
+  EXPECT_FALSE(check_report_schema(bad).empty());
+  bad = r;
+  bad["cases"][0]["timing"]["repeats"][0].erase("median_ms");
+  EXPECT_FALSE(check_report_schema(bad).empty());
+  bad = r;
+  bad["cases"][0]["verify"] = "sampled";  // version 1's name: not in version 2
+  EXPECT_FALSE(check_report_schema(bad).empty());
+  bad["schema_version"] = 1;  // ...but a version 1 report may say it (v1 machine keys suffice)
+  EXPECT_TRUE(check_report_schema(bad).empty()) << check_report_schema(bad).front();
+  bad = r;
+  bad["clocks"] = "fast";
+  EXPECT_FALSE(check_report_schema(bad).empty());
+  bad = r;
+  bad["cases"][0]["peer"]["status"] = "failed";  // no plan passed: a version 2 status
+  EXPECT_TRUE(check_report_schema(bad).empty());
+  bad = r;
+  bad["cases"][0].erase("exact_fill");
   EXPECT_FALSE(check_report_schema(bad).empty());
 }

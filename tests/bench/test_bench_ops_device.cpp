@@ -16,9 +16,12 @@ namespace {
 
 BenchOptions quick(VerifyMode mode) {
   BenchOptions o;
-  o.warmup = 2;
+  o.warmup = 1;
   o.reps = 5;
-  o.budget_ms = 200;
+  o.replays = 3;
+  o.repeats = 2;
+  o.host_calls = 4;
+  o.budget_ms = 50;
   o.verify = mode;
   return o;
 }
@@ -37,7 +40,7 @@ TEST(OpBenchDevice, RefusesWithoutAGpu) {
 
 TEST(OpBenchDevice, VerifiesThenTimesAgainstTheCopyCeiling) {
   if (gpu_json().is_null()) GTEST_SKIP() << "no usable GPU";
-  for (VerifyMode mode : {VerifyMode::full, VerifyMode::sampled, VerifyMode::none}) {
+  for (VerifyMode mode : {VerifyMode::full, VerifyMode::quick, VerifyMode::none}) {
     OpBench b(quick(mode), {"activ", "bnorm"});
     b.measure_ceilings();
     const double copy = b.ceilings_json()["copy"]["gbps"].get<double>();
@@ -54,6 +57,8 @@ TEST(OpBenchDevice, VerifiesThenTimesAgainstTheCopyCeiling) {
         EXPECT_EQ(c["peer"]["status"], "unavailable");
         if (!c["timing"].is_object()) continue;
         EXPECT_EQ(c["status"], "passed") << c.dump();  // only verified solvers are timed
+        EXPECT_EQ(c["timing"]["method"], "graph_replay");
+        EXPECT_EQ(c["timing"]["repeats"].size(), 2u);
         const double gbps = c["gbps"].get<double>();
         EXPECT_NEAR(gbps, c["bytes"].get<double>() * 1e-9 / (c["timing"]["median_ms"].get<double>() * 1e-3), 1e-6 * gbps);
         EXPECT_NEAR(c["fraction_of_copy_ceiling"].get<double>(), gbps / copy, 1e-9);
@@ -61,7 +66,8 @@ TEST(OpBenchDevice, VerifiesThenTimesAgainstTheCopyCeiling) {
       }
       EXPECT_EQ(best, 1) << cases.dump(1);
     }
-    const json r = performance_report(machine_json(gpu_json()), b.settings_json(), b.ceilings_json(), b.peer_json(), all, "test");
+    const json r = performance_report(machine_json(gpu_json()), b.settings_json(), b.ceilings_json(), b.peer_json(), all, "test",
+                                      b.clocks_json());
     EXPECT_TRUE(check_report_schema(r).empty());
   }
 }

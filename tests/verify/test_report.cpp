@@ -56,7 +56,7 @@ TEST(Report, ProducedReportConforms) {
   json r = sample_report();
   EXPECT_TRUE(check_report_schema(r).empty()) << joined(check_report_schema(r));
   EXPECT_EQ(r["schema"], "hiprim.report");
-  EXPECT_EQ(r["schema_version"], 1);
+  EXPECT_EQ(r["schema_version"], kReportSchemaVersion);
   EXPECT_EQ(r["kind"], "conformance");
   EXPECT_EQ(r["summary"]["total"], 3);
   EXPECT_EQ(r["summary"]["failed"], 1);
