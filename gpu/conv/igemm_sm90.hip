@@ -4,7 +4,9 @@
 // multiples of 8, any stride/pad/dilation. Padded taps, missing rows and K tails are zero-filled
 // loads, so they contribute w*0 like im2col (0*Inf = NaN). Deterministic: each output is one fixed
 // sequence of tensor-core adds (plus, with split-K, a fixed-order sum of the split partials).
+#include <cstdint>
 #include <cstdlib>
+#include <utility>
 #include <memory>
 #include <string>
 
@@ -121,6 +123,10 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
     throw InputError(me + " (" + config + ") needs a workspace of " + std::to_string(L.workspace_bytes) + " bytes for " +
                      to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
                      (t.workspace ? " bytes" : " bytes at a null pointer"));
+  for (auto [what, ptr] : {std::pair{"x", static_cast<const void*>(t.x)}, std::pair{"w", static_cast<const void*>(t.w)},
+                           std::pair{"y", static_cast<const void*>(t.y)}, std::pair{"workspace", static_cast<const void*>(t.workspace)}})
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
+      throw InputError(me + ": buffer " + what + " is not 16-byte aligned (the kernels copy 16-byte pieces)");
   sm90::IgemmBuffers buf;
   switch (pl.params.dir) {
     case IgemmDir::fwd: buf = {t.x, t.w, t.y, p.bias ? t.bias : nullptr, t.workspace}; break;

@@ -28,12 +28,18 @@
 
 namespace hiprim::gpu::sm90 {
 
+// CTAs per SM the register budget aims for (launch bounds): accumulators are BN/2 per thread.
+// (Functions of one argument: HIP's __launch_bounds__ macro splits template argument lists.)
+constexpr int igemm_kernel_threads(int bm) { return bm / 64 * 128; }
+constexpr int igemm_min_blocks(int bm_bn /* bm * 1000 + bn */) {
+  const int bm = bm_bn / 1000, bn = bm_bn % 1000, threads = igemm_kernel_threads(bm);
+  return threads == 128 ? (bn <= 64 ? 4 : 3) : (threads == 256 && bn <= 128 ? 2 : 1);
+}
 template <int BM, int BN>
 struct IgemmShape {
-  static constexpr int threads = BM / 64 * 128;
+  static constexpr int threads = igemm_kernel_threads(BM);
   static constexpr int a_bytes = BM * kRowBytes, b_bytes = BN * kRowBytes, stage_bytes = a_bytes + b_bytes;
-  // CTAs per SM the register budget aims for (launch bounds): accumulators are BN/2 per thread.
-  static constexpr int min_blocks = threads == 128 ? (BN <= 64 ? 4 : 3) : (threads == 256 && BN <= 128 ? 2 : 1);
+  static constexpr int min_blocks = igemm_min_blocks(BM * 1000 + BN);
 };
 
 // The fp32 value that leaves the accumulator for output channel n (fusion adds scale/shift,
@@ -195,7 +201,7 @@ struct LoadPixelMn {
 // (fwd: x, w; bwd-data: dy, w; bwd-weights: dy, x), out the output tensor, partial the split-K
 // workspace (splitk > 1) or null.
 template <typename T, int BM, int BN, IgemmDir DIR>
-__global__ void __launch_bounds__(IgemmShape<BM, BN>::threads, IgemmShape<BM, BN>::min_blocks)
+__global__ void __launch_bounds__(igemm_kernel_threads(BM), igemm_min_blocks(BM * 1000 + BN))
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                       const T* __restrict__ bias, float* __restrict__ partial, int stages) {
 #if HIPRIM_SM90A

@@ -170,6 +170,7 @@ struct IgemmParams {
   int splitk = 1, kb_per_split = 0;
   int m_tiles = 0;                 // gridDim.x (max over classes)
 };
+static_assert(sizeof(IgemmParams) <= 4000, "kernel parameters stay within the classic 4 KiB limit");
 
 // ---- perf configs ----
 struct IgemmTile {
