@@ -12,6 +12,7 @@
 //                                     k-block i-2 is no longer read
 //   cp.async k-block i+D -> stage (i+D) % stages (= the stage of i-2); commit (empty groups too)
 //   wgmma.fence; 4 x wgmma m64nBNk16 on stage i % stages; commit; wgmma.wait_group(1)
+//   (the accumulators are pinned around each batch and after the last wait: fence_operands)
 // so one wgmma group stays in flight while the next stage's barrier and loads are issued.
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
 // (NHWC rows); hook for fused scale/shift, residual and activation: igemm_epilogue_value().
@@ -265,15 +266,18 @@ __global__ void __launch_bounds__(igemm_kernel_threads(BM), igemm_min_blocks(BM 
     const std::uint32_t a_tile = st + static_cast<std::uint32_t>(wg) * (64 * kRowBytes);  // = one MN atom column too
     const std::uint64_t da = TA ? desc_mnmajor(a_tile) : desc_kmajor(a_tile);
     const std::uint64_t db = TB ? desc_mnmajor(st + S::a_bytes) : desc_kmajor(st + S::a_bytes);
+    fence_operands(acc);
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kTileK / 16; ++ks)
       wgmma_tile<T, BN, TA, TB>(acc, desc_advance(da, ks * a_step), desc_advance(db, ks * b_step));
     wgmma_commit();
     wgmma_wait<1>();
+    fence_operands(acc);
     stage = stage + 1 == stages ? 0 : stage + 1;
   }
   wgmma_wait<0>();
+  fence_operands(acc);
   cp_async_wait(0);
 
   // Epilogue: thread t of warpgroup wg holds rows m0 + 64*wg + acc_row(t, v), cols n0 + acc_col(t, v).

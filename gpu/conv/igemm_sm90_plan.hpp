@@ -64,7 +64,7 @@ struct ActGather {
 
 // One GEMM row's gather base: element offset of its image, y/x base, and whether the row exists.
 struct ActRow {
-  long long img_off = 0;
+  int img_off = 0;  // every tensor has < 2^31 elements (plan_igemm refuses larger ones)
   int yb = 0, xb = 0;
   bool valid = false;
 };
@@ -74,7 +74,7 @@ HIPRIM_IG_HD inline ActRow act_row(const ActGather& g, int m, int rows) {
   const int per_img = g.rh * g.rw;
   const int img = m / per_img, rem = m - img * per_img;
   const int i = rem / g.rw, j = rem - (rem / g.rw) * g.rw;
-  r.img_off = static_cast<long long>(img) * g.sh * g.sw * g.sc;
+  r.img_off = img * g.sh * g.sw * g.sc;
   r.yb = i * g.ry_mul + g.ry_add;
   r.xb = j * g.rx_mul + g.rx_add;
   r.valid = true;
@@ -93,18 +93,19 @@ HIPRIM_IG_HD inline long long act_offset(const ActGather& g, const ActRow& r, co
   if (!r.valid || !kk_valid) return -1;
   const int y = r.yb + t.tr * g.ty_step, x = r.xb + t.ts * g.tx_step;
   if (y < 0 || y >= g.sh || x < 0 || x >= g.sw) return -1;
-  return r.img_off + (static_cast<long long>(y) * g.sw + x) * g.sc + t.ch;
+  return r.img_off + (y * g.sw + x) * g.sc + t.ch;
 }
 
-// bwd-data B: B[n = c][kk = (tr, ts, k)] = w[k][r0 + tr*rstep][s0 + ts*sstep][c] (w is [K][R][S][C]).
+// bwd-data B: B[n = c][kk = (tr, ts, k)] = w[k][r0 + tr*rstep][s0 + ts*sstep][c] (w is [K][R][S][C]),
+// at  k*R*S*C + (r0*S + s0)*C + tr*(rstep*S*C) + ts*(sstep*C) + c  (the strides the kernel keeps).
 struct WeightTaps {
-  int r = 0, s = 0, c = 0, k = 0;  // filter dims (w as [k][r][s][c])
-  int r0 = 0, s0 = 0, rstep = 1, sstep = 1, ns = 0;
+  int k = 0, ns = 0;                // kk = (tr*ns + ts)*k_count + k
+  int rsc = 0, base = 0, tr_stride = 0, ts_stride = 0;
+  int r0 = 0, s0 = 0, rstep = 1, sstep = 1;  // the taps themselves (for tests and notes)
 };
 HIPRIM_IG_HD inline long long weight_offset(const WeightTaps& w, int kk, int c) {
   const Tap t = tap_of(kk, w.k, w.ns);  // ch here is the output channel k
-  const int r = w.r0 + t.tr * w.rstep, s = w.s0 + t.ts * w.sstep;
-  return ((static_cast<long long>(t.ch) * w.r + r) * w.s + s) * w.c + c;
+  return t.ch * w.rsc + w.base + t.tr * w.tr_stride + t.ts * w.ts_stride + c;
 }
 
 // bwd-weights B: B[n = (r, s, c)][kk = pixel (img, p, q)] = x[img][p*str - pad + r*dil][...][c].
@@ -134,7 +135,7 @@ HIPRIM_IG_HD inline long long pixel_offset(const PixelGather& g, const FilterCol
   const int op = rem / g.q, oq = rem - (rem / g.q) * g.q;
   const int y = op * g.str_h - g.pad_h + f.r * g.dil_h, x = oq * g.str_w - g.pad_w + f.s * g.dil_w;
   if (y < 0 || y >= g.h || x < 0 || x >= g.w) return -1;
-  return ((static_cast<long long>(img) * g.h + y) * g.w + x) * g.c + f.c;
+  return ((img * g.h + y) * g.w + x) * g.c + f.c;
 }
 
 // Output row map: dense (row m at m*N) or a class's pixels (h = a + i*sy, w = b + j*sx).

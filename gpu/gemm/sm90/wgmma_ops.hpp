@@ -30,6 +30,14 @@ __device__ __forceinline__ void wgmma_wait() {
   static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
+// Pins the accumulators at this point of the program: the compiler sees each one read and written
+// here, so it cannot move their ordinary uses (zeroing, the epilogue) across the wgmma instructions
+// that write them asynchronously, or across wgmma.wait_group (which names no registers).
+template <int N>
+__device__ __forceinline__ void fence_operands(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
 // Orders this thread's earlier generic-proxy shared-memory writes (cp.async data it waited for)
 // before later async-proxy reads (wgmma operands), once a barrier follows.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }

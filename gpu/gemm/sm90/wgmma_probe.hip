@@ -46,6 +46,7 @@ __global__ void __launch_bounds__(kProbeThreads) wgmma_probe_kernel(const std::u
 #pragma unroll
   for (int v = 0; v < 32; ++v) acc[v] = 0.0f;
   const std::uint32_t a0 = smem_addr(sa), b0 = smem_addr(sb);
+  fence_operands(acc);
   wgmma_fence();
   if constexpr (KIND == WgmmaProbeKind::interleave_k16) {
     const std::uint64_t da = make_desc(a0, kInterleaveLbo, kInterleaveSbo, Swizzle::none);
@@ -60,6 +61,7 @@ __global__ void __launch_bounds__(kProbeThreads) wgmma_probe_kernel(const std::u
   }
   wgmma_commit();
   wgmma_wait<0>();
+  fence_operands(acc);
 #pragma unroll
   for (int v = 0; v < 32; ++v) d[acc_row(tid, v) * 64 + acc_col(tid, v)] = acc[v];
 #else
