@@ -1,19 +1,28 @@
 // conv.igemm.wgmma's kernels (device-side header; include from the igemm_sm90_*.hip files, which
 // are built for sm_90a only). The plan, the GEMM roles of each direction and the gathers are in
-// igemm_sm90_plan.hpp; the shared-memory layouts and descriptors in gpu/gemm/sm90/wgmma_layout.hpp.
+// igemm_sm90_plan.hpp; the producers in igemm_sm90_producers.hpp; the shared-memory layouts and
+// descriptors in gpu/gemm/sm90/wgmma_layout.hpp.
 //
-// Launch: grid (m tiles, n tiles, classes * splitk), BM/64 consumer warpgroups (128 threads each),
-// dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment). Every thread is
-// producer and consumer (no warp specialisation yet): stage s holds A [BM x 64] then B [BN x 64].
-// Main loop over the CTA's k-blocks i (prefetch distance D = stages - 2):
+// Launch: grid (m tiles, n tiles, classes * splitk); BM/64 consumer warpgroups (128 threads each,
+// warpgroup c owns rows 64c..64c+63 of the tile with the whole B tile), plus one producer warpgroup
+// in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
+// +256 for the mbarriers of WS). Stage s holds A [BM x 64] then B [BN x 64].
+// Sync variant (WS false): every thread produces and consumes. Over the CTA's k-blocks i, with the
+// prefetch distance D = stages - 2:
 //   cp.async.wait_group(D-1)          this thread's loads of k-block i have landed
 //   fence.proxy.async; __syncthreads  every thread's loads visible to the async proxy; every
 //                                     warpgroup past wgmma.wait_group(1) of i-1, so the stage of
 //                                     k-block i-2 is no longer read
 //   cp.async k-block i+D -> stage (i+D) % stages (= the stage of i-2); commit (empty groups too)
 //   wgmma.fence; 4 x wgmma m64nBNk16 on stage i % stages; commit; wgmma.wait_group(1)
-//   (the accumulators are pinned around each batch and after the last wait: fence_operands)
-// so one wgmma group stays in flight while the next stage's barrier and loads are issued.
+// Warp-specialised variant (WS true): warpgroup 0 produces, the others consume; per stage s two
+// mbarriers: full[s] (128 arrivals: each producer thread's cp.async.mbarrier.arrive.noinc fires when
+// its copies have landed) and empty[s] (one arrival per consumer thread once the wgmma group that
+// read the stage has completed). The j-th use of stage s (k-block i = s + j*stages) waits:
+//   producer: empty[s] completion j-1 (parity (j-1)&1), for j >= 1
+//   consumer: full[s] completion j (parity j&1), then fence.proxy.async, wgmma, commit,
+//             wait_group(1), arrive empty[(i-1) % stages].
+// Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
 // (NHWC rows); hook for fused scale/shift, residual and activation: igemm_epilogue_value().
 // splitk > 1: each split writes its fp32 partial sums to partial[split][m][n]; igemm_sm90_reduce sums
@@ -24,24 +33,22 @@
 
 #include "gpu/common/numeric.hpp"
 #include "gpu/conv/igemm_sm90_plan.hpp"
+#include "gpu/conv/igemm_sm90_producers.hpp"
 #include "gpu/gemm/sm90/wgmma_layout.hpp"
 #include "gpu/gemm/sm90/wgmma_ops.hpp"
 
 namespace hiprim::gpu::sm90 {
 
-// CTAs per SM the register budget aims for (launch bounds): accumulators are BN/2 per thread.
-// (Functions of one argument: HIP's __launch_bounds__ macro splits template argument lists.)
-constexpr int igemm_kernel_threads(int bm) { return bm / 64 * 128; }
-constexpr int igemm_min_blocks(int bm_bn /* bm * 1000 + bn */) {
-  const int bm = bm_bn / 1000, bn = bm_bn % 1000, threads = igemm_kernel_threads(bm);
+// Threads and the CTAs per SM the register budget aims for (launch bounds; accumulators are BN/2
+// per consumer thread). Functions of one argument: HIP's __launch_bounds__ macro splits template
+// argument lists. key = ws * 1000000 + bm * 1000 + bn.
+constexpr int igemm_kernel_threads(int key) { return (key / 1000 % 1000) / 64 * 128 + (key >= 1000000 ? 128 : 0); }
+constexpr int igemm_min_blocks(int key) {
+  const int bn = key % 1000, threads = igemm_kernel_threads(key);
+  if (key >= 1000000) return threads <= 256 && bn <= 128 ? 2 : 1;
   return threads == 128 ? (bn <= 64 ? 4 : 3) : (threads == 256 && bn <= 128 ? 2 : 1);
 }
-template <int BM, int BN>
-struct IgemmShape {
-  static constexpr int threads = igemm_kernel_threads(BM);
-  static constexpr int a_bytes = BM * kRowBytes, b_bytes = BN * kRowBytes, stage_bytes = a_bytes + b_bytes;
-  static constexpr int min_blocks = igemm_min_blocks(BM * 1000 + BN);
-};
+constexpr int igemm_key(int bm, int bn, bool ws) { return (ws ? 1000000 : 0) + bm * 1000 + bn; }
 
 // The fp32 value that leaves the accumulator for output channel n (fusion adds scale/shift,
 // residual and activation here).
@@ -83,211 +90,33 @@ __global__ void __launch_bounds__(256) igemm_sm90_reduce(const float* __restrict
 }
 
 #if HIPRIM_SM90A
-// ---- producers: each thread's share of one stage's tile (KMajorSplit / MnMajorSplit in
-// wgmma_layout.hpp), written with 16-byte cp.async ----
-// fwd / bwd-data A: activation rows gathered through ActGather.
-template <int ROWS, int THREADS>
-struct LoadActK {
-  using R = KMajorSplit<ROWS, THREADS>;
-  const std::uint16_t* src;
-  ActGather g;
-  int kred, col;
-  ActRow rows[R::per];
-  __device__ void init(const std::uint16_t* s, const IgemmClass& cl, int m0, int tid) {
-    src = s, g = cl.act, kred = cl.kred, col = R::chunk(tid);
-#pragma unroll
-    for (int i = 0; i < R::per; ++i) rows[i] = act_row(g, m0 + R::row(tid, i), cl.m);
-  }
-  __device__ void load(int kb, std::uint32_t tile, int tid) const {
-    const int kk = kb * kTileK + col * 8;
-    const bool kv = kk < kred;
-    const Tap t = kv ? tap_of(kk, g.sc, g.ns) : Tap{};
-#pragma unroll
-    for (int i = 0; i < R::per; ++i) {
-      const long long off = act_offset(g, rows[i], t, kv);
-      cp_async16(tile + kmajor_offset(R::row(tid, i), col * 8), src + (off >= 0 ? off : 0), off >= 0);
-    }
-  }
-};
-
-// fwd B: dense rows (w[k][r][s][c], row length ld = Kred).
-template <int ROWS, int THREADS>
-struct LoadDenseK {
-  using R = KMajorSplit<ROWS, THREADS>;
-  const std::uint16_t* src;
-  int ld, kred, col, n_rows, n0;
-  __device__ void init(const std::uint16_t* s, int ld_, int kred_, int n_rows_, int n0_, int tid) {
-    src = s, ld = ld_, kred = kred_, n_rows = n_rows_, n0 = n0_, col = R::chunk(tid);
-  }
-  __device__ void load(int kb, std::uint32_t tile, int tid) const {
-    const int kk = kb * kTileK + col * 8;
-#pragma unroll
-    for (int i = 0; i < R::per; ++i) {
-      const int r = R::row(tid, i), n = n0 + r;
-      const bool v = n < n_rows && kk < kred;
-      cp_async16(tile + kmajor_offset(r, col * 8), src + (v ? static_cast<long long>(n) * ld + kk : 0), v);
-    }
-  }
-};
-
-// bwd-data B: w read by (tap, k) rows, c contiguous (MN-major).
-template <int ROWS, int THREADS>
-struct LoadWeightMn {
-  using R = MnMajorSplit<ROWS, THREADS>;
-  const std::uint16_t* src;
-  WeightTaps wt;
-  int kred, c0, cl_col;
-  bool col_valid;
-  __device__ void init(const std::uint16_t* s, const IgemmClass& cl, int n_cols, int n0, int tid) {
-    src = s, wt = cl.wt, kred = cl.kred, cl_col = R::chunk(tid);
-    c0 = n0 + 8 * cl_col;
-    col_valid = c0 < n_cols;
-  }
-  __device__ void load(int kb, std::uint32_t tile, int tid) const {
-#pragma unroll
-    for (int i = 0; i < R::per; ++i) {
-      const int krow = R::krow(tid, i), kk = kb * kTileK + krow;
-      const bool v = col_valid && kk < kred;
-      cp_async16(tile + mnmajor_offset(8 * cl_col, krow), src + (v ? weight_offset(wt, kk, c0) : 0), v);
-    }
-  }
-};
-
-// bwd-weights A: dy[pixel][k] (MN-major, row length ld = K).
-template <int ROWS, int THREADS>
-struct LoadDenseMn {
-  using R = MnMajorSplit<ROWS, THREADS>;
-  const std::uint16_t* src;
-  int ld, kred, m, cl_col;
-  bool col_valid;
-  __device__ void init(const std::uint16_t* s, int ld_, int kred_, int mn_total, int m0, int tid) {
-    src = s, ld = ld_, kred = kred_, cl_col = R::chunk(tid);
-    m = m0 + 8 * cl_col;
-    col_valid = m < mn_total;
-  }
-  __device__ void load(int kb, std::uint32_t tile, int tid) const {
-#pragma unroll
-    for (int i = 0; i < R::per; ++i) {
-      const int krow = R::krow(tid, i), kk = kb * kTileK + krow;
-      const bool v = col_valid && kk < kred;
-      cp_async16(tile + mnmajor_offset(8 * cl_col, krow), src + (v ? static_cast<long long>(kk) * ld + m : 0), v);
-    }
-  }
-};
-
-// bwd-weights B: x gathered by pixel rows for the fixed filter column (r, s, c..c+7) (MN-major).
-template <int ROWS, int THREADS>
-struct LoadPixelMn {
-  using R = MnMajorSplit<ROWS, THREADS>;
-  const std::uint16_t* src;
-  PixelGather g;
-  FilterCol fc;
-  int cl_col;
-  __device__ void init(const std::uint16_t* s, const PixelGather& g_, int n_cols, int n0, int tid) {
-    src = s, g = g_, cl_col = R::chunk(tid);
-    fc = filter_col(g, n0 + 8 * cl_col, n_cols);
-  }
-  __device__ void load(int kb, std::uint32_t tile, int tid) const {
-#pragma unroll
-    for (int i = 0; i < R::per; ++i) {
-      const int krow = R::krow(tid, i);
-      const long long off = pixel_offset(g, fc, kb * kTileK + krow);
-      cp_async16(tile + mnmajor_offset(8 * cl_col, krow), src + (off >= 0 ? off : 0), off >= 0);
-    }
-  }
-};
-#endif  // HIPRIM_SM90A
-
-// The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
-// (fwd: x, w; bwd-data: dy, w; bwd-weights: dy, x), out the output tensor, partial the split-K
-// workspace (splitk > 1) or null.
-template <typename T, int BM, int BN, IgemmDir DIR>
-__global__ void __launch_bounds__(igemm_kernel_threads(BM), igemm_min_blocks(BM * 1000 + BN))
-    igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
-                      const T* __restrict__ bias, float* __restrict__ partial, int stages) {
-#if HIPRIM_SM90A
-  using S = IgemmShape<BM, BN>;
-  constexpr int THREADS = S::threads;
-  constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
-  constexpr int TB = DIR == IgemmDir::fwd ? 0 : 1;          // B K-major only for fwd
-  extern __shared__ unsigned char smem_raw[];
-  const std::uint32_t smem0 = (smem_addr(smem_raw) + 1023u) & ~1023u;
-  const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, t = tid % 128;
-  const int zc = static_cast<int>(blockIdx.z) / p.splitk, split = static_cast<int>(blockIdx.z) - zc * p.splitk;
-  const IgemmClass& cl = p.cls[zc];
-  const int m_rows = cl.m, kred = cl.kred;
-  const int m0 = static_cast<int>(blockIdx.x) * BM, n0 = static_cast<int>(blockIdx.y) * BN;
-  if (m0 >= m_rows) return;  // a class with fewer tiles than the grid (uniform over the CTA)
-  const int kb_total = (kred + kTileK - 1) / kTileK;
-  const int kb_begin = split * p.kb_per_split;
-  const int nkb = max(0, min(kb_total, kb_begin + p.kb_per_split) - kb_begin);
-  const auto* a16 = reinterpret_cast<const std::uint16_t*>(a);
-  const auto* b16 = reinterpret_cast<const std::uint16_t*>(b);
-
-  // Producers of this thread.
-  std::conditional_t<DIR == IgemmDir::bwd_weights, LoadDenseMn<BM, THREADS>, LoadActK<BM, THREADS>> la;
-  std::conditional_t<DIR == IgemmDir::fwd, LoadDenseK<BN, THREADS>,
-                     std::conditional_t<DIR == IgemmDir::bwd_data, LoadWeightMn<BN, THREADS>, LoadPixelMn<BN, THREADS>>>
-      lb;
-  if constexpr (DIR == IgemmDir::bwd_weights) {
-    la.init(a16, p.a_ld, kred, m_rows, m0, tid);
-    lb.init(b16, p.pix, p.n_cols, n0, tid);
-  } else {
-    la.init(a16, cl, m0, tid);
-    if constexpr (DIR == IgemmDir::fwd)
-      lb.init(b16, p.a_ld, kred, p.n_cols, n0, tid);
-    else
-      lb.init(b16, cl, p.n_cols, n0, tid);
-  }
-  auto load_stage = [&](int i, int stage) {
-    const std::uint32_t st = smem0 + static_cast<std::uint32_t>(stage * S::stage_bytes);
-    la.load(kb_begin + i, st, tid);
-    lb.load(kb_begin + i, st + S::a_bytes, tid);
-  };
-
-  float acc[BN / 2];
-#pragma unroll
-  for (int v = 0; v < BN / 2; ++v) acc[v] = 0.0f;
-
-  const int D = stages - 2;
-  for (int i = 0; i < D; ++i) {
-    if (i < nkb) load_stage(i, i);
-    cp_async_commit();
-  }
+// One k-block of consumer warpgroup c: 4 x wgmma m64nBNk16 on the stage at `st`, committed as a group.
+template <typename T, int BM, int BN, int TA, int TB>
+__device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], std::uint32_t st, int c) {
   constexpr std::uint32_t a_step = TA ? kKStepBytesMN : kKStepBytesK, b_step = TB ? kKStepBytesMN : kKStepBytesK;
-  int stage = 0;
-  for (int i = 0; i < nkb; ++i) {
-    cp_async_wait(D - 1);
-    fence_proxy_async();
-    __syncthreads();
-    if (i + D < nkb) load_stage(i + D, (stage + D) % stages);
-    cp_async_commit();
-    const std::uint32_t st = smem0 + static_cast<std::uint32_t>(stage * S::stage_bytes);
-    const std::uint32_t a_tile = st + static_cast<std::uint32_t>(wg) * (64 * kRowBytes);  // = one MN atom column too
-    const std::uint64_t da = TA ? desc_mnmajor(a_tile) : desc_kmajor(a_tile);
-    const std::uint64_t db = TB ? desc_mnmajor(st + S::a_bytes) : desc_kmajor(st + S::a_bytes);
-    fence_operands(acc);
-    wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < kTileK / 16; ++ks)
-      wgmma_tile<T, BN, TA, TB>(acc, desc_advance(da, ks * a_step), desc_advance(db, ks * b_step));
-    wgmma_commit();
-    wgmma_wait<1>();
-    fence_operands(acc);
-    stage = stage + 1 == stages ? 0 : stage + 1;
-  }
-  wgmma_wait<0>();
+  const std::uint32_t a_tile = st + static_cast<std::uint32_t>(c) * (64 * kRowBytes);  // = one MN atom column too
+  const std::uint64_t da = TA ? desc_mnmajor(a_tile) : desc_kmajor(a_tile);
+  const std::uint64_t db = TB ? desc_mnmajor(st + BM * kRowBytes) : desc_kmajor(st + BM * kRowBytes);
   fence_operands(acc);
-  cp_async_wait(0);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < kTileK / 16; ++ks)
+    wgmma_tile<T, BN, TA, TB>(acc, desc_advance(da, ks * a_step), desc_advance(db, ks * b_step));
+  wgmma_commit();
+}
 
-  // Epilogue: thread t of warpgroup wg holds rows m0 + 64*wg + acc_row(t, v), cols n0 + acc_col(t, v).
+// Thread t of consumer warpgroup c holds rows m0 + 64c + acc_row(t, v), cols n0 + acc_col(t, v).
+template <typename T, int BN>
+__device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
+                                               int c, int t, int m0, int n0, int split, T* out, const T* bias,
+                                               float* partial) {
   const int n_cols = p.n_cols;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const int row = m0 + 64 * wg + acc_row(t, 2 * half);
-    if (row >= m_rows) continue;
+    const int row = m0 + 64 * c + acc_row(t, 2 * half);
+    if (row >= cl.m) continue;
     if (p.splitk > 1) {
-      float* prow = partial + (static_cast<long long>(split) * m_rows + row) * n_cols;
+      float* prow = partial + (static_cast<long long>(split) * cl.m + row) * n_cols;
 #pragma unroll
       for (int jn = 0; jn < BN / 8; ++jn) {
         const int col = n0 + acc_col(t, 4 * jn);
@@ -303,6 +132,102 @@ __global__ void __launch_bounds__(igemm_kernel_threads(BM), igemm_min_blocks(BM 
           store_pair(out, off + col, igemm_epilogue_value(acc[4 * jn + 2 * half], bias, col),
                      igemm_epilogue_value(acc[4 * jn + 2 * half + 1], bias, col + 1));
       }
+    }
+  }
+}
+#endif  // HIPRIM_SM90A
+
+// The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
+// (fwd: x, w; bwd-data: dy, w; bwd-weights: dy, x), out the output tensor, partial the split-K
+// workspace (splitk > 1) or null.
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS>
+__global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), igemm_min_blocks(igemm_key(BM, BN, WS)))
+    igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
+                      const T* __restrict__ bias, float* __restrict__ partial, int stages) {
+#if HIPRIM_SM90A
+  constexpr int CONSUMERS = BM / 64;
+  constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
+  constexpr int TB = DIR == IgemmDir::fwd ? 0 : 1;          // B K-major only for fwd
+  constexpr int STAGE_BYTES = (BM + BN) * kRowBytes;
+  extern __shared__ unsigned char smem_raw[];
+  const std::uint32_t smem0 = (smem_addr(smem_raw) + 1023u) & ~1023u;
+  const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, t = tid % 128;
+  const int zc = static_cast<int>(blockIdx.z) / p.splitk, split = static_cast<int>(blockIdx.z) - zc * p.splitk;
+  const IgemmClass& cl = p.cls[zc];
+  const int m0 = static_cast<int>(blockIdx.x) * BM, n0 = static_cast<int>(blockIdx.y) * BN;
+  if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
+  const int kb_total = (cl.kred + kTileK - 1) / kTileK;
+  const int kb_begin = split * p.kb_per_split;
+  const int nkb = max(0, min(kb_total, kb_begin + p.kb_per_split) - kb_begin);
+  auto stage_addr = [&](int s) { return smem0 + static_cast<std::uint32_t>(s * STAGE_BYTES); };
+
+  float acc[BN / 2];
+#pragma unroll
+  for (int v = 0; v < BN / 2; ++v) acc[v] = 0.0f;
+
+  if constexpr (!WS) {
+    StageProducers<T, BM, BN, DIR, CONSUMERS * 128> prod;
+    prod.init(p, cl, a, b, m0, n0, tid);
+    const int D = stages - 2;
+    for (int i = 0; i < D; ++i) {
+      if (i < nkb) prod.load(kb_begin + i, stage_addr(i), tid);
+      cp_async_commit();
+    }
+    int stage = 0;
+    for (int i = 0; i < nkb; ++i) {
+      cp_async_wait(D - 1);
+      fence_proxy_async();
+      __syncthreads();
+      if (i + D < nkb) prod.load(kb_begin + i + D, stage_addr((stage + D) % stages), tid);
+      cp_async_commit();
+      mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), wg);
+      wgmma_wait<1>();
+      fence_operands(acc);
+      stage = stage + 1 == stages ? 0 : stage + 1;
+    }
+    wgmma_wait<0>();
+    fence_operands(acc);
+    cp_async_wait(0);
+    igemm_epilogue<T, BN>(p, cl, acc, wg, t, m0, n0, split, out, bias, partial);
+  } else {
+    const std::uint32_t bars = smem0 + static_cast<std::uint32_t>(stages * STAGE_BYTES);
+    auto full = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
+    auto empty = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(stages + s); };
+    if (tid == 0) {
+      for (int s = 0; s < stages; ++s) {
+        mbar_init(full(s), 128);
+        mbar_init(empty(s), CONSUMERS * 128);
+      }
+      fence_mbarrier_init();
+    }
+    __syncthreads();
+    if (wg == 0) {  // producer warpgroup
+      StageProducers<T, BM, BN, DIR, 128> prod;
+      prod.init(p, cl, a, b, m0, n0, t);
+      int stage = 0, use = 0;
+      for (int i = 0; i < nkb; ++i) {
+        if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
+        prod.load(kb_begin + i, stage_addr(stage), t);
+        cp_async_arrive_noinc(full(stage));
+        if (++stage == stages) stage = 0, ++use;
+      }
+      cp_async_wait(0);  // leave no copy in flight behind an exiting thread
+    } else {
+      const int c = wg - 1;
+      int stage = 0, use = 0, prev = 0;
+      for (int i = 0; i < nkb; ++i) {
+        mbar_wait(full(stage), use & 1);
+        fence_proxy_async();
+        mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
+        wgmma_wait<1>();
+        fence_operands(acc);
+        if (i > 0) mbar_arrive(empty(prev));
+        prev = stage;
+        if (++stage == stages) stage = 0, ++use;
+      }
+      wgmma_wait<0>();
+      fence_operands(acc);
+      igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
     }
   }
 #else

@@ -16,10 +16,10 @@ namespace hiprim::gpu::sm90 {
 
 #if HIPRIM_PLATFORM_NVIDIA
 namespace detail {
-template <typename T, int BM, int BN, IgemmDir DIR>
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS>
 void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                  const std::string& context) {
-  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR>;
+  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS>;
   static const bool raised = [&] {
     HIPRIM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
                  "raising the shared-memory limit of igemm_sm90_kernel for " + context);
@@ -38,14 +38,18 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
                        const std::string& context) {
   using namespace detail;
   const hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
-  const int key = c.bm * 1000 + c.bn;
-  switch (key) {
-    case 128128: launch_tile<T, 128, 128, DIR>(L, c, buf, stream, context); break;
-    case 128256: launch_tile<T, 128, 256, DIR>(L, c, buf, stream, context); break;
-    case 256128: launch_tile<T, 256, 128, DIR>(L, c, buf, stream, context); break;
-    case 128064: launch_tile<T, 128, 64, DIR>(L, c, buf, stream, context); break;
-    case 64128: launch_tile<T, 64, 128, DIR>(L, c, buf, stream, context); break;
-    case 64064: launch_tile<T, 64, 64, DIR>(L, c, buf, stream, context); break;
+  switch (igemm_key(c.bm, c.bn, c.ws)) {
+    case igemm_key(128, 128, false): launch_tile<T, 128, 128, DIR, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 256, false): launch_tile<T, 128, 256, DIR, false>(L, c, buf, stream, context); break;
+    case igemm_key(256, 128, false): launch_tile<T, 256, 128, DIR, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 64, false): launch_tile<T, 128, 64, DIR, false>(L, c, buf, stream, context); break;
+    case igemm_key(64, 128, false): launch_tile<T, 64, 128, DIR, false>(L, c, buf, stream, context); break;
+    case igemm_key(64, 64, false): launch_tile<T, 64, 64, DIR, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 128, true): launch_tile<T, 128, 128, DIR, true>(L, c, buf, stream, context); break;
+    case igemm_key(128, 256, true): launch_tile<T, 128, 256, DIR, true>(L, c, buf, stream, context); break;
+    case igemm_key(128, 64, true): launch_tile<T, 128, 64, DIR, true>(L, c, buf, stream, context); break;
+    case igemm_key(64, 128, true): launch_tile<T, 64, 128, DIR, true>(L, c, buf, stream, context); break;
+    case igemm_key(64, 64, true): launch_tile<T, 64, 64, DIR, true>(L, c, buf, stream, context); break;
     default: throw InputError("conv.igemm.wgmma: tile of config " + to_string(c) + " is not instantiated");
   }
   if (c.splitk > 1) {

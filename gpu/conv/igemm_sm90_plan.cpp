@@ -51,7 +51,7 @@ double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTE
 
 std::string to_string(const IgemmConfig& c) {
   return "m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" +
-         std::to_string(c.splitk);
+         std::to_string(c.splitk) + (c.ws ? ".ws" : "");
 }
 
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
@@ -67,7 +67,9 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   };
   if (!number("m", c.bm) || !number("n", c.bn) || s.substr(0, 3) != "k64") return std::nullopt;
   s.remove_prefix(3);
-  if (!number(".s", c.stages) || !number(".splitk", c.splitk) || !s.empty()) return std::nullopt;
+  if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
+  if (s == ".ws") c.ws = true, s.remove_prefix(3);
+  if (!s.empty()) return std::nullopt;
   if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
   return c;
 }
@@ -166,6 +168,7 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
   if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
+  if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
   if (c.stages < kMinStages || c.stages > kMaxStages)
     return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
            std::to_string(kMaxStages) + "]";
@@ -203,12 +206,13 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
 std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
   std::vector<IgemmConfig> out;
   if (!pl.refusal.empty()) return out;
-  for (const IgemmTile& t : kTiles)
-    for (int st = kMinStages; st <= kMaxStages; ++st)
-      for (int sp : kSplits) {
-        const IgemmConfig c{t.bm, t.bn, st, sp};
-        if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
-      }
+  for (bool ws : {false, true})
+    for (const IgemmTile& t : kTiles)
+      for (int st = kMinStages; st <= kMaxStages; ++st)
+        for (int sp : kSplits) {
+          const IgemmConfig c{t.bm, t.bn, st, sp, ws};
+          if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
+        }
   return out;
 }
 

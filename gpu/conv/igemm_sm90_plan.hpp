@@ -181,15 +181,20 @@ inline constexpr IgemmTile kTiles[] = {{128, 128}, {128, 256}, {256, 128}, {128,
 inline constexpr int kMinStages = 3, kMaxStages = 8;
 inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
+// ws: warp-specialised (a producer warpgroup and mbarriers, suffix ".ws"); else every thread both
+// produces and consumes.
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
+  bool ws = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1"; nullopt on any other text.
+// Parses "m128n128k64.s4.splitk1" or "m128n128k64.s4.splitk1.ws"; nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
-inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128; }
-inline int igemm_smem_bytes(const IgemmConfig& c) { return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack; }
+inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
+inline int igemm_smem_bytes(const IgemmConfig& c) {
+  return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0);
+}
 
 // The plan of a problem (config independent).
 struct IgemmPlan {

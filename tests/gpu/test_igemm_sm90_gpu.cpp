@@ -2,7 +2,8 @@
 //   WgmmaProbe.*      one warpgroup, one stage: unswizzled K-major, 128B K-major, B MN-major, both
 //                     MN-major, each against A*B^T on the host, with a diagnosis of the wrong cells
 //   IgemmGemm.*       the pipelined kernels as plain GEMMs (1x1 convolutions) of several sizes and
-//                     every tile, stage count and split, against a reference GEMM on the GPU
+//                     every tile, stage count, split and both variants (all threads produce, or
+//                     a warp-specialised producer), against a reference GEMM on the GPU
 //   IgemmConv.*       every direction on small problems (strides, padding, dilation, sub-pixel
 //                     classes, bias) against the CPU reference, exactly, plus a determinism check
 //   IgemmSweep.*      (only with HIPRIM_IGEMM_SWEEP=1) times configs on the ResNet-50 layers at N=32
@@ -197,10 +198,12 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
   const int sizes[][3] = {{128, 128, 64}, {64, 64, 64}, {200, 72, 136}, {1000, 264, 520}, {2048, 512, 1024}};
   for (ConvDir dir : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
     for (auto [M, N, K] : sizes)
+      for (bool ws : {false, true})
       for (const sm90::IgemmTile& t : sm90::kTiles)
         for (int stages : {3, 4})
           for (int split : {1, 2, 3}) {
-            const std::string cfg = to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split});
+            if (ws && t.bm > 128) continue;  // no warp-specialised 256-row tile
+            const std::string cfg = to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws});
             if (split > (K + 63) / 64) continue;
             check_gemm(dir, DType::bf16, M, N, K, cfg);
             if (HasFailure()) return;  // the first failure is the diagnosis; the rest repeat it
@@ -236,7 +239,8 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
           ASSERT_FALSE(configs.empty()) << to_string(p);
           const std::string def = igemm_sm90_default_config(p);
           EXPECT_EQ(check_conv(p, def, ++seed), "") << def << " " << to_string(p);
-          for (const char* other : {"m64n64k64.s3.splitk1", "m256n128k64.s4.splitk1", "m128n256k64.s3.splitk2"})
+          for (const char* other : {"m64n64k64.s3.splitk1", "m256n128k64.s4.splitk1", "m128n256k64.s3.splitk2",
+                                    "m128n128k64.s4.splitk1.ws", "m64n128k64.s3.splitk2.ws"})
             if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
               EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
             }

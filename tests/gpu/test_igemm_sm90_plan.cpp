@@ -286,8 +286,14 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
   const IgemmConfig c{128, 256, 4, 8};
   EXPECT_EQ(to_string(c), "m128n256k64.s4.splitk8");
   EXPECT_EQ(parse_igemm_config("m128n256k64.s4.splitk8"), c);
+  const IgemmConfig w{64, 128, 5, 1, true};
+  EXPECT_EQ(to_string(w), "m64n128k64.s5.splitk1.ws");
+  EXPECT_EQ(parse_igemm_config("m64n128k64.s5.splitk1.ws"), w);
+  EXPECT_EQ(igemm_threads(w), 256);
+  EXPECT_EQ(igemm_threads(c), 256);
   for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
-                          "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1"})
+                          "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
+                          "m128n128k64.s4.splitk1.wsx"})
     EXPECT_FALSE(parse_igemm_config(bad).has_value()) << bad;
 }
 
@@ -335,6 +341,8 @@ TEST(IgemmConfig, RefusedConfigsSayWhy) {
   EXPECT_NE(igemm_config_refusal(strided, {128, 128, 2, 1}).find("stages"), std::string::npos);
   EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 5}).find("splitk"), std::string::npos);
   EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1}), "");
+  EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1, true}), "");
+  EXPECT_NE(igemm_config_refusal(strided, {256, 128, 3, 1, true}).find("warp-specialised"), std::string::npos);
 }
 
 TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {

@@ -4,7 +4,8 @@
 //   gpu/gemm/sm90/wgmma_layout.hpp), fp32 accumulators, bf16 or f16 inputs, scale-d = 1 (the
 //   accumulators are zeroed first), imm-scale-a/b = 1, imm-trans-a/b = TA/TB (0 K-major, 1 MN-major);
 //   wgmma.fence / commit_group / wait_group; cp.async 16-byte with zero fill (src-size 0);
-//   cp.async commit/wait; fence.proxy.async.shared::cta (generic-proxy writes -> async-proxy reads).
+//   cp.async commit/wait; fence.proxy.async.shared::cta (generic-proxy writes -> async-proxy reads);
+//   mbarrier init/arrive/try_wait.parity and cp.async.mbarrier.arrive.noinc (warp specialisation).
 // Syntax from the PTX ISA (9.7.15 wgmma, 9.7.9.25 cp.async, membar/fence). The operand lists of the
 // mma wrappers are written out in full (N/2 accumulators each).
 #pragma once
@@ -59,6 +60,35 @@ __device__ __forceinline__ void cp_async_wait(int n) {
     case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
     default: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
   }
+}
+
+// mbarriers in shared memory (8 bytes, 8-aligned; PTX "mbarrier"): init with the expected arrival
+// count, made visible to the other threads (and the async proxy) by fence.mbarrier_init + a barrier.
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// Arrive (release): one of the phase's expected arrivals.
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits (acquire) until the phase of the given parity has completed.
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, int parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+// An arrival on `bar` once every cp.async this thread issued before has landed; .noinc: the
+// arrival counts against the phase's expected count (no pending-count increment).
+__device__ __forceinline__ void cp_async_arrive_noinc(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 
 template <int TA, int TB>
