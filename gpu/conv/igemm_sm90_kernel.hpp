@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
         cp_async_arrive_noinc(full(stage));
         if (++stage == stages) stage = 0, ++use;
       }
-      cp_async_wait(0);  // leave no copy in flight behind an exiting thread
+      cp_async_wait_all();  // leave no copy in flight behind an exiting thread (they are not in groups)
     } else {
       const int c = wg - 1;
       int stage = 0, use = 0, prev = 0;

@@ -48,6 +48,8 @@ __device__ __forceinline__ void cp_async16(std::uint32_t dst, const void* src, b
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
                : "memory");
 }
+// Waits for every cp.async of this thread, committed or not.
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Waits until at most n of this thread's committed groups are pending (n < 8, run time).
 __device__ __forceinline__ void cp_async_wait(int n) {
