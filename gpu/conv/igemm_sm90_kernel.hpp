@@ -3,7 +3,7 @@
 // igemm_sm90_plan.hpp; the producers in igemm_sm90_producers.hpp; the shared-memory layouts and
 // descriptors in gpu/gemm/sm90/wgmma_layout.hpp.
 //
-// Launch: grid (m tiles, n tiles, classes * splitk); BM/64 consumer warpgroups (128 threads each,
+// Launch: grid (m tiles * n tiles, n fastest; 1; classes * splitk); BM/64 consumer warpgroups (128 threads each,
 // warpgroup c owns rows 64c..64c+63 of the tile with the whole B tile), plus one producer warpgroup
 // in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
 // +256 for the mbarriers of WS). Stage s holds A [BM x 64] then B [BN x 64].
@@ -154,7 +154,8 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
   const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, t = tid % 128;
   const int zc = static_cast<int>(blockIdx.z) / p.splitk, split = static_cast<int>(blockIdx.z) - zc * p.splitk;
   const IgemmClass& cl = p.cls[zc];
-  const int m0 = static_cast<int>(blockIdx.x) * BM, n0 = static_cast<int>(blockIdx.y) * BN;
+  const int tile = static_cast<int>(blockIdx.x), m_tile = tile / p.n_tiles;
+  const int m0 = m_tile * BM, n0 = (tile - m_tile * p.n_tiles) * BN;
   if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
   const int kb_total = (cl.kred + kTileK - 1) / kTileK;
   const int kb_begin = split * p.kb_per_split;

@@ -179,7 +179,7 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   const long long kb = cdiv(pl.kred_max, kTileK);
   if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
   if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);
-  if (cdiv(pl.params.n_cols, c.bn) > 65535) return "N tiles exceed gridDim.y";
+  if (cdiv(pl.gemm_m_max, c.bm) * cdiv(pl.params.n_cols, c.bn) > kIndexLimit) return "more tiles than gridDim.x takes";
   return "";
 }
 
@@ -190,9 +190,10 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   const long long kb = cdiv(pl.kred_max, kTileK);
   q.splitk = c.splitk;
   q.kb_per_split = static_cast<int>(c.splitk > 1 ? cdiv(kb, c.splitk) : kb);
-  q.m_tiles = static_cast<int>(cdiv(pl.gemm_m_max, c.bm));
-  L.grid_x = static_cast<unsigned>(std::max(1, q.m_tiles));
-  L.grid_y = static_cast<unsigned>(cdiv(q.n_cols, c.bn));
+  q.m_tiles = static_cast<int>(std::max<long long>(1, cdiv(pl.gemm_m_max, c.bm)));
+  q.n_tiles = static_cast<int>(cdiv(q.n_cols, c.bn));
+  L.grid_x = static_cast<unsigned>(static_cast<long long>(q.m_tiles) * q.n_tiles);
+  L.grid_y = 1;
   L.grid_z = static_cast<unsigned>(q.classes * c.splitk);
   L.threads = igemm_threads(c);
   L.smem = igemm_smem_bytes(c);

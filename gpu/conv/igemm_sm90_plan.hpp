@@ -22,7 +22,7 @@
 //             touches an inserted zero; a class with no taps (Kred = 0) writes zeros. Stride 1: one
 //             class, r0 = 0, ry_add = pad_h, ty_step = -dil_h.
 // The kernel multiplies real zeros: padding, out-of-range rows and the K tail are zero-filled loads.
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>"; tiles kTiles, stages 3..8
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
@@ -169,7 +169,8 @@ struct IgemmParams {
   PixelGather pix;                 // bwd-weights B
   int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
   int splitk = 1, kb_per_split = 0;
-  int m_tiles = 0;                 // gridDim.x (max over classes)
+  int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):
+                                   // neighbouring CTAs share the activation tile, the big operand
 };
 static_assert(sizeof(IgemmParams) <= 4000, "kernel parameters stay within the classic 4 KiB limit");
 

@@ -333,6 +333,21 @@ TEST(IgemmConfig, SplitKPartitionsTheKBlocks) {
   }
 }
 
+TEST(IgemmConfig, GridCoversEveryTileOnceWithNFastest) {
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k200 in9x9 f3x3 pad1x1"));
+  const IgemmLaunch L = make_igemm_launch(pl, {64, 64, 4, 1});
+  ASSERT_EQ(L.params.m_tiles, (2 * 81 + 63) / 64);
+  ASSERT_EQ(L.params.n_tiles, (200 + 63) / 64);
+  std::set<std::pair<int, int>> seen;
+  for (unsigned tile = 0; tile < L.grid_x; ++tile) {  // the kernel's decode
+    const int m = static_cast<int>(tile) / L.params.n_tiles, n = static_cast<int>(tile) - m * L.params.n_tiles;
+    ASSERT_TRUE(seen.insert({m, n}).second);
+    if (tile > 0) EXPECT_EQ(n == 0, (tile % L.params.n_tiles) == 0);  // n is the fast index
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(L.params.m_tiles * L.params.n_tiles));
+  EXPECT_EQ(L.grid_y, 1u);
+}
+
 TEST(IgemmConfig, RefusedConfigsSayWhy) {
   const IgemmPlan strided = plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1 str2x2"));
   EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 2}).find("sub-pixel"), std::string::npos);
