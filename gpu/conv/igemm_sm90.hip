@@ -1,7 +1,7 @@
 // conv.igemm.wgmma: 2D NHWC convolution, fwd / bwd-data (strided by sub-pixel classes) / bwd-weights,
 // fp16/bf16 with fp32 accumulation, as an implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a):
-// plan and roles in igemm_sm90_plan.hpp, kernels in igemm_sm90_kernel.hpp. Groups 1, C and K
-// multiples of 8, any stride/pad/dilation. Padded taps, missing rows and K tails are zero-filled
+// plan and roles in igemm_sm90_plan.hpp, kernels in igemm_sm90_kernel.hpp. Groups 1, K a multiple
+// of 8, any stride/pad/dilation; C % 8 != 0 (the stem) runs on channel-padded workspace copies. Padded taps, missing rows and K tails are zero-filled
 // loads, so they contribute w*0 like im2col (0*Inf = NaN). Deterministic: each output is one fixed
 // sequence of tensor-core adds (plus, with split-K, a fixed-order sum of the split partials).
 #include <cstdint>
@@ -18,6 +18,8 @@
 #include "gpu/conv/igemm_sm90_plan.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/runtime/device.hpp"
+#include "gpu/runtime/launch.hpp"
+#include "gpu/runtime/check.hpp"
 
 namespace hiprim::gpu {
 namespace {
@@ -25,6 +27,37 @@ namespace {
 using sm90::IgemmConfig;
 using sm90::IgemmDir;
 using sm90::IgemmPlan;
+
+// Channel padding of the C % 8 != 0 problems (bit copies of 16-bit elements, zeros in the new
+// channels): dst[r][ch] = ch < c ? src[r][ch] : 0 over rows x cp, and the cut back.
+constexpr int kPadThreads = 256;
+__global__ void __launch_bounds__(kPadThreads)
+    pad_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
+  const long long n = rows * cp, step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
+    const long long r = e / cp;
+    const int ch = static_cast<int>(e - r * cp);
+    dst[e] = ch < c ? src[r * c + ch] : std::uint16_t{0};
+  }
+}
+__global__ void __launch_bounds__(kPadThreads)
+    cut_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
+  const long long n = rows * c, step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
+    const long long r = e / c;
+    dst[e] = src[r * cp + (e - r * c)];
+  }
+}
+void pad_channels(const void* src, void* dst, long long rows, int c, int cp, hipStream_t s, const std::string& ctx) {
+  pad_channels_kernel<<<grid_stride_blocks(rows * cp, kPadThreads), kPadThreads, 0, s>>>(
+      static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), rows, c, cp);
+  HIPRIM_CHECK_LAUNCH("pad_channels_kernel", ctx);
+}
+void cut_channels(const void* src, void* dst, long long rows, int c, int cp, hipStream_t s, const std::string& ctx) {
+  cut_channels_kernel<<<grid_stride_blocks(rows * c, kPadThreads), kPadThreads, 0, s>>>(
+      static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), rows, c, cp);
+  HIPRIM_CHECK_LAUNCH("cut_channels_kernel", ctx);
+}
 
 IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::string& text) {
   const auto c = sm90::parse_igemm_config(text);
@@ -43,7 +76,7 @@ class ConvIgemmWgmma final : public ConvSolver {
   std::string summary() const override {
     return "2D NHWC implicit GEMM on warpgroup MMA (wgmma m64nNk16, sm_90a), cp.async multistage ring, fp32 "
            "accumulation: fwd, bwd-data (sub-pixel classes), bwd-weights (deterministic split-K); fp16/bf16; "
-           "groups 1, C % 8 == 0, K % 8 == 0; perf configs via " + std::string(kConvConfigEnv);
+           "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); perf configs via " + std::string(kConvConfigEnv);
   }
   // The tensor core's fp32 adds align to the largest exponent and truncate: each errs by < 2u.
   double accumulation_error_factor() const override { return 2.0; }
@@ -135,6 +168,27 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
   }
   void* const stream = t.stream;
   const std::string context = me + " " + config + " " + to_string(p);
+  const hipStream_t hs = static_cast<hipStream_t>(stream);
+  const long long act_rows = p.n * p.in[0] * p.in[1], w_rows = p.k * p.filter[0] * p.filter[1];
+  if (pl.c_pad > 0) {  // the 3-channel stem: the GEMM runs on channel-padded copies in the workspace
+    void* const act_pad = static_cast<unsigned char*>(t.workspace) + L.act_pad_offset;
+    void* const w_pad = static_cast<unsigned char*>(t.workspace) + L.w_pad_offset;
+    switch (pl.params.dir) {
+      case IgemmDir::fwd:
+        pad_channels(t.x, act_pad, act_rows, pl.c_real, pl.c_pad, hs, context);
+        pad_channels(t.w, w_pad, w_rows, pl.c_real, pl.c_pad, hs, context);
+        buf.a = act_pad, buf.b = w_pad;
+        break;
+      case IgemmDir::bwd_data:
+        pad_channels(t.w, w_pad, w_rows, pl.c_real, pl.c_pad, hs, context);
+        buf.b = w_pad, buf.out = act_pad;
+        break;
+      case IgemmDir::bwd_weights:
+        pad_channels(t.x, act_pad, act_rows, pl.c_real, pl.c_pad, hs, context);
+        buf.b = act_pad, buf.out = w_pad;
+        break;
+    }
+  }
   dispatch_dtype(p.dtype, [&]<typename T>() {
     if constexpr (!std::is_same_v<T, float>) {
       switch (pl.params.dir) {
@@ -146,6 +200,8 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
       }
     }
   });
+  if (pl.c_pad > 0 && pl.params.dir == IgemmDir::bwd_data) cut_channels(buf.out, t.x, act_rows, pl.c_real, pl.c_pad, hs, context);
+  if (pl.c_pad > 0 && pl.params.dir == IgemmDir::bwd_weights) cut_channels(buf.out, t.w, w_rows, pl.c_real, pl.c_pad, hs, context);
 }
 
 std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma() { return std::make_shared<ConvIgemmWgmma>(); }

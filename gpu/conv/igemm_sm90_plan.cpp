@@ -88,9 +88,22 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   if (p.mode != ConvMode::conv) return no("mode trans (not mapped onto this solver yet)");
   if (p.groups != 1)
     return no("groups " + std::to_string(p.groups) + " > 1 (grouped and depthwise convolutions are left to a direct kernel)");
-  if (p.c % 8 != 0 || p.k % 8 != 0)
-    return no("C = " + std::to_string(p.c) + ", K = " + std::to_string(p.k) +
-              ": both must be multiples of 8 (16-byte channel runs)");
+  if (p.k % 8 != 0)
+    return no("K = " + std::to_string(p.k) + " is not a multiple of 8 (16-byte channel runs of dy and y)");
+  if (p.c % 8 != 0) {  // plan the channel-padded problem; the solver pads and cuts in the workspace
+    ConvProblem q = p;
+    q.c = (p.c + 7) / 8 * 8;
+    IgemmPlan padded = plan_igemm(q);
+    if (!padded.refusal.empty()) return padded;
+    const std::size_t e = dtype_size(p.dtype);
+    padded.c_real = static_cast<int>(p.c);
+    padded.c_pad = static_cast<int>(q.c);
+    padded.act_pad_bytes = static_cast<std::size_t>(q.x_desc().elements()) * e;
+    padded.w_pad_bytes = static_cast<std::size_t>(q.w_desc().elements()) * e;
+    padded.flops = static_cast<std::int64_t>(p.flops());
+    padded.min_bytes = static_cast<std::int64_t>(e) * (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
+    return padded;
+  }
   const Dims out = p.out();
   const long long n = p.n, c = p.c, k = p.k, h = p.in[0], w = p.in[1], r = p.filter[0], s = p.filter[1];
   const long long oh = out[0], ow = out[1];
@@ -197,10 +210,13 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   L.grid_z = static_cast<unsigned>(q.classes * c.splitk);
   L.threads = igemm_threads(c);
   L.smem = igemm_smem_bytes(c);
-  L.workspace_bytes =
-      c.splitk > 1 ? static_cast<std::size_t>(c.splitk) * static_cast<std::size_t>(pl.gemm_m_max) *
-                         static_cast<std::size_t>(q.n_cols) * sizeof(float)
-                   : 0;
+  auto align = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  const std::size_t partial = c.splitk > 1 ? static_cast<std::size_t>(c.splitk) * static_cast<std::size_t>(pl.gemm_m_max) *
+                                                 static_cast<std::size_t>(q.n_cols) * sizeof(float)
+                                           : 0;
+  L.act_pad_offset = align(partial);
+  L.w_pad_offset = L.act_pad_offset + align(pl.act_pad_bytes);
+  L.workspace_bytes = pl.c_pad > 0 ? L.w_pad_offset + align(pl.w_pad_bytes) : partial;
   return L;
 }
 
@@ -244,6 +260,7 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   const double tc = static_cast<double>(cdiv(tiles, kNumSms)) * t_tile, tm = static_cast<double>(pl.min_bytes) / bw;
   double t = std::max(tc, tm) + 0.2 * std::min(tc, tm);
   t += zero_bytes / bw;
+  t += 2.0 * static_cast<double>(pl.act_pad_bytes + pl.w_pad_bytes) / bw;  // channel padding copies
   if (c.splitk > 1) {
     const double part = static_cast<double>(pl.gemm_m_max) * pl.params.n_cols * 4.0 * c.splitk;
     t += 2.0 * part / bw + 3e-6;  // partials written and read back, plus the second launch

@@ -22,6 +22,7 @@
 //             touches an inserted zero; a class with no taps (Kred = 0) writes zeros. Stride 1: one
 //             class, r0 = 0, ry_add = pad_h, ty_step = -dil_h.
 // The kernel multiplies real zeros: padding, out-of-range rows and the K tail are zero-filled loads.
+// C % 8 != 0: the same GEMM over workspace copies with C padded to a multiple of 8 (IgemmPlan).
 // Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
@@ -205,6 +206,11 @@ struct IgemmPlan {
   long long kred_max = 0;
   std::int64_t flops = 0;
   std::int64_t min_bytes = 0;  // x + w + y: what any algorithm reads and writes at least once
+  // C % 8 != 0 (the 3-channel stem): the GEMM runs on copies with C padded to c_pad (zero channels)
+  // in the workspace: act_pad (x, or dx for bwd-data) and w_pad (w, or dw for bwd-weights); inputs
+  // are padded before the GEMM, a padded output is cut back to c_real after it. 0: no padding.
+  int c_real = 0, c_pad = 0;
+  std::size_t act_pad_bytes = 0, w_pad_bytes = 0;
 };
 IgemmPlan plan_igemm(const ConvProblem& p);
 
@@ -215,7 +221,8 @@ struct IgemmLaunch {
   IgemmParams params;
   unsigned grid_x = 0, grid_y = 0, grid_z = 0;
   int threads = 0, smem = 0;
-  std::size_t workspace_bytes = 0;  // fp32 partials of split-K
+  std::size_t workspace_bytes = 0;  // [split-K fp32 partials][act_pad][w_pad], each 256-aligned
+  std::size_t act_pad_offset = 0, w_pad_offset = 0;
 };
 IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c);
 // The device buffers of a launch.

@@ -223,6 +223,8 @@ const char* const kConvShapes[] = {
     "n2 c136 k264 in6x6 f1x1",
     "n1 c8 k8 in1x1 f1x1",
     "n2 c32 k32 in15x15 f5x5 pad2x2 str1x1",
+    "n2 c3 k16 in12x11 f7x7 pad3x3 str2x2",  // the stem's shape: C padded to 8 in the workspace
+    "n1 c12 k8 in7x7 f3x3 pad1x1 str1x1",
 };
 
 TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
