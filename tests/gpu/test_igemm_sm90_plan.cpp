@@ -339,7 +339,9 @@ TEST(IgemmConfig, ListedConfigsAreValidAndContainTheDefault) {
     for (const IgemmConfig& c : all) {
       EXPECT_EQ(parse_igemm_config(to_string(c)), c);
       EXPECT_LE(igemm_smem_bytes(c), kSmemLimit);
-      if (pl.params.classes > 1) EXPECT_EQ(c.splitk, 1) << s;
+      if (pl.params.classes > 1) {
+        EXPECT_EQ(c.splitk, 1) << s;
+      }
     }
   }
 }
@@ -372,7 +374,7 @@ TEST(IgemmConfig, GridCoversEveryTileOnceWithNFastest) {
   for (unsigned tile = 0; tile < L.grid_x; ++tile) {  // the kernel's decode
     const int m = static_cast<int>(tile) / L.params.n_tiles, n = static_cast<int>(tile) - m * L.params.n_tiles;
     ASSERT_TRUE(seen.insert({m, n}).second);
-    if (tile > 0) EXPECT_EQ(n == 0, (tile % L.params.n_tiles) == 0);  // n is the fast index
+    EXPECT_EQ(n, static_cast<int>(tile % L.params.n_tiles));  // n is the fast index
   }
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(L.params.m_tiles * L.params.n_tiles));
   EXPECT_EQ(L.grid_y, 1u);
