@@ -38,6 +38,12 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   if [ $rc -eq 0 ]; then result[$name]=PASS
   elif [ $rc -eq 124 ]; then result[$name]="TIMEOUT (${limit}s)"
   else result[$name]="FAIL (rc $rc)"; fi
+  # A stage that ran nothing is not green: skipped tests, or a conformance run with no passed case.
+  if [ $rc -eq 0 ] && grep -q '^\[  SKIPPED \]' "$work/$name.out"; then
+    result[$name]="SKIPPED: $(grep -m1 -A1 ': Skipped' "$work/$name.out" | tail -1)"
+  fi
+  if [ $rc -eq 0 ] && grep -qE '^total +0 ' "$work/$name.out"; then result[$name]="NOTHING PASSED (all unsupported?)"; fi
+  if grep -q 'Running 0 tests' "$work/$name.out"; then result[$name]="NO TEST RAN (filter?)"; fi
   grep -E "Failure|FAILED|Expected|Which is|wrong|diagnos|error|Skipped|SKIPPED" "$work/$name.out" | head -40
   tail -4 "$work/$name.out"
   echo "-- $name: ${result[$name]}"
@@ -53,14 +59,14 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   else
     result[sass]="not run (no cuobjdump)"
   fi
-  stage probe 60 "$T" --gtest_filter='WgmmaProbe.*'
+  stage probe 60 "$T" --gtest_filter='*WgmmaProbe.*'
   stage gemm 90 "$T" --gtest_filter='IgemmGemm.*'
   stage conv 90 "$T" --gtest_filter='IgemmConv.*'
   stage check 100 "$BIN/hiprim" check --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nhwc \
     --solver conv.igemm.wgmma --report "$OUT/conformance_wgmma.json"
   if command -v compute-sanitizer >/dev/null; then
     stage memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 3 "$T" \
-      --gtest_filter='WgmmaProbe.*:IgemmConv.SolverIsRegistered*'
+      --gtest_filter='*WgmmaProbe.*:IgemmConv.SolverIsRegistered*'
   fi
   if [ "${SKIP_SWEEP:-0}" != 1 ]; then
     elapsed=$(( $(date +%s) - start ))
