@@ -22,6 +22,8 @@
 //   producer: empty[s] completion j-1 (parity (j-1)&1), for j >= 1
 //   consumer: full[s] completion j (parity j&1), then fence.proxy.async, wgmma, commit,
 //             wait_group(1), arrive empty[(i-1) % stages].
+// TMA (fwd, with WS): producer thread 0 also arrives on full[s] with expect_tx(BN*128) and issues the
+// TMA of the B box; full[s] then expects 129 arrivals plus the box's bytes.
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
 // (NHWC rows); hook for fused scale/shift, residual and activation: igemm_epilogue_value().
@@ -140,10 +142,12 @@ __device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const Igemm
 // The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
 // (fwd: x, w; bwd-data: dy, w; bwd-weights: dy, x), out the output tensor, partial the split-K
 // workspace (splitk > 1) or null.
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS>
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
 __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), igemm_min_blocks(igemm_key(BM, BN, WS)))
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
-                      const T* __restrict__ bias, float* __restrict__ partial, int stages) {
+                      const T* __restrict__ bias, float* __restrict__ partial, int stages,
+                      const HIPRIM_GRID_CONSTANT TensorMap tmap_b) {
+  static_assert(!TMA || (WS && DIR == IgemmDir::fwd), "TMA feeds fwd's weight operand in the warp-specialised variant");
 #if HIPRIM_SM90A
   constexpr int CONSUMERS = BM / 64;
   constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
@@ -196,7 +200,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     auto empty = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(stages + s); };
     if (tid == 0) {
       for (int s = 0; s < stages; ++s) {
-        mbar_init(full(s), 128);
+        mbar_init(full(s), 128 + (TMA ? 1 : 0));  // + the TMA issuer's expect_tx arrival
         mbar_init(empty(s), CONSUMERS * 128);
       }
       fence_mbarrier_init();
@@ -208,7 +212,15 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       int stage = 0, use = 0;
       for (int i = 0; i < nkb; ++i) {
         if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
-        prod.load(kb_begin + i, stage_addr(stage), t);
+        if constexpr (TMA) {
+          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k-block, n0), OOB rows/cols zero-filled
+            mbar_arrive_expect_tx(full(stage), BN * kRowBytes);
+            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, (kb_begin + i) * kTileK, n0, full(stage));
+          }
+          prod.load_a(kb_begin + i, stage_addr(stage), t);
+        } else {
+          prod.load(kb_begin + i, stage_addr(stage), t);
+        }
         cp_async_arrive_noinc(full(stage));
         if (++stage == stages) stage = 0, ++use;
       }
@@ -232,7 +244,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     }
   }
 #else
-  (void)p, (void)a, (void)b, (void)out, (void)bias, (void)partial, (void)stages;
+  (void)p, (void)a, (void)b, (void)out, (void)bias, (void)partial, (void)stages, (void)tmap_b;
 #if defined(__CUDA_ARCH__)
   __trap();  // never launched: the host refuses every device but sm_90 (sm_90a code only)
 #endif

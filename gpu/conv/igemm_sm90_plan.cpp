@@ -51,7 +51,7 @@ double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTE
 
 std::string to_string(const IgemmConfig& c) {
   return "m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" +
-         std::to_string(c.splitk) + (c.ws ? ".ws" : "");
+         std::to_string(c.splitk) + (c.ws ? ".ws" : "") + (c.tma ? ".tma" : "");
 }
 
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
@@ -68,7 +68,8 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   if (!number("m", c.bm) || !number("n", c.bn) || s.substr(0, 3) != "k64") return std::nullopt;
   s.remove_prefix(3);
   if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
-  if (s == ".ws") c.ws = true, s.remove_prefix(3);
+  if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
+  if (s == ".tma") c.tma = true, s.remove_prefix(4);
   if (!s.empty()) return std::nullopt;
   if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
   return c;
@@ -181,6 +182,8 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
   if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
+  if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
+  if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
   if (c.stages < kMinStages || c.stages > kMaxStages)
     return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
@@ -223,11 +226,11 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
 std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
   std::vector<IgemmConfig> out;
   if (!pl.refusal.empty()) return out;
-  for (bool ws : {false, true})
+  for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
     for (const IgemmTile& t : kTiles)
       for (int st = kMinStages; st <= kMaxStages; ++st)
         for (int sp : kSplits) {
-          const IgemmConfig c{t.bm, t.bn, st, sp, ws};
+          const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2};
           if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
         }
   return out;

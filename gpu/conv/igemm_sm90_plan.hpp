@@ -23,7 +23,7 @@
 //             class, r0 = 0, ry_add = pad_h, ty_step = -dil_h.
 // The kernel multiplies real zeros: padding, out-of-range rows and the K tail are zero-filled loads.
 // C % 8 != 0: the same GEMM over workspace copies with C padded to a multiple of 8 (IgemmPlan).
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws]"; tiles kTiles, stages 3..8
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
@@ -184,14 +184,15 @@ inline constexpr int kMinStages = 3, kMaxStages = 8;
 inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
 // ws: warp-specialised (a producer warpgroup and mbarriers, suffix ".ws"); else every thread both
-// produces and consumes.
+// produces and consumes. tma (with ws, fwd only, suffix ".tma"): the dense weight operand B comes
+// by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async.
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
-  bool ws = false;
+  bool ws = false, tma = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1" or "m128n128k64.s4.splitk1.ws"; nullopt on any other text.
+// Parses "m128n128k64.s4.splitk1", "...splitk1.ws" or "...splitk1.ws.tma"; nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
 inline int igemm_smem_bytes(const IgemmConfig& c) {

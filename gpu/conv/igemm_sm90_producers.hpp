@@ -53,7 +53,7 @@ struct LoadDenseK {
     for (int i = 0; i < R::per; ++i) {
       const int r = R::row(tid, i), n = n0 + r;
       const bool v = n < n_rows && kk < kred;
-      cp_async16(tile + kmajor_offset(r, col * 8), src + (v ? static_cast<long long>(n) * ld + kk : 0), v);
+      cp_async16(tile + kmajor_offset(r, col * 8), src + (v ? n * ld + kk : 0), v);  // < 2^31 elements
     }
   }
 };
@@ -98,7 +98,7 @@ struct LoadDenseMn {
     for (int i = 0; i < R::per; ++i) {
       const int krow = R::krow(tid, i), kk = kb * kTileK + krow;
       const bool v = col_valid && kk < kred;
-      cp_async16(tile + mnmajor_offset(8 * cl_col, krow), src + (v ? static_cast<long long>(kk) * ld + m : 0), v);
+      cp_async16(tile + mnmajor_offset(8 * cl_col, krow), src + (v ? kk * ld + m : 0), v);  // < 2^31 elements
     }
   }
 };
@@ -152,6 +152,7 @@ struct StageProducers {
     la.load(kb, stage, tid);
     lb.load(kb, stage + BM * kRowBytes, tid);
   }
+  __device__ void load_a(int kb, std::uint32_t stage, int tid) const { la.load(kb, stage, tid); }
 };
 #endif  // HIPRIM_SM90A
 

@@ -201,19 +201,22 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
   for (ConvDir dir : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
     for (auto [M, N, K] : sizes) {
       const bool large = static_cast<long long>(M) * N * K > 100000000LL;
-      for (bool ws : {false, true})
+      for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; + TMA for fwd's weights
         for (const sm90::IgemmTile& t : sm90::kTiles)
           for (int stages : large ? std::vector<int>{4} : std::vector<int>{3, 4})
             for (int split : large ? std::vector<int>{1, 2} : std::vector<int>{1, 3}) {
-              if (ws && t.bm > 128) continue;    // no warp-specialised 256-row tile
-              if (split > (K + 63) / 64) continue;  // more splits than k-blocks is not a listed config
-              check_gemm(dir, DType::bf16, M, N, K, to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws}));
+              const bool ws = variant >= 1, tma = variant == 2;
+              if (ws && t.bm > 128) continue;                // no warp-specialised 256-row tile
+              if (tma && dir != ConvDir::fwd) continue;      // TMA feeds fwd's dense weights only
+              if (split > (K + 63) / 64) continue;           // more splits than k-blocks is not a listed config
+              check_gemm(dir, DType::bf16, M, N, K, to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws, tma}));
               if (HasFailure()) return;  // the first failure is the diagnosis; the rest repeat it
             }
     }
   check_gemm(ConvDir::fwd, DType::fp16, 1000, 264, 520, "m128n128k64.s4.splitk1");
   check_gemm(ConvDir::bwd_weights, DType::fp16, 256, 1000, 2000, "m128n256k64.s4.splitk4");
   check_gemm(ConvDir::bwd_data, DType::fp16, 1000, 264, 520, "m128n128k64.s4.splitk1.ws");
+  check_gemm(ConvDir::fwd, DType::fp16, 1000, 264, 520, "m128n256k64.s3.splitk2.ws.tma");
 }
 
 const char* const kConvShapes[] = {
@@ -246,7 +249,8 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
           const std::string def = igemm_sm90_default_config(p);
           EXPECT_EQ(check_conv(p, def, ++seed), "") << def << " " << to_string(p);
           for (const char* other : {"m64n64k64.s3.splitk1", "m256n128k64.s4.splitk1", "m128n256k64.s3.splitk2",
-                                    "m128n128k64.s4.splitk1.ws", "m64n128k64.s3.splitk2.ws"})
+                                    "m128n128k64.s4.splitk1.ws", "m64n128k64.s3.splitk2.ws",
+                                    "m128n64k64.s4.splitk1.ws.tma", "m64n64k64.s5.splitk2.ws.tma"})
             if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
               EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
             }

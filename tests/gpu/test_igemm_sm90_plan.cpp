@@ -320,10 +320,14 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
   EXPECT_EQ(to_string(w), "m64n128k64.s5.splitk1.ws");
   EXPECT_EQ(parse_igemm_config("m64n128k64.s5.splitk1.ws"), w);
   EXPECT_EQ(igemm_threads(w), 256);
+  const IgemmConfig tm{128, 128, 4, 1, true, true};
+  EXPECT_EQ(to_string(tm), "m128n128k64.s4.splitk1.ws.tma");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma"), tm);
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.tma"), (IgemmConfig{128, 128, 4, 1, false, true}));  // refused later
   EXPECT_EQ(igemm_threads(c), 256);
   for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
                           "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
-                          "m128n128k64.s4.splitk1.wsx"})
+                          "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws"})
     EXPECT_FALSE(parse_igemm_config(bad).has_value()) << bad;
 }
 
@@ -390,6 +394,10 @@ TEST(IgemmConfig, RefusedConfigsSayWhy) {
   EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1}), "");
   EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1, true}), "");
   EXPECT_NE(igemm_config_refusal(strided, {256, 128, 3, 1, true}).find("warp-specialised"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 1, true, true}).find("fwd"), std::string::npos);
+  const IgemmPlan fwd = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1"));
+  EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, true, true}), "");
+  EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 1, false, true}).find(".ws.tma"), std::string::npos);
 }
 
 TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {

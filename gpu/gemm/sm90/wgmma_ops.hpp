@@ -5,7 +5,8 @@
 //   accumulators are zeroed first), imm-scale-a/b = 1, imm-trans-a/b = TA/TB (0 K-major, 1 MN-major);
 //   wgmma.fence / commit_group / wait_group; cp.async 16-byte with zero fill (src-size 0);
 //   cp.async commit/wait; fence.proxy.async.shared::cta (generic-proxy writes -> async-proxy reads);
-//   mbarrier init/arrive/try_wait.parity and cp.async.mbarrier.arrive.noinc (warp specialisation).
+//   mbarrier init/arrive/try_wait.parity and cp.async.mbarrier.arrive.noinc (warp specialisation);
+//   mbarrier expect_tx and cp.async.bulk.tensor.2d (TMA) with complete_tx.
 // Syntax from the PTX ISA (9.7.15 wgmma, 9.7.9.25 cp.async, membar/fence). The operand lists of the
 // mma wrappers are written out in full (N/2 accumulators each).
 #pragma once
@@ -16,6 +17,23 @@
 
 #if defined(HIPRIM_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HIPRIM_SM90A 1
+#endif
+
+// The TMA tensor map (CUtensorMap, 128 bytes, opaque), passed to kernels as a __grid_constant__
+// parameter; a same-sized stand-in where CUDA's driver header is absent (HIP/AMD).
+#if HIPRIM_PLATFORM_NVIDIA
+#include <cuda.h>
+#define HIPRIM_GRID_CONSTANT __grid_constant__
+namespace hiprim::gpu::sm90 {
+using TensorMap = CUtensorMap;
+}
+#else
+#define HIPRIM_GRID_CONSTANT
+namespace hiprim::gpu::sm90 {
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+}
 #endif
 
 #if HIPRIM_SM90A
@@ -86,6 +104,19 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, int parity) {
         : "r"(bar), "r"(parity)
         : "memory");
   } while (done == 0);
+}
+// An arrival that also expects `bytes` more transaction bytes (a TMA completing on `bar`).
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// TMA: the 2D box at coordinates (c0 innermost, c1) of `map` into shared memory at `dst`
+// (1024-aligned for the 128B swizzle), completing `bytes` on mbarrier `bar`; zeros outside the tensor.
+__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const TensorMap* map, int c0, int c1, std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
 }
 // An arrival on `bar` once every cp.async this thread issued before has landed; .noinc: the
 // arrival counts against the phase's expected count (no pending-count increment).
