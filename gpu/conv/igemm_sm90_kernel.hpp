@@ -22,8 +22,9 @@
 //   producer: empty[s] completion j-1 (parity (j-1)&1), for j >= 1
 //   consumer: full[s] completion j (parity j&1), then fence.proxy.async, wgmma, commit,
 //             wait_group(1), arrive empty[(i-1) % stages].
-// TMA (fwd, with WS): producer thread 0 also arrives on full[s] with expect_tx(BN*128) and issues the
-// TMA of the B box; full[s] then expects 129 arrivals plus the box's bytes.
+// TMA (fwd, with WS): producer thread 0 also arrives on full[s] with expect_tx and issues the TMA of
+// the B box (and of the A box when A is dense: 1x1, stride 1, pad 0); full[s] then expects 129
+// arrivals plus the boxes' bytes (1 arrival when both operands come by TMA).
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
 // (NHWC rows); hook for fused scale/shift, residual and activation: igemm_epilogue_value().
@@ -146,7 +147,7 @@ template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
 __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), igemm_min_blocks(igemm_key(BM, BN, WS)))
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                       const T* __restrict__ bias, float* __restrict__ partial, int stages,
-                      const HIPRIM_GRID_CONSTANT TensorMap tmap_b) {
+                      const HIPRIM_GRID_CONSTANT TensorMap tmap_b, const HIPRIM_GRID_CONSTANT TensorMap tmap_a) {
   static_assert(!TMA || (WS && DIR == IgemmDir::fwd), "TMA feeds fwd's weight operand in the warp-specialised variant");
 #if HIPRIM_SM90A
   constexpr int CONSUMERS = BM / 64;
@@ -200,7 +201,8 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     auto empty = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(stages + s); };
     if (tid == 0) {
       for (int s = 0; s < stages; ++s) {
-        mbar_init(full(s), 128 + (TMA ? 1 : 0));  // + the TMA issuer's expect_tx arrival
+        // cp.async producers' arrivals (none when A comes by TMA too) + the TMA issuer's expect_tx arrival
+        mbar_init(full(s), TMA ? (p.a_dense ? 1 : 129) : 128);
         mbar_init(empty(s), CONSUMERS * 128);
       }
       fence_mbarrier_init();
@@ -213,15 +215,20 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       for (int i = 0; i < nkb; ++i) {
         if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
         if constexpr (TMA) {
-          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k-block, n0), OOB rows/cols zero-filled
-            mbar_arrive_expect_tx(full(stage), BN * kRowBytes);
-            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, (kb_begin + i) * kTileK, n0, full(stage));
+          const int k0 = (kb_begin + i) * kTileK;
+          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows)
+            mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense ? BM : 0)) * kRowBytes);
+            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0, full(stage));
+            if (p.a_dense) tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
           }
-          prod.load_a(kb_begin + i, stage_addr(stage), t);
+          if (!p.a_dense) {
+            prod.load_a(kb_begin + i, stage_addr(stage), t);
+            cp_async_arrive_noinc(full(stage));
+          }
         } else {
           prod.load(kb_begin + i, stage_addr(stage), t);
+          cp_async_arrive_noinc(full(stage));
         }
-        cp_async_arrive_noinc(full(stage));
         if (++stage == stages) stage = 0, ++use;
       }
       cp_async_wait_all();  // leave no copy in flight behind an exiting thread (they are not in groups)
@@ -244,7 +251,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     }
   }
 #else
-  (void)p, (void)a, (void)b, (void)out, (void)bias, (void)partial, (void)stages, (void)tmap_b;
+  (void)p, (void)a, (void)b, (void)out, (void)bias, (void)partial, (void)stages, (void)tmap_b, (void)tmap_a;
 #if defined(__CUDA_ARCH__)
   __trap();  // never launched: the host refuses every device but sm_90 (sm_90a code only)
 #endif

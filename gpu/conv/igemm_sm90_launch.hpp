@@ -21,10 +21,11 @@ namespace hiprim::gpu::sm90 {
 
 #if HIPRIM_PLATFORM_NVIDIA
 namespace detail {
-// The TMA map of fwd's weight matrix w [rows][kred] (16-bit, rows = K): box 64 (k) x bn (rows), 128B
-// swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the driver at run time.
+// The TMA map of a dense 16-bit K-major operand [rows][kred] (fwd's w, rows = K; or x as [N*H*W][C]):
+// box 64 (k) x `bn` rows, 128B swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the
+// driver at run time.
 template <typename T>
-TensorMap weight_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
+TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
   using Encode = PFN_cuTensorMapEncodeTiled_v12000;
   static const Encode encode = [] {
     void* fn = nullptr;
@@ -59,11 +60,15 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
     return true;
   }();
   (void)raised;
-  TensorMap map{};
-  if constexpr (TMA) map = weight_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
+  TensorMap map_b{}, map_a{};
+  if constexpr (TMA) {
+    map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
+    if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
+  }
   kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
       L.params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
-      static_cast<const T*>(buf.bias), c.splitk > 1 ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map);
+      static_cast<const T*>(buf.bias), c.splitk > 1 ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
+      map_a);
   HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
 }
 

@@ -127,6 +127,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
       cl.act = ActGather{static_cast<int>(h), static_cast<int>(w), static_cast<int>(c), static_cast<int>(oh),
                          static_cast<int>(ow), sh, -ph, sw, -pw, static_cast<int>(r), static_cast<int>(s), dh, dw};
       q.a_ld = cl.kred;  // B = w rows [k][r][s][c]
+      q.a_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;  // A = x [N*H*W][C]
       break;
     }
     case ConvDir::bwd_data: {

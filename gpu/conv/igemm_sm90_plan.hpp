@@ -169,6 +169,7 @@ struct IgemmParams {
   IgemmClass cls[kMaxClasses];
   PixelGather pix;                 // bwd-weights B
   int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
+  bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
   int splitk = 1, kb_per_split = 0;
   int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):
                                    // neighbouring CTAs share the activation tile, the big operand
@@ -185,7 +186,8 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 
 // ws: warp-specialised (a producer warpgroup and mbarriers, suffix ".ws"); else every thread both
 // produces and consumes. tma (with ws, fwd only, suffix ".tma"): the dense weight operand B comes
-// by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async.
+// by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async, and so does A where it is dense
+// (IgemmParams::a_dense: 1x1, stride 1, pad 0).
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
   bool ws = false, tma = false;

@@ -415,6 +415,23 @@ TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {
   }
 }
 
+TEST(IgemmPlan, DenseActivationOperandOnlyForUnitStridedOneByOneFwd) {
+  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1")).params.a_dense);
+  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 dil2x2")).params.a_dense);
+  for (const char* s : {"conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 str2x2", "conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 pad1x1",
+                        "conv fwd bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f1x1",
+                        "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1"})
+    EXPECT_FALSE(plan_igemm(parse_conv_problem(s)).params.a_dense) << s;
+  // Where it is set, the gather is the dense matrix: A[m][kk] at m*C + kk.
+  const ConvProblem p = parse_conv_problem("conv fwd bf16 nhwc n2 c16 k8 in5x3 f1x1");
+  const IgemmPlan pl = plan_igemm(p);
+  for (int m = 0; m < pl.params.cls[0].m; ++m)
+    for (int kk = 0; kk < pl.params.cls[0].kred; ++kk)
+      ASSERT_EQ(act_offset(pl.params.cls[0].act, act_row(pl.params.cls[0].act, m, pl.params.cls[0].m),
+                           tap_of(kk, 16, 1), true),
+                m * 16 + kk);
+}
+
 TEST(IgemmPlan, RefusesWithReasons) {
   const std::pair<const char*, const char*> cases[] = {
       {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3", "fp32"},
