@@ -86,10 +86,14 @@ class ConvIgemmWgmma final : public ConvSolver {
     if (const std::string why = igemm_sm90_unavailable(); !why.empty()) return Applicability::no(why);
     return Applicability::yes();
   }
+  // Of the config run() will use: HIPRIM_CONV_CONFIG's when set and valid for p, else the heuristic's.
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     const IgemmPlan pl = sm90::plan_igemm(p);
     if (!pl.refusal.empty()) return 0;
-    return sm90::make_igemm_launch(pl, sm90::igemm_default_config(pl)).workspace_bytes;
+    IgemmConfig c = sm90::igemm_default_config(pl);
+    if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
+      if (const auto e = sm90::parse_igemm_config(env); e && sm90::igemm_config_refusal(pl, *e).empty()) c = *e;
+    return sm90::make_igemm_launch(pl, c).workspace_bytes;
   }
   void run(const ConvProblem& p, const ConvTensors& t) const override {
     const char* env = std::getenv(kConvConfigEnv);

@@ -257,6 +257,22 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
         }
 }
 
+// A few runs of every variant and direction, small enough for compute-sanitizer (device_wgmma.sh).
+TEST(IgemmConv, SanitizerSubset) {
+  SKIP_WITHOUT_SM90();
+  std::uint32_t seed = 900;
+  for (const char* dir : {"fwd", "bwd-data", "bwd-weights"})
+    for (const char* shape : {"n2 c16 k24 in7x6 f3x3 pad1x1 str2x2", "n1 c3 k8 in9x9 f7x7 pad3x3 str2x2", "n2 c64 k8 in5x5 f1x1"}) {
+      const ConvProblem p = parse_conv_problem(std::string("conv ") + dir + " bf16 nhwc " + shape);
+      const std::vector<std::string> configs = igemm_sm90_configs(p);
+      for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",
+                              "m128n64k64.s4.splitk1.ws.tma"})
+        if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
+          EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p);
+        }
+    }
+}
+
 TEST(IgemmConv, SolverIsRegisteredFirstAndUsesTheEnvironmentConfig) {
   const ConvSolverList& all = gpu_conv_solvers();
   ASSERT_FALSE(all.empty());
