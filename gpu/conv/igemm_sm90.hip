@@ -6,6 +6,7 @@
 // sequence of tensor-core adds (plus, with split-K, a fixed-order sum of the split partials).
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <utility>
 #include <memory>
 #include <string>
@@ -124,6 +125,14 @@ std::string igemm_sm90_unavailable() {
     if (major != 9 || minor != 0)
       return "device is sm_" + std::to_string(major) + std::to_string(minor) +
              ": the warpgroup-MMA kernels are built for sm_90a (Hopper) only";
+    try {  // every kernel's one-time setup now, outside any graph capture (applicable() comes first)
+      sm90::igemm_sm90_prepare<__half, IgemmDir::fwd>(), sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::fwd>();
+      sm90::igemm_sm90_prepare<__half, IgemmDir::bwd_data>(), sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::bwd_data>();
+      sm90::igemm_sm90_prepare<__half, IgemmDir::bwd_weights>();
+      sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::bwd_weights>();
+    } catch (const std::exception& e) {
+      return std::string("the kernels' setup failed: ") + e.what();
+    }
     return std::string();
   }();
   return why;

@@ -24,18 +24,23 @@ namespace detail {
 // The TMA map of a dense 16-bit K-major operand [rows][kred] (fwd's w, rows = K; or x as [N*H*W][C]):
 // box 64 (k) x `bn` rows, 128B swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the
 // driver at run time.
-template <typename T>
-TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
-  using Encode = PFN_cuTensorMapEncodeTiled_v12000;
-  static const Encode encode = [] {
+using TensorMapEncoder = PFN_cuTensorMapEncodeTiled_v12000;
+inline TensorMapEncoder tensor_map_encoder() {  // looked up once per process
+  static const TensorMapEncoder encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult q{};
     if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
         q != cudaDriverEntryPointSuccess)
       fn = nullptr;
     (void)cudaGetLastError();
-    return reinterpret_cast<Encode>(fn);
+    return reinterpret_cast<TensorMapEncoder>(fn);
   }();
+  return encode;
+}
+
+template <typename T>
+TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
+  const TensorMapEncoder encode = tensor_map_encoder();
   if (encode == nullptr) throw RuntimeError("cuTensorMapEncodeTiled is not available from the driver (" + context + ")");
   TensorMap m{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(kred), static_cast<cuuint64_t>(rows)};
@@ -50,16 +55,24 @@ TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std
   return m;
 }
 
+// Raises the kernel's dynamic shared-memory limit, once per process (prepare() does it for every
+// kernel before any run, so a run inside a graph capture never makes this call).
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+void raise_smem_limit() {
+  static const bool raised = [] {
+    HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
+                 "raising the shared-memory limit of igemm_sm90_kernel");
+    return true;
+  }();
+  (void)raised;
+}
+
 template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
 void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                  const std::string& context) {
   auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>;
-  static const bool raised = [&] {
-    HIPRIM_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
-                 "raising the shared-memory limit of igemm_sm90_kernel for " + context);
-    return true;
-  }();
-  (void)raised;
+  raise_smem_limit<T, BM, BN, DIR, WS, TMA>();
   TensorMap map_b{}, map_a{};
   if constexpr (TMA) {
     map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
@@ -82,6 +95,23 @@ void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& 
     throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) is fwd only");
 }
 }  // namespace detail
+
+template <typename T, IgemmDir DIR>
+void igemm_sm90_prepare() {
+  using namespace detail;
+  raise_smem_limit<T, 128, 128, DIR, false, false>(), raise_smem_limit<T, 128, 256, DIR, false, false>();
+  raise_smem_limit<T, 256, 128, DIR, false, false>(), raise_smem_limit<T, 128, 64, DIR, false, false>();
+  raise_smem_limit<T, 64, 128, DIR, false, false>(), raise_smem_limit<T, 64, 64, DIR, false, false>();
+  raise_smem_limit<T, 128, 128, DIR, true, false>(), raise_smem_limit<T, 128, 256, DIR, true, false>();
+  raise_smem_limit<T, 128, 64, DIR, true, false>(), raise_smem_limit<T, 64, 128, DIR, true, false>();
+  raise_smem_limit<T, 64, 64, DIR, true, false>();
+  if constexpr (DIR == IgemmDir::fwd) {
+    raise_smem_limit<T, 128, 128, DIR, true, true>(), raise_smem_limit<T, 128, 256, DIR, true, true>();
+    raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
+    raise_smem_limit<T, 64, 64, DIR, true, true>();
+    (void)tensor_map_encoder();
+  }
+}
 
 template <typename T, IgemmDir DIR>
 void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, void* stream_ptr,
@@ -119,6 +149,8 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
 }
 #else
 template <typename T, IgemmDir DIR>
+void igemm_sm90_prepare() {}
+template <typename T, IgemmDir DIR>
 void igemm_sm90_launch(const IgemmLaunch&, const IgemmConfig&, const IgemmBuffers&, void*,
                        const std::string& context) {
   throw InputError("conv.igemm.wgmma needs NVIDIA sm_90a (wgmma); cannot run " + context);
@@ -126,6 +158,8 @@ void igemm_sm90_launch(const IgemmLaunch&, const IgemmConfig&, const IgemmBuffer
 #endif
 
 #define IGEMM_SM90_INSTANTIATE(DIR)                                                                           \
+  template void igemm_sm90_prepare<__half, DIR>();                                                            \
+  template void igemm_sm90_prepare<hiprim_bf16_t, DIR>();                                                     \
   template void igemm_sm90_launch<__half, DIR>(const IgemmLaunch&, const IgemmConfig&, const IgemmBuffers&,  \
                                                void*, const std::string&);                                   \
   template void igemm_sm90_launch<hiprim_bf16_t, DIR>(const IgemmLaunch&, const IgemmConfig&,                \

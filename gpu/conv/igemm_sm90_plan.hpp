@@ -241,6 +241,10 @@ struct IgemmBuffers {
 template <typename T, IgemmDir DIR>
 void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, void* stream,
                        const std::string& context);
+// One-time host setup of every kernel of (T, DIR): the dynamic shared-memory limits and the TMA
+// encoder lookup, so that no later run (possibly inside a graph capture) makes those calls.
+template <typename T, IgemmDir DIR>
+void igemm_sm90_prepare();
 
 // Every config that can run the plan (all are instantiated), and the heuristic's pick.
 std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl);
