@@ -27,7 +27,8 @@
 // arrivals plus the boxes' bytes (1 arrival when both operands come by TMA).
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
-// (NHWC rows); hook for fused scale/shift, residual and activation: igemm_epilogue_value().
+// (NHWC rows), or (.se) staged in shared memory and stored as 16-byte row pieces; hook for fused
+// scale/shift, residual and activation: igemm_epilogue_value().
 // splitk > 1: each split writes its fp32 partial sums to partial[split][m][n]; igemm_sm90_reduce sums
 // the splits in ascending order (+ bias), rounds and stores: deterministic, no atomics.
 #pragma once
@@ -138,6 +139,39 @@ __device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const Igemm
     }
   }
 }
+// The staged epilogue (.se, splitk 1) of consumer warpgroup c (CONSUMERS warpgroups in all): after
+// every consumer's last wgmma has completed (named barrier 1), the warpgroup writes its rounded
+// 64 x BN tile (+ bias) into its own region of the (no longer read) stage memory, rows BN*2 + 16
+// bytes apart, then (named barrier 2 + c) stores 16-byte row pieces: thread t takes piece t % (BN/8)
+// of rows t / (BN/8) + i * (128 / (BN/8)), so consecutive threads write consecutive bytes of a row.
+template <typename T, int BN, int CONSUMERS>
+__device__ __forceinline__ void igemm_staged_epilogue(const IgemmParams& p, const IgemmClass& cl,
+                                                      const float (&acc)[BN / 2], int c, int t, int m0, int n0,
+                                                      T* out, const T* bias, unsigned char* smem) {
+  constexpr int PITCH = BN * 2 + 16, PIECES = BN / 8, ROW_STEP = 128 / PIECES;
+  unsigned char* tile = smem + c * 64 * PITCH;
+  named_barrier(1, CONSUMERS * 128);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = acc_row(t, 2 * half);
+#pragma unroll
+    for (int jn = 0; jn < BN / 8; ++jn) {
+      const int col = acc_col(t, 4 * jn);
+      store_pair(reinterpret_cast<T*>(tile + r * PITCH), col,
+                 igemm_epilogue_value(acc[4 * jn + 2 * half], bias, n0 + col < p.n_cols ? n0 + col : 0),
+                 igemm_epilogue_value(acc[4 * jn + 2 * half + 1], bias, n0 + col + 1 < p.n_cols ? n0 + col + 1 : 0));
+    }
+  }
+  named_barrier(2 + c, 128);
+  const int piece = t % PIECES, col = n0 + 8 * piece;
+#pragma unroll
+  for (int i = 0; i < 64 / ROW_STEP; ++i) {
+    const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
+    if (row < cl.m && col < p.n_cols)
+      *reinterpret_cast<uint4*>(out + out_row_offset(cl.out, row, p.n_cols) + col) =
+          *reinterpret_cast<const uint4*>(tile + r * PITCH + 16 * piece);
+  }
+}
 #endif  // HIPRIM_SM90A
 
 // The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
@@ -194,7 +228,10 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     wgmma_wait<0>();
     fence_operands(acc);
     cp_async_wait(0);
-    igemm_epilogue<T, BN>(p, cl, acc, wg, t, m0, n0, split, out, bias, partial);
+    if (p.staged_epilogue)
+      igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, wg, t, m0, n0, out, bias, smem_raw + (smem0 - smem_addr(smem_raw)));
+    else
+      igemm_epilogue<T, BN>(p, cl, acc, wg, t, m0, n0, split, out, bias, partial);
   } else {
     const std::uint32_t bars = smem0 + static_cast<std::uint32_t>(stages * STAGE_BYTES);
     auto full = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
@@ -247,7 +284,10 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       }
       wgmma_wait<0>();
       fence_operands(acc);
-      igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
+      if (p.staged_epilogue)
+        igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem_raw + (smem0 - smem_addr(smem_raw)));
+      else
+        igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
     }
   }
 #else

@@ -51,7 +51,7 @@ double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTE
 
 std::string to_string(const IgemmConfig& c) {
   return "m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" +
-         std::to_string(c.splitk) + (c.ws ? ".ws" : "") + (c.tma ? ".tma" : "");
+         std::to_string(c.splitk) + (c.ws ? ".ws" : "") + (c.tma ? ".tma" : "") + (c.se ? ".se" : "");
 }
 
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
@@ -69,7 +69,8 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   s.remove_prefix(3);
   if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
   if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
-  if (s == ".tma") c.tma = true, s.remove_prefix(4);
+  if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
+  if (s == ".se") c.se = true, s.remove_prefix(3);
   if (!s.empty()) return std::nullopt;
   if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
   return c;
@@ -183,6 +184,7 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
   if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
+  if (c.se && c.splitk > 1) return "the staged epilogue (.se) writes rounded outputs: split-K's partials stay direct";
   if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
   if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
@@ -206,6 +208,7 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   IgemmParams& q = L.params;
   const long long kb = cdiv(pl.kred_max, kTileK);
   q.splitk = c.splitk;
+  q.staged_epilogue = c.se;
   q.kb_per_split = static_cast<int>(c.splitk > 1 ? cdiv(kb, c.splitk) : kb);
   q.m_tiles = static_cast<int>(std::max<long long>(1, cdiv(pl.gemm_m_max, c.bm)));
   q.n_tiles = static_cast<int>(cdiv(q.n_cols, c.bn));
@@ -227,13 +230,14 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
 std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
   std::vector<IgemmConfig> out;
   if (!pl.refusal.empty()) return out;
-  for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
-    for (const IgemmTile& t : kTiles)
-      for (int st = kMinStages; st <= kMaxStages; ++st)
-        for (int sp : kSplits) {
-          const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2};
-          if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
-        }
+  for (bool se : {false, true})
+    for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
+      for (const IgemmTile& t : kTiles)
+        for (int st = kMinStages; st <= kMaxStages; ++st)
+          for (int sp : kSplits) {
+            const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se};
+            if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
+          }
   return out;
 }
 

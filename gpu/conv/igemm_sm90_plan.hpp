@@ -23,7 +23,7 @@
 //             class, r0 = 0, ry_add = pad_h, ty_step = -dil_h.
 // The kernel multiplies real zeros: padding, out-of-range rows and the K tail are zero-filled loads.
 // C % 8 != 0: the same GEMM over workspace copies with C padded to a multiple of 8 (IgemmPlan).
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]]"; tiles kTiles, stages 3..8
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
@@ -171,6 +171,7 @@ struct IgemmParams {
   int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
   bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
   int splitk = 1, kb_per_split = 0;
+  bool staged_epilogue = false;    // the config's .se
   int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):
                                    // neighbouring CTAs share the activation tile, the big operand
 };
@@ -188,13 +189,16 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // produces and consumes. tma (with ws, fwd only, suffix ".tma"): the dense weight operand B comes
 // by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async, and so does A where it is dense
 // (IgemmParams::a_dense: 1x1, stride 1, pad 0).
+// se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
+// 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
-  bool ws = false, tma = false;
+  bool ws = false, tma = false, se = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1", "...splitk1.ws" or "...splitk1.ws.tma"; nullopt on any other text.
+// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma" and then ".se" (e.g.
+// "m128n128k64.s4.splitk1.ws.tma.se"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
 inline int igemm_smem_bytes(const IgemmConfig& c) {

@@ -209,7 +209,8 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
               if (ws && t.bm > 128) continue;                // no warp-specialised 256-row tile
               if (tma && dir != ConvDir::fwd) continue;      // TMA feeds fwd's dense weights only
               if (split > (K + 63) / 64) continue;           // more splits than k-blocks is not a listed config
-              check_gemm(dir, DType::bf16, M, N, K, to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws, tma}));
+              const bool se = split == 1 && (t.bn + stages + variant) % 2 == 0;  // the staged epilogue on half
+              check_gemm(dir, DType::bf16, M, N, K, to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws, tma, se}));
               if (HasFailure()) return;  // the first failure is the diagnosis; the rest repeat it
             }
     }
@@ -217,6 +218,9 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
   check_gemm(ConvDir::bwd_weights, DType::fp16, 256, 1000, 2000, "m128n256k64.s4.splitk4");
   check_gemm(ConvDir::bwd_data, DType::fp16, 1000, 264, 520, "m128n128k64.s4.splitk1.ws");
   check_gemm(ConvDir::fwd, DType::fp16, 1000, 264, 520, "m128n256k64.s3.splitk2.ws.tma");
+  for (const char* cfg : {"m128n128k64.s4.splitk1.se", "m256n128k64.s3.splitk1.se", "m128n256k64.s4.splitk1.ws.se",
+                          "m64n64k64.s3.splitk1.ws.tma.se"})
+    check_gemm(ConvDir::fwd, DType::bf16, 1000, 264, 520, cfg);
 }
 
 const char* const kConvShapes[] = {
@@ -250,7 +254,9 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
           EXPECT_EQ(check_conv(p, def, ++seed), "") << def << " " << to_string(p);
           for (const char* other : {"m64n64k64.s3.splitk1", "m256n128k64.s4.splitk1", "m128n256k64.s3.splitk2",
                                     "m128n128k64.s4.splitk1.ws", "m64n128k64.s3.splitk2.ws",
-                                    "m128n64k64.s4.splitk1.ws.tma", "m64n64k64.s5.splitk2.ws.tma"})
+                                    "m128n64k64.s4.splitk1.ws.tma", "m64n64k64.s5.splitk2.ws.tma",
+                                    "m128n128k64.s3.splitk1.se", "m64n128k64.s4.splitk1.ws.se",
+                                    "m128n128k64.s4.splitk1.ws.tma.se"})
             if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
               EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
             }
@@ -266,7 +272,7 @@ TEST(IgemmConv, SanitizerSubset) {
       const ConvProblem p = parse_conv_problem(std::string("conv ") + dir + " bf16 nhwc " + shape);
       const std::vector<std::string> configs = igemm_sm90_configs(p);
       for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",
-                              "m128n64k64.s4.splitk1.ws.tma"})
+                              "m128n64k64.s4.splitk1.ws.tma", "m128n128k64.s3.splitk1.se"})
         if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
           EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p);
         }

@@ -323,11 +323,15 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
   const IgemmConfig tm{128, 128, 4, 1, true, true};
   EXPECT_EQ(to_string(tm), "m128n128k64.s4.splitk1.ws.tma");
   EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma"), tm);
+  const IgemmConfig se{128, 128, 4, 1, true, true, true};
+  EXPECT_EQ(to_string(se), "m128n128k64.s4.splitk1.ws.tma.se");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma.se"), se);
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.se"), (IgemmConfig{128, 128, 4, 1, false, false, true}));
   EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.tma"), (IgemmConfig{128, 128, 4, 1, false, true}));  // refused later
   EXPECT_EQ(igemm_threads(c), 256);
   for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
                           "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
-                          "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws"})
+                          "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws", "m128n128k64.s4.splitk1.se.ws"})
     EXPECT_FALSE(parse_igemm_config(bad).has_value()) << bad;
 }
 
@@ -398,6 +402,9 @@ TEST(IgemmConfig, RefusedConfigsSayWhy) {
   const IgemmPlan fwd = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1"));
   EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, true, true}), "");
   EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 1, false, true}).find(".ws.tma"), std::string::npos);
+  EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, false, false, true}), "");
+  EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 2, false, false, true}).find("split"), std::string::npos);
+  EXPECT_TRUE(make_igemm_launch(fwd, {128, 128, 3, 1, false, false, true}).params.staged_epilogue);
 }
 
 TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {

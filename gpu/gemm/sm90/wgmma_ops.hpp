@@ -82,6 +82,10 @@ __device__ __forceinline__ void cp_async_wait(int n) {
   }
 }
 
+// Named barrier `id` (1..15; 0 is __syncthreads) over `threads` threads (a multiple of 32).
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 // mbarriers in shared memory (8 bytes, 8-aligned; PTX "mbarrier"): init with the expected arrival
 // count, made visible to the other threads (and the async proxy) by fence.mbarrier_init + a barrier.
 __device__ __forceinline__ void mbar_init(std::uint32_t bar, int count) {
