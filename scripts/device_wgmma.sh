@@ -70,10 +70,10 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   fi
   if [ "${SKIP_SWEEP:-0}" != 1 ]; then
     elapsed=$(( $(date +%s) - start ))
-    budget=$(( 200 - elapsed )); [ $budget -lt 30 ] && budget=30
-    export HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_OUT="$OUT/sweep_wgmma.csv"
+    budget=$(( 200 - elapsed )); [ $budget -lt 45 ] && budget=45
+    export HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_OUT="$OUT/sweep_wgmma.csv" HIPRIM_IGEMM_SWEEP_SECONDS=$(( budget - 15 ))
     stage sweep "$budget" "$T" --gtest_filter='IgemmSweep.ResNet50Layers'
-    unset HIPRIM_IGEMM_SWEEP HIPRIM_IGEMM_SWEEP_OUT
+    unset HIPRIM_IGEMM_SWEEP HIPRIM_IGEMM_SWEEP_OUT HIPRIM_IGEMM_SWEEP_SECONDS
     grep -E "pick|whole net|  (fwd|bwd)|refused" "$work/sweep.out" | head -90
   fi
   elapsed=$(( $(date +%s) - start ))
