@@ -66,26 +66,28 @@ class WgmmaProbe : public ::testing::TestWithParam<std::tuple<sm90::WgmmaProbeKi
 TEST_P(WgmmaProbe, MatchesHostProduct) {
   SKIP_WITHOUT_SM90();
   const auto [kind, dt] = GetParam();
-  const int K = sm90::probe_k(kind);
+  const int K = sm90::probe_k(kind), N = sm90::probe_n(kind);
   std::mt19937 rng(7);
-  std::vector<float> a(64 * K), b(64 * K);
+  std::vector<float> a(64 * K), b(static_cast<std::size_t>(N) * K);
   for (float& v : a) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
   for (float& v : b) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
   std::vector<std::uint16_t> ab(a.size()), bb(b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits_of(dt, a[i]), bb[i] = bits_of(dt, b[i]);
-  std::vector<float> want(64 * 64, 0.0f);
+  for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits_of(dt, a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits_of(dt, b[i]);
+  std::vector<float> want(static_cast<std::size_t>(64) * N, 0.0f);
   for (int m = 0; m < 64; ++m)
-    for (int n = 0; n < 64; ++n)
-      for (int k = 0; k < K; ++k) want[m * 64 + n] += a[m * K + k] * b[n * K + k];
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) want[m * N + n] += a[m * K + k] * b[n * K + k];
   const std::vector<float> got = sm90::wgmma_probe(kind, dt, ab, bb);
-  EXPECT_EQ(diagnose(got, want, 64, 64), "") << sm90::probe_kind_name(kind) << " " << dtype_name(dt);
+  EXPECT_EQ(diagnose(got, want, 64, N), "") << sm90::probe_kind_name(kind) << " " << dtype_name(dt);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, WgmmaProbe,
                          ::testing::Combine(::testing::Values(sm90::WgmmaProbeKind::interleave_k16,
                                                               sm90::WgmmaProbeKind::kmajor_b128,
                                                               sm90::WgmmaProbeKind::kmajor_a_mn_b,
-                                                              sm90::WgmmaProbeKind::mnmajor_b128),
+                                                              sm90::WgmmaProbeKind::mnmajor_b128,
+                                                              sm90::WgmmaProbeKind::mn_b_n128),
                                             ::testing::Values(DType::bf16, DType::fp16)),
                          [](const auto& info) {
                            return std::string(sm90::probe_kind_name(std::get<0>(info.param))) + "_" +

@@ -6,6 +6,8 @@
 //   kmajor_b128      K = 64, both K-major 128B swizzle (four k16 steps: descriptor advance)
 //   kmajor_a_mn_b    K = 64, A K-major, B MN-major 128B swizzle (imm-trans-b 1)
 //   mnmajor_b128     K = 64, both MN-major (imm-trans-a 1, imm-trans-b 1)
+//   mn_b_n128        K = 64, B MN-major with N = 128: two 64-wide atoms, so the descriptor's LBO
+//                    (the stride between MN atoms) matters; D is 64 x 128
 // plus a plain reference GEMM on the device for the pipelined kernels' tests.
 #pragma once
 #include <cstdint>
@@ -16,11 +18,13 @@
 
 namespace hiprim::gpu::sm90 {
 
-enum class WgmmaProbeKind { interleave_k16, kmajor_b128, kmajor_a_mn_b, mnmajor_b128 };
+enum class WgmmaProbeKind { interleave_k16, kmajor_b128, kmajor_a_mn_b, mnmajor_b128, mn_b_n128 };
 const char* probe_kind_name(WgmmaProbeKind k);
 inline int probe_k(WgmmaProbeKind k) { return k == WgmmaProbeKind::interleave_k16 ? 16 : 64; }
+inline int probe_n(WgmmaProbeKind k) { return k == WgmmaProbeKind::mn_b_n128 ? 128 : 64; }
 
-// dtype fp16 or bf16; a.size() == b.size() == 64 * probe_k(kind); returns d (64*64, [m][n]).
+// dtype fp16 or bf16; a.size() == 64 * probe_k(kind), b.size() == probe_n(kind) * probe_k(kind);
+// returns d (64 x probe_n(kind), [m][n]).
 // Throws RuntimeError on a device failure, InputError on bad sizes or dtype.
 std::vector<float> wgmma_probe(WgmmaProbeKind kind, DType dtype, const std::vector<std::uint16_t>& a,
                                const std::vector<std::uint16_t>& b);
