@@ -10,13 +10,14 @@
 #   2 gemm      the pipelined kernels as plain GEMMs (every tile x stages 3,4 x split 1..3, sizes up
 #               to 2048x512x1024) against a reference GEMM on the GPU
 #   3 conv      every direction on small problems vs the CPU reference (exact), determinism
-#   4 check     hiprim check, exact tier: smoke + edge + resnet50 (batch 2), fp16/bf16, NHWC
+#   4 check     hiprim check, exact tier: smoke + edge + resnet50 (batch 2), fp16/bf16, NHWC; then the
+#               bounded tier (real-valued data, the factor-2 tensor-core bound) over smoke + edge
 #   5 memcheck  compute-sanitizer memcheck on the probes and a small run of every variant/direction
 #   6 sweep     every ResNet-50 layer x direction at N=32: configs verified against conv.naive, then
 #               timed by CUDA-graph replay over rotating inputs; pick vs best, TFLOP/s, % of 790
 #   7 ncu       (if time is left) ncu --clock-control none on c1024 k256 14x14 1x1 and c256 k256 14x14 3x3 fwd
-# Files in $OUT (default out/device_wgmma, flat, 5): wgmma.log (this output), conformance_wgmma.json,
-# sweep_wgmma.csv, ncu_wgmma.txt, stages.tar.gz (each stage's full output). SKIP_SWEEP=1 / SKIP_NCU=1
+# Files in $OUT (default out/device_wgmma, flat, 6): wgmma.log (this output), conformance_wgmma.json,
+# conformance_wgmma_bounded.json, sweep_wgmma.csv, ncu_wgmma.txt, stages.tar.gz (each stage's output). SKIP_SWEEP=1 / SKIP_NCU=1
 # leave those stages out.
 set -u
 cd "$(dirname "$0")/.."
@@ -64,6 +65,8 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   stage conv 90 "$T" --gtest_filter='IgemmConv.*:-IgemmConv.SanitizerSubset'
   stage check 100 "$BIN/hiprim" check --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nhwc \
     --solver conv.igemm.wgmma --report "$OUT/conformance_wgmma.json"
+  stage bounded 50 "$BIN/hiprim" check --suite smoke,edge --dtype fp16,bf16 --layout nhwc --fill bounded \
+    --solver conv.igemm.wgmma --report "$OUT/conformance_wgmma_bounded.json"
   if command -v compute-sanitizer >/dev/null; then
     stage memcheck 50 compute-sanitizer --tool memcheck --error-exitcode 3 "$T" \
       --gtest_filter='*WgmmaProbe.*:IgemmConv.SanitizerSubset'
@@ -92,7 +95,7 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   fi
   echo
   echo "== summary ($(( $(date +%s) - start )) s)"
-  for s in sass probe gemm conv check memcheck sweep ncu; do
+  for s in sass probe gemm conv check bounded memcheck sweep ncu; do
     [ -n "${result[$s]+x}" ] && printf '%-9s %s\n' "$s" "${result[$s]}"
   done
   grep -E "whole net|^  (fwd|bwd)" "$work/sweep.out" 2>/dev/null
