@@ -23,5 +23,8 @@ std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma(std::size_t workspac
 // conv.gemm.implicit.mma (gpu/conv/gemm_implicit.hip).
 std::shared_ptr<const ConvSolver> make_conv_gemm_implicit();
 std::shared_ptr<const ConvSolver> make_conv_gemm_implicit_mma();
+// 2D NHWC fp16/bf16 implicit GEMM on Hopper warpgroup MMA, all three directions (sm_90a only):
+// conv.igemm.wgmma (gpu/conv/igemm_sm90.hip; perf configs: gpu/conv/igemm_sm90.hpp).
+std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma();
 
 }  // namespace hiprim::gpu

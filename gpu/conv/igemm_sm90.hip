@@ -1,0 +1,222 @@
+// conv.igemm.wgmma: 2D NHWC convolution, fwd / bwd-data (strided by sub-pixel classes) / bwd-weights,
+// fp16/bf16 with fp32 accumulation, as an implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a):
+// plan and roles in igemm_sm90_plan.hpp, kernels in igemm_sm90_kernel.hpp. Groups 1, K a multiple
+// of 8, any stride/pad/dilation; C % 8 != 0 (the stem) runs on channel-padded workspace copies. Padded taps, missing rows and K tails are zero-filled
+// loads, so they contribute w*0 like im2col (0*Inf = NaN). Deterministic: each output is one fixed
+// sequence of tensor-core adds (plus, with split-K, a fixed-order sum of the split partials).
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <utility>
+#include <memory>
+#include <string>
+
+#include "core/error.hpp"
+#include "gpu/common/conv_geom.hpp"
+#include "gpu/common/numeric.hpp"
+#include "gpu/runtime/hip_compat.hpp"
+#include "gpu/conv/igemm_sm90.hpp"
+#include "gpu/conv/igemm_sm90_plan.hpp"
+#include "gpu/conv/solvers.hpp"
+#include "gpu/runtime/device.hpp"
+#include "gpu/runtime/launch.hpp"
+#include "gpu/runtime/check.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+using sm90::IgemmConfig;
+using sm90::IgemmDir;
+using sm90::IgemmPlan;
+
+// Channel padding of the C % 8 != 0 problems (bit copies of 16-bit elements, zeros in the new
+// channels): dst[r][ch] = ch < c ? src[r][ch] : 0 over rows x cp, and the cut back.
+constexpr int kPadThreads = 256;
+__global__ void __launch_bounds__(kPadThreads)
+    pad_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
+  const long long n = rows * cp, step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
+    const long long r = e / cp;
+    const int ch = static_cast<int>(e - r * cp);
+    dst[e] = ch < c ? src[r * c + ch] : std::uint16_t{0};
+  }
+}
+__global__ void __launch_bounds__(kPadThreads)
+    cut_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
+  const long long n = rows * c, step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
+    const long long r = e / c;
+    dst[e] = src[r * cp + (e - r * c)];
+  }
+}
+void pad_channels(const void* src, void* dst, long long rows, int c, int cp, hipStream_t s, const std::string& ctx) {
+  pad_channels_kernel<<<grid_stride_blocks(rows * cp, kPadThreads), kPadThreads, 0, s>>>(
+      static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), rows, c, cp);
+  HIPRIM_CHECK_LAUNCH("pad_channels_kernel", ctx);
+}
+void cut_channels(const void* src, void* dst, long long rows, int c, int cp, hipStream_t s, const std::string& ctx) {
+  cut_channels_kernel<<<grid_stride_blocks(rows * c, kPadThreads), kPadThreads, 0, s>>>(
+      static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), rows, c, cp);
+  HIPRIM_CHECK_LAUNCH("cut_channels_kernel", ctx);
+}
+
+IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::string& text) {
+  const auto c = sm90::parse_igemm_config(text);
+  if (!c)
+    throw InputError(std::string(kIgemmWgmmaName) + ": config '" + text +
+                     "' does not parse (expected e.g. m128n128k64.s4.splitk1)");
+  if (const std::string why = sm90::igemm_config_refusal(pl, *c); !why.empty())
+    throw InputError(std::string(kIgemmWgmmaName) + ": config '" + text + "' cannot run " + to_string(p) + ": " + why);
+  return *c;
+}
+
+class ConvIgemmWgmma final : public ConvSolver {
+ public:
+  std::string name() const override { return kIgemmWgmmaName; }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return "2D NHWC implicit GEMM on warpgroup MMA (wgmma m64nNk16, sm_90a), cp.async multistage ring, fp32 "
+           "accumulation: fwd, bwd-data (sub-pixel classes), bwd-weights (deterministic split-K); fp16/bf16; "
+           "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); perf configs via " + std::string(kConvConfigEnv);
+  }
+  // The tensor core's fp32 adds align to the largest exponent and truncate: each errs by < 2u.
+  double accumulation_error_factor() const override { return 2.0; }
+  Applicability applicable(const ConvProblem& p) const override {
+    const IgemmPlan pl = sm90::plan_igemm(p);
+    if (!pl.refusal.empty()) return Applicability::no(pl.refusal);
+    if (const std::string why = igemm_sm90_unavailable(); !why.empty()) return Applicability::no(why);
+    return Applicability::yes();
+  }
+  // Of the config run() will use: HIPRIM_CONV_CONFIG's when set and valid for p, else the heuristic's.
+  std::size_t workspace_bytes(const ConvProblem& p) const override {
+    const IgemmPlan pl = sm90::plan_igemm(p);
+    if (!pl.refusal.empty()) return 0;
+    IgemmConfig c = sm90::igemm_default_config(pl);
+    if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
+      if (const auto e = sm90::parse_igemm_config(env); e && sm90::igemm_config_refusal(pl, *e).empty()) c = *e;
+    return sm90::make_igemm_launch(pl, c).workspace_bytes;
+  }
+  void run(const ConvProblem& p, const ConvTensors& t) const override {
+    const char* env = std::getenv(kConvConfigEnv);
+    const IgemmPlan pl = sm90::plan_igemm(p);
+    const std::string config = env != nullptr && *env != '\0' ? std::string(env)
+                               : pl.refusal.empty()           ? to_string(sm90::igemm_default_config(pl))
+                                                              : std::string();
+    igemm_sm90_run(p, t, config);
+  }
+};
+
+}  // namespace
+
+std::string igemm_sm90_unavailable() {
+#if HIPRIM_PLATFORM_AMD
+  return "wgmma is NVIDIA sm_90a only (no AMD path for this solver)";
+#else
+  static const std::string why = [] {
+    std::string w;
+    if (!device_available(&w)) return w;
+    int dev = 0, major = 0, minor = 0;
+    if (hipGetDevice(&dev) != hipSuccess ||
+        hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, dev) != hipSuccess ||
+        hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, dev) != hipSuccess) {
+      (void)hipGetLastError();
+      return std::string("could not query the device's compute capability");
+    }
+    if (major != 9 || minor != 0)
+      return "device is sm_" + std::to_string(major) + std::to_string(minor) +
+             ": the warpgroup-MMA kernels are built for sm_90a (Hopper) only";
+    try {  // every kernel's one-time setup now, outside any graph capture (applicable() comes first)
+      sm90::igemm_sm90_prepare<__half, IgemmDir::fwd>(), sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::fwd>();
+      sm90::igemm_sm90_prepare<__half, IgemmDir::bwd_data>(), sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::bwd_data>();
+      sm90::igemm_sm90_prepare<__half, IgemmDir::bwd_weights>();
+      sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::bwd_weights>();
+    } catch (const std::exception& e) {
+      return std::string("the kernels' setup failed: ") + e.what();
+    }
+    return std::string();
+  }();
+  return why;
+#endif
+}
+
+std::vector<std::string> igemm_sm90_configs(const ConvProblem& p) {
+  std::vector<std::string> out;
+  for (const IgemmConfig& c : sm90::igemm_configs(sm90::plan_igemm(p))) out.push_back(to_string(c));
+  return out;
+}
+
+std::string igemm_sm90_default_config(const ConvProblem& p) {
+  const IgemmPlan pl = sm90::plan_igemm(p);
+  return pl.refusal.empty() ? to_string(sm90::igemm_default_config(pl)) : std::string();
+}
+
+std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& config) {
+  const IgemmPlan pl = sm90::plan_igemm(p);
+  if (!pl.refusal.empty()) throw InputError(std::string(kIgemmWgmmaName) + " cannot run " + to_string(p) + ": " + pl.refusal);
+  return sm90::make_igemm_launch(pl, config_for(p, pl, config)).workspace_bytes;
+}
+
+void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::string& config) {
+  const std::string me = kIgemmWgmmaName;
+  const IgemmPlan pl = sm90::plan_igemm(p);
+  if (!pl.refusal.empty()) throw InputError(me + " cannot run " + to_string(p) + ": " + pl.refusal);
+  if (const std::string why = igemm_sm90_unavailable(); !why.empty())
+    throw InputError(me + " cannot run " + to_string(p) + ": " + why);
+  const IgemmConfig c = config_for(p, pl, config);
+  check_conv_tensors(p, t, me.c_str());
+  const sm90::IgemmLaunch L = sm90::make_igemm_launch(pl, c);
+  if (t.workspace_bytes < L.workspace_bytes || (L.workspace_bytes > 0 && t.workspace == nullptr))
+    throw InputError(me + " (" + config + ") needs a workspace of " + std::to_string(L.workspace_bytes) + " bytes for " +
+                     to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
+                     (t.workspace ? " bytes" : " bytes at a null pointer"));
+  for (auto [what, ptr] : {std::pair{"x", static_cast<const void*>(t.x)}, std::pair{"w", static_cast<const void*>(t.w)},
+                           std::pair{"y", static_cast<const void*>(t.y)}, std::pair{"workspace", static_cast<const void*>(t.workspace)}})
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
+      throw InputError(me + ": buffer " + what + " is not 16-byte aligned (the kernels copy 16-byte pieces)");
+  sm90::IgemmBuffers buf;
+  switch (pl.params.dir) {
+    case IgemmDir::fwd: buf = {t.x, t.w, t.y, p.bias ? t.bias : nullptr, t.workspace}; break;
+    case IgemmDir::bwd_data: buf = {t.y, t.w, t.x, nullptr, t.workspace}; break;
+    case IgemmDir::bwd_weights: buf = {t.y, t.x, t.w, nullptr, t.workspace}; break;
+  }
+  void* const stream = t.stream;
+  const std::string context = me + " " + config + " " + to_string(p);
+  const hipStream_t hs = static_cast<hipStream_t>(stream);
+  const long long act_rows = p.n * p.in[0] * p.in[1], w_rows = p.k * p.filter[0] * p.filter[1];
+  if (pl.c_pad > 0) {  // the 3-channel stem: the GEMM runs on channel-padded copies in the workspace
+    void* const act_pad = static_cast<unsigned char*>(t.workspace) + L.act_pad_offset;
+    void* const w_pad = static_cast<unsigned char*>(t.workspace) + L.w_pad_offset;
+    switch (pl.params.dir) {
+      case IgemmDir::fwd:
+        pad_channels(t.x, act_pad, act_rows, pl.c_real, pl.c_pad, hs, context);
+        pad_channels(t.w, w_pad, w_rows, pl.c_real, pl.c_pad, hs, context);
+        buf.a = act_pad, buf.b = w_pad;
+        break;
+      case IgemmDir::bwd_data:
+        pad_channels(t.w, w_pad, w_rows, pl.c_real, pl.c_pad, hs, context);
+        buf.b = w_pad, buf.out = act_pad;
+        break;
+      case IgemmDir::bwd_weights:
+        pad_channels(t.x, act_pad, act_rows, pl.c_real, pl.c_pad, hs, context);
+        buf.b = act_pad, buf.out = w_pad;
+        break;
+    }
+  }
+  dispatch_dtype(p.dtype, [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, float>) {
+      switch (pl.params.dir) {
+        case IgemmDir::fwd: sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context); break;
+        case IgemmDir::bwd_data: sm90::igemm_sm90_launch<T, IgemmDir::bwd_data>(L, c, buf, stream, context); break;
+        case IgemmDir::bwd_weights:
+          sm90::igemm_sm90_launch<T, IgemmDir::bwd_weights>(L, c, buf, stream, context);
+          break;
+      }
+    }
+  });
+  if (pl.c_pad > 0 && pl.params.dir == IgemmDir::bwd_data) cut_channels(buf.out, t.x, act_rows, pl.c_real, pl.c_pad, hs, context);
+  if (pl.c_pad > 0 && pl.params.dir == IgemmDir::bwd_weights) cut_channels(buf.out, t.w, w_rows, pl.c_real, pl.c_pad, hs, context);
+}
+
+std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma() { return std::make_shared<ConvIgemmWgmma>(); }
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,301 @@
+// conv.igemm.wgmma's kernels (device-side header; include from the igemm_sm90_*.hip files, which
+// are built for sm_90a only). The plan, the GEMM roles of each direction and the gathers are in
+// igemm_sm90_plan.hpp; the producers in igemm_sm90_producers.hpp; the shared-memory layouts and
+// descriptors in gpu/gemm/sm90/wgmma_layout.hpp.
+//
+// Launch: grid (m tiles * n tiles, n fastest; 1; classes * splitk); BM/64 consumer warpgroups (128 threads each,
+// warpgroup c owns rows 64c..64c+63 of the tile with the whole B tile), plus one producer warpgroup
+// in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
+// +256 for the mbarriers of WS). Stage s holds A [BM x 64] then B [BN x 64].
+// Sync variant (WS false): every thread produces and consumes. Over the CTA's k-blocks i, with the
+// prefetch distance D = stages - 2:
+//   cp.async.wait_group(D-1)          this thread's loads of k-block i have landed
+//   fence.proxy.async; __syncthreads  every thread's loads visible to the async proxy; every
+//                                     warpgroup past wgmma.wait_group(1) of i-1, so the stage of
+//                                     k-block i-2 is no longer read
+//   cp.async k-block i+D -> stage (i+D) % stages (= the stage of i-2); commit (empty groups too)
+//   wgmma.fence; 4 x wgmma m64nBNk16 on stage i % stages; commit; wgmma.wait_group(1)
+// Warp-specialised variant (WS true): warpgroup 0 produces, the others consume; per stage s two
+// mbarriers: full[s] (128 arrivals: each producer thread's cp.async.mbarrier.arrive.noinc fires when
+// its copies have landed) and empty[s] (one arrival per consumer thread once the wgmma group that
+// read the stage has completed). The j-th use of stage s (k-block i = s + j*stages) waits:
+//   producer: empty[s] completion j-1 (parity (j-1)&1), for j >= 1
+//   consumer: full[s] completion j (parity j&1), then fence.proxy.async, wgmma, commit,
+//             wait_group(1), arrive empty[(i-1) % stages].
+// TMA (fwd, with WS): producer thread 0 also arrives on full[s] with expect_tx and issues the TMA of
+// the B box (and of the A box when A is dense: 1x1, stride 1, pad 0); full[s] then expects 129
+// arrivals plus the boxes' bytes (1 arrival when both operands come by TMA).
+// Both variants pin the accumulators around each batch and after the last wait (fence_operands).
+// Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
+// (NHWC rows), or (.se) staged in shared memory and stored as 16-byte row pieces; hook for fused
+// scale/shift, residual and activation: igemm_epilogue_value().
+// splitk > 1: each split writes its fp32 partial sums to partial[split][m][n]; igemm_sm90_reduce sums
+// the splits in ascending order (+ bias), rounds and stores: deterministic, no atomics.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "gpu/common/numeric.hpp"
+#include "gpu/conv/igemm_sm90_plan.hpp"
+#include "gpu/conv/igemm_sm90_producers.hpp"
+#include "gpu/gemm/sm90/wgmma_layout.hpp"
+#include "gpu/gemm/sm90/wgmma_ops.hpp"
+
+namespace hiprim::gpu::sm90 {
+
+// Threads and the CTAs per SM the register budget aims for (launch bounds; accumulators are BN/2
+// per consumer thread). Functions of one argument: HIP's __launch_bounds__ macro splits template
+// argument lists. key = ws * 1000000 + bm * 1000 + bn.
+constexpr int igemm_kernel_threads(int key) { return (key / 1000 % 1000) / 64 * 128 + (key >= 1000000 ? 128 : 0); }
+constexpr int igemm_min_blocks(int key) {
+  const int bn = key % 1000, threads = igemm_kernel_threads(key);
+  if (key >= 1000000) return threads <= 256 && bn <= 128 ? 2 : 1;
+  return threads == 128 ? (bn <= 64 ? 4 : 3) : (threads == 256 && bn <= 128 ? 2 : 1);
+}
+constexpr int igemm_key(int bm, int bn, bool ws) { return (ws ? 1000000 : 0) + bm * 1000 + bn; }
+
+// The fp32 value that leaves the accumulator for output channel n (fusion adds scale/shift,
+// residual and activation here).
+template <typename T>
+__device__ __forceinline__ float igemm_epilogue_value(float acc, const T* bias, int n) {
+  return bias != nullptr ? acc + load_f(bias, n) : acc;
+}
+
+// Two adjacent outputs (off even), each rounded to nearest even: one 4-byte store.
+template <typename T>
+__device__ __forceinline__ void store_pair(T* out, long long off, float v0, float v1) {
+#if HIPRIM_PLATFORM_NVIDIA
+  if constexpr (std::is_same_v<T, __half>) {
+    *reinterpret_cast<__half2*>(out + off) = __floats2half2_rn(v0, v1);
+  } else {
+    *reinterpret_cast<__nv_bfloat162*>(out + off) = __floats2bfloat162_rn(v0, v1);
+  }
+#else
+  store_f(out, off, v0);
+  store_f(out, off + 1, v1);
+#endif
+}
+
+// Second pass of split-K (dense output rows): out[e] = round(sum_s partial[s][e] (+ bias[e % n_cols])).
+template <typename T>
+__global__ void __launch_bounds__(256) igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn,
+                                                         int n_cols, const T* __restrict__ bias, T* __restrict__ out) {
+  const long long pairs = mn / 2, step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < pairs; e += step) {
+    float2 s = reinterpret_cast<const float2*>(partial)[e];
+    for (int k = 1; k < splits; ++k) {
+      const float2 v = reinterpret_cast<const float2*>(partial + k * mn)[e];
+      s.x += v.x;
+      s.y += v.y;
+    }
+    const int n = static_cast<int>((2 * e) % n_cols);
+    store_pair(out, 2 * e, igemm_epilogue_value(s.x, bias, n), igemm_epilogue_value(s.y, bias, n + 1));
+  }
+}
+
+#if HIPRIM_SM90A
+// One k-block of consumer warpgroup c: 4 x wgmma m64nBNk16 on the stage at `st`, committed as a group.
+template <typename T, int BM, int BN, int TA, int TB>
+__device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], std::uint32_t st, int c) {
+  constexpr std::uint32_t a_step = TA ? kKStepBytesMN : kKStepBytesK, b_step = TB ? kKStepBytesMN : kKStepBytesK;
+  const std::uint32_t a_tile = st + static_cast<std::uint32_t>(c) * (64 * kRowBytes);  // = one MN atom column too
+  const std::uint64_t da = TA ? desc_mnmajor(a_tile) : desc_kmajor(a_tile);
+  const std::uint64_t db = TB ? desc_mnmajor(st + BM * kRowBytes) : desc_kmajor(st + BM * kRowBytes);
+  fence_operands(acc);
+  wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < kTileK / 16; ++ks)
+    wgmma_tile<T, BN, TA, TB>(acc, desc_advance(da, ks * a_step), desc_advance(db, ks * b_step));
+  wgmma_commit();
+}
+
+// Thread t of consumer warpgroup c holds rows m0 + 64c + acc_row(t, v), cols n0 + acc_col(t, v).
+template <typename T, int BN>
+__device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
+                                               int c, int t, int m0, int n0, int split, T* out, const T* bias,
+                                               float* partial) {
+  const int n_cols = p.n_cols;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int row = m0 + 64 * c + acc_row(t, 2 * half);
+    if (row >= cl.m) continue;
+    if (p.splitk > 1) {
+      float* prow = partial + (static_cast<long long>(split) * cl.m + row) * n_cols;
+#pragma unroll
+      for (int jn = 0; jn < BN / 8; ++jn) {
+        const int col = n0 + acc_col(t, 4 * jn);
+        if (col < n_cols)
+          *reinterpret_cast<float2*>(prow + col) = make_float2(acc[4 * jn + 2 * half], acc[4 * jn + 2 * half + 1]);
+      }
+    } else {
+      const long long off = out_row_offset(cl.out, row, n_cols);
+#pragma unroll
+      for (int jn = 0; jn < BN / 8; ++jn) {
+        const int col = n0 + acc_col(t, 4 * jn);
+        if (col < n_cols)
+          store_pair(out, off + col, igemm_epilogue_value(acc[4 * jn + 2 * half], bias, col),
+                     igemm_epilogue_value(acc[4 * jn + 2 * half + 1], bias, col + 1));
+      }
+    }
+  }
+}
+// The staged epilogue (.se, splitk 1) of consumer warpgroup c (CONSUMERS warpgroups in all): after
+// every consumer's last wgmma has completed (named barrier 1), the warpgroup writes its rounded
+// 64 x BN tile (+ bias) into its own region of the (no longer read) stage memory, rows BN*2 + 16
+// bytes apart, then (named barrier 2 + c) stores 16-byte row pieces: thread t takes piece t % (BN/8)
+// of rows t / (BN/8) + i * (128 / (BN/8)), so consecutive threads write consecutive bytes of a row.
+template <typename T, int BN, int CONSUMERS>
+__device__ __forceinline__ void igemm_staged_epilogue(const IgemmParams& p, const IgemmClass& cl,
+                                                      const float (&acc)[BN / 2], int c, int t, int m0, int n0,
+                                                      T* out, const T* bias, unsigned char* smem) {
+  constexpr int PITCH = BN * 2 + 16, PIECES = BN / 8, ROW_STEP = 128 / PIECES;
+  unsigned char* tile = smem + c * 64 * PITCH;
+  named_barrier(1, CONSUMERS * 128);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = acc_row(t, 2 * half);
+#pragma unroll
+    for (int jn = 0; jn < BN / 8; ++jn) {
+      const int col = acc_col(t, 4 * jn);
+      store_pair(reinterpret_cast<T*>(tile + r * PITCH), col,
+                 igemm_epilogue_value(acc[4 * jn + 2 * half], bias, n0 + col < p.n_cols ? n0 + col : 0),
+                 igemm_epilogue_value(acc[4 * jn + 2 * half + 1], bias, n0 + col + 1 < p.n_cols ? n0 + col + 1 : 0));
+    }
+  }
+  named_barrier(2 + c, 128);
+  const int piece = t % PIECES, col = n0 + 8 * piece;
+#pragma unroll
+  for (int i = 0; i < 64 / ROW_STEP; ++i) {
+    const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
+    if (row < cl.m && col < p.n_cols)
+      *reinterpret_cast<uint4*>(out + out_row_offset(cl.out, row, p.n_cols) + col) =
+          *reinterpret_cast<const uint4*>(tile + r * PITCH + 16 * piece);
+  }
+}
+#endif  // HIPRIM_SM90A
+
+// The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
+// (fwd: x, w; bwd-data: dy, w; bwd-weights: dy, x), out the output tensor, partial the split-K
+// workspace (splitk > 1) or null.
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+__global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), igemm_min_blocks(igemm_key(BM, BN, WS)))
+    igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
+                      const T* __restrict__ bias, float* __restrict__ partial, int stages,
+                      const HIPRIM_GRID_CONSTANT TensorMap tmap_b, const HIPRIM_GRID_CONSTANT TensorMap tmap_a) {
+  static_assert(!TMA || (WS && DIR == IgemmDir::fwd), "TMA feeds fwd's weight operand in the warp-specialised variant");
+#if HIPRIM_SM90A
+  constexpr int CONSUMERS = BM / 64;
+  constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
+  constexpr int TB = DIR == IgemmDir::fwd ? 0 : 1;          // B K-major only for fwd
+  constexpr int STAGE_BYTES = (BM + BN) * kRowBytes;
+  extern __shared__ unsigned char smem_raw[];
+  const std::uint32_t smem0 = (smem_addr(smem_raw) + 1023u) & ~1023u;
+  const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, t = tid % 128;
+  const int zc = static_cast<int>(blockIdx.z) / p.splitk, split = static_cast<int>(blockIdx.z) - zc * p.splitk;
+  const IgemmClass& cl = p.cls[zc];
+  const int tile = static_cast<int>(blockIdx.x), m_tile = tile / p.n_tiles;
+  const int m0 = m_tile * BM, n0 = (tile - m_tile * p.n_tiles) * BN;
+  if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
+  const int kb_total = (cl.kred + kTileK - 1) / kTileK;
+  const int kb_begin = split * p.kb_per_split;
+  const int nkb = max(0, min(kb_total, kb_begin + p.kb_per_split) - kb_begin);
+  auto stage_addr = [&](int s) { return smem0 + static_cast<std::uint32_t>(s * STAGE_BYTES); };
+
+  float acc[BN / 2];
+#pragma unroll
+  for (int v = 0; v < BN / 2; ++v) acc[v] = 0.0f;
+
+  if constexpr (!WS) {
+    StageProducers<T, BM, BN, DIR, CONSUMERS * 128> prod;
+    prod.init(p, cl, a, b, m0, n0, tid);
+    const int D = stages - 2;
+    for (int i = 0; i < D; ++i) {
+      if (i < nkb) prod.load(kb_begin + i, stage_addr(i), tid);
+      cp_async_commit();
+    }
+    int stage = 0;
+    for (int i = 0; i < nkb; ++i) {
+      cp_async_wait(D - 1);
+      fence_proxy_async();
+      __syncthreads();
+      if (i + D < nkb) prod.load(kb_begin + i + D, stage_addr((stage + D) % stages), tid);
+      cp_async_commit();
+      mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), wg);
+      wgmma_wait<1>();
+      fence_operands(acc);
+      stage = stage + 1 == stages ? 0 : stage + 1;
+    }
+    wgmma_wait<0>();
+    fence_operands(acc);
+    cp_async_wait(0);
+    if (p.staged_epilogue)
+      igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, wg, t, m0, n0, out, bias, smem_raw + (smem0 - smem_addr(smem_raw)));
+    else
+      igemm_epilogue<T, BN>(p, cl, acc, wg, t, m0, n0, split, out, bias, partial);
+  } else {
+    const std::uint32_t bars = smem0 + static_cast<std::uint32_t>(stages * STAGE_BYTES);
+    auto full = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
+    auto empty = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(stages + s); };
+    if (tid == 0) {
+      for (int s = 0; s < stages; ++s) {
+        // cp.async producers' arrivals (none when A comes by TMA too) + the TMA issuer's expect_tx arrival
+        mbar_init(full(s), TMA ? (p.a_dense ? 1 : 129) : 128);
+        mbar_init(empty(s), CONSUMERS * 128);
+      }
+      fence_mbarrier_init();
+    }
+    __syncthreads();
+    if (wg == 0) {  // producer warpgroup
+      StageProducers<T, BM, BN, DIR, 128> prod;
+      prod.init(p, cl, a, b, m0, n0, t);
+      int stage = 0, use = 0;
+      for (int i = 0; i < nkb; ++i) {
+        if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
+        if constexpr (TMA) {
+          const int k0 = (kb_begin + i) * kTileK;
+          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows)
+            mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense ? BM : 0)) * kRowBytes);
+            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0, full(stage));
+            if (p.a_dense) tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
+          }
+          if (!p.a_dense) {
+            prod.load_a(kb_begin + i, stage_addr(stage), t);
+            cp_async_arrive_noinc(full(stage));
+          }
+        } else {
+          prod.load(kb_begin + i, stage_addr(stage), t);
+          cp_async_arrive_noinc(full(stage));
+        }
+        if (++stage == stages) stage = 0, ++use;
+      }
+      cp_async_wait_all();  // leave no copy in flight behind an exiting thread (they are not in groups)
+    } else {
+      const int c = wg - 1;
+      int stage = 0, use = 0, prev = 0;
+      for (int i = 0; i < nkb; ++i) {
+        mbar_wait(full(stage), use & 1);
+        fence_proxy_async();
+        mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
+        wgmma_wait<1>();
+        fence_operands(acc);
+        if (i > 0) mbar_arrive(empty(prev));
+        prev = stage;
+        if (++stage == stages) stage = 0, ++use;
+      }
+      wgmma_wait<0>();
+      fence_operands(acc);
+      if (p.staged_epilogue)
+        igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem_raw + (smem0 - smem_addr(smem_raw)));
+      else
+        igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
+    }
+  }
+#else
+  (void)p, (void)a, (void)b, (void)out, (void)bias, (void)partial, (void)stages, (void)tmap_b, (void)tmap_a;
+#if defined(__CUDA_ARCH__)
+  __trap();  // never launched: the host refuses every device but sm_90 (sm_90a code only)
+#endif
+#endif
+}
+
+}  // namespace hiprim::gpu::sm90

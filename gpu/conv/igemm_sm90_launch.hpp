@@ -1,0 +1,168 @@
+// Host side of conv.igemm.wgmma's kernels (include from the igemm_sm90_*.hip files): the launch of
+// one config (main kernel, then the split-K reduction when splitk > 1), enqueued on a stream with
+// no host synchronisation, allocation or read-back (capturable into a CUDA graph; the one-time
+// raise of a kernel's dynamic shared-memory limit happens on its first launch).
+// TMA configs (fwd): the weight matrix's tensor map is encoded on the host per launch (host work only).
+// Each direction's .hip instantiates igemm_sm90_launch<T, DIR> for T = __half and bf16
+// (IGEMM_SM90_INSTANTIATE), so the three directions compile in parallel.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "gpu/conv/igemm_sm90_kernel.hpp"
+#include "gpu/runtime/check.hpp"
+#if HIPRIM_PLATFORM_NVIDIA
+#include <cudaTypedefs.h>
+#endif
+
+namespace hiprim::gpu::sm90 {
+
+#if HIPRIM_PLATFORM_NVIDIA
+namespace detail {
+// The TMA map of a dense 16-bit K-major operand [rows][kred] (fwd's w, rows = K; or x as [N*H*W][C]):
+// box 64 (k) x `bn` rows, 128B swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the
+// driver at run time.
+using TensorMapEncoder = PFN_cuTensorMapEncodeTiled_v12000;
+inline TensorMapEncoder tensor_map_encoder() {  // looked up once per process
+  static const TensorMapEncoder encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    (void)cudaGetLastError();
+    return reinterpret_cast<TensorMapEncoder>(fn);
+  }();
+  return encode;
+}
+
+template <typename T>
+TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
+  const TensorMapEncoder encode = tensor_map_encoder();
+  if (encode == nullptr) throw RuntimeError("cuTensorMapEncodeTiled is not available from the driver (" + context + ")");
+  TensorMap m{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(kred), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(kred) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kTileK), static_cast<cuuint32_t>(bn)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = encode(&m, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                            2, const_cast<void*>(w), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw RuntimeError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) + ") for " + context);
+  return m;
+}
+
+// Raises the kernel's dynamic shared-memory limit, once per process (prepare() does it for every
+// kernel before any run, so a run inside a graph capture never makes this call).
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+void raise_smem_limit() {
+  static const bool raised = [] {
+    HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
+                 "raising the shared-memory limit of igemm_sm90_kernel");
+    return true;
+  }();
+  (void)raised;
+}
+
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
+                 const std::string& context) {
+  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>;
+  raise_smem_limit<T, BM, BN, DIR, WS, TMA>();
+  TensorMap map_b{}, map_a{};
+  if constexpr (TMA) {
+    map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
+    if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
+  }
+  kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
+      L.params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
+      static_cast<const T*>(buf.bias), c.splitk > 1 ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
+      map_a);
+  HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
+}
+
+// The warp-specialised tiles with a TMA weight operand exist for fwd only.
+template <typename T, int BM, int BN, IgemmDir DIR>
+void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
+                const std::string& context) {
+  if constexpr (DIR == IgemmDir::fwd)
+    launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
+  else
+    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) is fwd only");
+}
+}  // namespace detail
+
+template <typename T, IgemmDir DIR>
+void igemm_sm90_prepare() {
+  using namespace detail;
+  raise_smem_limit<T, 128, 128, DIR, false, false>(), raise_smem_limit<T, 128, 256, DIR, false, false>();
+  raise_smem_limit<T, 256, 128, DIR, false, false>(), raise_smem_limit<T, 128, 64, DIR, false, false>();
+  raise_smem_limit<T, 64, 128, DIR, false, false>(), raise_smem_limit<T, 64, 64, DIR, false, false>();
+  raise_smem_limit<T, 128, 128, DIR, true, false>(), raise_smem_limit<T, 128, 256, DIR, true, false>();
+  raise_smem_limit<T, 128, 64, DIR, true, false>(), raise_smem_limit<T, 64, 128, DIR, true, false>();
+  raise_smem_limit<T, 64, 64, DIR, true, false>();
+  if constexpr (DIR == IgemmDir::fwd) {
+    raise_smem_limit<T, 128, 128, DIR, true, true>(), raise_smem_limit<T, 128, 256, DIR, true, true>();
+    raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
+    raise_smem_limit<T, 64, 64, DIR, true, true>();
+    (void)tensor_map_encoder();
+  }
+}
+
+template <typename T, IgemmDir DIR>
+void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, void* stream_ptr,
+                       const std::string& context) {
+  using namespace detail;
+  const hipStream_t stream = static_cast<hipStream_t>(stream_ptr);
+  const int key = igemm_key(c.bm, c.bn, c.ws) + (c.tma ? 10000000 : 0);
+  switch (key) {
+    case igemm_key(128, 128, false): launch_tile<T, 128, 128, DIR, false, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 256, false): launch_tile<T, 128, 256, DIR, false, false>(L, c, buf, stream, context); break;
+    case igemm_key(256, 128, false): launch_tile<T, 256, 128, DIR, false, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 64, false): launch_tile<T, 128, 64, DIR, false, false>(L, c, buf, stream, context); break;
+    case igemm_key(64, 128, false): launch_tile<T, 64, 128, DIR, false, false>(L, c, buf, stream, context); break;
+    case igemm_key(64, 64, false): launch_tile<T, 64, 64, DIR, false, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 128, true): launch_tile<T, 128, 128, DIR, true, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 256, true): launch_tile<T, 128, 256, DIR, true, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 64, true): launch_tile<T, 128, 64, DIR, true, false>(L, c, buf, stream, context); break;
+    case igemm_key(64, 128, true): launch_tile<T, 64, 128, DIR, true, false>(L, c, buf, stream, context); break;
+    case igemm_key(64, 64, true): launch_tile<T, 64, 64, DIR, true, false>(L, c, buf, stream, context); break;
+    case igemm_key(128, 128, true) + 10000000: launch_tma<T, 128, 128, DIR>(L, c, buf, stream, context); break;
+    case igemm_key(128, 256, true) + 10000000: launch_tma<T, 128, 256, DIR>(L, c, buf, stream, context); break;
+    case igemm_key(128, 64, true) + 10000000: launch_tma<T, 128, 64, DIR>(L, c, buf, stream, context); break;
+    case igemm_key(64, 128, true) + 10000000: launch_tma<T, 64, 128, DIR>(L, c, buf, stream, context); break;
+    case igemm_key(64, 64, true) + 10000000: launch_tma<T, 64, 64, DIR>(L, c, buf, stream, context); break;
+    default: throw InputError("conv.igemm.wgmma: tile of config " + to_string(c) + " is not instantiated");
+  }
+  if (c.splitk > 1) {
+    const long long mn = static_cast<long long>(L.params.cls[0].m) * L.params.n_cols;
+    const long long blocks = std::clamp<long long>((mn / 2 + 255) / 256, 1, 8LL * kNumSms);
+    igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+        static_cast<const float*>(buf.workspace), c.splitk, mn, L.params.n_cols, static_cast<const T*>(buf.bias),
+        static_cast<T*>(buf.out));
+    HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
+  }
+}
+#else
+template <typename T, IgemmDir DIR>
+void igemm_sm90_prepare() {}
+template <typename T, IgemmDir DIR>
+void igemm_sm90_launch(const IgemmLaunch&, const IgemmConfig&, const IgemmBuffers&, void*,
+                       const std::string& context) {
+  throw InputError("conv.igemm.wgmma needs NVIDIA sm_90a (wgmma); cannot run " + context);
+}
+#endif
+
+#define IGEMM_SM90_INSTANTIATE(DIR)                                                                           \
+  template void igemm_sm90_prepare<__half, DIR>();                                                            \
+  template void igemm_sm90_prepare<hiprim_bf16_t, DIR>();                                                     \
+  template void igemm_sm90_launch<__half, DIR>(const IgemmLaunch&, const IgemmConfig&, const IgemmBuffers&,  \
+                                               void*, const std::string&);                                   \
+  template void igemm_sm90_launch<hiprim_bf16_t, DIR>(const IgemmLaunch&, const IgemmConfig&,                \
+                                                      const IgemmBuffers&, void*, const std::string&);
+
+}  // namespace hiprim::gpu::sm90

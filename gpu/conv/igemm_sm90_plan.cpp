@@ -1,0 +1,295 @@
+// conv.igemm.wgmma's plan, configs and heuristic (host code; see igemm_sm90_plan.hpp).
+#include "gpu/conv/igemm_sm90_plan.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace hiprim::gpu::sm90 {
+namespace {
+
+constexpr long long kIndexLimit = std::numeric_limits<int>::max();
+
+long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+
+// The taps of one axis of a bwd-data sub-pixel class a (see the header).
+struct AxisTaps {
+  int r0 = 0, n = 0, step = 1, add = 0, tstep = 0, rows = 0;
+};
+AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
+  AxisTaps t;
+  const int g = std::gcd(dil, str);
+  t.step = str / g;
+  t.tstep = -(dil / g);
+  t.rows = a < in_size ? static_cast<int>(cdiv(in_size - a, str)) : 0;
+  if ((a + pad) % g != 0) return t;  // no tap reaches this class
+  t.r0 = -1;
+  for (int r = 0; r < t.step; ++r)
+    if (((static_cast<long long>(r) * dil - a - pad) % str + str) % str == 0) {
+      t.r0 = r;
+      break;
+    }
+  if (t.r0 < 0 || t.r0 >= taps) {
+    t.r0 = 0;
+    return t;
+  }
+  t.n = static_cast<int>(cdiv(taps - t.r0, t.step));
+  t.add = (a + pad - t.r0 * dil) / str;  // exact: r0*dil == a + pad (mod str)
+  return t;
+}
+
+int default_stages(int bm, int bn) { return (bm == 128 && bn == 128) ? 3 : 4; }
+
+double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTES_sm90.md) replaces it
+  const int area = bm * bn;
+  return area >= 32768 ? 1.0 : area >= 16384 ? 0.85 : area >= 8192 ? 0.62 : 0.45;
+}
+
+}  // namespace
+
+std::string to_string(const IgemmConfig& c) {
+  return "m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" +
+         std::to_string(c.splitk) + (c.ws ? ".ws" : "") + (c.tma ? ".tma" : "") + (c.se ? ".se" : "");
+}
+
+std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
+  IgemmConfig c;
+  auto number = [&](std::string_view prefix, int& out) {
+    if (s.substr(0, prefix.size()) != prefix) return false;
+    s.remove_prefix(prefix.size());
+    const char* b = s.data();
+    const auto r = std::from_chars(b, b + s.size(), out);
+    if (r.ec != std::errc() || r.ptr == b) return false;
+    s.remove_prefix(static_cast<std::size_t>(r.ptr - b));
+    return true;
+  };
+  if (!number("m", c.bm) || !number("n", c.bn) || s.substr(0, 3) != "k64") return std::nullopt;
+  s.remove_prefix(3);
+  if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
+  if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
+  if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
+  if (s == ".se") c.se = true, s.remove_prefix(3);
+  if (!s.empty()) return std::nullopt;
+  if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
+  return c;
+}
+
+IgemmPlan plan_igemm(const ConvProblem& p) {
+  IgemmPlan pl;
+  auto no = [&](std::string why) {
+    pl.refusal = std::move(why);
+    return pl;
+  };
+  if (auto errors = p.validate(); !errors.empty()) return no("invalid problem: " + errors.front());
+  if (p.dtype == DType::fp32)
+    return no("fp32: the warpgroup MMA path takes fp16/bf16 (fp32 would need tf32, a different error bound)");
+  if (!p.channels_last) return no("layout " + p.layout_name() + ": this solver reads NHWC only (NCHW: not yet)");
+  if (p.rank() != 2) return no("3D convolution (this solver is 2D)");
+  if (p.mode != ConvMode::conv) return no("mode trans (not mapped onto this solver yet)");
+  if (p.groups != 1)
+    return no("groups " + std::to_string(p.groups) + " > 1 (grouped and depthwise convolutions are left to a direct kernel)");
+  if (p.k % 8 != 0)
+    return no("K = " + std::to_string(p.k) + " is not a multiple of 8 (16-byte channel runs of dy and y)");
+  if (p.c % 8 != 0) {  // plan the channel-padded problem; the solver pads and cuts in the workspace
+    ConvProblem q = p;
+    q.c = (p.c + 7) / 8 * 8;
+    IgemmPlan padded = plan_igemm(q);
+    if (!padded.refusal.empty()) return padded;
+    const std::size_t e = dtype_size(p.dtype);
+    padded.c_real = static_cast<int>(p.c);
+    padded.c_pad = static_cast<int>(q.c);
+    padded.act_pad_bytes = static_cast<std::size_t>(q.x_desc().elements()) * e;
+    padded.w_pad_bytes = static_cast<std::size_t>(q.w_desc().elements()) * e;
+    padded.flops = static_cast<std::int64_t>(p.flops());
+    padded.min_bytes = static_cast<std::int64_t>(e) * (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
+    return padded;
+  }
+  const Dims out = p.out();
+  const long long n = p.n, c = p.c, k = p.k, h = p.in[0], w = p.in[1], r = p.filter[0], s = p.filter[1];
+  const long long oh = out[0], ow = out[1];
+  for (auto [what, v] : {std::pair{"x elements", n * c * h * w}, std::pair{"y elements", n * k * oh * ow},
+                         std::pair{"w elements", k * c * r * s}})
+    if (v > kIndexLimit)
+      return no(std::string(what) + " = " + std::to_string(v) + " exceeds the 32-bit index limit");
+  const int sh = static_cast<int>(p.stride[0]), sw = static_cast<int>(p.stride[1]);
+  const int ph = static_cast<int>(p.pad[0]), pw = static_cast<int>(p.pad[1]);
+  const int dh = static_cast<int>(p.dilation[0]), dw = static_cast<int>(p.dilation[1]);
+  IgemmParams& q = pl.params;
+  q.classes = 1;
+  switch (p.dir) {
+    case ConvDir::fwd: {
+      q.dir = IgemmDir::fwd;
+      q.n_cols = static_cast<int>(k);
+      IgemmClass& cl = q.cls[0];
+      cl.m = static_cast<int>(n * oh * ow);
+      cl.kred = static_cast<int>(r * s * c);
+      cl.act = ActGather{static_cast<int>(h), static_cast<int>(w), static_cast<int>(c), static_cast<int>(oh),
+                         static_cast<int>(ow), sh, -ph, sw, -pw, static_cast<int>(r), static_cast<int>(s), dh, dw};
+      q.a_ld = cl.kred;  // B = w rows [k][r][s][c]
+      q.a_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;  // A = x [N*H*W][C]
+      break;
+    }
+    case ConvDir::bwd_data: {
+      q.dir = IgemmDir::bwd_data;
+      q.n_cols = static_cast<int>(c);
+      if (sh * sw > kMaxClasses)
+        return no("stride " + std::to_string(sh) + "x" + std::to_string(sw) + ": more than " +
+                  std::to_string(kMaxClasses) + " sub-pixel classes");
+      q.classes = sh * sw;
+      for (int a = 0; a < sh; ++a)
+        for (int b = 0; b < sw; ++b) {
+          const AxisTaps ty = axis_taps(a, sh, ph, dh, static_cast<int>(r), static_cast<int>(h));
+          const AxisTaps tx = axis_taps(b, sw, pw, dw, static_cast<int>(s), static_cast<int>(w));
+          IgemmClass& cl = q.cls[a * sw + b];
+          cl.m = static_cast<int>(n * ty.rows * tx.rows);
+          cl.kred = static_cast<int>(static_cast<long long>(ty.n) * tx.n * k);
+          cl.act = ActGather{static_cast<int>(oh), static_cast<int>(ow), static_cast<int>(k), ty.rows, tx.rows, 1,
+                             ty.add, 1, tx.add, ty.n, tx.n, ty.tstep, tx.tstep};
+          const int S = static_cast<int>(s), C = static_cast<int>(c);
+          cl.wt = WeightTaps{static_cast<int>(k), tx.n,  static_cast<int>(r) * S * C, (ty.r0 * S + tx.r0) * C,
+                             ty.step * S * C, tx.step * C, ty.r0, tx.r0, ty.step, tx.step};
+          if (sh * sw > 1)
+            cl.out = OutRows{false, ty.rows, tx.rows, static_cast<int>(h), static_cast<int>(w), a, b, sh, sw};
+        }
+      break;
+    }
+    case ConvDir::bwd_weights: {
+      q.dir = IgemmDir::bwd_weights;
+      q.n_cols = static_cast<int>(r * s * c);
+      IgemmClass& cl = q.cls[0];
+      cl.m = static_cast<int>(k);
+      if (n * oh * ow > kIndexLimit) return no("N*P*Q exceeds the 32-bit index limit");
+      cl.kred = static_cast<int>(n * oh * ow);
+      q.pix = PixelGather{static_cast<int>(h), static_cast<int>(w), static_cast<int>(c), static_cast<int>(oh),
+                          static_cast<int>(ow), static_cast<int>(r), static_cast<int>(s), sh, sw, ph, pw, dh, dw,
+                          cl.kred};
+      q.a_ld = static_cast<int>(k);
+      break;
+    }
+  }
+  for (int i = 0; i < q.classes; ++i) {
+    pl.gemm_m_max = std::max<long long>(pl.gemm_m_max, q.cls[i].m);
+    pl.kred_max = std::max<long long>(pl.kred_max, q.cls[i].kred);
+  }
+  pl.flops = static_cast<std::int64_t>(p.flops());
+  pl.min_bytes = static_cast<std::int64_t>(dtype_size(p.dtype)) *
+                 (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
+  return pl;
+}
+
+std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
+  if (!pl.refusal.empty()) return pl.refusal;
+  const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
+                                   [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
+  if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
+  if (c.se && c.splitk > 1) return "the staged epilogue (.se) writes rounded outputs: split-K's partials stay direct";
+  if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
+  if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
+  if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
+  if (c.stages < kMinStages || c.stages > kMaxStages)
+    return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
+           std::to_string(kMaxStages) + "]";
+  if (igemm_smem_bytes(c) > kSmemLimit)
+    return "shared memory " + std::to_string(igemm_smem_bytes(c)) + " bytes exceeds " + std::to_string(kSmemLimit);
+  if (std::find(std::begin(kSplits), std::end(kSplits), c.splitk) == std::end(kSplits))
+    return "splitk " + std::to_string(c.splitk) + " is not one of the listed split counts";
+  const long long kb = cdiv(pl.kred_max, kTileK);
+  if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
+  if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);
+  if (cdiv(pl.gemm_m_max, c.bm) * cdiv(pl.params.n_cols, c.bn) > kIndexLimit) return "more tiles than gridDim.x takes";
+  return "";
+}
+
+IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
+  IgemmLaunch L;
+  L.params = pl.params;
+  IgemmParams& q = L.params;
+  const long long kb = cdiv(pl.kred_max, kTileK);
+  q.splitk = c.splitk;
+  q.staged_epilogue = c.se;
+  q.kb_per_split = static_cast<int>(c.splitk > 1 ? cdiv(kb, c.splitk) : kb);
+  q.m_tiles = static_cast<int>(std::max<long long>(1, cdiv(pl.gemm_m_max, c.bm)));
+  q.n_tiles = static_cast<int>(cdiv(q.n_cols, c.bn));
+  L.grid_x = static_cast<unsigned>(static_cast<long long>(q.m_tiles) * q.n_tiles);
+  L.grid_y = 1;
+  L.grid_z = static_cast<unsigned>(q.classes * c.splitk);
+  L.threads = igemm_threads(c);
+  L.smem = igemm_smem_bytes(c);
+  auto align = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  const std::size_t partial = c.splitk > 1 ? static_cast<std::size_t>(c.splitk) * static_cast<std::size_t>(pl.gemm_m_max) *
+                                                 static_cast<std::size_t>(q.n_cols) * sizeof(float)
+                                           : 0;
+  L.act_pad_offset = align(partial);
+  L.w_pad_offset = L.act_pad_offset + align(pl.act_pad_bytes);
+  L.workspace_bytes = pl.c_pad > 0 ? L.w_pad_offset + align(pl.w_pad_bytes) : partial;
+  return L;
+}
+
+std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
+  std::vector<IgemmConfig> out;
+  if (!pl.refusal.empty()) return out;
+  for (bool se : {false, true})
+    for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
+      for (const IgemmTile& t : kTiles)
+        for (int st = kMinStages; st <= kMaxStages; ++st)
+          for (int sp : kSplits) {
+            const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se};
+            if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
+          }
+  return out;
+}
+
+double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
+  const double mac_rate = 790e12 / 2 / kNumSms;  // per SM, MAC/s at the measured bf16 ceiling
+  const double bw = 3.0e12;                      // bytes/s, a conservative copy rate
+  const int threads = igemm_threads(c);
+  const int regs = std::min(255, c.bn / 2 + 48);
+  const int occ = std::max(1, std::min({(228 * 1024) / (igemm_smem_bytes(c) + 1024), 2048 / threads,
+                                        65536 / (threads * regs)}));
+  const double eff = tile_efficiency(c.bm, c.bn) * (occ >= 2 ? 1.15 : 1.0);
+  // Tiles of each class; a class without taps (Kred 0) only stores zeros.
+  double tile_units = 0;  // sum over tiles of (k-blocks + 1.5 for prologue/epilogue), in rounds of kNumSms
+  long long tiles = 0;
+  double zero_bytes = 0;
+  for (int i = 0; i < pl.params.classes; ++i) {
+    const IgemmClass& cl = pl.params.cls[i];
+    if (cl.kred == 0) {
+      zero_bytes += 2.0 * cl.m * pl.params.n_cols;
+      continue;
+    }
+    tiles += cdiv(cl.m, c.bm) * cdiv(pl.params.n_cols, c.bn) * c.splitk;
+    tile_units = std::max(tile_units, static_cast<double>(cdiv(cdiv(cl.kred, kTileK), c.splitk)) + 1.5);
+  }
+  const double t_tile = static_cast<double>(c.bm) * c.bn * kTileK * tile_units / (eff * mac_rate);
+  // Compute and memory overlap; the smaller term still counts a little, so configs that all sit at the
+  // memory floor are ranked by their compute time.
+  const double tc = static_cast<double>(cdiv(tiles, kNumSms)) * t_tile, tm = static_cast<double>(pl.min_bytes) / bw;
+  double t = std::max(tc, tm) + 0.2 * std::min(tc, tm);
+  t += zero_bytes / bw;
+  t += 2.0 * static_cast<double>(pl.act_pad_bytes + pl.w_pad_bytes) / bw;  // channel padding copies
+  if (c.splitk > 1) {
+    const double part = static_cast<double>(pl.gemm_m_max) * pl.params.n_cols * 4.0 * c.splitk;
+    t += 2.0 * part / bw + 3e-6;  // partials written and read back, plus the second launch
+  }
+  return t;
+}
+
+IgemmConfig igemm_default_config(const IgemmPlan& pl) {
+  IgemmConfig best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  const long long kb = cdiv(pl.kred_max, kTileK);
+  for (const IgemmTile& t : kTiles)
+    for (int sp : kSplits) {
+      const IgemmConfig c{t.bm, t.bn, default_stages(t.bm, t.bn), sp};
+      if (!igemm_config_refusal(pl, c).empty()) continue;
+      if (sp > 1 && kb / sp < 4) continue;  // at least 4 k-blocks per split
+      if (make_igemm_launch(pl, c).workspace_bytes > (std::size_t{256} << 20)) continue;
+      const double cost = igemm_cost(pl, c);
+      if (cost < best_cost * 0.999) best_cost = cost, best = c;
+    }
+  return best;
+}
+
+}  // namespace hiprim::gpu::sm90

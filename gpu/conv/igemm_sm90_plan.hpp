@@ -1,0 +1,259 @@
+// conv.igemm.wgmma: the plan of a 2D NHWC convolution as an implicit GEMM on Hopper's warpgroup MMA
+// (host code plus host/device index functions; tested on the host: tests/gpu/test_igemm_sm90_plan.cpp).
+//
+//   C[m][n] = sum_kk A[m][kk] * B[n][kk]      (fp32 accumulation, one GEMM per "class", below)
+//
+//   direction     M (rows)         N (cols)   Kred            A (smem major)              B (smem major)
+//   fwd           pixels N*P*Q     K          R*S*C           x gathered, K-major          w[k][r][s][c], K-major
+//   bwd-data      dx pixels of a   C          taps(class)*K   dy gathered, K-major          w[k][r][s][c] by (tap,k)
+//                 class (below)                                                             rows: MN-major (c contiguous)
+//   bwd-weights   K                R*S*C      N*P*Q           dy[pixel][k]: MN-major        x gathered: MN-major
+// kk orders: fwd (r, s, c), c fastest; bwd-data (tr, ts, k), k fastest; bwd-weights pixel (img, p, q).
+// Activation gathers (fwd A, bwd-data A) read source element [img][y][x][ch] of an NHWC tensor
+// [img][SH][SW][SC] with, for row m = (img*RH + i)*RW + j and kk = (tr*NS + ts)*SC + ch,
+//   y = i*ry_mul + ry_add + tr*ty_step,  x = j*rx_mul + rx_add + ts*tx_step   (zero outside the tensor)
+//   fwd:      RH,RW = P,Q; ry_mul = str_h, ry_add = -pad_h, ty_step = dil_h (same along x).
+//   bwd-data: sub-pixel classes (a, b) in [0,str_h) x [0,str_w): the dx pixels h = a + i*str_h,
+//             w = b + j*str_w. Tap r reaches h iff (h + pad_h - r*dil_h) % str_h == 0, i.e.
+//             r*dil_h == a + pad_h (mod str_h): with g = gcd(dil_h, str_h) the taps are
+//             r = r0 + tr*(str_h/g), r0 the least solution (none when (a + pad_h) % g != 0), and
+//             oh = (h + pad_h - r*dil_h)/str_h = i + (a + pad_h - r0*dil_h)/str_h - tr*(dil_h/g):
+//             ry_mul = 1, ry_add = (a + pad_h - r0*dil_h)/str_h, ty_step = -(dil_h/g). No MAC ever
+//             touches an inserted zero; a class with no taps (Kred = 0) writes zeros. Stride 1: one
+//             class, r0 = 0, ry_add = pad_h, ty_step = -dil_h.
+// The kernel multiplies real zeros: padding, out-of-range rows and the K tail are zero-filled loads.
+// C % 8 != 0: the same GEMM over workspace copies with C padded to a multiple of 8 (IgemmPlan).
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se]"; tiles kTiles, stages 3..8
+// within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
+// order by a second kernel) only where every class is one (dense output rows).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "gpu/gemm/sm90/wgmma_layout.hpp"
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define HIPRIM_IG_HD __host__ __device__
+#else
+#define HIPRIM_IG_HD
+#endif
+
+namespace hiprim::gpu::sm90 {
+
+enum class IgemmDir : int { fwd = 0, bwd_data = 1, bwd_weights = 2 };
+
+inline constexpr int kMaxClasses = 16;       // bwd-data str_h * str_w
+inline constexpr int kSmemLimit = 232448;    // H100/H200 opt-in shared memory per block (227 KiB)
+inline constexpr int kSmemAlignSlack = 1024; // dynamic shared memory is aligned up to 1024 in the kernel
+inline constexpr int kNumSms = 132;          // the heuristic's machine (H200); the plan never depends on the device
+
+// ---- index math shared by host tests and the kernel loaders ----
+
+// Activation gather of one class (see the header). kred = NR*NS*SC.
+struct ActGather {
+  int sh = 0, sw = 0, sc = 0;  // source spatial dims and channels
+  int rh = 0, rw = 0;          // row grid per image
+  int ry_mul = 1, ry_add = 0, rx_mul = 1, rx_add = 0;
+  int nr = 0, ns = 0;          // taps per axis
+  int ty_step = 0, tx_step = 0;
+};
+
+// One GEMM row's gather base: element offset of its image, y/x base, and whether the row exists.
+struct ActRow {
+  int img_off = 0;  // every tensor has < 2^31 elements (plan_igemm refuses larger ones)
+  int yb = 0, xb = 0;
+  bool valid = false;
+};
+HIPRIM_IG_HD inline ActRow act_row(const ActGather& g, int m, int rows) {
+  ActRow r;
+  if (m >= rows) return r;
+  const int per_img = g.rh * g.rw;
+  const int img = m / per_img, rem = m - img * per_img;
+  const int i = rem / g.rw, j = rem - (rem / g.rw) * g.rw;
+  r.img_off = img * g.sh * g.sw * g.sc;
+  r.yb = i * g.ry_mul + g.ry_add;
+  r.xb = j * g.rx_mul + g.rx_add;
+  r.valid = true;
+  return r;
+}
+// kk -> (tr, ts, ch): ch fastest over sc, then ts over ns.
+struct Tap {
+  int tr = 0, ts = 0, ch = 0;
+};
+HIPRIM_IG_HD inline Tap tap_of(int kk, int sc, int ns) {
+  const int t = kk / sc;
+  return Tap{t / ns, t - (t / ns) * ns, kk - t * sc};
+}
+// Element offset of A[m][kk] in the source, or -1 for a zero (padding, missing row, kk >= kred).
+HIPRIM_IG_HD inline long long act_offset(const ActGather& g, const ActRow& r, const Tap& t, bool kk_valid) {
+  if (!r.valid || !kk_valid) return -1;
+  const int y = r.yb + t.tr * g.ty_step, x = r.xb + t.ts * g.tx_step;
+  if (y < 0 || y >= g.sh || x < 0 || x >= g.sw) return -1;
+  return r.img_off + (y * g.sw + x) * g.sc + t.ch;
+}
+
+// bwd-data B: B[n = c][kk = (tr, ts, k)] = w[k][r0 + tr*rstep][s0 + ts*sstep][c] (w is [K][R][S][C]),
+// at  k*R*S*C + (r0*S + s0)*C + tr*(rstep*S*C) + ts*(sstep*C) + c  (the strides the kernel keeps).
+struct WeightTaps {
+  int k = 0, ns = 0;                // kk = (tr*ns + ts)*k_count + k
+  int rsc = 0, base = 0, tr_stride = 0, ts_stride = 0;
+  int r0 = 0, s0 = 0, rstep = 1, sstep = 1;  // the taps themselves (for tests and notes)
+};
+HIPRIM_IG_HD inline long long weight_offset(const WeightTaps& w, int kk, int c) {
+  const Tap t = tap_of(kk, w.k, w.ns);  // ch here is the output channel k
+  return t.ch * w.rsc + w.base + t.tr * w.tr_stride + t.ts * w.ts_stride + c;
+}
+
+// bwd-weights B: B[n = (r, s, c)][kk = pixel (img, p, q)] = x[img][p*str - pad + r*dil][...][c].
+struct PixelGather {
+  int h = 0, w = 0, c = 0, p = 0, q = 0, r = 0, s = 0;
+  int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
+  int pixels = 0;  // N*P*Q
+};
+struct FilterCol {  // n = (r*S + s)*C + c
+  int r = 0, s = 0, c = 0;
+  bool valid = false;
+};
+HIPRIM_IG_HD inline FilterCol filter_col(const PixelGather& g, int n, int cols) {
+  FilterCol f;
+  if (n >= cols) return f;
+  const int t = n / g.c;
+  f.c = n - t * g.c;
+  f.r = t / g.s;
+  f.s = t - f.r * g.s;
+  f.valid = true;
+  return f;
+}
+HIPRIM_IG_HD inline long long pixel_offset(const PixelGather& g, const FilterCol& f, int pix) {
+  if (!f.valid || pix >= g.pixels) return -1;
+  const int pq = g.p * g.q;
+  const int img = pix / pq, rem = pix - img * pq;
+  const int op = rem / g.q, oq = rem - (rem / g.q) * g.q;
+  const int y = op * g.str_h - g.pad_h + f.r * g.dil_h, x = oq * g.str_w - g.pad_w + f.s * g.dil_w;
+  if (y < 0 || y >= g.h || x < 0 || x >= g.w) return -1;
+  return ((img * g.h + y) * g.w + x) * g.c + f.c;
+}
+
+// Output row map: dense (row m at m*N) or a class's pixels (h = a + i*sy, w = b + j*sx).
+struct OutRows {
+  bool dense = true;
+  int rh = 0, rw = 0, oh = 0, ow = 0, a = 0, b = 0, sy = 1, sx = 1;
+};
+HIPRIM_IG_HD inline long long out_row_offset(const OutRows& o, int m, int n_cols) {
+  if (o.dense) return static_cast<long long>(m) * n_cols;
+  const int per_img = o.rh * o.rw;
+  const int img = m / per_img, rem = m - img * per_img;
+  const int i = rem / o.rw, j = rem - (rem / o.rw) * o.rw;
+  const int h = o.a + i * o.sy, w = o.b + j * o.sx;
+  return ((static_cast<long long>(img) * o.oh + h) * o.ow + w) * n_cols;
+}
+
+// One GEMM of a launch (a bwd-data class, or the whole problem).
+struct IgemmClass {
+  int m = 0, kred = 0;
+  ActGather act;   // fwd / bwd-data A
+  WeightTaps wt;   // bwd-data B
+  OutRows out;
+};
+
+// Everything the kernel needs; a plain value passed by value to the kernel.
+struct IgemmParams {
+  IgemmDir dir = IgemmDir::fwd;
+  int n_cols = 0;                  // GEMM N (also the output row length)
+  int classes = 1;
+  IgemmClass cls[kMaxClasses];
+  PixelGather pix;                 // bwd-weights B
+  int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
+  bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
+  int splitk = 1, kb_per_split = 0;
+  bool staged_epilogue = false;    // the config's .se
+  int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):
+                                   // neighbouring CTAs share the activation tile, the big operand
+};
+static_assert(sizeof(IgemmParams) <= 4000, "kernel parameters stay within the classic 4 KiB limit");
+
+// ---- perf configs ----
+struct IgemmTile {
+  int bm, bn;
+};
+inline constexpr IgemmTile kTiles[] = {{128, 128}, {128, 256}, {256, 128}, {128, 64}, {64, 128}, {64, 64}};
+inline constexpr int kMinStages = 3, kMaxStages = 8;
+inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+
+// ws: warp-specialised (a producer warpgroup and mbarriers, suffix ".ws"); else every thread both
+// produces and consumes. tma (with ws, fwd only, suffix ".tma"): the dense weight operand B comes
+// by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async, and so does A where it is dense
+// (IgemmParams::a_dense: 1x1, stride 1, pad 0).
+// se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
+// 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
+struct IgemmConfig {
+  int bm = 128, bn = 128, stages = 4, splitk = 1;
+  bool ws = false, tma = false, se = false;
+  bool operator==(const IgemmConfig&) const = default;
+};
+std::string to_string(const IgemmConfig& c);
+// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma" and then ".se" (e.g.
+// "m128n128k64.s4.splitk1.ws.tma.se"); nullopt on any other text.
+std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
+inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
+inline int igemm_smem_bytes(const IgemmConfig& c) {
+  return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0);
+}
+
+// The plan of a problem (config independent).
+struct IgemmPlan {
+  std::string refusal;  // empty: taken
+  IgemmParams params;   // with splitk/kb_per_split/m_tiles unset
+  long long gemm_m_max = 0;  // largest class M
+  long long kred_max = 0;
+  std::int64_t flops = 0;
+  std::int64_t min_bytes = 0;  // x + w + y: what any algorithm reads and writes at least once
+  // C % 8 != 0 (the 3-channel stem): the GEMM runs on copies with C padded to c_pad (zero channels)
+  // in the workspace: act_pad (x, or dx for bwd-data) and w_pad (w, or dw for bwd-weights); inputs
+  // are padded before the GEMM, a padded output is cut back to c_real after it. 0: no padding.
+  int c_real = 0, c_pad = 0;
+  std::size_t act_pad_bytes = 0, w_pad_bytes = 0;
+};
+IgemmPlan plan_igemm(const ConvProblem& p);
+
+// Why the config cannot run the plan ("" when it can): unknown tile, stages, smem, split rules.
+std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c);
+// The launch: params with the config's split, grid dims.
+struct IgemmLaunch {
+  IgemmParams params;
+  unsigned grid_x = 0, grid_y = 0, grid_z = 0;
+  int threads = 0, smem = 0;
+  std::size_t workspace_bytes = 0;  // [split-K fp32 partials][act_pad][w_pad], each 256-aligned
+  std::size_t act_pad_offset = 0, w_pad_offset = 0;
+};
+IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c);
+// The device buffers of a launch.
+struct IgemmBuffers {
+  const void* a = nullptr;    // fwd: x, bwd-data: dy, bwd-weights: dy
+  const void* b = nullptr;    // fwd: w, bwd-data: w,  bwd-weights: x
+  void* out = nullptr;        // fwd: y, bwd-data: dx, bwd-weights: dw
+  const void* bias = nullptr; // fwd only, or null
+  void* workspace = nullptr;  // split-K partials (workspace_bytes)
+};
+// Enqueues the config's kernels on `stream` (a hipStream_t) for element type T (__half or bf16):
+// defined in igemm_sm90_launch.hpp, instantiated by igemm_sm90_{fwd,bwd_data,bwd_weights}.hip.
+template <typename T, IgemmDir DIR>
+void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, void* stream,
+                       const std::string& context);
+// One-time host setup of every kernel of (T, DIR): the dynamic shared-memory limits and the TMA
+// encoder lookup, so that no later run (possibly inside a graph capture) makes those calls.
+template <typename T, IgemmDir DIR>
+void igemm_sm90_prepare();
+
+// Every config that can run the plan (all are instantiated), and the heuristic's pick.
+std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl);
+IgemmConfig igemm_default_config(const IgemmPlan& pl);
+// The heuristic's time model (arbitrary units, lower is better), exposed for tests and notes.
+double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c);
+
+}  // namespace hiprim::gpu::sm90

@@ -1,0 +1,294 @@
+// Device tests of conv.igemm.wgmma (skip without an sm_90 GPU), graded so a failure isolates itself:
+//   WgmmaProbe.*      one warpgroup, one stage: unswizzled K-major, 128B K-major, B MN-major, both
+//                     MN-major, each against A*B^T on the host, with a diagnosis of the wrong cells
+//   IgemmGemm.*       the pipelined kernels as plain GEMMs (1x1 convolutions) of several sizes and
+//                     every tile, stage count, split and both variants (all threads produce, or
+//                     a warp-specialised producer), against a reference GEMM on the GPU
+//   IgemmConv.*       every direction on small problems (strides, padding, dilation, sub-pixel
+//                     classes, bias) against the CPU reference, exactly, plus a determinism check
+//   IgemmSweep.*      (only with HIPRIM_IGEMM_SWEEP=1) times configs on the ResNet-50 layers at N=32
+//                     by CUDA-graph replay over rotating inputs (test_igemm_sm90_sweep.cpp)
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "gpu/conv/igemm_sm90.hpp"
+#include "gpu/conv/igemm_sm90_plan.hpp"
+#include "gpu/conv/registry.hpp"
+#include "gpu/gemm/sm90/wgmma_probe.hpp"
+#include "gpu/runtime/device.hpp"
+#include "reference/conv.hpp"
+#include "tests/gpu/conv_test_util.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+#define SKIP_WITHOUT_SM90()                                                        \
+  do {                                                                             \
+    if (const std::string why = igemm_sm90_unavailable(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+std::uint16_t bits_of(DType t, float v) { return t == DType::bf16 ? float_to_bf16_bits(v) : float_to_fp16_bits(v); }
+
+// "" when got == want (64 x n, row-major); else the first wrong cell and which rows/cols are wrong.
+std::string diagnose(const std::vector<float>& got, const std::vector<float>& want, int rows, int cols) {
+  std::vector<int> bad_rows(rows, 0), bad_cols(cols, 0);
+  long long bad = 0;
+  std::ostringstream first;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      if (!(got[r * cols + c] == want[r * cols + c])) {
+        if (bad++ == 0) first << "first wrong (" << r << "," << c << ") = " << got[r * cols + c] << " want " << want[r * cols + c];
+        ++bad_rows[r], ++bad_cols[c];
+      }
+  if (bad == 0) return "";
+  std::ostringstream o;
+  o << bad << " of " << rows * cols << " wrong; " << first.str() << "; wrong rows:";
+  for (int r = 0; r < rows; ++r) if (bad_rows[r]) o << ' ' << r;
+  o << "; wrong cols:";
+  for (int c = 0; c < cols; ++c) if (bad_cols[c]) o << ' ' << c;
+  // A permutation (every value present, misplaced) points at a layout/fragment map, not the math.
+  std::vector<float> a = got, b = want;
+  std::sort(a.begin(), a.end()), std::sort(b.begin(), b.end());
+  o << (a == b ? "; values are a permutation of the expected ones (layout or fragment map)" : "; values differ");
+  return o.str();
+}
+
+class WgmmaProbe : public ::testing::TestWithParam<std::tuple<sm90::WgmmaProbeKind, DType>> {};
+
+TEST_P(WgmmaProbe, MatchesHostProduct) {
+  SKIP_WITHOUT_SM90();
+  const auto [kind, dt] = GetParam();
+  const int K = sm90::probe_k(kind), N = sm90::probe_n(kind);
+  std::mt19937 rng(7);
+  std::vector<float> a(64 * K), b(static_cast<std::size_t>(N) * K);
+  for (float& v : a) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+  for (float& v : b) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+  std::vector<std::uint16_t> ab(a.size()), bb(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits_of(dt, a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits_of(dt, b[i]);
+  std::vector<float> want(static_cast<std::size_t>(64) * N, 0.0f);
+  for (int m = 0; m < 64; ++m)
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) want[m * N + n] += a[m * K + k] * b[n * K + k];
+  const std::vector<float> got = sm90::wgmma_probe(kind, dt, ab, bb);
+  EXPECT_EQ(diagnose(got, want, 64, N), "") << sm90::probe_kind_name(kind) << " " << dtype_name(dt);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, WgmmaProbe,
+                         ::testing::Combine(::testing::Values(sm90::WgmmaProbeKind::interleave_k16,
+                                                              sm90::WgmmaProbeKind::kmajor_b128,
+                                                              sm90::WgmmaProbeKind::kmajor_a_mn_b,
+                                                              sm90::WgmmaProbeKind::mnmajor_b128,
+                                                              sm90::WgmmaProbeKind::mn_b_n128),
+                                            ::testing::Values(DType::bf16, DType::fp16)),
+                         [](const auto& info) {
+                           return std::string(sm90::probe_kind_name(std::get<0>(info.param))) + "_" +
+                                  std::string(dtype_name(std::get<1>(info.param)));
+                         });
+
+// Device tensors of a problem filled with integers in [-2, 2] (exact tier), output poisoned (NaN).
+struct DeviceCase {
+  ConvProblem p;
+  gputest::ConvCase host;
+  DeviceBuffer x, w, y, bias, ws;
+  explicit DeviceCase(const ConvProblem& prob, std::uint32_t seed, std::size_t ws_bytes)
+      : p(prob), host(gputest::make_case(prob, seed)) {
+    auto up = [&](DeviceBuffer& d, const HostTensor& t, const char* what, bool is_out) {
+      const std::vector<unsigned char> bytes = t.to_bytes();
+      d = DeviceBuffer(bytes.size() + 256, what);
+      d.fill_bytes(0xFF);
+      if (!is_out) d.upload(bytes.data(), bytes.size());
+    };
+    up(x, host.x, "x", p.dir == ConvDir::bwd_data);
+    up(w, host.w, "w", p.dir == ConvDir::bwd_weights);
+    up(y, host.y, "y", p.dir == ConvDir::fwd);
+    up(bias, host.bias, "bias", false);
+    ws = DeviceBuffer(std::max<std::size_t>(ws_bytes, 16), "workspace");
+  }
+  ConvTensors tensors() {
+    return ConvTensors{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.bytes(), nullptr};
+  }
+  DeviceBuffer& out() { return p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w; }
+  // Output as floats; "" or what is wrong with the guard bytes after it.
+  std::vector<float> download(std::string* guard) {
+    HostTensor& o = host.output(p.dir);
+    const std::size_t n = o.to_bytes().size();
+    std::vector<unsigned char> bytes(n + 256);
+    out().download(bytes.data(), bytes.size());
+    for (std::size_t i = n; i < bytes.size(); ++i)
+      if (bytes[i] != 0xFF) {
+        *guard = "the guard after the output was overwritten at byte " + std::to_string(i - n);
+        break;
+      }
+    HostTensor t(o.desc);
+    t.from_bytes(bytes.data());
+    return t.data;
+  }
+};
+
+std::string check_conv(const ConvProblem& p, const std::string& config, std::uint32_t seed) {
+  DeviceCase dc(p, seed, igemm_sm90_workspace_bytes(p, config));
+  const std::vector<float> want = gputest::expected_output(p, dc.host);
+  igemm_sm90_run(p, dc.tensors(), config);
+  synchronize("igemm test");
+  std::string guard;
+  const std::vector<float> got = dc.download(&guard);
+  long long bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i]) && bad++ == 0)
+      first = "storage element " + std::to_string(i) + " = " + std::to_string(got[i]) + ", want " + std::to_string(want[i]);
+  if (bad) return std::to_string(bad) + " of " + std::to_string(got.size()) + " wrong, first " + first;
+  if (!guard.empty()) return guard;
+  // Determinism: a second run on the same inputs is bitwise identical.
+  std::vector<unsigned char> b1(dc.out().bytes()), b2(dc.out().bytes());
+  dc.out().download(b1.data(), b1.size());
+  igemm_sm90_run(p, dc.tensors(), config);
+  synchronize("igemm test (second run)");
+  dc.out().download(b2.data(), b2.size());
+  return b1 == b2 ? "" : "a second run is not bitwise identical";
+}
+
+// The pipelined kernels as plain GEMMs: fwd of a 1x1 conv is C[M][N] = x[M][C] * w[N][C]^T,
+// bwd-data of it is dx[M][C] = dy[M][K] * w[K][C] (B MN-major), bwd-weights dw[K][C] = dy^T x (both
+// MN-major); compared with reference_gemm_device on the same device buffers.
+void check_gemm(ConvDir dir, DType dt, int M, int N, int K, const std::string& config) {
+  ConvProblem p;
+  p.dir = dir, p.dtype = dt, p.channels_last = true, p.n = 1;
+  // fwd: M pixels, C = K (reduction), k = N. bwd-data: M pixels, C = N, k = K. bwd-weights: k = M, C = N, pixels = K.
+  const int pixels = dir == ConvDir::bwd_weights ? K : M;
+  p.c = dir == ConvDir::fwd ? K : N;
+  p.k = dir == ConvDir::fwd ? N : dir == ConvDir::bwd_data ? K : M;
+  p.in = {pixels, 1}, p.filter = {1, 1}, p.pad = {0, 0}, p.stride = {1, 1}, p.dilation = {1, 1}, p.out_pad = {0, 0};
+  ASSERT_TRUE(p.valid()) << to_string(p);
+  DeviceCase dc(p, 11, igemm_sm90_workspace_bytes(p, config));
+  DeviceBuffer ref(static_cast<std::size_t>(M) * N * sizeof(float), "reference C");
+  const long long C = p.c, Kc = p.k;
+  switch (dir) {
+    case ConvDir::fwd:  // A = x [M][C], B = w [N][C]
+      sm90::reference_gemm_device(dt, M, N, K, dc.x.data(), C, 1, dc.w.data(), C, 1, static_cast<float*>(ref.data()));
+      break;
+    case ConvDir::bwd_data:  // A = dy [M][K], B[n=c][k] = w[k][c]
+      sm90::reference_gemm_device(dt, M, N, K, dc.y.data(), Kc, 1, dc.w.data(), 1, C, static_cast<float*>(ref.data()));
+      break;
+    case ConvDir::bwd_weights:  // A[m=k][pix] = dy[pix][k], B[n=c][pix] = x[pix][c]
+      sm90::reference_gemm_device(dt, M, N, K, dc.y.data(), 1, Kc, dc.x.data(), 1, C, static_cast<float*>(ref.data()));
+      break;
+  }
+  std::vector<float> want(static_cast<std::size_t>(M) * N);
+  ref.download(want.data(), want.size() * sizeof(float));
+  for (float& v : want) v = round_to(dt, v);
+  igemm_sm90_run(p, dc.tensors(), config);
+  synchronize("igemm gemm test");
+  std::string guard;
+  const std::vector<float> got = dc.download(&guard);
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(diagnose(got, want, M, N), "") << config << " " << to_string(p);
+  EXPECT_EQ(guard, "") << config << " " << to_string(p);
+}
+
+TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
+  SKIP_WITHOUT_SM90();
+  // Small and medium sizes: every tile x stages {3, 4} x split {1, 3} x both variants; the large one:
+  // every tile at 4 stages, split {1, 2}, both variants.
+  const int sizes[][3] = {{128, 128, 64}, {64, 64, 64}, {200, 72, 136}, {1000, 264, 520}, {2048, 512, 1024}};
+  for (ConvDir dir : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
+    for (auto [M, N, K] : sizes) {
+      const bool large = static_cast<long long>(M) * N * K > 100000000LL;
+      for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; + TMA for fwd's weights
+        for (const sm90::IgemmTile& t : sm90::kTiles)
+          for (int stages : large ? std::vector<int>{4} : std::vector<int>{3, 4})
+            for (int split : large ? std::vector<int>{1, 2} : std::vector<int>{1, 3}) {
+              const bool ws = variant >= 1, tma = variant == 2;
+              if (ws && t.bm > 128) continue;                // no warp-specialised 256-row tile
+              if (tma && dir != ConvDir::fwd) continue;      // TMA feeds fwd's dense weights only
+              if (split > (K + 63) / 64) continue;           // more splits than k-blocks is not a listed config
+              const bool se = split == 1 && (t.bn + stages + variant) % 2 == 0;  // the staged epilogue on half
+              check_gemm(dir, DType::bf16, M, N, K, to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws, tma, se}));
+              if (HasFailure()) return;  // the first failure is the diagnosis; the rest repeat it
+            }
+    }
+  check_gemm(ConvDir::fwd, DType::fp16, 1000, 264, 520, "m128n128k64.s4.splitk1");
+  check_gemm(ConvDir::bwd_weights, DType::fp16, 256, 1000, 2000, "m128n256k64.s4.splitk4");
+  check_gemm(ConvDir::bwd_data, DType::fp16, 1000, 264, 520, "m128n128k64.s4.splitk1.ws");
+  check_gemm(ConvDir::fwd, DType::fp16, 1000, 264, 520, "m128n256k64.s3.splitk2.ws.tma");
+  for (const char* cfg : {"m128n128k64.s4.splitk1.se", "m256n128k64.s3.splitk1.se", "m128n256k64.s4.splitk1.ws.se",
+                          "m64n64k64.s3.splitk1.ws.tma.se"})
+    check_gemm(ConvDir::fwd, DType::bf16, 1000, 264, 520, cfg);
+}
+
+const char* const kConvShapes[] = {
+    "n2 c8 k16 in7x6 f3x3 pad1x1 str1x1",
+    "n2 c16 k8 in9x9 f3x2 pad1x0 str2x3 dil2x1",
+    "n2 c24 k8 in5x5 f1x1 pad0x0 str2x2",
+    "n1 c64 k64 in8x8 f3x3 pad1x1 str2x2",
+    "n2 c8 k8 in11x10 f3x3 pad2x1 str3x2 dil2x3",
+    "n1 c8 k16 in9x9 f2x3 pad0x2 str4x2 dil2x2",
+    "n3 c72 k40 in13x11 f3x3 pad1x1 str1x1",
+    "n2 c136 k264 in6x6 f1x1",
+    "n1 c8 k8 in1x1 f1x1",
+    "n2 c32 k32 in15x15 f5x5 pad2x2 str1x1",
+    "n2 c3 k16 in12x11 f7x7 pad3x3 str2x2",  // the stem's shape: C padded to 8 in the workspace
+    "n1 c12 k8 in7x7 f3x3 pad1x1 str1x1",
+};
+
+TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
+  SKIP_WITHOUT_SM90();
+  std::uint32_t seed = 1;
+  for (const char* shape : kConvShapes)
+    for (const char* dir : {"fwd", "bwd-data", "bwd-weights"})
+      for (const char* dt : {"bf16", "fp16"})
+        for (bool bias : {false, true}) {
+          if (bias && std::string(dir) != "fwd") continue;
+          const ConvProblem p =
+              parse_conv_problem(std::string("conv ") + dir + " " + dt + " nhwc " + shape + (bias ? " bias" : ""));
+          const std::vector<std::string> configs = igemm_sm90_configs(p);
+          ASSERT_FALSE(configs.empty()) << to_string(p);
+          const std::string def = igemm_sm90_default_config(p);
+          EXPECT_EQ(check_conv(p, def, ++seed), "") << def << " " << to_string(p);
+          for (const char* other : {"m64n64k64.s3.splitk1", "m256n128k64.s4.splitk1", "m128n256k64.s3.splitk2",
+                                    "m128n128k64.s4.splitk1.ws", "m64n128k64.s3.splitk2.ws",
+                                    "m128n64k64.s4.splitk1.ws.tma", "m64n64k64.s5.splitk2.ws.tma",
+                                    "m128n128k64.s3.splitk1.se", "m64n128k64.s4.splitk1.ws.se",
+                                    "m128n128k64.s4.splitk1.ws.tma.se"})
+            if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
+              EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
+            }
+        }
+}
+
+// A few runs of every variant and direction, small enough for compute-sanitizer (device_wgmma.sh).
+TEST(IgemmConv, SanitizerSubset) {
+  SKIP_WITHOUT_SM90();
+  std::uint32_t seed = 900;
+  for (const char* dir : {"fwd", "bwd-data", "bwd-weights"})
+    for (const char* shape : {"n2 c16 k24 in7x6 f3x3 pad1x1 str2x2", "n1 c3 k8 in9x9 f7x7 pad3x3 str2x2", "n2 c64 k8 in5x5 f1x1"}) {
+      const ConvProblem p = parse_conv_problem(std::string("conv ") + dir + " bf16 nhwc " + shape);
+      const std::vector<std::string> configs = igemm_sm90_configs(p);
+      for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",
+                              "m128n64k64.s4.splitk1.ws.tma", "m128n128k64.s3.splitk1.se"})
+        if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
+          EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p);
+        }
+    }
+}
+
+TEST(IgemmConv, SolverIsRegisteredFirstAndUsesTheEnvironmentConfig) {
+  const ConvSolverList& all = gpu_conv_solvers();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.front()->name(), kIgemmWgmmaName);
+  const ConvProblem p = parse_conv_problem("conv fwd bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1");
+  EXPECT_THROW(igemm_sm90_workspace_bytes(p, "m96n128k64.s3.splitk1"), InputError);
+  EXPECT_THROW(igemm_sm90_workspace_bytes(p, "bogus"), InputError);
+}
+
+}  // namespace
+}  // namespace hiprim::gpu

@@ -1,0 +1,460 @@
+// Host tests (no GPU, no nvcc) of conv.igemm.wgmma's index layer: the 128B-swizzled tile layouts
+// against the PTX canonical layouts evaluated from the descriptors, descriptor bit packing, the
+// accumulator fragment map, the producers' thread splits, the gathers against TensorDesc offsets,
+// the bwd-data sub-pixel decomposition, and an end-to-end host emulation of every direction's GEMM
+// through the plan's index functions against the CPU reference (exact, integer data); configs,
+// split-K plans, the heuristic and the refusals.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "gpu/common/conv_index.hpp"
+#include "gpu/conv/igemm_sm90_plan.hpp"
+#include "gpu/gemm/sm90/wgmma_layout.hpp"
+#include "reference/conv.hpp"
+
+namespace hiprim::gpu::sm90 {
+namespace {
+
+constexpr std::uint32_t kBase = 0x6000;  // a 1024-aligned tile start
+
+TEST(WgmmaLayout, DescriptorBitPacking) {
+  const std::uint64_t d = make_desc(0x12340, 8192, 1024, Swizzle::b128);
+  EXPECT_EQ(d, 0x4000004002001234ull);
+  const DescFields f = decode_desc(d);
+  EXPECT_EQ(f.start, 0x12340u);
+  EXPECT_EQ(f.lbo, 8192u);
+  EXPECT_EQ(f.sbo, 1024u);
+  EXPECT_EQ(f.base_offset, 0u);
+  EXPECT_EQ(f.swizzle, Swizzle::b128);
+  EXPECT_EQ(desc_kmajor(0x2000), make_desc(0x2000, 16, 1024, Swizzle::b128));
+  EXPECT_EQ(decode_desc(desc_advance(desc_kmajor(0x2000), 96)).start, 0x2000u + 96);
+  EXPECT_EQ(make_desc(0x100, 128, 256, Swizzle::none) >> 62, 0u);
+  // The 14-bit start field holds addresses below 256 KiB (every stage start of the kernels).
+  EXPECT_EQ(decode_desc(desc_kmajor(0x3FFF0)).start, 0x3FFF0u);
+}
+
+// For every instruction of a stage (k16 step j, warpgroup sub-tile w) and element, the address the
+// tensor core reads (canonical layout + swizzle, from the descriptor) is where the producer wrote.
+TEST(WgmmaLayout, KMajorTileMatchesCanonicalLayoutForEveryInstruction) {
+  for (int rows : {64, 128, 256})
+    for (int w = 0; w * 64 < rows; ++w)
+      for (int j = 0; j < 4; ++j) {
+        const std::uint64_t d = desc_advance(desc_kmajor(kBase + w * 64 * kRowBytes), j * kKStepBytesK);
+        for (int mn = 0; mn < 64; ++mn)
+          for (int k = 0; k < 16; ++k)
+            ASSERT_EQ(wgmma_canonical_address(d, Major::k, mn, k), kBase + kmajor_offset(64 * w + mn, 16 * j + k))
+                << "rows " << rows << " w " << w << " j " << j << " mn " << mn << " k " << k;
+      }
+  // B operand: one descriptor spans all N rows (N = 256 here).
+  for (int j = 0; j < 4; ++j) {
+    const std::uint64_t d = desc_advance(desc_kmajor(kBase), j * kKStepBytesK);
+    for (int n = 0; n < 256; ++n)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(wgmma_canonical_address(d, Major::k, n, k), kBase + kmajor_offset(n, 16 * j + k));
+  }
+}
+
+TEST(WgmmaLayout, MnMajorTileMatchesCanonicalLayoutForEveryInstruction) {
+  for (int j = 0; j < 4; ++j) {
+    for (int w = 0; w < 4; ++w) {  // A: warpgroup w's 64 m = atom column w
+      const std::uint64_t d = desc_advance(desc_mnmajor(kBase + w * kMnAtomColBytes), j * kKStepBytesMN);
+      for (int mn = 0; mn < 64; ++mn)
+        for (int k = 0; k < 16; ++k)
+          ASSERT_EQ(wgmma_canonical_address(d, Major::mn, mn, k), kBase + mnmajor_offset(64 * w + mn, 16 * j + k));
+    }
+    const std::uint64_t d = desc_advance(desc_mnmajor(kBase), j * kKStepBytesMN);  // B: N = 256 over 4 atoms
+    for (int n = 0; n < 256; ++n)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(wgmma_canonical_address(d, Major::mn, n, k), kBase + mnmajor_offset(n, 16 * j + k));
+  }
+}
+
+TEST(WgmmaLayout, InterleaveTileMatchesCanonicalLayout) {
+  const std::uint64_t d = make_desc(kBase, kInterleaveLbo, kInterleaveSbo, Swizzle::none);
+  for (int mn = 0; mn < 64; ++mn)
+    for (int k = 0; k < 16; ++k) ASSERT_EQ(wgmma_canonical_address(d, Major::k, mn, k), kBase + interleave_offset(mn, k));
+}
+
+TEST(WgmmaLayout, TileOffsetsAreABijectionOntoTheTile) {
+  for (int rows : {64, 128, 256}) {
+    std::vector<int> km(rows * 64, 0), mnm(rows * 64, 0);
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < 64; ++k) {
+        const std::uint32_t a = kmajor_offset(r, k), b = mnmajor_offset(r, k);
+        ASSERT_EQ(a % 2, 0u);
+        ASSERT_LT(a / 2, km.size());
+        ASSERT_LT(b / 2, mnm.size());
+        ++km[a / 2], ++mnm[b / 2];
+      }
+    for (std::size_t i = 0; i < km.size(); ++i) ASSERT_TRUE(km[i] == 1 && mnm[i] == 1) << "rows " << rows << " slot " << i;
+  }
+  // A 16-byte chunk (8 consecutive k, K-major; 8 consecutive mn, MN-major) stays contiguous.
+  for (int r = 0; r < 128; ++r)
+    for (int k0 = 0; k0 < 64; k0 += 8)
+      for (int e = 0; e < 8; ++e) {
+        ASSERT_EQ(kmajor_offset(r, k0 + e), kmajor_offset(r, k0) + 2 * e);
+        ASSERT_EQ(mnmajor_offset((r / 8) * 8 + e, k0), mnmajor_offset((r / 8) * 8, k0) + 2 * e);
+      }
+}
+
+TEST(WgmmaLayout, AccumulatorFragmentCoversTheTileOnce) {
+  for (int n : {64, 128, 256}) {
+    std::set<std::pair<int, int>> seen;
+    for (int t = 0; t < 128; ++t)
+      for (int v = 0; v < n / 2; ++v) {
+        const int r = acc_row(t, v), c = acc_col(t, v);
+        ASSERT_TRUE(r >= 0 && r < 64 && c >= 0 && c < n);
+        ASSERT_TRUE(seen.insert({r, c}).second) << "t " << t << " v " << v;
+      }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(64 * n));
+  }
+  // Known points (PTX figure for D of m64nNk16: warp w owns rows 16w..16w+15; lane quad = row).
+  EXPECT_EQ(acc_row(0, 0), 0);
+  EXPECT_EQ(acc_col(0, 0), 0);
+  EXPECT_EQ(acc_col(0, 1), 1);
+  EXPECT_EQ(acc_col(1, 0), 2);
+  EXPECT_EQ(acc_row(4, 0), 1);
+  EXPECT_EQ(acc_row(0, 2), 8);
+  EXPECT_EQ(acc_col(0, 4), 8);
+  EXPECT_EQ(acc_row(32, 0), 16);
+  EXPECT_EQ(acc_row(127, 3), 63);
+  EXPECT_EQ(acc_col(127, 3), 7);
+}
+
+template <int ROWS, int THREADS>
+void check_splits() {
+  std::set<std::pair<int, int>> k, mn;
+  for (int t = 0; t < THREADS; ++t) {
+    for (int i = 0; i < KMajorSplit<ROWS, THREADS>::per; ++i)
+      ASSERT_TRUE(k.insert({KMajorSplit<ROWS, THREADS>::row(t, i), KMajorSplit<ROWS, THREADS>::chunk(t)}).second);
+    for (int i = 0; i < MnMajorSplit<ROWS, THREADS>::per; ++i)
+      ASSERT_TRUE(mn.insert({MnMajorSplit<ROWS, THREADS>::krow(t, i), MnMajorSplit<ROWS, THREADS>::chunk(t)}).second);
+  }
+  EXPECT_EQ(k.size(), static_cast<std::size_t>(ROWS * 8));
+  EXPECT_EQ(mn.size(), static_cast<std::size_t>(64 * ROWS / 8));
+  for (auto [r, c] : k) ASSERT_TRUE(r < ROWS && c < 8);
+  for (auto [r, c] : mn) ASSERT_TRUE(r < 64 && c < ROWS / 8);
+}
+TEST(WgmmaLayout, ProducerThreadSplitsCoverEveryChunkOnce) {
+  check_splits<64, 128>(), check_splits<128, 128>(), check_splits<64, 256>(), check_splits<128, 256>();
+  check_splits<256, 256>(), check_splits<128, 512>(), check_splits<64, 512>(), check_splits<256, 512>();
+}
+
+// ---- gathers and the host emulation of the GEMMs ----
+
+HostTensor small_ints(const TensorDesc& d, unsigned seed) {
+  HostTensor t(d);
+  unsigned h = seed * 2654435761u + 12345u;
+  for (auto& v : t.data) {
+    h = h * 1664525u + 1013904223u;
+    v = static_cast<float>(static_cast<int>((h >> 24) % 5) - 2);
+  }
+  return t;
+}
+
+// C of every class through the plan's index functions (A via act_offset / dense, B via weight /
+// pixel / dense offsets), scattered through out_row_offset; cells never written stay NaN.
+std::vector<double> emulate(const ConvProblem& p, const IgemmPlan& pl, const HostTensor& x, const HostTensor& w,
+                            const HostTensor& y) {
+  const IgemmParams& q = pl.params;
+  const HostTensor& out_t = q.dir == IgemmDir::fwd ? y : q.dir == IgemmDir::bwd_data ? x : w;
+  std::vector<double> out(out_t.data.size(), std::nan(""));
+  for (int ci = 0; ci < q.classes; ++ci) {
+    const IgemmClass& cl = q.cls[ci];
+    for (int m = 0; m < cl.m; ++m) {
+      const ActRow row = q.dir == IgemmDir::bwd_weights ? ActRow{} : act_row(cl.act, m, cl.m);
+      for (int n = 0; n < q.n_cols; ++n) {
+        double s = 0;
+        for (int kk = 0; kk < cl.kred; ++kk) {
+          double av = 0, bv = 0;
+          if (q.dir == IgemmDir::bwd_weights) {
+            av = y.data[static_cast<std::size_t>(kk) * q.a_ld + m];
+            const long long o = pixel_offset(q.pix, filter_col(q.pix, n, q.n_cols), kk);
+            bv = o < 0 ? 0 : x.data[o];
+          } else {
+            const HostTensor& src = q.dir == IgemmDir::fwd ? x : y;
+            const long long o = act_offset(cl.act, row, tap_of(kk, cl.act.sc, cl.act.ns), true);
+            av = o < 0 ? 0 : src.data[o];
+            bv = q.dir == IgemmDir::fwd ? w.data[static_cast<std::size_t>(n) * q.a_ld + kk] : w.data[weight_offset(cl.wt, kk, n)];
+          }
+          s += av * bv;
+        }
+        const long long off = out_row_offset(cl.out, m, q.n_cols) + n;
+        EXPECT_TRUE(std::isnan(out[off])) << "output " << off << " written twice";
+        out[off] = s;
+      }
+    }
+  }
+  if (p.bias && q.dir == IgemmDir::fwd) ADD_FAILURE() << "emulate() is called without bias";
+  return out;
+}
+
+// The solver's channel padding, on the host: [rows][c] -> [rows][cp] with zeros, and the cut back.
+HostTensor pad_channels(const HostTensor& t, const TensorDesc& padded, int c, int cp) {
+  HostTensor o(padded);
+  const std::size_t rows = t.data.size() / c;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (int ch = 0; ch < c; ++ch) o.data[r * cp + ch] = t.data[r * c + ch];
+  return o;
+}
+
+void expect_emulation_matches_reference(const ConvProblem& p) {
+  const IgemmPlan pl = plan_igemm(p);
+  ASSERT_EQ(pl.refusal, "") << to_string(p);
+  const HostTensor x = small_ints(p.x_desc(), 1), w = small_ints(p.w_desc(), 2), y = small_ints(p.y_desc(), 3);
+  const ref::ConvOutput r = ref::conv(p, ref::ConvInputs{&x, &w, &y, nullptr}, false);
+  std::vector<double> got;
+  if (pl.c_pad == 0) {
+    got = emulate(p, pl, x, w, y);
+  } else {  // the GEMM runs on padded copies; the padded output is cut back to c_real channels
+    ASSERT_EQ(pl.c_real, p.c);
+    ConvProblem q = p;
+    q.c = pl.c_pad;
+    EXPECT_EQ(pl.act_pad_bytes, static_cast<std::size_t>(q.x_desc().elements()) * 2);
+    EXPECT_EQ(pl.w_pad_bytes, static_cast<std::size_t>(q.w_desc().elements()) * 2);
+    const std::vector<double> padded =
+        emulate(q, pl, pad_channels(x, q.x_desc(), pl.c_real, pl.c_pad), pad_channels(w, q.w_desc(), pl.c_real, pl.c_pad), y);
+    if (p.dir == ConvDir::fwd) {
+      got = padded;
+    } else {
+      got.resize(padded.size() / pl.c_pad * pl.c_real);
+      for (std::size_t i = 0; i < got.size(); ++i) got[i] = padded[(i / pl.c_real) * pl.c_pad + i % pl.c_real];
+    }
+  }
+  ASSERT_EQ(got.size(), r.value.size());
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], r.value[i]) << to_string(p) << " element " << i;
+}
+
+TEST(IgemmPlan, EmulatedGemmEqualsReferenceOnFixedProblems) {
+  for (const char* s : {
+           "conv fwd bf16 nhwc n2 c8 k16 in7x6 f3x3 pad1x1 str1x1",
+           "conv fwd fp16 nhwc n1 c16 k8 in9x9 f3x2 pad1x0 str2x3 dil2x1",
+           "conv fwd bf16 nhwc n2 c24 k8 in5x5 f1x1 pad0x0 str2x2",
+           "conv bwd-data bf16 nhwc n2 c8 k16 in7x6 f3x3 pad1x1 str1x1",
+           "conv bwd-data bf16 nhwc n1 c8 k8 in9x8 f3x3 pad1x1 str2x2",          // ResNet's strided 3x3
+           "conv bwd-data fp16 nhwc n2 c16 k8 in8x8 f1x1 pad0x0 str2x2",         // classes without taps
+           "conv bwd-data bf16 nhwc n1 c8 k8 in11x10 f3x3 pad2x1 str3x2 dil2x3", // gcd(dil, str) > 1 cases
+           "conv bwd-data bf16 nhwc n1 c8 k8 in9x9 f2x3 pad0x2 str4x2 dil2x2",
+           "conv bwd-weights bf16 nhwc n2 c8 k16 in7x6 f3x3 pad1x1 str1x1",
+           "conv bwd-weights fp16 nhwc n2 c16 k8 in9x8 f3x2 pad1x0 str2x3 dil1x2",
+           "conv fwd bf16 nhwc n2 c3 k8 in12x11 f7x7 pad3x3 str2x2",  // the stem: C padded to 8
+           "conv bwd-data bf16 nhwc n2 c3 k8 in12x11 f7x7 pad3x3 str2x2",
+           "conv bwd-weights bf16 nhwc n2 c3 k8 in12x11 f7x7 pad3x3 str2x2",
+           "conv fwd fp16 nhwc n1 c12 k16 in6x6 f3x3 pad1x1",
+       })
+    expect_emulation_matches_reference(parse_conv_problem(s));
+}
+
+RC_GTEST_PROP(IgemmPlan, EmulatedGemmEqualsReferenceOnRandomProblems, ()) {
+  ConvProblem p;
+  p.dir = *rc::gen::element(ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights);
+  p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
+  p.channels_last = true;
+  p.n = *rc::gen::inRange(1, 3);
+  p.c = *rc::gen::element<std::int64_t>(3, 8, 12, 16);  // 3 and 12 run on channel-padded copies
+  p.k = 8 * *rc::gen::inRange(1, 3);
+  p.in = p.filter = p.pad = p.stride = p.dilation = p.out_pad = Dims(2);
+  for (int i = 0; i < 2; ++i) {
+    p.in[i] = *rc::gen::inRange(1, 10);
+    p.filter[i] = *rc::gen::inRange(1, 4);
+    p.pad[i] = *rc::gen::inRange(0, 3);
+    p.stride[i] = *rc::gen::inRange(1, 5);
+    p.dilation[i] = *rc::gen::inRange(1, 4);
+  }
+  RC_PRE(p.valid());
+  expect_emulation_matches_reference(p);
+}
+
+// Every dx pixel is in exactly one class, and each class's taps are exactly the taps that reach it
+// (gpu/common/conv_index.hpp's out_pos is the independent statement of "tap r reaches h").
+TEST(IgemmPlan, SubPixelClassesPartitionPixelsAndTaps) {
+  for (const char* s : {"conv bwd-data bf16 nhwc n1 c8 k8 in13x11 f3x3 pad1x1 str2x2",
+                        "conv bwd-data bf16 nhwc n1 c8 k8 in11x10 f3x3 pad2x1 str3x2 dil2x3",
+                        "conv bwd-data bf16 nhwc n1 c8 k8 in12x12 f4x4 pad3x0 str4x4 dil2x1"}) {
+    const ConvProblem p = parse_conv_problem(s);
+    const IgemmPlan pl = plan_igemm(p);
+    ASSERT_EQ(pl.refusal, "");
+    const long long H = p.in[0], W = p.in[1], P = p.out()[0], Q = p.out()[1];
+    std::map<long long, int> hits;
+    for (int ci = 0; ci < pl.params.classes; ++ci) {
+      const IgemmClass& cl = pl.params.cls[ci];
+      for (int m = 0; m < cl.m; ++m) {
+        const long long off = out_row_offset(cl.out, m, pl.params.n_cols) / p.c;  // pixel index
+        ++hits[off];
+        const int h = static_cast<int>((off / W) % H), x = static_cast<int>(off % W);
+        std::set<std::pair<int, int>> want, got;
+        for (int r = 0; r < p.filter[0]; ++r)
+          for (int s2 = 0; s2 < p.filter[1]; ++s2)
+            if (out_pos(h, r, p.stride[0], p.pad[0], p.dilation[0], P) >= 0 &&
+                out_pos(x, s2, p.stride[1], p.pad[1], p.dilation[1], Q) >= 0)
+              want.insert({r, s2});
+        const ActRow row = act_row(cl.act, m, cl.m);
+        for (int tr = 0; tr < cl.act.nr; ++tr)
+          for (int ts = 0; ts < cl.act.ns; ++ts) {
+            const int r = cl.wt.r0 + tr * cl.wt.rstep, s2 = cl.wt.s0 + ts * cl.wt.sstep;
+            const int oy = row.yb + tr * cl.act.ty_step, ox = row.xb + ts * cl.act.tx_step;
+            ASSERT_EQ(in_pos(oy, r, p.stride[0], p.pad[0], p.dilation[0]), h) << s;
+            ASSERT_EQ(in_pos(ox, s2, p.stride[1], p.pad[1], p.dilation[1]), x) << s;
+            if (oy >= 0 && oy < P && ox >= 0 && ox < Q) got.insert({r, s2});
+          }
+        ASSERT_EQ(got, want) << s << " pixel " << h << "," << x;
+      }
+    }
+    ASSERT_EQ(hits.size(), static_cast<std::size_t>(p.n * H * W)) << s;
+    for (auto [pix, n] : hits) ASSERT_EQ(n, 1) << s << " pixel " << pix;
+  }
+}
+
+// ---- configs, split-K, heuristic, refusals ----
+
+TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
+  const IgemmConfig c{128, 256, 4, 8};
+  EXPECT_EQ(to_string(c), "m128n256k64.s4.splitk8");
+  EXPECT_EQ(parse_igemm_config("m128n256k64.s4.splitk8"), c);
+  const IgemmConfig w{64, 128, 5, 1, true};
+  EXPECT_EQ(to_string(w), "m64n128k64.s5.splitk1.ws");
+  EXPECT_EQ(parse_igemm_config("m64n128k64.s5.splitk1.ws"), w);
+  EXPECT_EQ(igemm_threads(w), 256);
+  const IgemmConfig tm{128, 128, 4, 1, true, true};
+  EXPECT_EQ(to_string(tm), "m128n128k64.s4.splitk1.ws.tma");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma"), tm);
+  const IgemmConfig se{128, 128, 4, 1, true, true, true};
+  EXPECT_EQ(to_string(se), "m128n128k64.s4.splitk1.ws.tma.se");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma.se"), se);
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.se"), (IgemmConfig{128, 128, 4, 1, false, false, true}));
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.tma"), (IgemmConfig{128, 128, 4, 1, false, true}));  // refused later
+  EXPECT_EQ(igemm_threads(c), 256);
+  for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
+                          "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
+                          "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws", "m128n128k64.s4.splitk1.se.ws"})
+    EXPECT_FALSE(parse_igemm_config(bad).has_value()) << bad;
+}
+
+TEST(IgemmConfig, ListedConfigsAreValidAndContainTheDefault) {
+  for (const char* s : {"conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1", "conv bwd-data fp16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2",
+                        "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv fwd bf16 nhwc n1 c8 k8 in3x3 f3x3 pad1x1"}) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    ASSERT_EQ(pl.refusal, "") << s;
+    const std::vector<IgemmConfig> all = igemm_configs(pl);
+    ASSERT_FALSE(all.empty());
+    const IgemmConfig d = igemm_default_config(pl);
+    EXPECT_NE(std::find(all.begin(), all.end(), d), all.end()) << s << ": default " << to_string(d) << " not listed";
+    for (const IgemmConfig& c : all) {
+      EXPECT_EQ(parse_igemm_config(to_string(c)), c);
+      EXPECT_LE(igemm_smem_bytes(c), kSmemLimit);
+      if (pl.params.classes > 1) {
+        EXPECT_EQ(c.splitk, 1) << s;
+      }
+    }
+  }
+}
+
+TEST(IgemmConfig, SplitKPartitionsTheKBlocks) {
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k64 in9x9 f3x3 pad1x1"));
+  const long long kb = (pl.kred_max + 63) / 64;
+  for (int sp : kSplits) {
+    const IgemmConfig c{64, 64, 4, sp};
+    if (!igemm_config_refusal(pl, c).empty()) {
+      EXPECT_GT(sp, kb);
+      continue;
+    }
+    const IgemmLaunch L = make_igemm_launch(pl, c);
+    std::vector<int> owner(kb, 0);
+    for (int s = 0; s < sp; ++s)
+      for (int i = s * L.params.kb_per_split; i < std::min<long long>(kb, (s + 1LL) * L.params.kb_per_split); ++i) ++owner[i];
+    for (int v : owner) ASSERT_EQ(v, 1) << "splitk " << sp;
+    EXPECT_EQ(L.grid_z, static_cast<unsigned>(sp));
+    EXPECT_EQ(L.workspace_bytes, sp > 1 ? std::size_t(sp) * 64 * 576 * 4 : 0u);
+  }
+}
+
+TEST(IgemmConfig, GridCoversEveryTileOnceWithNFastest) {
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k200 in9x9 f3x3 pad1x1"));
+  const IgemmLaunch L = make_igemm_launch(pl, {64, 64, 4, 1});
+  ASSERT_EQ(L.params.m_tiles, (2 * 81 + 63) / 64);
+  ASSERT_EQ(L.params.n_tiles, (200 + 63) / 64);
+  std::set<std::pair<int, int>> seen;
+  for (unsigned tile = 0; tile < L.grid_x; ++tile) {  // the kernel's decode
+    const int m = static_cast<int>(tile) / L.params.n_tiles, n = static_cast<int>(tile) - m * L.params.n_tiles;
+    ASSERT_TRUE(seen.insert({m, n}).second);
+    EXPECT_EQ(n, static_cast<int>(tile % L.params.n_tiles));  // n is the fast index
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(L.params.m_tiles * L.params.n_tiles));
+  EXPECT_EQ(L.grid_y, 1u);
+}
+
+TEST(IgemmConfig, RefusedConfigsSayWhy) {
+  const IgemmPlan strided = plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1 str2x2"));
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 2}).find("sub-pixel"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {96, 128, 3, 1}).find("not instantiated"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 256, 8, 1}).find("shared memory"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 2, 1}).find("stages"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 5}).find("splitk"), std::string::npos);
+  EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1}), "");
+  EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1, true}), "");
+  EXPECT_NE(igemm_config_refusal(strided, {256, 128, 3, 1, true}).find("warp-specialised"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 1, true, true}).find("fwd"), std::string::npos);
+  const IgemmPlan fwd = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1"));
+  EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, true, true}), "");
+  EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 1, false, true}).find(".ws.tma"), std::string::npos);
+  EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, false, false, true}), "");
+  EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 2, false, false, true}).find("split"), std::string::npos);
+  EXPECT_TRUE(make_igemm_launch(fwd, {128, 128, 3, 1, false, false, true}).params.staged_epilogue);
+}
+
+TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {
+  // bwd-weights of c64 k64 3x3 at N=32: M x N = 64 x 576 is 5 tiles of 64x128 with Kred = 100352:
+  // without split-K it would run on 5 SMs.
+  const IgemmPlan wg = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1"));
+  EXPECT_GT(igemm_default_config(wg).splitk, 8) << to_string(igemm_default_config(wg));
+  // Over the ResNet-50 late layers at N=32 (M = 1568 or 6272), the pick launches >= 64 CTAs.
+  for (const char* s : {"conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1", "conv fwd bf16 nhwc n32 c512 k512 in7x7 f3x3 pad1x1",
+                        "conv bwd-data bf16 nhwc n32 c2048 k512 in7x7 f1x1", "conv bwd-weights bf16 nhwc n32 c512 k512 in7x7 f3x3 pad1x1",
+                        "conv bwd-weights bf16 nhwc n32 c2048 k512 in7x7 f1x1"}) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    const IgemmLaunch L = make_igemm_launch(pl, igemm_default_config(pl));
+    EXPECT_GE(L.grid_x * L.grid_y * L.grid_z, 64u) << s << ": " << to_string(igemm_default_config(pl));
+  }
+}
+
+TEST(IgemmPlan, DenseActivationOperandOnlyForUnitStridedOneByOneFwd) {
+  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1")).params.a_dense);
+  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 dil2x2")).params.a_dense);
+  for (const char* s : {"conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 str2x2", "conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 pad1x1",
+                        "conv fwd bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f1x1",
+                        "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1"})
+    EXPECT_FALSE(plan_igemm(parse_conv_problem(s)).params.a_dense) << s;
+  // Where it is set, the gather is the dense matrix: A[m][kk] at m*C + kk.
+  const ConvProblem p = parse_conv_problem("conv fwd bf16 nhwc n2 c16 k8 in5x3 f1x1");
+  const IgemmPlan pl = plan_igemm(p);
+  for (int m = 0; m < pl.params.cls[0].m; ++m)
+    for (int kk = 0; kk < pl.params.cls[0].kred; ++kk)
+      ASSERT_EQ(act_offset(pl.params.cls[0].act, act_row(pl.params.cls[0].act, m, pl.params.cls[0].m),
+                           tap_of(kk, 16, 1), true),
+                m * 16 + kk);
+}
+
+TEST(IgemmPlan, RefusesWithReasons) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3", "fp32"},
+      {"conv fwd bf16 nchw n1 c8 k8 in5x5 f3x3", "NHWC"},
+      {"conv fwd bf16 nhwc n1 c16 k16 in5x5 f3x3 g2", "groups"},
+      {"conv fwd bf16 nhwc n1 c8 k12 in9x9 f3x3", "multiple of 8"},
+      {"conv bwd-data bf16 nhwc n1 c3 k12 in9x9 f3x3", "multiple of 8"},
+      {"conv fwd bf16 nhwc n1 c8 k8 in5x5 f3x3 trans", "trans"},
+      {"conv fwd bf16 ndhwc n1 c8 k8 in4x5x5 f1x3x3", "3D"},
+      {"conv bwd-data bf16 nhwc n1 c8 k8 in20x20 f3x3 str5x4", "sub-pixel classes"},
+  };
+  for (auto [s, why] : cases) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    EXPECT_NE(pl.refusal.find(why), std::string::npos) << s << ": '" << pl.refusal << "'";
+  }
+}
+
+}  // namespace
+}  // namespace hiprim::gpu::sm90
