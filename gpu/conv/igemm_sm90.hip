@@ -81,6 +81,12 @@ class ConvIgemmWgmma final : public ConvSolver {
   }
   // The tensor core's fp32 adds align to the largest exponent and truncate: each errs by < 2u.
   double accumulation_error_factor() const override { return 2.0; }
+  // Padding, K tails and out-of-range rows are zero-filled loads fed to the MMA (multiplied);
+  // bwd-data's sub-pixel split gives each sub-problem only its own taps, so stride holes are never
+  // formed (skipped), while a tap whose dy row lies outside dy is a zero-filled row (multiplied).
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override {
+    return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::multiplied, .stride_holes = ZeroTerm::skipped};
+  }
   Applicability applicable(const ConvProblem& p) const override {
     const IgemmPlan pl = sm90::plan_igemm(p);
     if (!pl.refusal.empty()) return Applicability::no(pl.refusal);
