@@ -56,14 +56,43 @@ TEST(GpuOpsEmulated, Bnorm) {
                 "bnorm fwd-train per-act fp32 ncdhw n4 c1 in2x2x2 eps0.01 momentum1"});
 }
 
-// bnorm.spatial.multiblock (registered first) on the ops suite and on shapes whose channels span
-// several slices (slice tails), with 8-, 4- and 1-wide packs in both layouts, planes shorter and
-// longer than a block (channels-first), and channel tiles with idle lanes (channels-last).
-TEST(GpuOpsEmulated, BnormMultiblock) {
+// The registered solver of that name (the test fails when there is none).
+std::shared_ptr<const OpSolver> solver_named(const OpSolverList& all, const std::string& name) {
+  for (const auto& s : all)
+    if (s->name() == name) return s;
+  ADD_FAILURE() << "no solver " << name;
+  return nullptr;
+}
+
+// bnorm.spatial.persistent (registered first): the ops suite and shapes that reach every branch
+// of its cooperative kernels on the emulated device (2 multiprocessors x 2 resident blocks of 128
+// threads, 32 KiB of shared memory per block): packs beyond the shared-memory cache re-read from
+// memory (overflow), channel tiles with idle lanes, several items per block (channels first with
+// C > grid), 16-, 8-byte and scalar packs, 3D.
+TEST(GpuOpsEmulated, BnormPersistent) {
   const OpSolverList all = gpu_emu::bnorm_solvers();
   ASSERT_FALSE(all.empty());
-  ASSERT_EQ(all.front()->name(), "bnorm.spatial.multiblock");
+  ASSERT_EQ(all.front()->name(), "bnorm.spatial.persistent");
   run_emulated("bnorm", {all.front()},
+               {"bnorm fwd-train spatial bf16 nhwc n4 c64 in24x24 eps1e-05 momentum0.1",  // V = 8, 36 visits > cache
+                "bnorm bwd spatial fp16 nhwc n3 c40 in20x20 eps1e-05",                    // tile of 8 lanes (5 used), overflow
+                "bnorm fwd-train spatial fp32 nchw n5 c9 in16x16 eps1e-05 momentum0.5",    // 9 channels over 4 blocks
+                "bnorm bwd spatial bf16 nchw n6 c3 in14x14 eps1e-05",                     // S % 8 = 4: 8-byte packs
+                "bnorm fwd-infer spatial bf16 nhwc n2 c24 in9x9 eps1e-05",
+                "bnorm fwd-train spatial fp16 nchw n2 c2 in7x7 eps1e-05 momentum0.1",     // S = 49: scalars
+                "bnorm bwd spatial fp32 nhwc n8 c4 in16x16 eps1e-05",                     // one pack per row, tx = 1
+                "bnorm fwd-train spatial bf16 ndhwc n2 c16 in4x8x8 eps1e-05 momentum0.1",
+                "bnorm fwd-infer spatial fp32 nchw n3 c5 in6x10 eps1e-05"},
+               "ops");
+}
+
+// bnorm.spatial.multiblock on the ops suite and on shapes whose channels span several slices
+// (slice tails), with 8-, 4- and 1-wide packs in both layouts, planes shorter and longer than a
+// block (channels-first), and channel tiles with idle lanes (channels-last).
+TEST(GpuOpsEmulated, BnormMultiblock) {
+  const auto multiblock = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.multiblock");
+  ASSERT_TRUE(multiblock);
+  run_emulated("bnorm", {multiblock},
                {"bnorm fwd-train spatial bf16 nhwc n4 c24 in33x31 eps1e-05 momentum0.1",  // V = 8, 8 row slices
                 "bnorm bwd spatial fp16 nhwc n3 c20 in30x30 eps1e-05",                    // V = 4, tile of 8 lanes (5 used)
                 "bnorm fwd-infer spatial fp32 nhwc n2 c7 in9x9 eps0.001",                 // V = 1

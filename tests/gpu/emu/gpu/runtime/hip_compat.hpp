@@ -26,6 +26,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
+#define __launch_bounds__(...)
 
 // Types live in namespace hiprim_emu (brought in by using-declarations) so that a test binary
 // that also links the real CUDA build has no two definitions of one mangled name.
@@ -49,7 +50,7 @@ void launch_cooperative(dim3 grid, dim3 block, std::size_t smem, const std::func
 void grid_sync();
 unsigned char* dynamic_smem();  // the calling thread's block's dynamic shared memory
 inline constexpr int kEmuMultiprocessors = 2, kEmuResidentBlocks = 2;
-inline constexpr int kEmuSharedOptin = 96 * 1024;
+inline constexpr int kEmuSharedOptin = 32 * 1024;  // small, so the tests reach the bnorm cache overflow
 }  // namespace hiprim_emu
 
 using hiprim_emu::dim3;
