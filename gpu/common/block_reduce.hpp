@@ -44,6 +44,23 @@ __device__ T block_reduce(T v, T* scratch, Op op) {
   return r;
 }
 
+// The same tree inside teams of `size` threads (a power of two dividing blockDim.x; team q is
+// threads [q*size, (q+1)*size)): each team's result goes to its own threads. Every thread of the
+// block calls it (it synchronizes); scratch holds blockDim.x values of T.
+template <typename T, typename Op>
+__device__ T team_reduce(T v, T* scratch, int size, Op op) {
+  const unsigned tid = threadIdx.x, lane = tid % static_cast<unsigned>(size);
+  scratch[tid] = v;
+  __syncthreads();
+  for (unsigned s = static_cast<unsigned>(size) >> 1; s > 0; s >>= 1) {
+    if (lane < s) scratch[tid] = op(scratch[tid], scratch[tid + s]);
+    __syncthreads();
+  }
+  const T r = scratch[tid - lane];
+  __syncthreads();
+  return r;
+}
+
 template <typename T>
 __device__ T block_sum(T v, T* scratch) {
   return block_reduce(v, scratch, SumOp{});

@@ -113,7 +113,12 @@ TEST(GpuOpsEmulated, Activ) {
 TEST(GpuOpsEmulated, Softmax) {
   run_emulated("softmax", gpu_emu::softmax_solvers(),
                {"softmax fwd accurate channel bf16 nhwc n2 c600 in1x2",  // rows longer than a block
-                "softmax bwd log instance fp16 nchw n3 c33 in3x3", "softmax fwd log channel fp32 nchw n1 c5 in3x5"});
+                "softmax bwd log instance fp16 nchw n3 c33 in3x3", "softmax fwd log channel fp32 nchw n1 c5 in3x5",
+                "softmax fwd log channel bf16 nchw n33 c1000 in1x1",       // team_row: 32 lanes x 4 packs, 8 teams a block
+                "softmax bwd accurate instance fp32 nhwc n3 c300 in3x3",   // 675 packs: a 256-thread team
+                "softmax fwd accurate channel fp16 nhwc n3 c6 in3x5",      // scalars, one thread per row
+                "softmax bwd log channel bf16 nchw n3 c5000 in1x1",        // smem_row: y and dy in shared memory
+                "softmax fwd fast instance fp32 nchw n2 c9000 in1x1"});    // a 1024-thread team
 }
 
 TEST(GpuOpsEmulated, Dropout) {
