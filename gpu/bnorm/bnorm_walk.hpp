@@ -118,26 +118,11 @@ __device__ __forceinline__ void bn_walk(const BnGeom& g, long long item, int& k,
   }
 }
 
-// Sums W values per thread over the block's rows: thread (tx_i, ty_i) holds v[0 .. W); returns,
-// to the threads of row ty_i = 0, the sums over ty_i of each (tx_i, j) in a fixed pairwise order
-// (rows ty_i and ty_i + s for s = P/2, ..., 1, P the power of two >= ty; missing rows skipped).
-// Every thread of the block calls it. scratch: (block / 2 + tx) * W values of A in shared memory.
+// Sums W values per thread over the block's rows (column_reduce, gpu/common/block_reduce.hpp):
+// the sums of each (tx_i, j) over ty_i go to the threads of row 0. scratch: (block / 2 + tx) * W.
 template <int W, typename A>
 __device__ void bn_column_sum(const BnGeom& g, A (&v)[W], A* scratch) {
-  const int t = threadIdx.x, tx = g.tx, ty = g.ty, row = t / tx, col = t % tx;
-  int p = 1;
-  while (p < ty) p <<= 1;
-  for (int s = p >> 1; s > 0; s >>= 1) {
-    // Rows [s, 2s) hand their values to rows [0, s) (those with a partner below ty).
-    if (row >= s && row < 2 * s)
-#pragma unroll
-      for (int j = 0; j < W; ++j) scratch[((row - s) * tx + col) * W + j] = v[j];
-    __syncthreads();
-    if (row < s && row + s < ty)
-#pragma unroll
-      for (int j = 0; j < W; ++j) v[j] = v[j] + scratch[(row * tx + col) * W + j];
-    __syncthreads();
-  }
+  column_reduce<W>(g.tx, g.ty, v, scratch, SumOp{});
 }
 
 }  // namespace hiprim::gpu

@@ -75,6 +75,16 @@ const char* const kProblems[] = {
     "reduce norm2 fp16 nchw dims2x4x3x3 over0x1 nan_ignore",
     "reduce norm1 bf16 dims17 over0 nan_ignore",
     "reduce mul fp32 dims3x40 over1 nan_ignore",
+    // reduce.split: rows split into chunks (16-byte packs, logical weights of non-adjacent dims),
+    // columns of consecutive outputs split over the positions, selections with indices.
+    "reduce add fp32 nchw dims4x8x16x16 over0x2x3 nan_ignore",
+    "reduce add bf16 nhwc dims4x16x12x12 over0x2x3 nan_ignore",
+    "reduce max fp16 nhwc dims2x16x9x9 over1x2 nan_propagate indices",
+    "reduce amax bf16 dims2x8000 over1 nan_ignore indices",
+    "reduce add fp32 nchw dims8x2x32x32 over0x2x3 nan_ignore",
+    "reduce max fp32 nhwc dims8x4x16x16 over0x2x3 nan_propagate indices",
+    "reduce norm2 fp32 nchw dims6x5x7x9 over0x3 nan_ignore",
+    "reduce min fp32 ncdhw dims2x24x3x4x5 over0x2x3x4 nan_ignore indices",
 };
 
 TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
@@ -93,7 +103,7 @@ TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
     }
   }
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
-                           "reduce.blockwise", "reduce.threadwise"})
+                           "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
 
