@@ -58,6 +58,12 @@ const char* const kProblems[] = {
     "lrn fwd within bf16 nchw n2 c3 in7x7 size3 alpha1 beta0.75 k1",
     "lrn bwd within fp32 nhwc n2 c3 in7x6 size5 alpha1 beta0.75 k1",
     "lrn bwd within fp32 ncdhw n1 c2 in4x5x5 size3 alpha1 beta0.5 k1",
+    // lrn.across.tile: tiles cut by the tensor's end (channels first: S = 45 = 32 + 13; channels
+    // last: N*S = 35 rows), the window wider than C, 3D.
+    "lrn fwd across bf16 nchw n2 c6 in5x9 size5 alpha1 beta0.75 k2",
+    "lrn bwd across fp16 nhwc n1 c12 in5x7 size5 alpha0.5 beta0.75 k1",
+    "lrn bwd across fp32 nchw n2 c3 in5x9 size7 alpha2 beta1.5 k1",
+    "lrn fwd across fp32 ndhwc n1 c5 in3x4x5 size3 alpha1 beta0.75 k1",
     "tensorop add fp32 nchw a2x3x5x5 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
     "tensorop add fp32 nchw a2x3x5x8 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
     "tensorop mul fp16 nhwc a2x8x4x4 b2x8x1x4 alpha1=0.5 alpha2=2 beta=1",
@@ -102,7 +108,7 @@ TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
       ran.insert(solver->name());
     }
   }
-  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
