@@ -6,8 +6,8 @@
 
 namespace hiprim::gpu {
 
-std::shared_ptr<const OpSolver> make_lrn_direct();  // "lrn.direct": every LRN problem
-std::shared_ptr<const OpSolver> make_lrn_across_tile();  // "lrn.across.tile": tiles in shared memory (gpu/lrn/lrn_tile.hip)
-OpSolverList lrn_solvers();  // {lrn.across.tile, lrn.direct}                         // {lrn.direct}
+std::shared_ptr<const OpSolver> make_lrn_across_tile();  // "lrn.across.tile": across channels, tiles in shared memory
+std::shared_ptr<const OpSolver> make_lrn_direct();       // "lrn.direct": every LRN problem
+OpSolverList lrn_solvers();                              // {lrn.across.tile, lrn.direct}
 
 }  // namespace hiprim::gpu
