@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "emu/emulated_solver.hpp"
+#include "emu/misaligned.hpp"
 #include "verify/op_runner.hpp"
 #include "verify/op_suite.hpp"
 
@@ -104,10 +105,18 @@ TEST(GpuOpsEmulated, BnormMultiblock) {
                "ops");
 }
 
+// Sizes past the streaming loop's unrolled steps on the emulated grid (4 blocks x 256 threads x
+// 4 packs of 8) with a scalar tail, and the scalar kernel for unaligned buffers.
 TEST(GpuOpsEmulated, Activ) {
   run_emulated("activ", gpu_emu::activ_solvers(),
                {"activ fwd gelu fp16 nhwc n3 c5 in7x9", "activ bwd silu bf16 nchw n2 c8 in16x16",
-                "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5", "activ fwd power bf16 nchw n1 c3 in5x7 alpha2 beta-0.5 gamma0.5"});
+                "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5", "activ fwd power bf16 nchw n1 c3 in5x7 alpha2 beta-0.5 gamma0.5",
+                "activ fwd relu bf16 nchw n3 c7 in61x67", "activ bwd relu fp32 nhwc n2 c9 in61x67",
+                "activ bwd elu fp16 nchw n1 c5 in101x103 alpha0.5"});
+  const auto solvers = gpu_emu::activ_solvers();
+  // Shifted by one element: 2 bytes (bf16), 4 bytes (fp32).
+  expect_same_when_misaligned(parse_op_problem("activ fwd relu bf16 nchw n3 c7 in61x67"), EmulatedOpSolver(solvers.front()), 2);
+  expect_same_when_misaligned(parse_op_problem("activ bwd leakyrelu fp32 nchw n2 c3 in9x11 alpha0.1"), EmulatedOpSolver(solvers.front()), 4);
 }
 
 TEST(GpuOpsEmulated, Softmax) {
@@ -121,10 +130,18 @@ TEST(GpuOpsEmulated, Softmax) {
                 "softmax fwd fast instance fp32 nchw n2 c9000 in1x1"});    // a 1024-thread team
 }
 
+// Every path: linear packs (channels first, and channels last with H*W = 1), four rows x 16 bytes
+// (channels last, H*W % 4 == 0, C % lanes == 0), single elements (channels last otherwise), sizes
+// past the unrolled steps, and unaligned buffers.
 TEST(GpuOpsEmulated, Dropout) {
   run_emulated("dropout", gpu_emu::dropout_solvers(),
                {"dropout fwd fp16 nhwc n3 c5 in7x9 rate0.5 seed9", "dropout bwd bf16 nchw n2 c8 in16x15 rate0.75 seed10",
-                "dropout fwd fp32 nchw n1 c1 in1x3 rate0.5 seed11"});
+                "dropout fwd fp32 nchw n1 c1 in1x3 rate0.5 seed11", "dropout fwd bf16 nhwc n4 c2048 in1x1 rate0.5 seed1",
+                "dropout bwd bf16 nhwc n2 c16 in12x10 rate0.3 seed5", "dropout fwd fp32 nhwc n3 c8 in4x6 rate0.6 seed6",
+                "dropout fwd fp16 nchw n3 c7 in61x67 rate0.5 seed7", "dropout bwd fp32 nhwc n2 c12 in40x40 rate0.25 seed8"});
+  const auto solvers = gpu_emu::dropout_solvers();
+  for (const char* s : {"dropout fwd fp16 nchw n3 c7 in61x67 rate0.5 seed7", "dropout bwd bf16 nhwc n2 c16 in12x10 rate0.3 seed5"})
+    expect_same_when_misaligned(parse_op_problem(s), EmulatedOpSolver(solvers.front()), 2);
 }
 
 }  // namespace hiprim
