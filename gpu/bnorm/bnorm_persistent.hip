@@ -494,7 +494,7 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
     const long long parts = g.slices * g.C;
     b.part_b = reinterpret_cast<float*>(static_cast<Float2Sum*>(ws) + parts);
     b.ws_mean = reinterpret_cast<float*>(static_cast<Float2Sum*>(ws) + 2 * parts);
-    (void)resident_per_mp(kernel, kBlock, smem);  // raises the kernel's shared memory limit to smem
+    (void)resident_per_mp(kernel, kBlock, smem);  // raises the kernel's shared memory limit (smem may exceed 48 KiB)
     launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), smem, s, g, b, K);
     check_launch_lazy(bwd ? "bnorm_bwd_persistent" : "bnorm_train_persistent", ctx);
   }

@@ -78,20 +78,22 @@ inline std::size_t max_dynamic_smem() {
 }
 
 // Blocks of `kernel` with `block` threads and `smem` bytes of dynamic shared memory that one
-// multiprocessor keeps resident (at least 1; 0 only if the kernel cannot launch at all). Raises the
-// kernel's dynamic shared memory limit to smem first when smem > 48 KiB.
+// multiprocessor keeps resident (0 when it cannot launch so). When smem > 48 KiB it first raises
+// the kernel's dynamic shared memory limit to the device's opt-in maximum (not to smem: a later
+// launch of the same kernel with more shared memory must find the limit already high enough).
 template <typename K>
 int resident_per_mp(K* kernel, int block, std::size_t smem) {
   static std::mutex m;
   static std::map<std::tuple<int, const void*, int, std::size_t>, int> cache;
   const auto key = std::make_tuple(detail::current_device(), reinterpret_cast<const void*>(kernel), block, smem);
+  const std::size_t limit = smem > 48 * 1024 ? max_dynamic_smem() : 0;  // its own lock, taken before ours
   std::lock_guard lock(m);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   if (smem > 48 * 1024)
     HIPRIM_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(smem)),
-                 "raising a kernel's dynamic shared memory limit to " + std::to_string(smem) + " bytes");
+                                     static_cast<int>(limit)),
+                 "raising a kernel's dynamic shared memory limit to " + std::to_string(limit) + " bytes");
   int n = 0;
   HIPRIM_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, smem), "querying a kernel's occupancy");
   return cache[key] = n;
