@@ -171,8 +171,8 @@ __global__ void __launch_bounds__(B) bnorm_train_persistent(BnGeom g, Bufs b, in
       for (int u = 0; u < U; ++u)
         if (u < N) v[u] = load_raw<T, V>(x, o[u]);
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         if (kv + u < K) cache.at(0, kv + u) = v[u];
         float f[V];
         unpack(v[u], f);
@@ -200,8 +200,8 @@ __global__ void __launch_bounds__(B) bnorm_train_persistent(BnGeom g, Bufs b, in
       for (int u = 0; u < U; ++u)
         if (u < N) v[u] = cache.get(0, kv + u, x, o[u]);
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         float f[V];
         unpack(v[u], f);
 #pragma unroll
@@ -242,8 +242,8 @@ __global__ void __launch_bounds__(B) bnorm_train_persistent(BnGeom g, Bufs b, in
       for (int u = 0; u < U; ++u)
         if (u < N) v[u] = cache.get(0, kv + u, x, o[u]);
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         float f[V];
         unpack(v[u], f);
 #pragma unroll
@@ -280,14 +280,14 @@ __global__ void __launch_bounds__(B) bnorm_bwd_persistent(BnGeom g, Bufs b, int 
     bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
       Pack<T, V> xv[U], dv[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         xv[u] = load_raw<T, V>(x, o[u]);
         dv[u] = load_raw<T, V>(dy, o[u]);
       }
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         if (kv + u < K) {
           cache.at(0, kv + u) = xv[u];
           cache.at(1, kv + u) = dv[u];
@@ -325,14 +325,14 @@ __global__ void __launch_bounds__(B) bnorm_bwd_persistent(BnGeom g, Bufs b, int 
     walk_phased<U>(g, item, k, K, true, [&](const long long (&o)[U], int N, int kv) {
       Pack<T, V> xv[U], dv[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         xv[u] = cache.get(0, kv + u, x, o[u]);
         dv[u] = cache.get(1, kv + u, dy, o[u]);
       }
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         float fx[V], fd[V];
         unpack(xv[u], fx);
         unpack(dv[u], fd);
@@ -369,8 +369,8 @@ __global__ void __launch_bounds__(B) bnorm_infer_stream(BnGeom g, Bufs b) {
       for (int u = 0; u < U; ++u)
         if (u < N) v[u] = load_raw<T, V>(x, o[u]);
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) {
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
         float f[V];
         unpack(v[u], f);
 #pragma unroll
