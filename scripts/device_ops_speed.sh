@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 check of the memory-bound op kernels (issue 13), run by the lead through the device tool
 # from the repository root, carrying devbin/ made here by
-#   scripts/device_build.sh hiprim hiprim_ops_sweep
+#   scripts/device_build.sh hiprim test_ops_speed_sweep
 # Steps (about 2.5 minutes in all; each has a timeout):
 #   1. hiprim check --suite smoke_ops,ops over every GPU op solver (the op runner against the CPU
 #      reference, exact/bounded tiers, determinism re-run) -> $OUT/ops_speed_check.json
@@ -9,7 +9,7 @@
 #   2. compute-sanitizer racecheck + memcheck over smoke_ops for the solvers with shared-memory
 #      trees, grid barriers or caches (bnorm.spatial.persistent, softmax.team_row/.smem_row,
 #      reduce.split, lrn.across.tile)
-#   3. hiprim_ops_sweep (tests/gpu/ops_speed_sweep.cpp), one process per dtype x layout, most
+#   3. test_ops_speed_sweep (tests/gpu/ops_speed_sweep.cpp), one process per dtype x layout, most
 #      important combos first, each within its share of SWEEP_BUDGET_S: copy ceilings (memcpy and the
 #      streaming loop's unroll x block variants), then every solver and variant on the large case
 #      of each family (checked at batch 2, all outputs written at full size, graph-replay time,
@@ -30,9 +30,13 @@ log="$OUT/ops_speed.log"
 : > "$log"
 say() { echo "== $*" | tee -a "$log"; }
 status=0
-for b in hiprim hiprim_ops_sweep; do
+# device_build.sh packs the test_* binaries into devbin/tests.tar.xz when devbin grows past 48 MiB.
+if [ ! -x "$BIN/test_ops_speed_sweep" ] && [ -f "$BIN/tests.tar.xz" ]; then
+  tar -xJf "$BIN/tests.tar.xz" -C "$BIN" test_ops_speed_sweep 2>/dev/null || tar -xJf "$BIN/tests.tar.xz" -C "$BIN"
+fi
+for b in hiprim test_ops_speed_sweep; do
   if [ ! -x "$BIN/$b" ]; then
-    echo "device_ops_speed: $BIN/$b is missing: run scripts/device_build.sh hiprim hiprim_ops_sweep here and carry devbin" >&2
+    echo "device_ops_speed: $BIN/$b is missing: run scripts/device_build.sh hiprim test_ops_speed_sweep here and carry devbin" >&2
     exit 2
   fi
 done
@@ -91,11 +95,11 @@ for i in "${!combos[@]}"; do
   fi
   j="/tmp/ops_sweep_$1_$2.json"
   say "sweep $1 $2 (time limit $share s)"
-  timeout $((share + 25)) "$BIN/hiprim_ops_sweep" --dtype "$1" --layout "$2" --time-limit "$share" --json "$j" \
+  timeout $((share + 25)) "$BIN/test_ops_speed_sweep" --dtype "$1" --layout "$2" --time-limit "$share" --json "$j" \
     > "/tmp/ops_sweep_$1_$2.log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && status=1
-  grep -E '^copy|check (failed|error|mistrusted)|unwritten|time limit|hiprim_ops_sweep:' "/tmp/ops_sweep_$1_$2.log" | tee -a "$log"
+  grep -E '^copy|check (failed|error|mistrusted)|unwritten|time limit|test_ops_speed_sweep:' "/tmp/ops_sweep_$1_$2.log" | tee -a "$log"
   say "sweep $1 $2 rc=$rc"
   [ -f "$j" ] && jsons+=("$j")
   cat "/tmp/ops_sweep_$1_$2.log" >> "$log"

@@ -1,4 +1,4 @@
-// hiprim_ops_sweep: a diagnostic speed sweep of the memory-bound op solvers on the H200 (NVIDIA
+// test_ops_speed_sweep: a diagnostic speed sweep of the memory-bound op solvers on the H200 (NVIDIA
 // only: CUDA runtime calls and graphs directly), everything in ONE process so the copy bandwidth
 // it compares against is measured beside the kernels. Not a speed claim (those come from
 // `hiprim bench`); it is the side-by-side view of variants the next tuning step needs.
@@ -13,7 +13,7 @@
 //      sets), 2 warm replays, 5 timed replays, median / K; inputs filled on the device with values
 //      in [0.5, 1.5) (timing data; correctness is the check's business). GB/s = OpProblem::bytes()
 //      over the time; % of the memcpy ceiling.
-// Usage: hiprim_ops_sweep [--dtype fp32,fp16,bf16] [--layout nchw,nhwc] [--family bnorm,...]
+// Usage: test_ops_speed_sweep [--dtype fp32,fp16,bf16] [--layout nchw,nhwc] [--family bnorm,...]
 //                         [--solver GLOBS] [--time-limit S] [--json FILE]
 // Prints one line per measurement as it goes and the table (op, dtype, layout, GB/s, % of copy)
 // last; --json writes every row.
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "hiprim_ops_sweep: %s needs a value\n", a.c_str());
+        std::fprintf(stderr, "test_ops_speed_sweep: %s needs a value\n", a.c_str());
         std::exit(2);
       }
       return argv[++i];
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
     else if (a == "--time-limit") time_limit = std::stod(next());
     else if (a == "--json") json_path = next();
     else {
-      std::fprintf(stderr, "hiprim_ops_sweep: unknown argument %s (see the header of tests/gpu/ops_speed_sweep.cpp)\n", a.c_str());
+      std::fprintf(stderr, "test_ops_speed_sweep: unknown argument %s (see the header of tests/gpu/ops_speed_sweep.cpp)\n", a.c_str());
       return 2;
     }
   }
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     SWEEP_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     cudaDeviceProp prop{};
     SWEEP_CHECK(cudaGetDeviceProperties(&prop, dev));
-    std::printf("hiprim_ops_sweep on %s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount, l2 >> 20);
+    std::printf("test_ops_speed_sweep on %s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount, l2 >> 20);
     cudaStream_t s;
     SWEEP_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     nlohmann::json out = {{"device", prop.name}, {"rows", nlohmann::json::array()}, {"copy", nlohmann::json::array()}};
@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
           for (auto& b : bufs)
             for (void* q : b) cudaFree(q);
         }
-    if (stopped) std::printf("hiprim_ops_sweep: time limit %.0f s reached; later cases not run\n", time_limit);
+    if (stopped) std::printf("test_ops_speed_sweep: time limit %.0f s reached; later cases not run\n", time_limit);
 
     // The table: per case the fastest passed solver, then every row.
     std::printf("\n%-8s %-5s %-5s %-70s %-32s %9s %8s %7s\n", "op", "dtype", "lay", "problem", "solver", "us", "GB/s", "%copy");
@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
     for (const Row& r : rows) all_ok = all_ok && (r.check == "passed" || r.check == "unsupported") && (r.written.empty() || r.written == "all");
     return all_ok ? 0 : 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "hiprim_ops_sweep: %s\n", e.what());
+    std::fprintf(stderr, "test_ops_speed_sweep: %s\n", e.what());
     return 1;
   }
 }
