@@ -1,44 +1,97 @@
 // activ.elementwise: every activation mode, forward and backward, fp32/fp16/bf16, any layout.
-// Math: gpu/activ/activ_math.hpp (fp32, on the stored input; dx = dy * f'(x)).
+// Math: gpu/activ/activ_math.hpp (fp32, on the stored input): fwd y = f(x); bwd dx = dy * f'(x).
 // Layout: elementwise over the packed storage, so the layout does not matter.
-// Launch: grid-stride loop over packs of 4 consecutive elements (Pack4: one 16/8-byte access per
-// tensor), 256 threads per block, then the n % 4 tail one element per thread. Deterministic.
+// Launch: the streaming loop (gpu/common/stream_loop.hpp) over 16-byte packs (fp32 4, fp16/bf16 8
+// lanes), kUnroll packs per tensor in flight per thread, kBlock-thread blocks, as many blocks as
+// the device keeps resident; the n % lanes tail by the first threads. The mode is a template
+// parameter (one kernel per mode, direction and dtype: no per-element branch on it). Pointers not
+// aligned to 16 bytes take one scalar kernel per dtype and direction (mode chosen per element).
+// Deterministic: every element is one fp32 expression.
 #include <string>
 
 #include "core/activ_problem.hpp"
+#include "core/error.hpp"
 #include "gpu/activ/activ_math.hpp"
 #include "gpu/activ/solvers.hpp"
-#include "gpu/common/block_reduce.hpp"
-#include "gpu/common/elementwise.hpp"
+#include "gpu/common/launch_grid.hpp"
 #include "gpu/common/numeric.hpp"
-#include "gpu/runtime/check.hpp"
-#include "gpu/runtime/launch.hpp"
+#include "gpu/common/stream_loop.hpp"
+#include "gpu/common/vec_pack.hpp"
 
 namespace hiprim::gpu {
 namespace {
 
 constexpr int kBlock = 256;
+constexpr int kUnroll = 4;
 
-// bwd when dy != nullptr: out = dy * f'(x); else out = f(x).
-template <typename T>
-__global__ void activ_kernel(int mode, ActivCoeffs k, const T* __restrict__ x, const T* __restrict__ dy, T* __restrict__ out,
-                             long long n, bool vec) {
-  const long long packs = vec ? n / 4 : 0;
-  for (long long p = grid_thread(); p < packs; p += grid_threads()) {
-    const Pack4<T> a = reinterpret_cast<const Pack4<T>*>(x)[p];
-    Pack4<T> g, r;
-    if (dy) g = reinterpret_cast<const Pack4<T>*>(dy)[p];
+// Item i = pack i (V lanes at element offset i*V). Mode < 0: the mode is read at run time.
+template <typename T, int V, int Mode, bool Bwd>
+struct ActivPacks {
+  const T* __restrict__ x;
+  const T* __restrict__ dy;
+  T* __restrict__ out;
+  int mode;
+  ActivCoeffs k;
+  struct Loaded {
+    Pack<T, V> x, dy;
+  };
+  __device__ __forceinline__ Loaded load(long long i) const {
+    Loaded l;
+    l.x = load_raw<T, V>(x, i * V);
+    if constexpr (Bwd) l.dy = load_raw<T, V>(dy, i * V);
+    return l;
+  }
+  __device__ __forceinline__ void finish(long long i, const Loaded& l) const {
+    const int m = Mode >= 0 ? Mode : mode;
+    float a[V], r[V];
+    unpack(l.x, a);
+    if constexpr (Bwd) {
+      float g[V];
+      unpack(l.dy, g);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float xv = load_f(a.v, j);
-      store_f(r.v, j, dy ? load_f(g.v, j) * activ_derivative(mode, xv, k) : activ_fwd(mode, xv, k));
+      for (int j = 0; j < V; ++j) r[j] = g[j] * activ_derivative(m, a[j], k);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) r[j] = activ_fwd(m, a[j], k);
     }
-    reinterpret_cast<Pack4<T>*>(out)[p] = r;
+    store_raw<T, V>(out, i * V, pack_of<T, V>(r));
   }
-  for (long long i = packs * 4 + grid_thread(); i < n; i += grid_threads()) {
-    const float xv = load_f(x, i);
-    store_f(out, i, dy ? load_f(dy, i) * activ_derivative(mode, xv, k) : activ_fwd(mode, xv, k));
+};
+
+// V = kVec<T> packs, then the n % V tail one element per thread (V = 1: every element a pack).
+template <typename T, int V, int Mode, bool Bwd>
+__global__ void activ_kernel(ActivCoeffs k, int mode, const T* __restrict__ x, const T* __restrict__ dy, T* __restrict__ out,
+                             long long n) {
+  const ActivPacks<T, V, Mode, Bwd> packs{x, dy, out, mode, k};
+  stream_items<kUnroll>(n / V, packs);
+  if constexpr (V > 1) {
+    const long long t = n / V * V + grid_thread();
+    if (t < n) {
+      const ActivPacks<T, 1, Mode, Bwd> one{x, dy, out, mode, k};
+      one.finish(t, one.load(t));
+    }
   }
+}
+
+// f.template operator()<M>() with the mode as a constant.
+template <typename F>
+void dispatch_mode(int mode, F&& f) {
+  switch (mode) {
+    case kActPassthru: return f.template operator()<kActPassthru>();
+    case kActLogistic: return f.template operator()<kActLogistic>();
+    case kActTanh: return f.template operator()<kActTanh>();
+    case kActRelu: return f.template operator()<kActRelu>();
+    case kActSoftrelu: return f.template operator()<kActSoftrelu>();
+    case kActAbs: return f.template operator()<kActAbs>();
+    case kActPower: return f.template operator()<kActPower>();
+    case kActClippedRelu: return f.template operator()<kActClippedRelu>();
+    case kActLeakyRelu: return f.template operator()<kActLeakyRelu>();
+    case kActElu: return f.template operator()<kActElu>();
+    case kActGelu: return f.template operator()<kActGelu>();
+    case kActGeluTanh: return f.template operator()<kActGeluTanh>();
+    case kActSilu: return f.template operator()<kActSilu>();
+  }
+  throw InputError("activ.elementwise: unknown activation mode number " + std::to_string(mode));
 }
 
 class ActivElementwise final : public TypedOpSolver<ActivProblem> {
@@ -46,7 +99,8 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
   std::string name() const override { return "activ.elementwise"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "elementwise, 4-wide loads, fp32 math; all 13 modes, fwd and bwd; fp32/fp16/bf16; all layouts, 2D/3D";
+    return "elementwise, 16-byte packs, 4 packs in flight per thread, resident grid, fp32 math; all 13 modes, fwd and bwd; "
+           "fp32/fp16/bf16; all layouts, 2D/3D";
   }
 
  protected:
@@ -55,16 +109,30 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
     const ActivCoeffs k{static_cast<float>(p.alpha), static_cast<float>(p.beta), static_cast<float>(p.gamma)};
     const long long n = p.shape.desc().storage_elements();
     const bool bwd = p.dir == ActivDir::bwd;
+    const int mode = static_cast<int>(p.mode);
     const void* x = b[0];
     const void* dy = bwd ? b[1] : nullptr;
     void* out = bwd ? b[2] : b[1];
-    const std::string ctx = "running activ.elementwise on " + to_string(p);
+    const auto s = static_cast<hipStream_t>(stream);
     dispatch_dtype(p.shape.dtype, [&]<typename T>() {
-      const bool vec = pack4_aligned<T>({x, dy, out});
-      const long long work = vec ? n / 4 + n % 4 : n;
-      hipLaunchKernelGGL(activ_kernel<T>, dim3(grid_stride_blocks(work, kBlock)), dim3(kBlock), 0, static_cast<hipStream_t>(stream),
-                         static_cast<int>(p.mode), k, static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(out), n, vec);
-      HIPRIM_CHECK_LAUNCH("activ_kernel", ctx);
+      const T* xt = static_cast<const T*>(x);
+      const T* dyt = static_cast<const T*>(dy);
+      T* ot = static_cast<T*>(out);
+      auto go = [&](auto kernel, int V) {
+        hipLaunchKernelGGL(kernel, dim3(stream_grid(kernel, kBlock, (n / V + kUnroll - 1) / kUnroll)), dim3(kBlock), 0, s, k, mode,
+                           xt, dyt, ot, n);
+        check_launch_lazy("activ_kernel", [&] { return "running activ.elementwise on " + to_string(p); });
+      };
+      constexpr int V = kVec<T>;
+      if (!all_aligned<T, V>({x, dy, out})) {
+        if (bwd) go(&activ_kernel<T, 1, -1, true>, 1);
+        else go(&activ_kernel<T, 1, -1, false>, 1);
+        return;
+      }
+      dispatch_mode(mode, [&]<int M>() {
+        if (bwd) go(&activ_kernel<T, V, M, true>, V);
+        else go(&activ_kernel<T, V, M, false>, V);
+      });
     });
   }
 };

@@ -44,6 +44,46 @@ __device__ T block_reduce(T v, T* scratch, Op op) {
   return r;
 }
 
+// The same tree inside teams of `size` threads (a power of two dividing blockDim.x; team q is
+// threads [q*size, (q+1)*size)): each team's result goes to its own threads. Every thread of the
+// block calls it (it synchronizes); scratch holds blockDim.x values of T.
+template <typename T, typename Op>
+__device__ T team_reduce(T v, T* scratch, int size, Op op) {
+  const unsigned tid = threadIdx.x, lane = tid % static_cast<unsigned>(size);
+  scratch[tid] = v;
+  __syncthreads();
+  for (unsigned s = static_cast<unsigned>(size) >> 1; s > 0; s >>= 1) {
+    if (lane < s) scratch[tid] = op(scratch[tid], scratch[tid + s]);
+    __syncthreads();
+  }
+  const T r = scratch[tid - lane];
+  __syncthreads();
+  return r;
+}
+
+// Column trees of a block seen as ty rows of tx threads (thread t = row * tx + col): each thread
+// holds W values; combines them over the rows of its column in a fixed pairwise order (rows r
+// and r + s for s = P/2, ..., 1, P the power of two >= ty; missing rows skipped) and returns the
+// result to the threads of row 0. Every thread calls it (it synchronizes); scratch holds
+// (blockDim.x / 2 + tx) * W values of A.
+template <int W, typename A, typename Op>
+__device__ void column_reduce(int tx, int ty, A (&v)[W], A* scratch, Op op) {
+  const int t = static_cast<int>(threadIdx.x), row = t / tx, col = t % tx;
+  int p = 1;
+  while (p < ty) p <<= 1;
+  for (int s = p >> 1; s > 0; s >>= 1) {
+    // Rows [s, 2s) hand their values to rows [0, s) (those with a partner below ty).
+    if (row >= s && row < 2 * s)
+#pragma unroll
+      for (int j = 0; j < W; ++j) scratch[((row - s) * tx + col) * W + j] = v[j];
+    __syncthreads();
+    if (row < s && row + s < ty)
+#pragma unroll
+      for (int j = 0; j < W; ++j) v[j] = op(v[j], scratch[(row * tx + col) * W + j]);
+    __syncthreads();
+  }
+}
+
 template <typename T>
 __device__ T block_sum(T v, T* scratch) {
   return block_reduce(v, scratch, SumOp{});

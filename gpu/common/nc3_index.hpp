@@ -1,7 +1,9 @@
 // Storage-order walks over [N, C, D, H, W] tensors (2D as D = 1) in NCDHW or NDHWC order: a
 // grid-stride loop over the storage-order linear index gives neighbouring threads neighbouring
-// elements in either layout. Used by the pooling and LRN kernels.
+// elements in either layout. Used by the pooling and LRN kernels; nc3_decode_fast is the same
+// decode without divide instructions for indices below 2^31.
 #pragma once
+#include "gpu/common/fast_div.hpp"
 #include "gpu/runtime/hip_compat.hpp"
 
 namespace hiprim::gpu {
@@ -34,6 +36,41 @@ __device__ __forceinline__ Nc3Pos nc3_decode(long long i, const Nc3Extent& e) {
   if (!e.channels_last) {
     p.c = static_cast<int>(i % e.c);
     i /= e.c;
+  }
+  p.n = static_cast<int>(i);
+  return p;
+}
+
+// The same decode by multiplications (FastDiv) for tensors of fewer than 2^31 elements.
+struct Nc3FastExtent {
+  Nc3Extent e;
+  FastDiv c, s0, s1, s2;
+};
+
+inline Nc3FastExtent nc3_fast(const Nc3Extent& e) {
+  return {e, FastDiv(static_cast<std::uint32_t>(e.c)), FastDiv(static_cast<std::uint32_t>(e.s[0])),
+          FastDiv(static_cast<std::uint32_t>(e.s[1])), FastDiv(static_cast<std::uint32_t>(e.s[2]))};
+}
+
+__device__ __forceinline__ Nc3Pos nc3_decode_fast(std::uint32_t i, const Nc3FastExtent& f) {
+  Nc3Pos p;
+  std::uint32_t q, r;
+  if (f.e.channels_last) {
+    f.c.divmod(i, q, r);
+    p.c = static_cast<int>(r);
+    i = q;
+  }
+  f.s2.divmod(i, q, r);
+  p.s[2] = static_cast<int>(r);
+  f.s1.divmod(q, i, r);
+  p.s[1] = static_cast<int>(r);
+  f.s0.divmod(i, q, r);
+  p.s[0] = static_cast<int>(r);
+  i = q;
+  if (!f.e.channels_last) {
+    f.c.divmod(i, q, r);
+    p.c = static_cast<int>(r);
+    i = q;
   }
   p.n = static_cast<int>(i);
   return p;

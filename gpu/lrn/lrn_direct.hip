@@ -155,6 +155,6 @@ class LrnDirect final : public TypedOpSolver<LrnProblem> {
 }  // namespace
 
 std::shared_ptr<const OpSolver> make_lrn_direct() { return std::make_shared<LrnDirect>(); }
-OpSolverList lrn_solvers() { return {make_lrn_direct()}; }
+OpSolverList lrn_solvers() { return {make_lrn_across_tile(), make_lrn_direct()}; }
 
 }  // namespace hiprim::gpu

@@ -18,6 +18,7 @@
 #include "core/reduce_problem.hpp"
 #include "gpu/common/block_reduce.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/reduce/reduce_ops.hpp"
 #include "gpu/reduce/solvers.hpp"
 #include "gpu/runtime/check.hpp"
 #include "gpu/runtime/launch.hpp"
@@ -35,34 +36,6 @@ struct ReduceGeom {
   int op;                                   // ReduceOp
   bool propagate_nan;
 };
-
-// The chosen element of min/max/amax: value and logical slice index (-1: none yet).
-struct Sel {
-  float v;
-  int i;
-};
-
-struct SelBetter {
-  int op;
-  bool prop;
-  // Whether a is chosen over b.
-  __device__ __forceinline__ bool better(const Sel& a, const Sel& b) const {
-    if (b.i < 0) return true;
-    if (a.i < 0) return false;
-    const bool an = a.v != a.v, bn = b.v != b.v;
-    if (an || bn) return an && bn ? a.i < b.i : (prop ? an : bn);
-    const float ka = op == 4 ? fabsf(a.v) : a.v, kb = op == 4 ? fabsf(b.v) : b.v;
-    if (ka != kb) return op == 2 ? ka < kb : ka > kb;
-    return a.i < b.i;
-  }
-  __device__ __forceinline__ Sel operator()(const Sel& a, const Sel& b) const { return better(a, b) ? a : b; }
-};
-
-struct MulOp {
-  __device__ __forceinline__ float operator()(float a, float b) const { return a * b; }
-};
-
-__device__ __forceinline__ bool selects(int op) { return op == 2 || op == 3 || op == 4; }
 
 // x offset of output o's slice base.
 __device__ __forceinline__ long long slice_base(const ReduceGeom& g, long long o) {
@@ -87,23 +60,6 @@ __device__ __forceinline__ long long slice_offset(const ReduceGeom& g, long long
   return off;
 }
 
-// The per-element term of the summing ops.
-__device__ __forceinline__ float term(int op, float v) { return op == 6 ? fabsf(v) : op == 7 ? v * v : v; }
-
-template <typename T>
-__device__ __forceinline__ void write_out(const ReduceGeom& g, long long o, float acc, Sel sel, T* y, float* idx) {
-  float v = acc;
-  if (selects(g.op)) {
-    v = g.op == 4 ? fabsf(sel.v) : sel.v;
-    if (idx) idx[o] = static_cast<float>(sel.i < 0 ? 0 : sel.i);
-  } else if (g.op == 5) {
-    v = acc / static_cast<float>(g.length);
-  } else if (g.op == 7) {
-    v = sqrtf(acc);
-  }
-  store_f(y, o, v);
-}
-
 template <typename T>
 __global__ void reduce_blockwise(ReduceGeom g, const T* __restrict__ x, T* __restrict__ y, float* __restrict__ idx) {
   __shared__ Sel sel_scratch[kBlock];
@@ -125,7 +81,7 @@ __global__ void reduce_blockwise(ReduceGeom g, const T* __restrict__ x, T* __res
       sel = block_reduce(sel, sel_scratch, sel_op);
     else
       acc = g.op == 1 ? block_reduce(acc, sum_scratch, MulOp{}) : block_sum(acc, sum_scratch);
-    if (threadIdx.x == 0) write_out(g, o, acc, sel, y, idx);
+    if (threadIdx.x == 0) write_out(g.op, g.length, o, acc, sel, y, idx);
   }
 }
 
@@ -144,7 +100,7 @@ __global__ void reduce_threadwise(ReduceGeom g, const T* __restrict__ x, T* __re
       else
         acc = g.op == 1 ? acc * v : acc + term(g.op, v);
     }
-    write_out(g, o, acc, sel, y, idx);
+    write_out(g.op, g.length, o, acc, sel, y, idx);
   }
 }
 
@@ -225,6 +181,6 @@ class ReduceSolver final : public TypedOpSolver<ReduceProblem> {
 
 std::shared_ptr<const OpSolver> make_reduce_blockwise() { return std::make_shared<ReduceSolver<Shape::blockwise>>(); }
 std::shared_ptr<const OpSolver> make_reduce_threadwise() { return std::make_shared<ReduceSolver<Shape::threadwise>>(); }
-OpSolverList reduce_solvers() { return {make_reduce_blockwise(), make_reduce_threadwise()}; }
+OpSolverList reduce_solvers() { return {make_reduce_split(), make_reduce_blockwise(), make_reduce_threadwise()}; }
 
 }  // namespace hiprim::gpu

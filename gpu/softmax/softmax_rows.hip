@@ -19,6 +19,7 @@
 #include "gpu/common/numeric.hpp"
 #include "gpu/runtime/check.hpp"
 #include "gpu/runtime/launch.hpp"
+#include "gpu/softmax/softmax_math.hpp"
 #include "gpu/softmax/solvers.hpp"
 
 namespace hiprim::gpu {
@@ -68,19 +69,19 @@ __device__ void softmax_row(const RowGeom& g, long long r, Team team, const T* _
     for (long long j = lane; j < g.L; j += step) {
       const long long o = base + j * g.E;
       const float d = load_f(in0, o) - m;
-      store_f(out, o, g.log ? d - log_s : expf(d) / s);
+      store_f(out, o, softmax_y(g.log, d, s, log_s));
     }
   } else {
     float s = 0.0f;
     for (long long j = lane; j < g.L; j += step) {
       const long long o = base + j * g.E;
-      s += g.log ? load_f(in1, o) : load_f(in1, o) * load_f(in0, o);
+      s += softmax_bwd_term(g.log, load_f(in0, o), load_f(in1, o));
     }
     s = team.sum(s);
     for (long long j = lane; j < g.L; j += step) {
       const long long o = base + j * g.E;
       const float y = load_f(in0, o), dy = load_f(in1, o);
-      store_f(out, o, g.log ? dy - expf(y) * s : y * (dy - s));
+      store_f(out, o, softmax_dx(g.log, y, dy, s));
     }
   }
 }
@@ -142,6 +143,8 @@ class SoftmaxRows final : public TypedOpSolver<SoftmaxProblem> {
 
 }  // namespace
 
-OpSolverList softmax_solvers() { return {std::make_shared<SoftmaxRows>(true), std::make_shared<SoftmaxRows>(false)}; }
+OpSolverList softmax_solvers() {
+  return {make_softmax_team_row(), make_softmax_smem_row(), std::make_shared<SoftmaxRows>(true), std::make_shared<SoftmaxRows>(false)};
+}
 
 }  // namespace hiprim::gpu

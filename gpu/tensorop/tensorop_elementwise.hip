@@ -1,73 +1,129 @@
 // Tensor-op solvers: c = op(alpha1*a, alpha2*b) + beta*c (core/tensorop_problem.hpp), one pass,
-// fp32 arithmetic, deterministic. C is packed, so a thread's storage-order index is its offset in
-// a and c; b's offset comes from the index decoded over the (up to 5) dims in storage order with
-// b's strides, 0 on broadcast dims. With beta = 0, c is never read.
-//   tensorop.elementwise  V = 1: any problem.
-//   tensorop.vec          V = 16 bytes of dtype (fp32 4, fp16/bf16 8) consecutive elements of the
-//                         innermost storage dim per thread (needs its extent % V == 0): 16-byte
-//                         loads of a (and c) and stores of c; b is one scalar per thread when that
-//                         dim is broadcast in b, else a 16-byte load too.
+// fp32 arithmetic (the reference's four roundings), deterministic. With beta = 0, c is never read.
+// Geometry (TensorOpGeom): a and c are packed, so a thread's storage-order index e is its offset
+// in both; the dims in storage order are collapsed (neighbours merge when b broadcasts both or
+// neither: then b is contiguous across them too), leaving nd <= 5 dims, innermost last, with b's
+// strides (0 where it broadcasts). b's offset is e decoded over the collapsed dims.
+//   tensorop.vec          16-byte packs (fp32 4, fp16/bf16 8 lanes), 4 packs per thread in flight,
+//                         resident grid (gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
+//                         broadcast): pure streaming, any length (scalar tail). Else the innermost
+//                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
+//                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
+//                         divides with FastDiv (C < 2^31 elements). Unaligned pointers: 1-lane packs.
+//   tensorop.elementwise  one element per thread step, 64-bit decode: any problem.
 #include <algorithm>
 #include <numeric>
 #include <string>
 
-#include "core/error.hpp"
 #include "core/tensorop_problem.hpp"
-#include "gpu/common/block_reduce.hpp"  // grid_thread(s)
+#include "gpu/common/fast_div.hpp"
+#include "gpu/common/launch_grid.hpp"
+#include "gpu/common/stream_loop.hpp"
 #include "gpu/common/vec_pack.hpp"
-#include "gpu/runtime/check.hpp"
-#include "gpu/runtime/launch.hpp"
 #include "gpu/tensorop/solvers.hpp"
 
 namespace hiprim::gpu {
 namespace {
 
 constexpr int kBlock = 256;
+constexpr int kUnroll = 4;
 
-// Dims in storage order (outermost first), padded to 5 with extent-1 dims in front.
 struct TensorOpGeom {
-  long long ext[5];
-  long long b_stride[5];  // 0 where b broadcasts
+  int nd;                 // collapsed dims, innermost last
+  long long ext[5];       // extents
+  long long b_stride[5];  // b's strides, 0 where b broadcasts
+  FastDiv div[5];         // ext[k] as FastDiv (used when C has < 2^31 elements)
+  long long total;        // elements of c
   int op;                 // TensorOpKind
   bool has_beta;
   float alpha1, alpha2, beta;
+  bool same_shape() const { return nd == 1 && b_stride[0] != 0; }
 };
 
-__device__ __forceinline__ float apply_op(int op, float t1, float t2) {
-  switch (op) {
-    case 0: return t1 + t2;
-    case 1: return t1 * t2;
-    case 2: return t1 < t2 ? t1 : t2;
-    default: return t1 > t2 ? t1 : t2;
+__device__ __forceinline__ float apply_op(const TensorOpGeom& g, float a, float b, float c) {
+  const float t1 = g.alpha1 * a, t2 = g.alpha2 * b;
+  const float r = g.op == 0 ? t1 + t2 : g.op == 1 ? t1 * t2 : g.op == 2 ? (t1 < t2 ? t1 : t2) : (t1 > t2 ? t1 : t2);
+  return g.has_beta ? r + g.beta * c : r;
+}
+
+// b's offset of element e (e < 2^31: FastDiv).
+__device__ __forceinline__ long long b_offset_fast(const TensorOpGeom& g, long long e) {
+  std::uint32_t rest = static_cast<std::uint32_t>(e);
+  long long off = 0;
+  for (int k = g.nd - 1; k > 0; --k) {
+    std::uint32_t q, r;
+    g.div[k].divmod(rest, q, r);
+    off += r * g.b_stride[k];
+    rest = q;
+  }
+  return off + rest * g.b_stride[0];
+}
+__device__ __forceinline__ long long b_offset_wide(const TensorOpGeom& g, long long e) {
+  long long off = 0;
+  for (int k = g.nd - 1; k > 0; --k) {
+    off += (e % g.ext[k]) * g.b_stride[k];
+    e /= g.ext[k];
+  }
+  return off + e * g.b_stride[0];
+}
+
+// Item i = pack i of c (elements i*V ..). Same: b has c's shape; else decode (innermost % V == 0).
+template <typename T, int V, bool Same>
+struct TensorOpPacks {
+  TensorOpGeom g;
+  const T* __restrict__ a;
+  const T* __restrict__ b;
+  T* __restrict__ c;
+  struct Loaded {
+    Pack<T, V> a, b, c;
+  };
+  __device__ __forceinline__ Loaded load(long long i) const {
+    Loaded l{};
+    l.a = load_raw<T, V>(a, i * V);
+    if (Same) {
+      l.b = load_raw<T, V>(b, i * V);
+    } else {
+      const long long bo = b_offset_fast(g, i * V);
+      if (g.b_stride[g.nd - 1] != 0) {
+        l.b = load_raw<T, V>(b, bo);
+      } else {
+        const T s = b[bo];
+#pragma unroll
+        for (int j = 0; j < V; ++j) l.b.v[j] = s;
+      }
+    }
+    if (g.has_beta) l.c = load_raw<T, V>(c, i * V);
+    return l;
+  }
+  __device__ __forceinline__ void finish(long long i, const Loaded& l) const {
+    float av[V], bv[V], cv[V] = {}, r[V];
+    unpack(l.a, av);
+    unpack(l.b, bv);
+    if (g.has_beta) unpack(l.c, cv);
+#pragma unroll
+    for (int j = 0; j < V; ++j) r[j] = apply_op(g, av[j], bv[j], g.has_beta ? cv[j] : 0.0f);
+    store_raw<T, V>(c, i * V, pack_of<T, V>(r));
+  }
+};
+
+template <typename T, int V, bool Same>
+__global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
+  stream_items<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
+  if constexpr (Same && V > 1) {  // the total % V tail
+    const long long t = g.total / V * V + grid_thread();
+    if (t < g.total) {
+      const TensorOpPacks<T, 1, true> one{g, a, b, c};
+      one.finish(t, one.load(t));
+    }
   }
 }
 
-template <typename T, int V>
-__global__ void tensorop_kernel(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
-  const long long total = g.ext[0] * g.ext[1] * g.ext[2] * g.ext[3] * g.ext[4] / V;
-  for (long long i = grid_thread(); i < total; i += grid_threads()) {
-    const long long lin = i * V;
-    long long rest = lin, boff = 0;
-    for (int d = 4; d >= 0; --d) {
-      boff += (rest % g.ext[d]) * g.b_stride[d];
-      rest /= g.ext[d];
-    }
-    float av[V], bv[V], cv[V] = {};
-    load_pack<T, V>(a, lin, av);
-    if (V == 1 || g.b_stride[4] != 0) {
-      load_pack<T, V>(b, boff, bv);
-    } else {
-      const float s = load_f(b, boff);
-#pragma unroll
-      for (int j = 0; j < V; ++j) bv[j] = s;
-    }
-    if (g.has_beta) load_pack<T, V>(c, lin, cv);
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      const float r = apply_op(g.op, g.alpha1 * av[j], g.alpha2 * bv[j]);
-      cv[j] = g.has_beta ? r + g.beta * cv[j] : r;
-    }
-    store_pack<T, V>(c, lin, cv);
+// tensorop.elementwise: one element per step, 64-bit decode.
+template <typename T>
+__global__ void tensorop_elements(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
+  for (long long e = grid_thread(); e < g.total; e += grid_threads()) {
+    const float cv = g.has_beta ? load_f(c, e) : 0.0f;
+    store_f(c, e, apply_op(g, load_f(a, e), load_f(b, b_offset_wide(g, e)), cv));
   }
 }
 
@@ -80,11 +136,26 @@ TensorOpGeom tensorop_geom(const TensorOpProblem& p) {
   std::vector<int> order(static_cast<std::size_t>(r));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return ad.strides[x] > ad.strides[y]; });
-  for (int k = 0; k < 5; ++k) {
-    const int pos = k - (5 - r);  // index into order; < 0: padding dim
-    g.ext[k] = pos < 0 ? 1 : ad.dims[order[pos]];
-    g.b_stride[k] = pos < 0 || bd.dims[order[pos]] == 1 ? 0 : bd.strides[order[pos]];
+  // Collapse: skip extent-1 dims; merge into the previous dim when both broadcast or both not.
+  for (int d : order) {
+    const long long e = ad.dims[d];
+    if (e == 1) continue;
+    const long long bs = bd.dims[d] == 1 ? 0 : bd.strides[d];
+    if (g.nd > 0 && (g.b_stride[g.nd - 1] == 0) == (bs == 0)) {
+      g.ext[g.nd - 1] *= e;
+      g.b_stride[g.nd - 1] = bs;  // the inner dim's stride (0 stays 0)
+      continue;
+    }
+    g.ext[g.nd] = e;
+    g.b_stride[g.nd] = bs;
+    ++g.nd;
   }
+  if (g.nd == 0) {  // every extent 1: one element, b not broadcast (its only element)
+    g.nd = 1, g.ext[0] = 1, g.b_stride[0] = 1;
+  }
+  g.total = p.c_desc().elements();
+  for (int k = 0; k < g.nd; ++k)
+    if (g.ext[k] < kFastDivLimit) g.div[k] = FastDiv(static_cast<std::uint32_t>(g.ext[k]));
   g.op = static_cast<int>(p.op);
   g.has_beta = p.beta != 0;
   g.alpha1 = static_cast<float>(p.alpha1);
@@ -93,57 +164,69 @@ TensorOpGeom tensorop_geom(const TensorOpProblem& p) {
   return g;
 }
 
-template <typename T>
-constexpr int kLanes = static_cast<int>(16 / sizeof(T));
+class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
+ public:
+  std::string name() const override { return "tensorop.vec"; }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return "16-byte packs, 4 in flight per thread, resident grid; same shapes stream (any length); broadcasts need the "
+           "innermost collapsed dim % lanes == 0 and C < 2^31 elements; add/mul/min/max, alpha/beta; ranks 1-5; fp32/fp16/bf16";
+  }
 
-template <typename T, int V>
-void launch(const TensorOpProblem& p, const std::vector<void*>& buf, void* stream, const std::string& name) {
-  const TensorOpGeom g = tensorop_geom(p);
-  const long long total = p.c_desc().elements() / V;
-  hipLaunchKernelGGL((tensorop_kernel<T, V>), dim3(grid_stride_blocks(total, kBlock)), dim3(kBlock), 0,
-                     static_cast<hipStream_t>(stream), g, static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]),
-                     static_cast<T*>(buf[2]));
-  HIPRIM_CHECK_LAUNCH("tensorop_kernel", "running " + name + " on " + to_string(p));
-}
+ protected:
+  Applicability applicable_to(const TensorOpProblem& p) const override {
+    const TensorOpGeom g = tensorop_geom(p);
+    if (g.same_shape()) return Applicability::yes();
+    const int lanes = static_cast<int>(16 / dtype_size(p.dtype));
+    if (g.ext[g.nd - 1] % lanes != 0)
+      return Applicability::no("b broadcasts and the innermost collapsed dim has " + std::to_string(g.ext[g.nd - 1]) +
+                               " elements, not a multiple of " + std::to_string(lanes) + " (16 bytes of " +
+                               std::string(dtype_name(p.dtype)) + "); tensorop.elementwise serves it");
+    if (g.total >= kFastDivLimit)
+      return Applicability::no("b broadcasts over a C of " + std::to_string(g.total) +
+                               " elements >= 2^31 (the 32-bit index decode); tensorop.elementwise serves it");
+    return Applicability::yes();
+  }
+  void run_typed(const TensorOpProblem& p, const std::vector<void*>& buf, void*, void* stream) const override {
+    const TensorOpGeom g = tensorop_geom(p);
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      constexpr int V = kVec<T>;
+      const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
+      auto go = [&](auto kernel, int lanes) {
+        const long long threads = (g.total / lanes + kUnroll - 1) / kUnroll;
+        hipLaunchKernelGGL(kernel, dim3(stream_grid(kernel, kBlock, threads)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+                           static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
+        check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
+      };
+      if (g.same_shape()) {
+        if (wide) go(&tensorop_packs<T, V, true>, V);
+        else go(&tensorop_packs<T, 1, true>, 1);
+      } else {
+        if (wide) go(&tensorop_packs<T, V, false>, V);
+        else go(&tensorop_packs<T, 1, false>, 1);
+      }
+    });
+  }
+};
 
 class TensorOpElementwise final : public TypedOpSolver<TensorOpProblem> {
  public:
   std::string name() const override { return "tensorop.elementwise"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "one thread per element; add/mul/min/max with B broadcast over any dims; ranks 1-5; fp32/fp16/bf16; any layout";
+    return "one element per thread step, 64-bit index decode; add/mul/min/max with B broadcast over any dims; ranks 1-5; "
+           "fp32/fp16/bf16; any layout";
   }
 
  protected:
   Applicability applicable_to(const TensorOpProblem&) const override { return Applicability::yes(); }
-  void run_typed(const TensorOpProblem& p, const std::vector<void*>& b, void*, void* stream) const override {
-    dispatch_dtype(p.dtype, [&]<typename T>() { launch<T, 1>(p, b, stream, name()); });
-  }
-};
-
-class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
- public:
-  std::string name() const override { return "tensorop.vec"; }
-  Backend backend() const override { return Backend::device; }
-  std::string summary() const override {
-    return "16-byte loads/stores, 4 (fp32) or 8 (fp16/bf16) elements per thread; needs the innermost storage dim % lanes == 0";
-  }
-
- protected:
-  Applicability applicable_to(const TensorOpProblem& p) const override {
+  void run_typed(const TensorOpProblem& p, const std::vector<void*>& buf, void*, void* stream) const override {
     const TensorOpGeom g = tensorop_geom(p);
-    const int lanes = static_cast<int>(16 / dtype_size(p.dtype));
-    if (g.ext[4] % lanes != 0)
-      return Applicability::no("innermost storage dim has " + std::to_string(g.ext[4]) + " elements, not a multiple of " +
-                               std::to_string(lanes) + " (16 bytes of " + std::string(dtype_name(p.dtype)) + ")");
-    return Applicability::yes();
-  }
-  void run_typed(const TensorOpProblem& p, const std::vector<void*>& b, void*, void* stream) const override {
     dispatch_dtype(p.dtype, [&]<typename T>() {
-      constexpr int V = kLanes<T>;
-      for (void* ptr : b)
-        if (!aligned_for_pack<T, V>(ptr)) throw InputError("tensorop.vec: buffers must be 16-byte aligned");
-      launch<T, V>(p, b, stream, name());
+      const auto kernel = &tensorop_elements<T>;
+      hipLaunchKernelGGL(kernel, dim3(stream_grid(kernel, kBlock, g.total)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+                         static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
+      check_launch_lazy("tensorop_elements", [&] { return "running tensorop.elementwise on " + to_string(p); });
     });
   }
 };

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "emu/emulated_solver.hpp"
+#include "emu/misaligned.hpp"
 #include "verify/op_runner.hpp"
 #include "verify/op_suite.hpp"
 
@@ -56,14 +57,43 @@ TEST(GpuOpsEmulated, Bnorm) {
                 "bnorm fwd-train per-act fp32 ncdhw n4 c1 in2x2x2 eps0.01 momentum1"});
 }
 
-// bnorm.spatial.multiblock (registered first) on the ops suite and on shapes whose channels span
-// several slices (slice tails), with 8-, 4- and 1-wide packs in both layouts, planes shorter and
-// longer than a block (channels-first), and channel tiles with idle lanes (channels-last).
-TEST(GpuOpsEmulated, BnormMultiblock) {
+// The registered solver of that name (the test fails when there is none).
+std::shared_ptr<const OpSolver> solver_named(const OpSolverList& all, const std::string& name) {
+  for (const auto& s : all)
+    if (s->name() == name) return s;
+  ADD_FAILURE() << "no solver " << name;
+  return nullptr;
+}
+
+// bnorm.spatial.persistent (registered first): the ops suite and shapes that reach every branch
+// of its cooperative kernels on the emulated device (2 multiprocessors x 2 resident blocks of 128
+// threads, 32 KiB of shared memory per block): packs beyond the shared-memory cache re-read from
+// memory (overflow), channel tiles with idle lanes, several items per block (channels first with
+// C > grid), 16-, 8-byte and scalar packs, 3D.
+TEST(GpuOpsEmulated, BnormPersistent) {
   const OpSolverList all = gpu_emu::bnorm_solvers();
   ASSERT_FALSE(all.empty());
-  ASSERT_EQ(all.front()->name(), "bnorm.spatial.multiblock");
+  ASSERT_EQ(all.front()->name(), "bnorm.spatial.persistent");
   run_emulated("bnorm", {all.front()},
+               {"bnorm fwd-train spatial bf16 nhwc n4 c64 in24x24 eps1e-05 momentum0.1",  // V = 8, 36 visits > cache
+                "bnorm bwd spatial fp16 nhwc n3 c40 in20x20 eps1e-05",                    // tile of 8 lanes (5 used), overflow
+                "bnorm fwd-train spatial fp32 nchw n5 c9 in16x16 eps1e-05 momentum0.5",    // 9 channels over 4 blocks
+                "bnorm bwd spatial bf16 nchw n6 c3 in14x14 eps1e-05",                     // S % 8 = 4: 8-byte packs
+                "bnorm fwd-infer spatial bf16 nhwc n2 c24 in9x9 eps1e-05",
+                "bnorm fwd-train spatial fp16 nchw n2 c2 in7x7 eps1e-05 momentum0.1",     // S = 49: scalars
+                "bnorm bwd spatial fp32 nhwc n8 c4 in16x16 eps1e-05",                     // one pack per row, tx = 1
+                "bnorm fwd-train spatial bf16 ndhwc n2 c16 in4x8x8 eps1e-05 momentum0.1",
+                "bnorm fwd-infer spatial fp32 nchw n3 c5 in6x10 eps1e-05"},
+               "ops");
+}
+
+// bnorm.spatial.multiblock on the ops suite and on shapes whose channels span several slices
+// (slice tails), with 8-, 4- and 1-wide packs in both layouts, planes shorter and longer than a
+// block (channels-first), and channel tiles with idle lanes (channels-last).
+TEST(GpuOpsEmulated, BnormMultiblock) {
+  const auto multiblock = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.multiblock");
+  ASSERT_TRUE(multiblock);
+  run_emulated("bnorm", {multiblock},
                {"bnorm fwd-train spatial bf16 nhwc n4 c24 in33x31 eps1e-05 momentum0.1",  // V = 8, 8 row slices
                 "bnorm bwd spatial fp16 nhwc n3 c20 in30x30 eps1e-05",                    // V = 4, tile of 8 lanes (5 used)
                 "bnorm fwd-infer spatial fp32 nhwc n2 c7 in9x9 eps0.001",                 // V = 1
@@ -75,22 +105,43 @@ TEST(GpuOpsEmulated, BnormMultiblock) {
                "ops");
 }
 
+// Sizes past the streaming loop's unrolled steps on the emulated grid (4 blocks x 256 threads x
+// 4 packs of 8) with a scalar tail, and the scalar kernel for unaligned buffers.
 TEST(GpuOpsEmulated, Activ) {
   run_emulated("activ", gpu_emu::activ_solvers(),
                {"activ fwd gelu fp16 nhwc n3 c5 in7x9", "activ bwd silu bf16 nchw n2 c8 in16x16",
-                "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5", "activ fwd power bf16 nchw n1 c3 in5x7 alpha2 beta-0.5 gamma0.5"});
+                "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5", "activ fwd power bf16 nchw n1 c3 in5x7 alpha2 beta-0.5 gamma0.5",
+                "activ fwd relu bf16 nchw n3 c7 in61x67", "activ bwd relu fp32 nhwc n2 c9 in61x67",
+                "activ bwd elu fp16 nchw n1 c5 in101x103 alpha0.5"});
+  const auto solvers = gpu_emu::activ_solvers();
+  // Shifted by one element: 2 bytes (bf16), 4 bytes (fp32).
+  expect_same_when_misaligned(parse_op_problem("activ fwd relu bf16 nchw n3 c7 in61x67"), EmulatedOpSolver(solvers.front()), 2);
+  expect_same_when_misaligned(parse_op_problem("activ bwd leakyrelu fp32 nchw n2 c3 in9x11 alpha0.1"), EmulatedOpSolver(solvers.front()), 4);
 }
 
 TEST(GpuOpsEmulated, Softmax) {
   run_emulated("softmax", gpu_emu::softmax_solvers(),
                {"softmax fwd accurate channel bf16 nhwc n2 c600 in1x2",  // rows longer than a block
-                "softmax bwd log instance fp16 nchw n3 c33 in3x3", "softmax fwd log channel fp32 nchw n1 c5 in3x5"});
+                "softmax bwd log instance fp16 nchw n3 c33 in3x3", "softmax fwd log channel fp32 nchw n1 c5 in3x5",
+                "softmax fwd log channel bf16 nchw n33 c1000 in1x1",       // team_row: 32 lanes x 4 packs, 8 teams a block
+                "softmax bwd accurate instance fp32 nhwc n3 c300 in3x3",   // 675 packs: a 256-thread team
+                "softmax fwd accurate channel fp16 nhwc n3 c6 in3x5",      // scalars, one thread per row
+                "softmax bwd log channel bf16 nchw n3 c5000 in1x1",        // smem_row: y and dy in shared memory
+                "softmax fwd fast instance fp32 nchw n2 c9000 in1x1"});    // a 1024-thread team
 }
 
+// Every path: linear packs (channels first, and channels last with H*W = 1), four rows x 16 bytes
+// (channels last, H*W % 4 == 0, C % lanes == 0), single elements (channels last otherwise), sizes
+// past the unrolled steps, and unaligned buffers.
 TEST(GpuOpsEmulated, Dropout) {
   run_emulated("dropout", gpu_emu::dropout_solvers(),
                {"dropout fwd fp16 nhwc n3 c5 in7x9 rate0.5 seed9", "dropout bwd bf16 nchw n2 c8 in16x15 rate0.75 seed10",
-                "dropout fwd fp32 nchw n1 c1 in1x3 rate0.5 seed11"});
+                "dropout fwd fp32 nchw n1 c1 in1x3 rate0.5 seed11", "dropout fwd bf16 nhwc n4 c2048 in1x1 rate0.5 seed1",
+                "dropout bwd bf16 nhwc n2 c16 in12x10 rate0.3 seed5", "dropout fwd fp32 nhwc n3 c8 in4x6 rate0.6 seed6",
+                "dropout fwd fp16 nchw n3 c7 in61x67 rate0.5 seed7", "dropout bwd fp32 nhwc n2 c12 in40x40 rate0.25 seed8"});
+  const auto solvers = gpu_emu::dropout_solvers();
+  for (const char* s : {"dropout fwd fp16 nchw n3 c7 in61x67 rate0.5 seed7", "dropout bwd bf16 nhwc n2 c16 in12x10 rate0.3 seed5"})
+    expect_same_when_misaligned(parse_op_problem(s), EmulatedOpSolver(solvers.front()), 2);
 }
 
 }  // namespace hiprim

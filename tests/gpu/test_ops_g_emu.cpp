@@ -16,6 +16,7 @@
 #include "core/reduce_problem.hpp"
 #include "core/tensorop_problem.hpp"
 #include "emu/emulated_solver.hpp"
+#include "emu/misaligned.hpp"
 #include "verify/op_runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
@@ -58,7 +59,15 @@ const char* const kProblems[] = {
     "lrn fwd within bf16 nchw n2 c3 in7x7 size3 alpha1 beta0.75 k1",
     "lrn bwd within fp32 nhwc n2 c3 in7x6 size5 alpha1 beta0.75 k1",
     "lrn bwd within fp32 ncdhw n1 c2 in4x5x5 size3 alpha1 beta0.5 k1",
+    // lrn.across.tile: tiles cut by the tensor's end (channels first: S = 45 = 32 + 13; channels
+    // last: N*S = 35 rows), the window wider than C, 3D.
+    "lrn fwd across bf16 nchw n2 c6 in5x9 size5 alpha1 beta0.75 k2",
+    "lrn bwd across fp16 nhwc n1 c12 in5x7 size5 alpha0.5 beta0.75 k1",
+    "lrn bwd across fp32 nchw n2 c3 in5x9 size7 alpha2 beta1.5 k1",
+    "lrn fwd across fp32 ndhwc n1 c5 in3x4x5 size3 alpha1 beta0.75 k1",
     "tensorop add fp32 nchw a2x3x5x5 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
+    "tensorop add bf16 nchw a3x8x40x41 b3x8x40x41 alpha1=1 alpha2=1 beta=0",  // unrolled steps, scalar tail
+    "tensorop max fp16 nhwc a4x16x24x24 b1x16x1x1 alpha1=1 alpha2=1 beta=0.5",  // channels-last bias, unrolled
     "tensorop add fp32 nchw a2x3x5x8 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
     "tensorop mul fp16 nhwc a2x8x4x4 b2x8x1x4 alpha1=0.5 alpha2=2 beta=1",
     "tensorop min bf16 a3x17 b1x17 alpha1=1 alpha2=-1 beta=0",
@@ -75,6 +84,16 @@ const char* const kProblems[] = {
     "reduce norm2 fp16 nchw dims2x4x3x3 over0x1 nan_ignore",
     "reduce norm1 bf16 dims17 over0 nan_ignore",
     "reduce mul fp32 dims3x40 over1 nan_ignore",
+    // reduce.split: rows split into chunks (16-byte packs, logical weights of non-adjacent dims),
+    // columns of consecutive outputs split over the positions, selections with indices.
+    "reduce add fp32 nchw dims4x8x16x16 over0x2x3 nan_ignore",
+    "reduce add bf16 nhwc dims4x16x12x12 over0x2x3 nan_ignore",
+    "reduce max fp16 nhwc dims2x16x9x9 over1x2 nan_propagate indices",
+    "reduce amax bf16 dims2x8000 over1 nan_ignore indices",
+    "reduce add fp32 nchw dims8x2x32x32 over0x2x3 nan_ignore",
+    "reduce max fp32 nhwc dims8x4x16x16 over0x2x3 nan_propagate indices",
+    "reduce norm2 fp32 nchw dims6x5x7x9 over0x3 nan_ignore",
+    "reduce min fp32 ncdhw dims2x24x3x4x5 over0x2x3x4 nan_ignore indices",
 };
 
 TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
@@ -92,11 +111,28 @@ TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
       ran.insert(solver->name());
     }
   }
-  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
-                           "reduce.blockwise", "reduce.threadwise"})
+  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+                           "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
 
+
+// The 16-byte solvers' scalar fallbacks for unaligned buffers give the packed paths' bits.
+TEST(OpsGEmulated, PackedSolversAgreeOnUnalignedBuffers) {
+  const OpSolverList solvers = emulated_solvers();
+  auto named = [&](const std::string& n) -> const OpSolver& {
+    for (const auto& s : solvers)
+      if (s->name() == n) return *s;
+    throw std::runtime_error("no solver " + n);
+  };
+  expect_same_when_misaligned(parse_op_problem("tensorop add bf16 nchw a3x8x40x40 b3x8x40x40 alpha1=1 alpha2=1 beta=0"),
+                              named("tensorop.vec"), 2);
+  expect_same_when_misaligned(parse_op_problem("tensorop mul fp32 nchw a2x8x6x8 b1x8x1x1 alpha1=0.5 alpha2=2 beta=1"),
+                              named("tensorop.vec"), 4);
+  expect_same_when_misaligned(parse_op_problem("pool fwd max fp16 nhwc n2 c16 in9x9 win3x3 pad1x1 str2x2"), named("pool.nhwc.vec"), 4);
+  expect_same_when_misaligned(parse_op_problem("pool bwd avg_excl fp32 nhwc n2 c8 in7x7 win2x2 pad0x0 str2x2"),
+                              named("pool.nhwc.vec"), 4);
+}
 
 // Runs every applicable emulated solver of p's op (those `keep` accepts) and asserts it passes.
 void check_all(const OpProblemPtr& p, const std::function<bool(const OpSolver&)>& keep = {}) {

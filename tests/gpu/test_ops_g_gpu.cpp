@@ -67,6 +67,12 @@ const char* const kProblems[] = {
     "reduce norm1 bf16 dims17 over0 nan_ignore",
     "reduce mul fp32 dims3x40 over1 nan_ignore",
     "reduce add fp32 dims3000 over0 nan_ignore",
+    // reduce.split with slices over many blocks (rows and columns), lrn.across.tile with many tiles
+    "reduce add fp32 nchw dims8x4x64x64 over0x2x3 nan_ignore",
+    "reduce max bf16 nhwc dims16x16x32x32 over0x2x3 nan_propagate indices",
+    "reduce norm2 fp16 dims4x300000 over1 nan_ignore",
+    "lrn bwd across bf16 nhwc n4 c96 in27x27 size5 alpha1e-04 beta0.75 k2",
+    "lrn fwd across fp32 nchw n4 c96 in27x27 size5 alpha1e-04 beta0.75 k2",
 };
 
 TEST(OpsGGpu, EveryApplicableSolverPassesEveryProblem) {
@@ -85,8 +91,8 @@ TEST(OpsGGpu, EveryApplicableSolverPassesEveryProblem) {
     }
   }
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
-  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
-                           "reduce.blockwise", "reduce.threadwise"})
+  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+                           "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
 

@@ -73,7 +73,8 @@ TEST(GpuOps, Bnorm) {
 }
 
 // ResNet-50-like shapes at small batch: many slices per channel for bnorm.spatial.multiblock
-// (channel tiles of 32 packs, planes longer and shorter than a block, 16-byte packs).
+// (channel tiles of 32 packs, planes longer and shorter than a block, 16-byte packs), and two at
+// batch 32 that overflow bnorm.spatial.persistent's shared-memory cache (x re-read in the later passes).
 TEST(GpuOps, BnormLargeSpatial) {
   std::vector<OpProblemPtr> v;
   for (const char* s : {"bnorm fwd-train spatial bf16 nhwc n4 c256 in56x56 eps1e-05 momentum0.1",
@@ -81,7 +82,9 @@ TEST(GpuOps, BnormLargeSpatial) {
                         "bnorm fwd-train spatial fp32 nchw n4 c64 in56x56 eps1e-05 momentum0.1",
                         "bnorm bwd spatial fp16 nchw n8 c512 in7x7 eps1e-05",
                         "bnorm fwd-infer spatial bf16 nhwc n4 c2048 in7x7 eps1e-05",
-                        "bnorm fwd-train spatial fp16 ndhwc n2 c24 in8x30x30 eps1e-05 momentum0.1"})
+                        "bnorm fwd-train spatial fp16 ndhwc n2 c24 in8x30x30 eps1e-05 momentum0.1",
+                        "bnorm fwd-train spatial fp32 nhwc n32 c64 in112x112 eps1e-05 momentum0.1",
+                        "bnorm bwd spatial bf16 nchw n32 c64 in112x112 eps1e-05"})
     v.push_back(parse_op_problem(s));
   run_all(v, "bnorm");
 }
@@ -93,7 +96,9 @@ TEST(GpuOps, Activ) {
 }
 
 TEST(GpuOps, Softmax) {
-  run_all(smoke_plus({"softmax fwd accurate channel bf16 nhwc n2 c1500 in2x2", "softmax bwd log instance fp16 nchw n3 c33 in9x9"}),
+  run_all(smoke_plus({"softmax fwd accurate channel bf16 nhwc n2 c1500 in2x2", "softmax bwd log instance fp16 nchw n3 c33 in9x9",
+                      "softmax fwd log channel bf16 nchw n32 c1000 in1x1", "softmax bwd accurate instance fp32 nchw n4 c30000 in1x1",
+                      "softmax fwd accurate instance bf16 nchw n4 c100000 in1x1"}),
           "softmax");
 }
 

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <random>
 
 #include "core/activ_problem.hpp"
 #include "gpu/activ/activ_math.hpp"
+#include "gpu/common/fast_div.hpp"
 #include "reference/activ.hpp"
 
 using namespace hiprim;
@@ -82,4 +85,38 @@ TEST(ActivMath, ForwardWithinTheReferenceBounds) {
 
 TEST(ActivMath, BackwardWithinTheReferenceBounds) {
   for (const auto& mc : kCases) check_mode(mc, ActivDir::bwd);
+}
+
+// gpu/common/fast_div.hpp: n / d by multiply and shift must equal the division for every divisor
+// kind (1, small, powers of two and their neighbours, large, 2^31 - 1) and numerators at and
+// around multiples of d, up to 2^31 - 1.
+TEST(FastDiv, EqualsDivisionBelowTwoToThe31) {
+  std::vector<std::uint32_t> divisors;
+  for (std::uint32_t d = 1; d <= 1000; ++d) divisors.push_back(d);
+  for (int e = 1; e <= 30; ++e)
+    for (std::int64_t off : {-1, 0, 1}) divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << e) + off));
+  for (std::uint32_t d : {3025u, 12544u, 49u, 196u, 100003u, 65537u, 2147483647u, 1073741825u}) divisors.push_back(d);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::uint32_t> any(1, 0x7FFFFFFFu);
+  for (int i = 0; i < 200; ++i) divisors.push_back(any(rng));
+  std::int64_t checked = 0;
+  for (std::uint32_t d : divisors) {
+    const gpu::FastDiv f(d);
+    std::vector<std::uint32_t> ns{0, 1, 2, 0x7FFFFFFFu, 0x7FFFFFFEu, d - 1, d};
+    for (std::uint64_t m : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{1000}, std::uint64_t{0x7FFFFFFFu} / d})
+      for (std::int64_t off : {-1, 0, 1}) {
+        const std::int64_t n = static_cast<std::int64_t>(m * d) + off;
+        if (n >= 0 && n < (std::int64_t{1} << 31)) ns.push_back(static_cast<std::uint32_t>(n));
+      }
+    for (int i = 0; i < 50; ++i) ns.push_back(any(rng) - 1);
+    for (std::uint32_t n : ns) {
+      if (n >= 0x80000000u) continue;  // outside the contract
+      std::uint32_t q, r;
+      f.divmod(n, q, r);
+      ASSERT_EQ(q, n / d) << n << " / " << d;
+      ASSERT_EQ(r, n % d) << n << " % " << d;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50000);
 }

@@ -6,9 +6,15 @@
 // Emulates: __global__/__device__/__host__/__forceinline__/__shared__, threadIdx/blockIdx/blockDim/
 // gridDim (x only is used by the emulated kernels), warpSize (64: the AMD width, to catch 32-lane
 // assumptions), __syncthreads, int min/max, __half and the bf16 type (RNE via core/dtype.hpp),
-// hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError.
+// hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError/hipPeekAtLastError, the device
+// attributes and occupancy query the launch shapes use (an emulated device of kEmuMultiprocessors
+// multiprocessors, kEmuResidentBlocks resident blocks each), and for cooperative kernels
+// (gpu/common/launch_grid.hpp) a launch that runs every block of the grid at once, each block with
+// its own dynamic shared memory and barrier, plus the grid-wide barrier. A cooperative kernel must
+// keep its shared data in dynamic shared memory (static __shared__ arrays are one per program here).
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -20,6 +26,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
+#define __launch_bounds__(...)
 
 // Types live in namespace hiprim_emu (brought in by using-declarations) so that a test binary
 // that also links the real CUDA build has no two definitions of one mangled name.
@@ -31,12 +38,19 @@ struct dim3 {
 struct uint3 {
   unsigned x = 0, y = 0, z = 0;
 };
-extern thread_local uint3 threadIdx;
-extern uint3 blockIdx;  // written by worker 0 between barriers
+extern thread_local uint3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 void syncthreads();
-// Runs body() for every thread of every block of the grid.
-void launch(dim3 grid, dim3 block, const std::function<void()>& body);
+// Runs body() for every thread of every block of the grid, one block after another (smem bytes of
+// dynamic shared memory, reused by each block).
+void launch(dim3 grid, dim3 block, std::size_t smem, const std::function<void()>& body);
+// Runs body() for every thread of every block, all blocks at once (grid.x * block.x threads), each
+// block with smem bytes of its own dynamic shared memory.
+void launch_cooperative(dim3 grid, dim3 block, std::size_t smem, const std::function<void()>& body);
+void grid_sync();
+unsigned char* dynamic_smem();  // the calling thread's block's dynamic shared memory
+inline constexpr int kEmuMultiprocessors = 2, kEmuResidentBlocks = 2;
+inline constexpr int kEmuSharedOptin = 32 * 1024;  // small, so the tests reach the bnorm cache overflow
 }  // namespace hiprim_emu
 
 using hiprim_emu::dim3;
@@ -58,11 +72,28 @@ using hipError_t = int;
 using hipStream_t = void*;
 #define hipSuccess 0
 inline hipError_t hipGetLastError() { return hipSuccess; }
-#define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...) \
-  hiprim_emu::launch((grid), (block), [&] {                        \
-    (void)(shmem);                                                 \
-    (void)(stream);                                                \
-    kernel(__VA_ARGS__);                                           \
+inline hipError_t hipPeekAtLastError() { return hipSuccess; }
+inline hipError_t hipGetDevice(int* d) {
+  *d = 0;
+  return hipSuccess;
+}
+enum hipDeviceAttribute_t { hipDeviceAttributeMultiprocessorCount, hipDeviceAttributeSharedMemPerBlockOptin };
+inline hipError_t hipDeviceGetAttribute(int* v, hipDeviceAttribute_t a, int) {
+  *v = a == hipDeviceAttributeMultiprocessorCount ? hiprim_emu::kEmuMultiprocessors : hiprim_emu::kEmuSharedOptin;
+  return hipSuccess;
+}
+enum hipFuncAttribute { hipFuncAttributeMaxDynamicSharedMemorySize };
+inline hipError_t hipFuncSetAttribute(const void*, hipFuncAttribute, int) { return hipSuccess; }
+template <typename K>
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* n, K*, int, std::size_t smem) {
+  *n = smem > static_cast<std::size_t>(hiprim_emu::kEmuSharedOptin) ? 0 : hiprim_emu::kEmuResidentBlocks;
+  return hipSuccess;
+}
+inline void __threadfence() {}
+#define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)   \
+  hiprim_emu::launch((grid), (block), (shmem), [&] {                 \
+    (void)(stream);                                                  \
+    kernel(__VA_ARGS__);                                             \
   })
 
 // 16-bit storage types with the host's round-to-nearest-even conversions.

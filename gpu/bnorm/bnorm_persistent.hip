@@ -1,0 +1,508 @@
+// bnorm.spatial.persistent: spatial batch normalization, fwd-train and bwd in ONE cooperative
+// launch each (the statistics between the passes meet at grid-wide barriers), fwd-infer in one
+// streaming launch; fp32/fp16/bf16 data, fp32 parameters; all layouts, 2D/3D.
+// Math (fp32), the two-pass model of reference/bnorm.cpp's bounds:
+//   fwd-train: mean = (sum x)/M; var = (sum (x - mean)^2)/M; inv = 1/sqrt(var + eps);
+//              y = (x - mean) * (scale * inv) + bias; running stats with the momentum
+//   fwd-infer: y = (x - mean) * (scale * (1/sqrt(var + eps))) + bias
+//   bwd:       dbias = sum dy, dscale = sum dy * xhat, xhat = (x - mean) * inv;
+//              dx = c (M dy - dbias - xhat dscale), c = scale * inv / M
+// Work split: gpu/bnorm/bnorm_walk.hpp (items = row slice x channel tile; fixed visit order).
+// Why one launch: training must finish the statistics before it normalizes, so x is needed twice
+// (three times with the two-pass variance). Each block keeps the packs it reads in pass 1 in
+// shared memory (its visit k in slot k, up to K per thread; x and dy both in bwd), so the later
+// passes re-read only the packs beyond K, from L2 when they fit there (they are the last ones
+// read, and the final pass takes them first, before its stores evict them). Grid: every block
+// resident (one 1024-thread block per SM on NVIDIA with up to the opt-in shared memory), so the
+// on-chip copy holds SMs x ~220 KiB (H200: ~29 MB): x is read from DRAM once and y written once
+// when x fits; above that the overflow costs extra reads (the measured floor is reported).
+// Statistics: pass 1 writes one partial per (slice, channel) (bn_column_sum's fixed tree);
+// after the barrier every block sums the partials of its channels over the slices in a fixed
+// tree, so every block derives bitwise the same statistics; the block holding slice 0 writes the
+// saved/running statistics (train) or dscale/dbias (bwd). No atomics: bitwise reproducible for a
+// given grid (the grid depends on the device's SM count).
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/bnorm_problem.hpp"
+#include "core/error.hpp"
+#include "gpu/bnorm/bnorm_walk.hpp"
+#include "gpu/bnorm/solvers.hpp"
+#include "gpu/common/launch_grid.hpp"
+#include "gpu/common/numeric.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+// Threads per block: 1024 (64 registers each at one block per SM) by default; the speed sweep also
+// times 512 (128 registers). The emulation runs every thread of the grid at once: 128 there.
+constexpr int kDefaultBlock = 1024;
+constexpr int real_block(int block) {
+#if HIPRIM_PLATFORM_EMU
+  (void)block;
+  return 128;
+#else
+  return block;
+#endif
+}
+constexpr long long kGridCap = 1024;  // workspace_for() sizes the partials for at most this many blocks
+
+// Loads in flight per thread and tensor: 4 (2 in bwd, two tensors) 16-byte packs; 8 scalars.
+template <int V>
+inline constexpr int kUnroll = V == 1 ? 8 : 4;
+
+struct Bufs {
+  const void *x, *dy;
+  void* out;                                // y or dx
+  const float *scale, *bias, *mean, *var;   // bias: fwd; mean/var: infer inputs, bwd saved mean / inv
+  float *running_mean, *running_var;        // train
+  float *saved_mean, *saved_inv;            // train outputs
+  float *dscale, *dbias;                    // bwd outputs
+  float *part_a, *part_b, *ws_mean;         // workspace: partials [slices][C] (bwd: Float2 in part_a), mean [C]
+};
+
+// Shared memory: scratch (bn_column_sum, broadcasts), then the pack cache [tensor][slot k][thread].
+template <typename A, int V>
+constexpr std::size_t scratch_bytes(int block, int tx) {
+  return ((static_cast<std::size_t>(block) / 2 + tx + V) * V * sizeof(A) + 15) / 16 * 16;
+}
+
+// Thread's lanes: channel of lane j (channels-first: all lanes one channel).
+__device__ __forceinline__ long long lane_channel(const BnGeom& g, long long c0, int j) { return g.channels_last ? c0 + j : c0; }
+
+// Block-wide sums of the thread's lane values, written as partials[slice * C + c].
+template <int V, typename A>
+__device__ void write_partials(const BnGeom& g, long long item, A (&acc)[V], A* scratch, A* part) {
+  const long long c0 = bn_item_channel(g, item), base = bn_item_slice(g, item) * g.C;
+  if (g.channels_last) {
+    bn_column_sum<V>(g, acc, scratch);
+    if (static_cast<int>(threadIdx.x) < g.tx && c0 < g.C)
+#pragma unroll
+      for (int j = 0; j < V; ++j) part[base + c0 + j] = acc[j];
+  } else {
+    A t[1] = {acc[0]};
+#pragma unroll
+    for (int j = 1; j < V; ++j) t[0] = t[0] + acc[j];
+    bn_column_sum<1>(g, t, scratch);
+    if (threadIdx.x == 0) part[base + c0] = t[0];
+  }
+}
+
+// Totals over the slices of the item's channels, to every thread for its lanes (fixed order).
+template <int V, typename A>
+__device__ void combine(const BnGeom& g, long long item, const A* part, A* scratch, A (&tot)[V]) {
+  const long long c0 = bn_item_channel(g, item);
+  const int t = threadIdx.x, row = t / g.tx, col = t % g.tx;
+  if (g.channels_last) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) tot[j] = A{};
+    if (c0 < g.C)
+      for (long long s = row; s < g.slices; s += g.ty)
+#pragma unroll
+        for (int j = 0; j < V; ++j) tot[j] = tot[j] + part[s * g.C + c0 + j];
+    bn_column_sum<V>(g, tot, scratch);
+    if (row == 0)
+#pragma unroll
+      for (int j = 0; j < V; ++j) scratch[col * V + j] = tot[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < V; ++j) tot[j] = scratch[col * V + j];
+  } else {
+    A s1[1] = {A{}};
+    for (long long s = t; s < g.slices; s += g.block) s1[0] = s1[0] + part[s * g.C + c0];
+    bn_column_sum<1>(g, s1, scratch);
+    if (t == 0) scratch[0] = s1[0];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < V; ++j) tot[j] = scratch[0];
+  }
+  __syncthreads();  // scratch is free again
+}
+
+// Whether this thread writes the per-channel outputs of the item's lane j (slice 0, row 0).
+__device__ __forceinline__ bool channel_writer(const BnGeom& g, long long item, long long c0, int j) {
+  if (bn_item_slice(g, item) != 0 || c0 >= g.C) return false;
+  return g.channels_last ? static_cast<int>(threadIdx.x) < g.tx : (threadIdx.x == 0 && j == 0);
+}
+
+// The pack of visit k: from the cache when k < K, else from memory.
+template <typename T, int V>
+struct Cache {
+  Pack<T, V>* slots;  // [tensor][k][thread]
+  int K, block;
+  __device__ __forceinline__ Pack<T, V>& at(int tensor, int k) const {
+    return slots[(static_cast<long long>(tensor) * K + k) * block + threadIdx.x];
+  }
+  __device__ __forceinline__ Pack<T, V> get(int tensor, int k, const T* p, long long o) const {
+    return k < K ? at(tensor, k) : load_raw<T, V>(p, o);
+  }
+};
+
+// Pass over an item, overflow visits (k >= K) first when overflow_first, then the cached ones.
+template <int U, typename F>
+__device__ __forceinline__ void walk_phased(const BnGeom& g, long long item, int& k, int K, bool overflow_first, F&& f) {
+  if (!overflow_first) return bn_walk<U>(g, item, k, f);
+  int k0 = k, k1 = k;
+  bn_walk<U>(g, item, k0, [&](const long long (&o)[U], int N, int kv) {
+    if (kv + N > K) f(o, N, kv);
+  });
+  bn_walk<U>(g, item, k1, [&](const long long (&o)[U], int N, int kv) {
+    if (kv + N <= K) f(o, N, kv);
+  });
+  k = k0;
+}
+
+template <typename T, int V, int B>
+__global__ void __launch_bounds__(B) bnorm_train_persistent(BnGeom g, Bufs b, int K) {
+  constexpr int U = kUnroll<V>;
+  HIPRIM_DYNAMIC_SMEM(smem);
+  float* scratch = reinterpret_cast<float*>(smem);
+  const Cache<T, V> cache{reinterpret_cast<Pack<T, V>*>(smem + scratch_bytes<float, V>(g.block, g.tx)), K, g.block};
+  const T* x = static_cast<const T*>(b.x);
+  // Pass 1: sum x (and fill the cache).
+  int k = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    float acc[V] = {};
+    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
+      Pack<T, V> v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (u < N) v[u] = load_raw<T, V>(x, o[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        if (kv + u < K) cache.at(0, kv + u) = v[u];
+        float f[V];
+        unpack(v[u], f);
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc[j] += f[j];
+      }
+    });
+    write_partials<V>(g, item, acc, scratch, b.part_a);
+  }
+  grid_sync();
+  // Pass 2: mean, then sum (x - mean)^2.
+  k = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    float mean[V], acc[V] = {};
+    combine<V>(g, item, b.part_a, scratch, mean);
+    const long long c0 = bn_item_channel(g, item);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      mean[j] = mean[j] / g.m_f;
+      if (channel_writer(g, item, c0, j)) b.ws_mean[lane_channel(g, c0, j)] = mean[j];
+    }
+    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
+      Pack<T, V> v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (u < N) v[u] = cache.get(0, kv + u, x, o[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        float f[V];
+        unpack(v[u], f);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const float d = f[j] - mean[j];
+          acc[j] += d * d;
+        }
+      }
+    });
+    write_partials<V>(g, item, acc, scratch, b.part_b);
+  }
+  grid_sync();
+  // Pass 3: var, inv, statistics out; y = (x - mean) * (scale * inv) + bias.
+  k = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    float var[V], mean[V], a[V], c[V];
+    combine<V>(g, item, b.part_b, scratch, var);
+    const long long c0 = bn_item_channel(g, item);
+    const bool live = c0 < g.C;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long ch = live ? lane_channel(g, c0, j) : 0;
+      mean[j] = b.ws_mean[ch];
+      const float v = var[j] / g.m_f, inv = 1.0f / sqrtf(v + g.eps);
+      a[j] = b.scale[ch] * inv;
+      c[j] = b.bias[ch];
+      if (channel_writer(g, item, c0, j)) {
+        const float keep = 1.0f - g.momentum;
+        b.saved_mean[ch] = mean[j];
+        b.saved_inv[ch] = inv;
+        b.running_mean[ch] = keep * b.running_mean[ch] + g.momentum * mean[j];
+        b.running_var[ch] = keep * b.running_var[ch] + g.momentum * v * g.unbias;
+      }
+    }
+    walk_phased<U>(g, item, k, K, true, [&](const long long (&o)[U], int N, int kv) {
+      Pack<T, V> v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (u < N) v[u] = cache.get(0, kv + u, x, o[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        float f[V];
+        unpack(v[u], f);
+#pragma unroll
+        for (int j = 0; j < V; ++j) f[j] = (f[j] - mean[j]) * a[j] + c[j];
+        store_raw<T, V>(static_cast<T*>(b.out), o[u], pack_of<T, V>(f));
+      }
+    });
+  }
+}
+
+template <typename T, int V, int B>
+__global__ void __launch_bounds__(B) bnorm_bwd_persistent(BnGeom g, Bufs b, int K) {
+  constexpr int U = kUnroll<V> / 2;
+  HIPRIM_DYNAMIC_SMEM(smem);
+  Float2Sum* scratch = reinterpret_cast<Float2Sum*>(smem);
+  const Cache<T, V> cache{reinterpret_cast<Pack<T, V>*>(smem + scratch_bytes<Float2Sum, V>(g.block, g.tx)), K, g.block};
+  const T* x = static_cast<const T*>(b.x);
+  const T* dy = static_cast<const T*>(b.dy);
+  auto lanes = [&](long long item, float (&m)[V], float (&inv)[V]) {
+    const long long c0 = bn_item_channel(g, item);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long ch = c0 < g.C ? lane_channel(g, c0, j) : 0;
+      m[j] = b.mean[ch];
+      inv[j] = b.var[ch];
+    }
+  };
+  // Pass 1: sum dy and sum dy * xhat (and fill the cache).
+  int k = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    float m[V], inv[V];
+    lanes(item, m, inv);
+    Float2Sum acc[V] = {};
+    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
+      Pack<T, V> xv[U], dv[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        xv[u] = load_raw<T, V>(x, o[u]);
+        dv[u] = load_raw<T, V>(dy, o[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        if (kv + u < K) {
+          cache.at(0, kv + u) = xv[u];
+          cache.at(1, kv + u) = dv[u];
+        }
+        float fx[V], fd[V];
+        unpack(xv[u], fx);
+        unpack(dv[u], fd);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          acc[j].a += fd[j];
+          acc[j].b += fd[j] * ((fx[j] - m[j]) * inv[j]);
+        }
+      }
+    });
+    write_partials<V>(g, item, acc, scratch, reinterpret_cast<Float2Sum*>(b.part_a));
+  }
+  grid_sync();
+  // Pass 2: dbias, dscale; dx = c (M dy - dbias - xhat dscale).
+  k = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    float m[V], inv[V], cf[V];
+    Float2Sum tot[V];
+    lanes(item, m, inv);
+    combine<V>(g, item, reinterpret_cast<const Float2Sum*>(b.part_a), scratch, tot);
+    const long long c0 = bn_item_channel(g, item);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long ch = c0 < g.C ? lane_channel(g, c0, j) : 0;
+      cf[j] = b.scale[ch] * inv[j] / g.m_f;
+      if (channel_writer(g, item, c0, j)) {
+        b.dbias[ch] = tot[j].a;
+        b.dscale[ch] = tot[j].b;
+      }
+    }
+    walk_phased<U>(g, item, k, K, true, [&](const long long (&o)[U], int N, int kv) {
+      Pack<T, V> xv[U], dv[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        xv[u] = cache.get(0, kv + u, x, o[u]);
+        dv[u] = cache.get(1, kv + u, dy, o[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        float fx[V], fd[V];
+        unpack(xv[u], fx);
+        unpack(dv[u], fd);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const float xhat = (fx[j] - m[j]) * inv[j];
+          fx[j] = cf[j] * (g.m_f * fd[j] - tot[j].a - xhat * tot[j].b);
+        }
+        store_raw<T, V>(static_cast<T*>(b.out), o[u], pack_of<T, V>(fx));
+      }
+    });
+  }
+}
+
+// fwd-infer: one streaming pass, no barrier, no cache.
+template <typename T, int V, int B>
+__global__ void __launch_bounds__(B) bnorm_infer_stream(BnGeom g, Bufs b) {
+  constexpr int U = kUnroll<V>;
+  const T* x = static_cast<const T*>(b.x);
+  int k = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    const long long c0 = bn_item_channel(g, item);
+    float m[V], a[V], c[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long ch = c0 < g.C ? lane_channel(g, c0, j) : 0;
+      m[j] = b.mean[ch];
+      a[j] = b.scale[ch] * (1.0f / sqrtf(b.var[ch] + g.eps));
+      c[j] = b.bias[ch];
+    }
+    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int) {
+      Pack<T, V> v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (u < N) v[u] = load_raw<T, V>(x, o[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u >= N) continue;
+        float f[V];
+        unpack(v[u], f);
+#pragma unroll
+        for (int j = 0; j < V; ++j) f[j] = (f[j] - m[j]) * a[j] + c[j];
+        store_raw<T, V>(static_cast<T*>(b.out), o[u], pack_of<T, V>(f));
+      }
+    });
+  }
+}
+
+// ---- host side ----
+
+// Pack lanes for a problem and its buffers: 16 bytes, 8 bytes, then scalars.
+template <typename T>
+int pick_lanes(const BnormProblem& p, std::initializer_list<const void*> data) {
+  const long long C = p.shape.c, S = p.shape.elements() / (p.shape.n * C), along = p.shape.channels_last ? C : S;
+  constexpr int V = kVec<T>;
+  if (along % V == 0 && all_aligned<T, V>(data)) return V;
+  if (along % (V / 2) == 0 && all_aligned<T, V / 2>(data)) return V / 2;
+  return 1;
+}
+
+BnGeom geom_for(const BnormProblem& p, int V, int block, long long grid) {
+  const long long N = p.shape.n, C = p.shape.c, S = p.shape.elements() / (N * C);
+  BnGeom g = bn_geom(N, C, S, p.shape.channels_last, V, block, grid);
+  const long long M = p.group_size();
+  g.m_f = static_cast<float>(M);
+  g.unbias = M > 1 ? static_cast<float>(static_cast<double>(M) / static_cast<double>(M - 1)) : 1.0f;
+  g.eps = static_cast<float>(p.epsilon);
+  g.momentum = p.momentum ? static_cast<float>(*p.momentum) : 0.0f;
+  return g;
+}
+
+class BnormPersistent final : public TypedOpSolver<BnormProblem> {
+ public:
+  explicit BnormPersistent(int block) : block_(block) {}
+  std::string name() const override { return "bnorm.spatial.persistent"; }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return "spatial only; fwd-train and bwd in one cooperative launch (grid-wide barriers between the passes, each block's "
+           "packs kept in shared memory so x is read from DRAM once when it fits on chip), two-pass fp32 statistics in a "
+           "fixed order; fwd-infer one streaming pass; 16/8-byte packs; fp32/fp16/bf16, all layouts, 2D/3D";
+  }
+
+ protected:
+  Applicability applicable_to(const BnormProblem& p) const override {
+    if (p.mode != BnormMode::spatial)
+      return Applicability::no("per-activation mode: each group holds only N values (bnorm.thread_group and bnorm.block_group serve it)");
+    const long long per_channel = p.group_size();
+    if (!p.shape.channels_last && per_channel >= kFastDivLimit)
+      return Applicability::no("channels first with N*D*H*W = " + std::to_string(per_channel) +
+                               " >= 2^31 values per channel (the 32-bit pack decode); bnorm.spatial.multiblock serves it");
+    return Applicability::yes();
+  }
+  std::size_t workspace_for(const BnormProblem& p) const override {
+    if (p.mode != BnormMode::spatial) return 0;
+    long long parts = 0;
+    const long long C = p.shape.c, S = p.shape.elements() / (p.shape.n * C), along = p.shape.channels_last ? C : S;
+    for (int V : {1, 2, 4, 8})
+      if (along % V == 0) parts = std::max(parts, geom_for(p, V, real_block(block_), kGridCap).slices);
+    return 2 * static_cast<std::size_t>(parts * p.shape.c) * sizeof(Float2Sum) + static_cast<std::size_t>(p.shape.c) * sizeof(float);
+  }
+  void run_typed(const BnormProblem& p, const std::vector<void*>& buf, void* ws, void* stream) const override {
+    const auto s = static_cast<hipStream_t>(stream);
+    auto f = [&](int i) { return static_cast<float*>(buf[static_cast<std::size_t>(i)]); };
+    Bufs b{};
+    b.x = buf[0];
+    switch (p.dir) {
+      case BnormDir::fwd_train:  // x, scale, bias, running_mean, running_var, y, saved_mean, saved_inv_std
+        b.scale = f(1), b.bias = f(2), b.running_mean = f(3), b.running_var = f(4), b.out = buf[5], b.saved_mean = f(6),
+        b.saved_inv = f(7);
+        break;
+      case BnormDir::fwd_infer:  // x, scale, bias, est_mean, est_var, y
+        b.scale = f(1), b.bias = f(2), b.mean = f(3), b.var = f(4), b.out = buf[5];
+        break;
+      case BnormDir::bwd:  // x, dy, scale, saved_mean, saved_inv_std, dx, dscale, dbias
+        b.dy = buf[1], b.scale = f(2), b.mean = f(3), b.var = f(4), b.out = buf[5], b.dscale = f(6), b.dbias = f(7);
+        break;
+    }
+    dispatch_dtype(p.shape.dtype, [&]<typename T>() {
+      auto lanes = [&]<int B>() {
+        switch (pick_lanes<T>(p, {b.x, b.dy, b.out})) {
+          case kVec<T>: return run_lanes<T, kVec<T>, B>(p, b, ws, s);
+          case kVec<T> / 2: return run_lanes<T, kVec<T> / 2, B>(p, b, ws, s);
+          default: return run_lanes<T, 1, B>(p, b, ws, s);
+        }
+      };
+      if (block_ == 512) lanes.template operator()<real_block(512)>();
+      else lanes.template operator()<real_block(kDefaultBlock)>();
+    });
+  }
+
+ private:
+  template <typename T, int V, int kBlock>
+  void run_lanes(const BnormProblem& p, Bufs b, void* ws, hipStream_t s) const {
+    auto ctx = [&] { return "running " + name() + " on " + to_string(p); };
+    const long long packs = p.shape.elements() / V;
+    if (p.dir == BnormDir::fwd_infer) {
+      const auto kernel = &bnorm_infer_stream<T, V, kBlock>;
+      const long long grid = std::min<long long>(stream_grid(kernel, kBlock, bn_ceil_div(packs, kUnroll<V>)), kGridCap);
+      const BnGeom g = geom_for(p, V, kBlock, grid);
+      hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0, s, g, b);
+      check_launch_lazy("bnorm_infer_stream", ctx);
+      return;
+    }
+    const bool bwd = p.dir == BnormDir::bwd;
+    const auto kernel = bwd ? &bnorm_bwd_persistent<T, V, kBlock> : &bnorm_train_persistent<T, V, kBlock>;
+    const int tensors = bwd ? 2 : 1;
+    const std::size_t pack = sizeof(Pack<T, V>), smem_max = max_dynamic_smem();
+    // Grid: the resident blocks at full shared memory (fewer for small problems: >= 4 visits per thread).
+    const long long resident = static_cast<long long>(resident_per_mp(kernel, kBlock, smem_max)) * multiprocessors();
+    if (resident < 1) throw RuntimeError(name() + ": the kernel cannot be resident with " + std::to_string(smem_max) + " bytes of shared memory");
+    const long long grid = std::clamp<long long>(bn_ceil_div(packs, 4LL * kBlock), 1, std::min(resident, kGridCap));
+    BnGeom g = geom_for(p, V, kBlock, grid);
+    const std::size_t scratch = bwd ? scratch_bytes<Float2Sum, V>(kBlock, g.tx) : scratch_bytes<float, V>(kBlock, g.tx);
+    const long long visits = bn_max_visits(g, grid);
+    const long long fit = static_cast<long long>((smem_max - scratch) / (pack * tensors * kBlock));
+    const int K = static_cast<int>(std::min(visits, fit));
+    const std::size_t smem = scratch + static_cast<std::size_t>(K) * pack * tensors * kBlock;
+    b.part_a = static_cast<float*>(ws);
+    const long long parts = g.slices * g.C;
+    b.part_b = reinterpret_cast<float*>(static_cast<Float2Sum*>(ws) + parts);
+    b.ws_mean = reinterpret_cast<float*>(static_cast<Float2Sum*>(ws) + 2 * parts);
+    (void)resident_per_mp(kernel, kBlock, smem);  // raises the kernel's shared memory limit (smem may exceed 48 KiB)
+    launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), smem, s, g, b, K);
+    check_launch_lazy(bwd ? "bnorm_bwd_persistent" : "bnorm_train_persistent", ctx);
+  }
+  int block_;
+};
+
+}  // namespace
+
+std::shared_ptr<const OpSolver> bnorm_persistent_solver(int block) { return std::make_shared<BnormPersistent>(block); }
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,128 @@
+// The work split of the spatial batch-norm kernels (gpu/bnorm/bnorm_persistent.hip): items of a
+// channel tile x a row slice, each thread's packs of an item in a fixed order, and the
+// deterministic tree that sums per-channel values over a block.
+// Views of x (S = D*H*W, V = pack lanes):
+//   channels-last: rows r in [0, N*S), each row C contiguous values = P = C/V packs. A block is
+//     tx x ty threads (tx a power of two <= 32, >= P when P < 32); thread (tx_i, ty_i), t = ty_i*tx
+//     + tx_i, owns the V channels c0 = (ctile*tx + tx_i)*V .. c0+V-1 (none when c0 >= C) and visits
+//     rows r0 + ty_i, r0 + ty_i + ty, ... of the item's slice [r0, r1) (a warp reads whole row
+//     segments). groups = ctiles = ceil(P / tx).
+//   channels-first: channel c is N planes of S values at n*C*S + c*S; its packs q in [0, N*S/V)
+//     (plane q / (S/V), pack q % (S/V)); thread t visits q0 + t, q0 + t + B, ... of the slice.
+//     groups = C; tx = 1, ty = B.
+// Items: item = slice * groups + group, slices = max(1, floor(G / groups)) for a grid of G
+// blocks, so every block has at most one item when groups <= G; block b takes the items b,
+// b + G, ... . Visit k of a thread counts its packs over all its items in that order.
+#pragma once
+#include <algorithm>
+
+#include "gpu/common/block_reduce.hpp"
+#include "gpu/common/fast_div.hpp"
+#include "gpu/common/vec_pack.hpp"
+
+namespace hiprim::gpu {
+
+struct BnGeom {
+  long long N, C, S;
+  int V;                    // pack lanes
+  bool channels_last;
+  int block, tx, ty;        // threads per block; tx * ty = block
+  long long groups;         // ctiles (channels-last) or C
+  long long units;          // rows (channels-last) or packs per channel (channels-first)
+  long long slices, slice;  // row/pack slices per group and units per slice
+  long long items;          // slices * groups
+  FastDiv packs_per_plane;  // channels-first: S / V (used when units < 2^31)
+  float m_f, unbias, eps, momentum;
+};
+
+inline long long bn_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// grid: the blocks of the launch (items are spread over them).
+inline BnGeom bn_geom(long long N, long long C, long long S, bool channels_last, int V, int block, long long grid) {
+  BnGeom g{};
+  g.N = N, g.C = C, g.S = S, g.V = V, g.channels_last = channels_last, g.block = block;
+  if (channels_last) {
+    const long long packs = C / V;
+    g.tx = 1;
+    while (g.tx < 32 && g.tx < packs && g.tx < block) g.tx *= 2;
+    g.ty = block / g.tx;
+    g.groups = bn_ceil_div(packs, g.tx);
+    g.units = N * S;
+  } else {
+    g.tx = 1, g.ty = block;
+    g.groups = C;
+    g.units = N * S / V;
+    g.packs_per_plane = FastDiv(static_cast<std::uint32_t>(std::min<long long>(S / V, kFastDivLimit - 1)));
+  }
+  g.slices = std::clamp<long long>(grid / g.groups, 1, std::max<long long>(g.units, 1));
+  g.slice = std::max<long long>(bn_ceil_div(g.units, g.slices), 1);
+  g.slices = bn_ceil_div(g.units, g.slice);
+  g.items = g.slices * g.groups;
+  return g;
+}
+
+// Most visits one thread makes over its items (with `grid` blocks).
+inline long long bn_max_visits(const BnGeom& g, long long grid) {
+  const long long per_item = bn_ceil_div(g.slice, g.channels_last ? g.ty : g.block);
+  return bn_ceil_div(g.items, grid) * per_item;
+}
+
+// The thread's first channel of an item (channels-last: c0, C or more when idle; first: c).
+__device__ __forceinline__ long long bn_item_channel(const BnGeom& g, long long item) {
+  const long long grp = item % g.groups;
+  if (!g.channels_last) return grp;
+  return (grp * g.tx + threadIdx.x % g.tx) * g.V;
+}
+__device__ __forceinline__ long long bn_item_slice(const BnGeom& g, long long item) { return item / g.groups; }
+
+// Calls f(o, n, k) for the thread's packs of an item in batches of n = U (then n = 1 for the rest):
+// o[0 .. n) the packs' element offsets, k the visit number of o[0]; advances k by the visits made.
+// (n is a constant at each call: after inlining, the callback's loops over u < n unroll.)
+template <int U, typename F>
+__device__ __forceinline__ void bn_walk(const BnGeom& g, long long item, int& k, F&& f) {
+  const long long slice = bn_item_slice(g, item);
+  const long long u0 = slice * g.slice, u1 = std::min(u0 + g.slice, g.units);
+  long long o[U];
+  if (g.channels_last) {
+    const long long c0 = bn_item_channel(g, item);
+    if (c0 >= g.C) return;
+    const long long ty = g.ty;
+    long long r = u0 + threadIdx.x / g.tx;
+    for (; r + (U - 1) * ty < u1; r += U * ty, k += U) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) o[u] = (r + u * ty) * g.C + c0;
+      f(o, U, k);
+    }
+    for (; r < u1; r += ty, ++k) {
+      o[0] = r * g.C + c0;
+      f(o, 1, k);
+    }
+  } else {
+    const long long c = bn_item_channel(g, item), B = g.block, plane = g.C * g.S;
+    // Pack q of channel c: plane n = q / (S/V), pack s = q % (S/V) -> offset n*C*S + c*S + s*V.
+    auto offset = [&](long long q) {
+      std::uint32_t n, s;
+      g.packs_per_plane.divmod(static_cast<std::uint32_t>(q), n, s);
+      return n * plane + c * g.S + static_cast<long long>(s) * g.V;
+    };
+    long long q = u0 + threadIdx.x;
+    for (; q + (U - 1) * B < u1; q += U * B, k += U) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) o[u] = offset(q + u * B);
+      f(o, U, k);
+    }
+    for (; q < u1; q += B, ++k) {
+      o[0] = offset(q);
+      f(o, 1, k);
+    }
+  }
+}
+
+// Sums W values per thread over the block's rows (column_reduce, gpu/common/block_reduce.hpp):
+// the sums of each (tx_i, j) over ty_i go to the threads of row 0. scratch: (block / 2 + tx) * W.
+template <int W, typename A>
+__device__ void bn_column_sum(const BnGeom& g, A (&v)[W], A* scratch) {
+  column_reduce<W>(g.tx, g.ty, v, scratch, SumOp{});
+}
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,30 @@
+// The streaming loop of the elementwise kernels: a grid-stride walk over n items (packs) in which
+// each thread issues the loads of U items before it computes and stores any of them, so U
+// independent wide loads per tensor are in flight per thread (the bytes in flight that a
+// bandwidth-bound kernel needs: with 16-byte packs, U = 4 and 256-thread blocks resident 8 per
+// SM, 128 KiB per SM and tensor).
+//   step k of thread t (T = grid threads): items t + (k*U + u)*T, u = 0..U-1, while the last of
+//   them is < n; then the rest one at a time (t + j*T < n). Consecutive threads take consecutive
+//   items, so each warp access is one contiguous segment.
+// Op: Loaded load(long long i) const (issue the loads of item i), void finish(long long i, const
+// Loaded&) const (compute and store item i). Also compiled for the host emulation.
+#pragma once
+#include "gpu/common/block_reduce.hpp"  // grid_thread(s)
+
+namespace hiprim::gpu {
+
+template <int U, typename Op>
+__device__ __forceinline__ void stream_items(long long n, const Op& op) {
+  const long long stride = grid_threads();
+  long long i = grid_thread();
+  for (; i + (U - 1) * stride < n; i += U * stride) {
+    decltype(op.load(i)) v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = op.load(i + u * stride);
+#pragma unroll
+    for (int u = 0; u < U; ++u) op.finish(i + u * stride, v[u]);
+  }
+  for (; i < n; i += stride) op.finish(i, op.load(i));
+}
+
+}  // namespace hiprim::gpu
