@@ -42,9 +42,12 @@ for t in "${targets[@]}"; do
   cp "$f" devbin/
 done
 strip devbin/*
-if [ "$(du -sm devbin | cut -f1)" -gt 48 ] && ls devbin/test_* >/dev/null 2>&1; then
-  (cd devbin && tar -cJf tests.tar.xz test_* && rm -f test_*)
-  echo "device_build: tests packed into devbin/tests.tar.xz (unpack on the device: tar -xJf devbin/tests.tar.xz -C devbin)"
+# The working tree (about 31 MiB with reports/) and devbin travel together within 64 MiB: past
+# ${DEVBIN_MAX_MB:-28} MiB every binary goes into devbin/bin.tar.xz (scripts/device_round.sh unpacks it;
+# by hand: tar -xJf devbin/bin.tar.xz -C devbin).
+if [ "$(du -sm devbin | cut -f1)" -gt "${DEVBIN_MAX_MB:-28}" ]; then
+  (cd devbin && tar -cJf bin.tar.xz -- * && find . -maxdepth 1 -type f ! -name bin.tar.xz -delete)
+  echo "device_build: binaries packed into devbin/bin.tar.xz"
 fi
 ls -l devbin
 echo "devbin: $(du -sm devbin | cut -f1) MiB, built from $(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?OUT must name the output folder}"
-if [ -f devbin/tests.tar.xz ]; then tar -xJf devbin/tests.tar.xz -C devbin; fi
+for a in devbin/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C devbin; done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader > "$OUT/round_gpu.txt" 2>&1
 work=$(mktemp -d)
 declare -a names
