@@ -39,7 +39,7 @@ if [ ! -x "$bin" ]; then
   echo "device_bench: $bin is missing: run scripts/device_build.sh here first and carry devbin" >&2
   exit 2
 fi
-solver="${SOLVER:-conv.gemm.*,conv.direct.*}"
+solver="${SOLVER:-conv.igemm.*,conv.gemm.*,conv.direct.*}"
 budget_ms="${BUDGET_MS:-60}"
 repeats="${REPEATS:-3}"
 

@@ -41,11 +41,21 @@ bool glob_match(const std::string& g, const std::string& s) {
   return gi == g.size();
 }
 
+// glob: one or more comma-separated globs; a solver matching any of them is selected (in registry order).
 ConvSolverList select_conv_solvers(const std::string& glob) {
+  std::vector<std::string> globs;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = glob.find(',', start);
+    globs.push_back(glob.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   ConvSolverList out;
   std::string names;
   for (auto& s : conv_solvers()) {
-    if (glob_match(glob, s->name())) out.push_back(s);
+    bool hit = false;
+    for (const auto& g : globs) hit = hit || (!g.empty() && glob_match(g, s->name()));
+    if (hit) out.push_back(s);
     names += (names.empty() ? "" : ", ") + s->name();
   }
   if (out.empty()) throw InputError("--solver '" + glob + "' matches no solver; known solvers: " + names);

@@ -13,6 +13,8 @@
 #include "verify/guarded_buffer.hpp"
 #include "verify/host_solvers.hpp"
 #include "verify/runner.hpp"
+#include "verify/solvers.hpp"
+#include "core/error.hpp"
 
 namespace hiprim::verify_test {
 namespace {
@@ -136,3 +138,18 @@ TEST(Poison, AnUnwrittenElementFailsNamingItEvenWhereTheJudgeAcceptsAnything) {
 
 }  // namespace
 }  // namespace hiprim::verify_test
+
+// --solver takes comma-separated globs (check and bench alike): a solver matching any is selected, in
+// registry order; a list matching nothing names the known solvers.
+TEST(SelectConvSolvers, CommaSeparatedGlobsSelectTheUnion) {
+  using hiprim::verify::select_conv_solvers;
+  const auto all = select_conv_solvers("*");
+  const auto fast = select_conv_solvers("nothing.*,ref.conv.fast");
+  ASSERT_EQ(fast.size(), 1u);
+  EXPECT_EQ(fast.front()->name(), "ref.conv.fast");
+  const auto both = select_conv_solvers("ref.conv.fast,*");
+  ASSERT_EQ(both.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(both[i]->name(), all[i]->name());
+  EXPECT_THROW(select_conv_solvers("nothing.*,neither.*"), hiprim::InputError);
+  EXPECT_THROW(select_conv_solvers(","), hiprim::InputError);
+}
