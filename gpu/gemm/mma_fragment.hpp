@@ -135,10 +135,14 @@ inline bool dim_map_multiple_of(const DimMap& d, std::int64_t v) {
   if (d.inner_extent == 0) return d.inner_stride % v == 0;
   return d.inner_stride % v == 0 && d.outer_stride % v == 0;
 }
-// Whether 8 consecutive indices starting at a multiple of 8 are 8 consecutive elements.
+// Whether 8 consecutive indices starting at a multiple of 8 are 8 consecutive elements that start
+// at an offset multiple of 8: unit stride in runs of a multiple of 8, and each run starting at a
+// multiple of 8 (its outer stride), else the 16-byte load of a later run is misaligned (the
+// implicit GEMM's filter-row runs of S*C over x_pad rows Wp*C apart: C = 4, S = 4, Wp = 7 gave
+// runs of 16 at offsets 28 apart, a misaligned-address fault found by the H200 fuzz campaign).
 inline bool dim_map_unit_runs_of(const DimMap& d, std::int64_t v) {
   if (d.inner_stride != 1) return false;
-  return d.inner_extent == 0 || d.inner_extent % v == 0;
+  return d.inner_extent == 0 || (d.inner_extent % v == 0 && d.outer_stride % v == 0);
 }
 // Plan for an operand whose element (b, r, k) lives at ptr + batch(b) + r_map(r) + k_map(k).
 // `ptr_aligned`: the pointer is 16-byte aligned. Vectors walk the index of the smaller stride; the

@@ -247,6 +247,10 @@ TEST(MmaStaging, VectorLoadsOnlyForUnitRunsAndAlignedOffsets) {
   EXPECT_FALSE(plan_mma_staging(DimMap::split(49, 1, 256 * 49), DimMap::plain(49), none, true).vector);
   // Neither stride 1: per-element loads.
   EXPECT_FALSE(plan_mma_staging(DimMap::plain(16), DimMap::plain(2), none, true).vector);
+  // Unit runs of 16 whose starts are 28 apart (implicit GEMM, C = 4, S = 4, Wp = 7): the run of
+  // filter row 1 starts at offset 28, not 16-byte aligned, so no vector loads; 32 apart is fine.
+  EXPECT_FALSE(plan_mma_staging(DimMap::split(8, 8, 56), DimMap::split(16, 1, 28), none, true).vector);
+  EXPECT_TRUE(plan_mma_staging(DimMap::split(8, 8, 64), DimMap::split(16, 1, 32), none, true).vector);
 }
 
 TEST(MmaSlots, SliceRangesTileKInOrder) {
