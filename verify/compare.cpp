@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 
@@ -292,6 +293,17 @@ Verdict compare_bitwise(const HostTensor& a, const HostTensor& b) {
     throw InputError("compare_bitwise: dtypes differ (" + std::string(dtype_name(a.desc.dtype)) + " vs " +
                      std::string(dtype_name(b.desc.dtype)) + ")");
   Metrics m;
+  // Fast path (the runner's determinism check of large outputs): the same packed layout and the
+  // same bits everywhere; any difference falls through to the element walk that reports it.
+  if (a.desc.strides == b.desc.strides && a.desc.storage_elements() == a.desc.elements() && a.data.size() == b.data.size() &&
+      std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0) {
+    m.checked = a.desc.elements();
+    Verdict v;
+    v.status = Status::passed;
+    v.reason = "the two runs are bitwise identical in all " + std::to_string(m.checked) + " elements";
+    v.metrics = std::move(m);
+    return v;
+  }
   for_each_index(a.desc.dims, [&](const Dims& idx) {
     const std::int64_t ao = a.desc.offset(idx);
     const float x = a.data[static_cast<std::size_t>(ao)], y = b.data[static_cast<std::size_t>(b.desc.offset(idx))];

@@ -97,7 +97,7 @@ class ConvIgemmWgmma final : public ConvSolver {
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     const IgemmPlan pl = sm90::plan_igemm(p);
     if (!pl.refusal.empty()) return 0;
-    IgemmConfig c = sm90::igemm_default_config(pl);
+    IgemmConfig c = sm90::igemm_default_config(p, pl);
     if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
       if (const auto e = sm90::parse_igemm_config(env); e && sm90::igemm_config_refusal(pl, *e).empty()) c = *e;
     return sm90::make_igemm_launch(pl, c).workspace_bytes;
@@ -106,7 +106,7 @@ class ConvIgemmWgmma final : public ConvSolver {
     const char* env = std::getenv(kConvConfigEnv);
     const IgemmPlan pl = sm90::plan_igemm(p);
     const std::string config = env != nullptr && *env != '\0' ? std::string(env)
-                               : pl.refusal.empty()           ? to_string(sm90::igemm_default_config(pl))
+                               : pl.refusal.empty()           ? to_string(sm90::igemm_default_config(p, pl))
                                                               : std::string();
     igemm_sm90_run(p, t, config);
   }
@@ -153,7 +153,7 @@ std::vector<std::string> igemm_sm90_configs(const ConvProblem& p) {
 
 std::string igemm_sm90_default_config(const ConvProblem& p) {
   const IgemmPlan pl = sm90::plan_igemm(p);
-  return pl.refusal.empty() ? to_string(sm90::igemm_default_config(pl)) : std::string();
+  return pl.refusal.empty() ? to_string(sm90::igemm_default_config(p, pl)) : std::string();
 }
 
 std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& config) {

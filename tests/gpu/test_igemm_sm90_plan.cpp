@@ -458,3 +458,30 @@ TEST(IgemmPlan, RefusesWithReasons) {
 
 }  // namespace
 }  // namespace hiprim::gpu::sm90
+
+// The tuned defaults (igemm_sm90_tuned.cpp): a problem the H200 sweep timed gets the sweep's fastest
+// verified config, in fp16 as in bf16; any other problem (another batch, fp32) gets the cost model's.
+TEST(IgemmTuned, SweptProblemsGetTheSweepsConfigOthersTheModels) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  const ConvProblem bf = parse_conv_problem("conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1");
+  const IgemmPlan pl = plan_igemm(bf);
+  ASSERT_TRUE(pl.refusal.empty());
+  const auto tuned = igemm_tuned_config(bf, pl);
+  ASSERT_TRUE(tuned.has_value());
+  EXPECT_EQ(to_string(igemm_default_config(bf, pl)), to_string(*tuned));
+  ConvProblem fp = bf;
+  fp.dtype = DType::fp16;
+  ASSERT_TRUE(igemm_tuned_config(fp, plan_igemm(fp)).has_value());
+  EXPECT_EQ(to_string(*igemm_tuned_config(fp, plan_igemm(fp))), to_string(*tuned));
+  const ConvProblem other = parse_conv_problem("conv fwd bf16 nhwc n8 c1024 k256 in14x14 f1x1");
+  const IgemmPlan opl = plan_igemm(other);
+  EXPECT_FALSE(igemm_tuned_config(other, opl).has_value());
+  EXPECT_EQ(to_string(igemm_default_config(other, opl)), to_string(igemm_default_config(opl)));
+  // Every table entry parses, names a problem the solver takes and a config its plan accepts.
+  for (const char* s : {"conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv bwd-data bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2",
+                        "conv fwd bf16 nhwc n32 c512 k512 in7x7 f3x3 pad1x1"}) {
+    const ConvProblem q = parse_conv_problem(s);
+    EXPECT_TRUE(igemm_tuned_config(q, plan_igemm(q)).has_value()) << s;
+  }
+}
