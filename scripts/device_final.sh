@@ -26,3 +26,8 @@ for r in $runs; do
   echo "torch $what $dt $ly rc=$?"
 done
 grep -E "total|peer/torch|FLAG|>10%" "$OUT/torch_part$part.log" | tail -n 40
+# The call brings back at most 8 files of 16 MiB: everything goes into one archive (the JSON reports
+# compress about 20x), the markdown renderings stay beside it.
+( cd "$OUT" && tar -czf "part$part.tgz" --exclude='*.md' --exclude="part$part.tgz" -- * && \
+  find . -maxdepth 1 -type f ! -name '*.md' ! -name "part$part.tgz" -delete )
+ls -l "$OUT"
