@@ -3,7 +3,7 @@
 sweep_wgmma.csv: layer, dir, config, pick, ok, us, tflops, count): for each (layer, direction) the fastest
 config whose output was verified (ok = 1). Keys are hiprim's canonical problem strings at the sweep's
 batch with the dtype written as bf16 (the table serves fp16 and bf16 alike).
-Usage: scripts/igemm_tuned_table.py reports/h200/sweep_wgmma_h200.csv [--batch 32] > gpu/conv/igemm_sm90_tuned.inc"""
+Usage: scripts/igemm_tuned_table.py reports/h200/s3-2026-12-01/sweep_wgmma_h200.csv [--batch 32] > gpu/conv/igemm_sm90_tuned.inc"""
 import argparse, csv, re, sys
 
 ap = argparse.ArgumentParser()

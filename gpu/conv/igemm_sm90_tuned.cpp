@@ -1,5 +1,5 @@
 // The H200-tuned default configs of conv.igemm.wgmma: for each problem an H200 sweep timed (ResNet-50
-// v1.5 at batch 32: reports/h200/sweep_wgmma_h200.csv, every config verified against conv.naive and
+// v1.5 at batch 32: reports/h200/s3-2026-12-01/sweep_wgmma_h200.csv, every config verified against conv.naive and
 // timed by graph replay), the fastest config; for every other problem, or when the listed config cannot
 // run the plan, the cost model's pick (igemm_default_config(plan)). fp16 and bf16 share the entries
 // (the same instructions and bytes). Host code; regenerate the table with scripts/igemm_tuned_table.py.
