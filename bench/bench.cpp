@@ -449,19 +449,7 @@ void Bench::time_repeat(ProblemState& st, int repeat) {
 
 json Bench::finish(const ProblemState& st) const {
   json cases = json::array();
-  for (const SolverRun& r : st.solvers) {
-    PerfCaseInput in = st.in;
-    CaseRecord rec = r.rec;
-    in.timing_error = r.timing_error;
-    if (!r.timing.empty()) {
-      in.timing = combine_repeats(r.timing);
-    } else if (!r.timing_error.empty() && rec.verdict.status == Status::passed) {
-      // Verified but not timeable: a defect of the solver (e.g. its run() cannot be captured).
-      rec.verdict.status = Status::error;
-      rec.verdict.reason = "verified (" + rec.verdict.reason + "), but timing failed: " + r.timing_error;
-    }
-    cases.push_back(perf_case_json(rec, in));
-  }
+  for (const SolverRun& r : st.solvers) cases.push_back(timed_case_json(r.rec, st.in, r.timing, r.timing_error));
   mark_best(cases);
   if (!st.peer_enabled) return cases;
   PeerResult peer = st.peer;

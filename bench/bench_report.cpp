@@ -91,6 +91,18 @@ json peer_result_json(const PeerResult& r, double flops, double bytes) {
   return j;
 }
 
+json timed_case_json(CaseRecord rec, PerfCaseInput in, const std::vector<ReplayTiming>& timing,
+                     const std::string& timing_error) {
+  in.timing_error = timing_error;
+  if (!timing.empty()) {
+    in.timing = combine_repeats(timing);
+  } else if (!timing_error.empty() && rec.verdict.status == Status::passed) {
+    rec.verdict.status = Status::error;
+    rec.verdict.reason = "verified (" + rec.verdict.reason + "), but timing failed: " + timing_error;
+  }
+  return perf_case_json(rec, in);
+}
+
 json perf_case_json(const CaseRecord& rec, const PerfCaseInput& in) {
   json j = case_json(rec);
   j["time_ms"] = in.timing ? number_json(in.timing->median_ms) : json(0);

@@ -9,6 +9,7 @@
 
 #include "bench/bench.hpp"
 #include "bench/bench_check.hpp"
+#include "bench/bench_stats.hpp"
 #include "verify/report.hpp"
 
 namespace hiprim::verify {
@@ -54,6 +55,11 @@ struct PerfCaseInput {
 // timing_error (null), best (false; the bench marks the fastest), peer (null), speedup_vs_peer
 // (null), peer_disagreement (null). time_ms is the median when timed, else 0.
 nlohmann::json perf_case_json(const CaseRecord& rec, const PerfCaseInput& in);
+// One solver's case of a bench problem (conv and op benches alike): its verdict with the repeats'
+// combined timing when it was timed; a verified solver whose timing failed becomes an error (a
+// defect of the solver, e.g. a run() that cannot be captured into a graph).
+nlohmann::json timed_case_json(CaseRecord rec, PerfCaseInput in, const std::vector<ReplayTiming>& timing,
+                               const std::string& timing_error);
 // Marks best = true on the passed, timed case with the smallest median among `cases` (one problem's).
 void mark_best(nlohmann::json& cases);
 // Attaches the peer to each case of one problem: peer, speedup_vs_peer (peer median / case median)
