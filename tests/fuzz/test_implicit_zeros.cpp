@@ -16,6 +16,7 @@
 #include "fuzz/conv_special.hpp"
 #include "fuzz/conv_target.hpp"
 #include "reference/conv.hpp"
+#include "tests/fuzz/judge_fixture.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
 #include "verify/host_solvers.hpp"
 #include "verify/solvers.hpp"
@@ -99,19 +100,6 @@ TEST(ImplicitZeroKinds, MatchHandDerivedPositions) {
   }
 }
 
-// A 1x4 fp32 output with the given values.
-ref::ConvOutput output_of(const std::vector<double>& v) {
-  ref::ConvOutput e;
-  e.desc = TensorDesc::packed(DType::fp32, {1, 1, 1, 4}, false);
-  e.value = v;
-  for (double x : v) e.abs_sum.push_back(std::isfinite(x) ? std::fabs(x) + 1 : x);
-  return e;
-}
-HostTensor got_of(const std::vector<float>& v) {
-  HostTensor t(TensorDesc::packed(DType::fp32, {1, 1, 1, 4}, false));
-  t.data = v;
-  return t;
-}
 verify::Status judge(const std::vector<float>& got, const ref::ConvOutput& e) {
   verify::Tolerance t;
   t.tier = verify::FillTier::exact;
@@ -120,7 +108,7 @@ verify::Status judge(const std::vector<float>& got, const ref::ConvOutput& e) {
 
 TEST(ImplicitZeros, TheExpectedAnswerIsExactlyTheDeclaredOne) {
   // Reference [0, NaN, 3, 2]; element 0 has a padding zero meeting a NaN weight, element 2 a border tap.
-  const ref::ConvOutput ref = output_of({0.0, kNaN, 3.0, 2.0});
+  const ref::ConvOutput ref = expected_of({0.0, kNaN, 3.0, 2.0});
   const std::vector<std::uint8_t> kinds{fuzz::kZeroPadding, 0, fuzz::kZeroBorderTap, 0};
   const ImplicitZeros skips = ImplicitZeros::all(ZeroTerm::skipped), multiplies = ImplicitZeros::all(ZeroTerm::multiplied);
   const ImplicitZeros pad_only{.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::skipped, .stride_holes = ZeroTerm::skipped};

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "fuzz/conv_special.hpp"
 #include "fuzz/conv_target.hpp"
+#include "tests/fuzz/judge_fixture.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
 #include "reference/conv.hpp"
 
@@ -16,21 +17,6 @@ namespace {
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
-
-// A 1x4 fp32 output with the given expected values (abs_sum = |value| for finite ones).
-ref::ConvOutput expected_of(const std::vector<double>& v) {
-  ref::ConvOutput e;
-  e.desc = TensorDesc::packed(DType::fp32, {1, 1, 1, 4}, false);
-  e.value = v;
-  for (double x : v) e.abs_sum.push_back(std::isfinite(x) ? std::fabs(x) + 1 : x);
-  return e;
-}
-
-HostTensor got_of(const std::vector<float>& v) {
-  HostTensor t(TensorDesc::packed(DType::fp32, {1, 1, 1, 4}, false));
-  t.data = v;
-  return t;
-}
 
 verify::Tolerance exact_fp32() {
   verify::Tolerance t;
