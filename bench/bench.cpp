@@ -105,6 +105,7 @@ json Bench::settings_json() const {
   const ReferenceCache::Stats c = s_->cache.stats();
   j["repeats_run"] = s_->repeats_run;
   j["repeat_seconds"] = s_->repeat_seconds;  // repeat 1 includes verification and the peer's autotuning
+  j["phase_seconds"] = s_->phases.json();
   j["references"] = json{{"computed", c.computed}, {"shared_hits", c.hits}, {"compute_s", c.compute_s},
                          {"rule", "exact tier: one reference per problem with dtype fp32 and channels first, shared by its "
                                   "dtype x layout variants (bench/reference_cache.hpp)"}};
@@ -161,9 +162,13 @@ Bench::Prepared Bench::prepare(const ConvProblem& p) const {
       out.ro.hooks.judge = [judge = out.judge](const HostTensor& got, const ref::ConvOutput&, const Tolerance& tol) {
         return judge->judge(got, tol);
       };
+      out.ro.hooks.judge_bytes = [judge = out.judge](const std::vector<unsigned char>& got, const Tolerance& tol) {
+        return judge->judge_bytes(got, tol);
+      };
     }
     out.pc = std::make_unique<PreparedCase>(p, out.ro);
     if (o.verify == VerifyMode::full) (void)out.pc->expected(false);  // here, not on the device thread
+    out.pc->convert_inputs();                                             // likewise the inputs' bytes
     if (o.verify == VerifyMode::quick) out.oracle = std::make_unique<SampleOracle>(*out.pc);
   } catch (const std::exception& e) {
     out.error = std::string("preparing the problem: ") + e.what();
@@ -197,8 +202,9 @@ json Bench::run_all(const std::vector<BenchProblem>& problems, const std::functi
     t_rep = now;
   };
   refill();
+  s_->phases.clear();
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    Prepared prep = ahead.front().get();
+    Prepared prep = s_->phases.time("prepare_wait", [&] { return ahead.front().get(); });
     ahead.pop_front();
     if (stop && stop()) {
       stopped = true;
@@ -222,7 +228,7 @@ json Bench::run_all(const std::vector<BenchProblem>& problems, const std::functi
         stopped = true;
         break;
       }
-      time_repeat(*states[i], rep);
+      s_->phases.time("timing", [&] { time_repeat(*states[i], rep); });
       s_->clocks->sample(rep, static_cast<int>(i));
       if (progress) progress(bench_repeat_line(finish(*states[i]), rep));
     }
@@ -285,7 +291,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
     st.peer.reason = e.what();
     return;
   }
-  for (SolverRun& r : st.solvers) {
+  for (SolverRun& r : st.solvers) s_->phases.time("verify", [&] {
     const ConvSolver& s = *r.solver;
     try {
       if (auto a = s.applicable(p); !a) {
@@ -306,7 +312,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
     } catch (const std::exception& e) {
       r.rec.verdict = Verdict{Status::error, e.what(), {}};
     }
-  }
+  });
 
   // The peer: its candidates, each checked against the same reference and timed; the fastest passed.
   if (st.peer_enabled) {
@@ -320,7 +326,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
     } else {
       try {
         const gpu::DeviceBuffer& ws = s_->peer_workspace();
-        st.peer_problem = s_->peer->prepare(p, vb->peer(ws, stream));
+        st.peer_problem = s_->phases.time("peer_plans", [&] { return s_->peer->prepare(p, vb->peer(ws, stream)); });
         pr.setup_ms = st.peer_problem->setup_ms();
         // fp16/bf16 data runs on tensor cores, whose adders may truncate: factor 2 (verify/compare.cpp).
         pr.algorithm_factor = p.dtype == DType::fp32 ? 1.0 : 2.0;
@@ -344,7 +350,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
           return median_of(t.per_call_ms);
         };
         const AutotuneRules rules{o.verify != VerifyMode::none, o.peer_transforms};
-        const AutotuneResult ar = autotune(pp.candidates(), rules, check, time_ms);
+        const AutotuneResult ar = s_->phases.time("peer_autotune", [&] { return autotune(pp.candidates(), rules, check, time_ms); });
         pr.autotune = autotune_json(ar, rules);
         if (ar.selected < 0) {
           pr.status = "failed";
@@ -371,7 +377,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
     }
   }
 #endif
-  time_repeat(st, 1);
+  s_->phases.time("timing", [&] { time_repeat(st, 1); });
   if (st.solvers.empty()) return;
   double best = -1;  // which solvers the later repeats time again
   for (const SolverRun& r : st.solvers)

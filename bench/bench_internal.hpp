@@ -60,6 +60,7 @@ struct Bench::State {
   int repeats_run = 0;
   std::size_t problems_run = 0;
   std::vector<double> repeat_seconds;  // wall time of each repeat of the last run_all
+  PhaseSeconds phases;                 // where the wall time went
 #ifdef HIPRIM_WITH_GPU
   gpu::Stream stream;
   std::size_t l2 = 0;

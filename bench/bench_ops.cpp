@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "bench/bench_report.hpp"
 #include "bench/bench_clocks.hpp"
+#include "bench/bench_stats.hpp"
 #include "bench/bench_timing.hpp"
 #include "verify/op_runner.hpp"
 #include "verify/op_solvers.hpp"
@@ -33,6 +34,12 @@ std::int64_t count_poisoned(const std::vector<unsigned char>& bytes, std::size_t
 
 namespace {
 
+// The byte form of every tensor a solver reads (PreparedOpCase::bytes), made on the preparing thread.
+void convert_inputs(const PreparedOpCase& c) {
+  for (std::size_t k = 0; k < c.tensors().size(); ++k)
+    if (c.tensors()[k].role != OpTensor::Role::output) (void)c.bytes(k);
+}
+
 constexpr const char* kNoOpPeer = "cuDNN is the peer of convolutions only: no cuDNN call is wired for this op";
 
 #ifdef HIPRIM_WITH_GPU
@@ -52,7 +59,7 @@ class OpDeviceSets {
     initial_.resize(ts_.size());
     for (std::size_t k = 0; k < ts_.size(); ++k) {
       if (ts_[k].role == OpTensor::Role::output) continue;
-      initial_[k] = c.data()[k].to_bytes();
+      initial_[k] = c.bytes(k);
       bufs_[0][k].upload(initial_[k].data(), initial_[k].size());
       for (int i = 1; i < count_; ++i)
         gpu::copy_device_to_device_async(bufs_[i][k].data(), bufs_[0][k].data(), initial_[k].size(), nullptr);
@@ -106,6 +113,7 @@ struct OpBench::State {
   std::unique_ptr<ClockLog> clocks;
   int repeats_run = 0;
   std::vector<double> repeat_seconds;
+  PhaseSeconds phases;  // where the wall time went
 #ifdef HIPRIM_WITH_GPU
   gpu::Stream stream;
   std::size_t l2 = 0;
@@ -164,6 +172,7 @@ json OpBench::settings_json() const {
   if (s_->o.verify == VerifyMode::quick) j["sample_batch"] = kOpSampleBatch;
   j["repeats_run"] = s_->repeats_run;
   j["repeat_seconds"] = s_->repeat_seconds;
+  j["phase_seconds"] = s_->phases.json();
 #ifdef HIPRIM_WITH_GPU
   j["l2_bytes"] = s_->l2;
 #endif
@@ -190,6 +199,7 @@ OpBench::Prepared OpBench::prepare(const OpProblemPtr& p) const {
     RunOptions ro;
     ro.seed = s_->o.seed;
     out.full = std::make_unique<PreparedOpCase>(p, ro);
+    convert_inputs(*out.full);
     if (s_->o.verify == VerifyMode::full) (void)out.full->expected();
     if (s_->o.verify == VerifyMode::quick) {
       out.sample = std::make_unique<PreparedOpCase>(op_problem_at_batch(*p, kOpSampleBatch), ro);
@@ -211,6 +221,7 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
   bool stopped = false;
   s_->repeats_run = 0;
   s_->repeat_seconds.clear();
+  s_->phases.clear();
   // Repeat 1 prepares every problem (inputs and references); later repeats refill the inputs only
   // (the timed buffers are copies of them), also ahead.
   for (int rep = 1; rep <= s_->o.repeats && !stopped; ++rep) {
@@ -227,6 +238,7 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
             RunOptions ro;
             ro.seed = s_->o.seed;
             out.full = std::make_unique<PreparedOpCase>(p, ro);
+            convert_inputs(*out.full);
           } catch (const std::exception& e) {
             out.error = std::string("preparing the problem: ") + e.what();
           }
@@ -235,7 +247,7 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
     };
     refill();
     for (std::size_t i = 0; i < n; ++i) {
-      Prepared prep = ahead.front().get();
+      Prepared prep = s_->phases.time("prepare_wait", [&] { return ahead.front().get(); });
       ahead.pop_front();
       if (stop && stop()) {
         stopped = true;
@@ -248,7 +260,7 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
         run_first(*st, prep);
         states.push_back(std::move(st));
       } else {
-        time_repeat(*states[i], rep, prep);
+        s_->phases.time("timing", [&] { time_repeat(*states[i], rep, prep); });
       }
       s_->clocks->sample(rep, static_cast<int>(i));
       if (progress) progress(rep == 1 ? bench_problem_line(finish(*states[i])) : bench_repeat_line(finish(*states[i]), rep));
@@ -295,7 +307,7 @@ void OpBench::run_first(ProblemState& st, Prepared& prep) {
   void* stream = s_->stream.handle();
   RunOptions ro;
   ro.seed = o.seed;
-  for (OpSolverRun& r : st.solvers) {
+  for (OpSolverRun& r : st.solvers) s_->phases.time("verify", [&] {
     const OpSolver& s = *r.solver;
     try {
       if (auto a = s.applicable(p); !a) {
@@ -328,9 +340,9 @@ void OpBench::run_first(ProblemState& st, Prepared& prep) {
     } catch (const std::exception& e) {
       r.rec.verdict = Verdict{Status::error, e.what(), {}};
     }
-  }
+  });
   sets.reset();
-  time_repeat(st, 1, prep);
+  s_->phases.time("timing", [&] { time_repeat(st, 1, prep); });
 #else
   (void)prep;
 #endif

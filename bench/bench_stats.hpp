@@ -11,6 +11,8 @@
 // smallest) / reported time. Host overhead per call: the wall time of host_calls back-to-back eager
 // enqueues (no synchronisation between them) / host_calls.
 #pragma once
+#include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,5 +85,27 @@ struct GraphPlan {
 // floor(budget / est)). host_calls = min(wanted, max(kMinHostCalls, floor(budget / (4 est)))).
 // InputError for reps, replays or host_calls < 1, sets < 1 or budget <= 0; est_ms <= 0 counts as 0.
 GraphPlan plan_graph(double est_ms, const GraphTimingOptions& o, int sets);
+
+// Wall seconds a bench spends per phase ("prepare_wait": waiting for the host's fills and
+// references, "verify", "peer_autotune", "timing"), summed over the suite; the report keeps them
+// under settings.phase_seconds so a device run can be sized from the last one.
+class PhaseSeconds {
+ public:
+  template <typename F>
+  decltype(auto) time(const std::string& phase, F&& f) {
+    struct Lap {  // adds the elapsed time also when f throws
+      PhaseSeconds& ps;
+      const std::string& phase;
+      std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+      ~Lap() { ps.s_[phase] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+    } lap{*this, phase};
+    return f();
+  }
+  nlohmann::json json() const { return nlohmann::json(s_); }
+  void clear() { s_.clear(); }
+
+ private:
+  std::map<std::string, double> s_;
+};
 
 }  // namespace hiprim::verify

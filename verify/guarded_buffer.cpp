@@ -9,13 +9,12 @@
 namespace hiprim::verify {
 
 GuardedBuffer::GuardedBuffer(Backend b, std::size_t payload, const std::string& what) : backend_(b), payload_(payload), what_(what) {
-  std::vector<unsigned char> init(payload + 2 * kGuard, kGuardByte);
   if (b == Backend::host) {
-    host_ = std::move(init);
+    host_.assign(payload + 2 * kGuard, kGuardByte);
   } else {
 #ifdef HIPRIM_WITH_GPU
-    dev_ = gpu::DeviceBuffer(init.size(), what);
-    dev_.upload(init.data(), init.size());
+    dev_ = gpu::DeviceBuffer(payload + 2 * kGuard, what);
+    dev_.fill_bytes(kGuardByte);  // guards and payload alike, as the host buffer
 #else
     throw RuntimeError("device buffer requested in a build without a GPU backend");
 #endif
@@ -68,17 +67,31 @@ void GuardedBuffer::poison(DType t) {
   if (payload_ % es != 0)
     throw InputError("buffer " + what_ + ": " + std::to_string(payload_) + " bytes are not a whole number of " +
                      std::string(dtype_name(t)) + " elements");
-  std::vector<unsigned char> bytes(payload_);
+  if (payload_ == 0) return;
+  unsigned char element[4];
   const std::uint32_t bits = poison_bits(t);
-  for (std::size_t i = 0; i < payload_; i += es)
-    for (std::size_t b = 0; b < es; ++b) bytes[i + b] = static_cast<unsigned char>(bits >> (8 * b));
-  write(bytes.data());
+  for (std::size_t b = 0; b < es; ++b) element[b] = static_cast<unsigned char>(bits >> (8 * b));
+  if (backend_ == Backend::host) {
+    for (std::size_t i = 0; i < payload_; i += es) std::memcpy(host_.data() + kGuard + i, element, es);
+  } else {
+#ifdef HIPRIM_WITH_GPU
+    dev_.fill_pattern(element, es, kGuard, payload_);
+#endif
+  }
 }
 
 std::optional<std::string> check_written(const std::vector<unsigned char>& payload, const TensorDesc& desc, const std::string& what) {
   const std::size_t es = dtype_size(desc.dtype);
   if (payload.size() < static_cast<std::size_t>(desc.storage_elements()) * es)
     throw InputError("check_written: " + std::to_string(payload.size()) + " bytes do not hold " + desc.str());
+  // Fast path: a packed desc's storage is its elements, so a scan of the bytes finds none poisoned
+  // without computing an index per element; the indexed walk below runs when one is found.
+  if (desc.storage_elements() == desc.elements()) {
+    bool any = false;
+    for (std::size_t off = 0, end = static_cast<std::size_t>(desc.elements()) * es; off < end && !any; off += es)
+      any = is_poison(desc.dtype, element_bits(payload.data() + off, es));
+    if (!any) return std::nullopt;
+  }
   std::int64_t unwritten = 0, total = 0;
   Dims first;
   for_each_index(desc.dims, [&](const Dims& idx) {
@@ -101,6 +114,25 @@ std::vector<unsigned char> GuardedBuffer::read_all() const {
   dev_.download(out.data(), out.size());
 #endif
   return out;
+}
+
+std::vector<unsigned char> GuardedBuffer::read_payload() const {
+  if (backend_ == Backend::host) return payload_of(host_, payload_);
+  std::vector<unsigned char> out(payload_);
+#ifdef HIPRIM_WITH_GPU
+  dev_.download(out.data(), out.size(), kGuard);
+#endif
+  return out;
+}
+
+std::optional<std::string> GuardedBuffer::guards_intact() const {
+  if (backend_ == Backend::host) return check_guards(host_, payload_, what_);
+  std::vector<unsigned char> guards(2 * kGuard);  // [guard before | guard after], as a payload of 0 bytes
+#ifdef HIPRIM_WITH_GPU
+  dev_.download(guards.data(), kGuard, 0);
+  dev_.download(guards.data() + kGuard, kGuard, kGuard + payload_);
+#endif
+  return check_guards(guards, 0, what_);
 }
 
 void GuardedBuffer::write(const unsigned char* bytes) {

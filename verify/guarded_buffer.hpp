@@ -56,6 +56,10 @@ class GuardedBuffer {
   void poison(DType t);
   // The whole buffer, guards included.
   std::vector<unsigned char> read_all() const;
+  // The payload only (what read_all() holds between the guards).
+  std::vector<unsigned char> read_payload() const;
+  // check_guards() of the two guard regions, read on their own (no payload transfer).
+  std::optional<std::string> guards_intact() const;
   std::size_t payload() const { return payload_; }
   const std::string& what() const { return what_; }
 

@@ -21,6 +21,13 @@ PreparedOpCase::PreparedOpCase(OpProblemPtr p, const RunOptions& o) : p_(std::mo
   if (!errs.empty()) throw_invalid_problem(p_->op(), p_->str(), errs);
   tensors_ = p_->tensors();
   data_ = op_fill(*p_, seed_);
+  bytes_.resize(data_.size());
+}
+
+const std::vector<unsigned char>& PreparedOpCase::bytes(std::size_t i) const {
+  if (i >= data_.size()) throw InputError("PreparedOpCase::bytes: tensor " + std::to_string(i) + " of " + std::to_string(data_.size()));
+  if (!bytes_[i]) bytes_[i] = data_[i].to_bytes();
+  return *bytes_[i];
 }
 
 const std::vector<ref::OpExpected>& PreparedOpCase::expected() const {
@@ -116,44 +123,39 @@ CaseRecord run_op_case(const PreparedOpCase& c, const OpSolver& s, const RunOpti
     std::vector<void*> ptrs;
     for (auto& g : bufs) ptrs.push_back(g.data());
     GuardedBuffer ws(b, s.workspace_bytes(p), "workspace");
-    std::vector<std::vector<unsigned char>> inputs_before(ts.size());
     for (std::size_t i = 0; i < ts.size(); ++i)
-      if (ts[i].role == OpTensor::Role::input) {
-        bufs[i].set(c.data()[i].to_bytes());
-        inputs_before[i] = bufs[i].read_all();
-      }
-    // Returns every non-input buffer's whole contents (guards included), indexed like ts.
+      if (ts[i].role == OpTensor::Role::input) bufs[i].set(c.bytes(i));
+    // Returns every non-input buffer's payload, indexed like ts.
     auto run_once = [&]() {
       for (std::size_t i = 0; i < ts.size(); ++i) {
-        if (ts[i].role == OpTensor::Role::in_out) bufs[i].set(c.data()[i].to_bytes());
+        if (ts[i].role == OpTensor::Role::in_out) bufs[i].set(c.bytes(i));
         if (ts[i].role == OpTensor::Role::output) bufs[i].poison(ts[i].desc.dtype);
       }
       auto t0 = std::chrono::steady_clock::now();
       s.run(p, ptrs, ws.data(), ws.payload(), nullptr);
       synchronize_backend(b);
       rec.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::vector<std::vector<unsigned char>> all(ts.size());
+      std::vector<std::vector<unsigned char>> out(ts.size());
       for (std::size_t i = 0; i < ts.size(); ++i)
-        if (ts[i].role != OpTensor::Role::input) all[i] = bufs[i].read_all();
-      return all;
+        if (ts[i].role != OpTensor::Role::input) out[i] = bufs[i].read_payload();
+      return out;
     };
-    auto got_of = [&](const std::vector<std::vector<unsigned char>>& all, std::size_t i) {
+    auto got_of = [&](const std::vector<std::vector<unsigned char>>& out, std::size_t i) {
       HostTensor h(ts[i].desc);
-      h.from_bytes(payload_of(all[i], bufs[i].payload()).data());
+      h.from_bytes(out[i].data());
       return h;
     };
     auto first = run_once();
     for (std::size_t i = 0; i < ts.size(); ++i) {
-      auto whole = ts[i].role == OpTensor::Role::input ? bufs[i].read_all() : first[i];
-      if (auto bad = check_guards(whole, bufs[i].payload(), bufs[i].what())) return finish(Status::failed, *bad);
-      if (ts[i].role == OpTensor::Role::input && whole != inputs_before[i])
+      if (auto bad = bufs[i].guards_intact()) return finish(Status::failed, *bad);
+      if (ts[i].role == OpTensor::Role::input && bufs[i].read_payload() != c.bytes(i))
         return finish(Status::failed, "modified its input buffer " + ts[i].name);
     }
-    if (auto bad = check_guards(ws.read_all(), ws.payload(), ws.what())) return finish(Status::failed, *bad);
+    if (auto bad = ws.guards_intact()) return finish(Status::failed, *bad);
     // An output element still holding the poison was never written: failed, even where NaN is expected.
     for (std::size_t i = 0; i < ts.size(); ++i)
       if (ts[i].role == OpTensor::Role::output)
-        if (auto bad = check_written(payload_of(first[i], bufs[i].payload()), ts[i].desc, ts[i].name)) return finish(Status::failed, *bad);
+        if (auto bad = check_written(first[i], ts[i].desc, ts[i].name)) return finish(Status::failed, *bad);
 
     std::vector<std::pair<std::string, Verdict>> verdicts;
     std::vector<HostTensor> got(ts.size());
@@ -182,12 +184,11 @@ CaseRecord run_op_case(const PreparedOpCase& c, const OpSolver& s, const RunOpti
       const double first_ms = rec.time_ms;
       auto again = run_once();
       rec.time_ms = std::min(first_ms, rec.time_ms);
-      bool same = true;
-      for (std::size_t i = 0; i < ts.size() && same; ++i) {
-        if (ts[i].role == OpTensor::Role::input) continue;
+      // Equal bytes are equal elements; otherwise the element comparison decides and names the first.
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        if (ts[i].role == OpTensor::Role::input || again[i] == first[i]) continue;
         Verdict d = compare_bitwise(got[i], got_of(again, i));
         if (d.status != Status::passed) {
-          same = false;
           rec.deterministic = false;
           return finish(Status::failed, "claims to be deterministic but a second run differs in " + ts[i].name + ": " + d.reason);
         }

@@ -29,6 +29,9 @@ class PreparedOpCase {
   const std::vector<OpTensor>& tensors() const { return tensors_; }
   // tensors() order: filled inputs and in_out initial values; outputs hold zeros.
   const std::vector<HostTensor>& data() const { return data_; }
+  // data()[i] as a solver receives it (HostTensor::to_bytes), converted once on first use and kept
+  // for every solver run on the case. Like expected(): one thread at a time.
+  const std::vector<unsigned char>& bytes(std::size_t i) const;
   std::uint64_t seed() const { return seed_; }
   // The oracle's answer (computed on first use), one per output/in_out tensor, tensors() order.
   const std::vector<ref::OpExpected>& expected() const;
@@ -39,6 +42,7 @@ class PreparedOpCase {
   std::vector<HostTensor> data_;
   std::uint64_t seed_;
   mutable std::optional<std::vector<ref::OpExpected>> expected_;
+  mutable std::vector<std::optional<std::vector<unsigned char>>> bytes_;
 };
 
 CaseRecord run_op_case(const PreparedOpCase& c, const OpSolver& s, const RunOptions& o);

@@ -31,6 +31,9 @@ struct CaseHooks {
   std::function<ref::ConvOutput(const PreparedCase& c)> oracle;
   // Replaces compare() (e.g. NaN/Inf propagation, then compare() on the finite elements).
   std::function<Verdict(const HostTensor& got, const ref::ConvOutput& expected, const Tolerance& tol)> judge;
+  // Takes judge's place when given: the output as the solver stored it (its desc's storage in its
+  // dtype), so an output equal to the correct one is judged without converting it (bench/).
+  std::function<Verdict(const std::vector<unsigned char>& got, const Tolerance& tol)> judge_bytes;
   std::string repro_flags;  // appended to the repro line, e.g. "--special nan"
 };
 
@@ -55,6 +58,14 @@ class PreparedCase {
   const HostTensor& w() const { return w_; }
   const HostTensor& y() const { return y_; }
   const HostTensor& bias() const { return bias_; }
+  // x(), w(), y(), bias() as a solver receives them (HostTensor::to_bytes), converted once on first
+  // use and kept for every solver run on the case. Like expected(): one thread at a time.
+  const std::vector<unsigned char>& x_bytes() const { return stored(x_, x_bytes_); }
+  const std::vector<unsigned char>& w_bytes() const { return stored(w_, w_bytes_); }
+  const std::vector<unsigned char>& y_bytes() const { return stored(y_, y_bytes_); }
+  const std::vector<unsigned char>& bias_bytes() const { return stored(bias_, bias_bytes_); }
+  // Converts the inputs of the problem's direction now (e.g. on a preparing thread).
+  void convert_inputs() const;
   // The oracle: ref::conv (naive or fast by size); naive_only forces the naive loops (used when the
   // solver under test is the fast reference itself). The hooks' oracle, when given, replaces both.
   const ref::ConvOutput& expected(bool naive_only) const;
@@ -70,6 +81,11 @@ class PreparedCase {
   std::string repro_flags_;
   HostTensor x_, w_, y_, bias_;
   mutable std::optional<ref::ConvOutput> auto_, naive_;
+  mutable std::optional<std::vector<unsigned char>> x_bytes_, w_bytes_, y_bytes_, bias_bytes_;
+  static const std::vector<unsigned char>& stored(const HostTensor& t, std::optional<std::vector<unsigned char>>& cache) {
+    if (!cache) cache = t.to_bytes();
+    return *cache;
+  }
 };
 
 CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions& o);

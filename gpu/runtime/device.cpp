@@ -1,6 +1,9 @@
 #include "gpu/runtime/device.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 #include <utility>
 
 #include "core/error.hpp"
@@ -131,6 +134,22 @@ void DeviceBuffer::download(void* host, std::size_t bytes, std::size_t offset) c
 void DeviceBuffer::fill_bytes(unsigned char value) {
   if (bytes_ == 0) return;
   HIPRIM_CHECK(hipMemset(ptr_, value, bytes_), "filling '" + what_ + "' with byte " + std::to_string(value));
+}
+
+void DeviceBuffer::fill_pattern(const void* pattern, std::size_t pattern_bytes, std::size_t offset, std::size_t bytes) {
+  check_range(bytes, offset, "fill");
+  if (pattern_bytes == 0 || bytes % pattern_bytes != 0)
+    throw InputError("filling '" + what_ + "': a pattern of " + std::to_string(pattern_bytes) + " bytes does not divide " +
+                     std::to_string(bytes) + " bytes");
+  if (bytes == 0) return;
+  const std::size_t first = std::min(bytes, (std::size_t{1} << 20) / pattern_bytes * pattern_bytes);
+  std::vector<unsigned char> block(first);
+  for (std::size_t i = 0; i < first; i += pattern_bytes) std::memcpy(block.data() + i, pattern, pattern_bytes);
+  upload(block.data(), first, offset);
+  auto* base = static_cast<unsigned char*>(ptr_) + offset;
+  for (std::size_t done = first; done < bytes; done *= 2)
+    HIPRIM_CHECK(hipMemcpy(base + done, base, std::min(done, bytes - done), hipMemcpyDeviceToDevice),
+                 "filling '" + what_ + "' with a pattern");
 }
 
 // ---- Stream ----

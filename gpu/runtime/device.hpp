@@ -45,6 +45,9 @@ class DeviceBuffer {
   void download(void* host, std::size_t bytes, std::size_t offset = 0) const;
   // Sets every byte (synchronous), e.g. 0xFF poisons float/half/bf16 data with NaN.
   void fill_bytes(unsigned char value);
+  // Repeats `pattern` (pattern_bytes, dividing `bytes`) over [offset, offset + bytes), synchronous:
+  // one upload of up to 1 MiB of it, then device-to-device copies that double the filled part.
+  void fill_pattern(const void* pattern, std::size_t pattern_bytes, std::size_t offset, std::size_t bytes);
 
  private:
   void check_range(std::size_t bytes, std::size_t offset, const char* op) const;
