@@ -12,6 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/device_measure}"
 mkdir -p "$OUT"
+for a in "${BIN:-devbin}"/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C "${BIN:-devbin}"; done
 bin="${BIN:-devbin}/hiprim"
 log="$OUT/measure.log"
 if [ -z "${HIPRIM_CUDNN_LIB:-}" ]; then
