@@ -42,21 +42,35 @@ struct HostTensor {
   void from_bytes(const unsigned char* bytes);
 };
 
-// Calls f(index) for every logical index of dims, last dim fastest.
+// for_each_index over the indices whose first component lies in [first_lo, first_hi) only
+// (a slab of the outermost dimension), in the same row-major order.
 template <typename F>
-void for_each_index(const Dims& dims, F&& f) {
+void for_each_index_in(const Dims& dims, std::int64_t first_lo, std::int64_t first_hi, F&& f) {
   for (auto d : dims)
     if (d <= 0) return;
+  if (dims.empty()) {
+    Dims none;
+    f(static_cast<const Dims&>(none));
+    return;
+  }
+  if (first_lo >= first_hi) return;
   Dims idx(dims.size(), 0);
+  idx[0] = first_lo;
   while (true) {
     f(static_cast<const Dims&>(idx));
     int i = static_cast<int>(dims.size()) - 1;
     for (; i >= 0; --i) {
-      if (++idx[i] < dims[i]) break;
+      if (++idx[i] < (i == 0 ? first_hi : dims[i])) break;
       idx[i] = 0;
     }
     if (i < 0) return;
   }
+}
+
+// Calls f(index) for every logical index of dims, last dim fastest.
+template <typename F>
+void for_each_index(const Dims& dims, F&& f) {
+  for_each_index_in(dims, 0, dims.empty() ? 1 : dims[0], f);
 }
 
 }  // namespace hiprim

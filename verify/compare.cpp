@@ -6,6 +6,7 @@
 #include <cstring>
 #include <cstdio>
 #include <limits>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -92,6 +93,11 @@ bool worse(const Element& a, double ra, const Element& b, double rb) {
 struct WorstList {
   std::vector<Element> items;
   std::vector<double> ratios;
+  // Whether an element of this ratio and error would enter the list (checked before building one).
+  bool would_take(double ratio, double error) const {
+    if (items.size() < kWorstElements) return true;
+    return ratio != ratios.back() ? ratio > ratios.back() : error > items.back().error;
+  }
   void offer(Element e, double ratio) {
     std::size_t pos = items.size();
     while (pos > 0 && worse(e, ratio, items[pos - 1], ratios[pos - 1])) --pos;
@@ -163,25 +169,27 @@ double element_bound(const Tolerance& tol, double expected, double abs_sum) {
 
 namespace {
 
-// The metric scan shared by compare() and compare_with_bounds(): for every element of desc,
-// expected_of(storage offset) is the value to compare against and bound_of(offset, expected) its
-// allowed |error|. A non-finite got or expected agrees only when got is the same infinity the
-// expected value rounds to, or (nan_matches_nan) when both are NaN.
-template <typename ExpectedOf, typename BoundOf>
-Metrics scan_elements(const HostTensor& got, const TensorDesc& desc, DType od, bool nan_matches_nan, ExpectedOf expected_of,
-                      BoundOf bound_of) {
-  const double inf = std::numeric_limits<double>::infinity();
+// One slab's share of the scan (indices with first component in [lo, hi)); merged in slab order.
+struct ScanPart {
   Metrics m;
   WorstList worst;
   double sum_sq_err = 0, sum_sq_exp = 0;
   std::int64_t zeros = 0;
-  for_each_index(desc.dims, [&](const Dims& idx) {
+};
+
+template <typename ExpectedOf, typename BoundOf>
+void scan_slab(ScanPart& out, const HostTensor& got, const TensorDesc& desc, DType od, bool nan_matches_nan,
+               const ExpectedOf& expected_of, const BoundOf& bound_of, std::int64_t lo, std::int64_t hi) {
+  const double inf = std::numeric_limits<double>::infinity();
+  ScanPart part;  // local, so that the threads' counters share no cache line
+  Metrics& m = part.m;
+  for_each_index_in(desc.dims, lo, hi, [&](const Dims& idx) {
     const std::int64_t eo = desc.offset(idx), go = got.desc.offset(idx);
     const double g = got.data[static_cast<std::size_t>(go)];
     const double e = expected_of(eo);
     const float rounded = round_to(od, e);
     ++m.checked;
-    if (e == 0.0) ++zeros;
+    if (e == 0.0) ++part.zeros;
     double err, bound, ratio;
     bool bad;
     if (!std::isfinite(g) || !std::isfinite(e)) {
@@ -202,10 +210,61 @@ Metrics scan_elements(const HostTensor& got, const TensorDesc& desc, DType od, b
     m.max_rel_error = std::max(m.max_rel_error, e != 0.0 && std::isfinite(e) ? err / std::fabs(e) : err > 0 ? inf : 0.0);
     m.worst_ratio = std::max(m.worst_ratio, ratio);
     if (!(std::isnan(g) && std::isnan(e))) m.max_ulp = std::max(m.max_ulp, ulp_distance(od, static_cast<float>(g), rounded));
-    sum_sq_err += err * err;
-    if (std::isfinite(e)) sum_sq_exp += e * e;
-    if (err > 0.0) worst.offer(Element{go, idx, g, e, err, bound}, ratio);
+    part.sum_sq_err += err * err;
+    if (std::isfinite(e)) part.sum_sq_exp += e * e;
+    if (err > 0.0 && part.worst.would_take(ratio, err)) part.worst.offer(Element{go, idx, g, e, err, bound}, ratio);
   });
+  out = std::move(part);
+}
+
+// The metric scan shared by compare() and compare_with_bounds(): for every element of desc,
+// expected_of(storage offset) is the value to compare against and bound_of(offset, expected) its
+// allowed |error|. A non-finite got or expected agrees only when got is the same infinity the
+// expected value rounds to, or (nan_matches_nan) when both are NaN. Large tensors are scanned in
+// slabs of the outermost dimension on several threads; the slabs merge in order, so counts, maxima
+// and the worst list are those of one sequential scan (the sums of squares may differ in the last bits).
+template <typename ExpectedOf, typename BoundOf>
+Metrics scan_elements(const HostTensor& got, const TensorDesc& desc, DType od, bool nan_matches_nan, ExpectedOf expected_of,
+                      BoundOf bound_of) {
+  const std::int64_t outer = desc.dims.empty() ? 1 : desc.dims[0];
+  const std::int64_t per_slab = outer > 0 ? desc.elements() / outer : 0;
+  constexpr std::int64_t kElementsPerThread = std::int64_t{1} << 20;
+  const std::int64_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t threads = desc.dims.empty() || per_slab == 0
+                                   ? 1
+                                   : std::clamp<std::int64_t>(desc.elements() / kElementsPerThread, 1, std::min(hw, outer));
+  std::vector<ScanPart> parts(static_cast<std::size_t>(threads));
+  auto slab = [&](std::int64_t t) {
+    scan_slab(parts[static_cast<std::size_t>(t)], got, desc, od, nan_matches_nan, expected_of, bound_of, outer * t / threads,
+              outer * (t + 1) / threads);
+  };
+  if (threads == 1) {
+    slab(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 1; t < threads; ++t) pool.emplace_back(slab, t);
+    slab(0);
+    for (auto& th : pool) th.join();
+  }
+  Metrics m;
+  WorstList worst;
+  double sum_sq_err = 0, sum_sq_exp = 0;
+  std::int64_t zeros = 0;
+  for (ScanPart& p : parts) {
+    m.checked += p.m.checked;
+    m.mismatches += p.m.mismatches;
+    m.nonfinite_mismatches += p.m.nonfinite_mismatches;
+    m.max_abs_error = std::max(m.max_abs_error, p.m.max_abs_error);
+    m.max_rel_error = std::max(m.max_rel_error, p.m.max_rel_error);
+    m.worst_ratio = std::max(m.worst_ratio, p.m.worst_ratio);
+    m.max_ulp = std::max(m.max_ulp, p.m.max_ulp);
+    sum_sq_err += p.sum_sq_err;
+    sum_sq_exp += p.sum_sq_exp;
+    zeros += p.zeros;
+    for (std::size_t i = 0; i < p.worst.items.size(); ++i)
+      if (worst.would_take(p.worst.ratios[i], p.worst.items[i].error)) worst.offer(std::move(p.worst.items[i]), p.worst.ratios[i]);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
   m.rms_rel_error = sum_sq_err == 0.0 ? 0.0 : sum_sq_exp > 0.0 ? std::sqrt(sum_sq_err / sum_sq_exp) : inf;
   m.zero_fraction = m.checked ? static_cast<double>(zeros) / static_cast<double>(m.checked) : 0.0;
   m.worst = std::move(worst.items);
