@@ -1,7 +1,7 @@
 // How convolution becomes GEMM: the operand maps and the workspace plan shared by conv.gemm.1x1 and
 // conv.gemm.im2col (host code, no device code; tested on the host).
 //
-// Terms of gpu/common/conv_index.hpp: In [N, CI, in...], Out [N, CO, out...], W [CO, CIg, f...],
+// Terms of gpu/conv/conv_index.hpp: In [N, CI, in...], Out [N, CO, out...], W [CO, CIg, f...],
 // G groups, CIg = CI/G, COg = CO/G, F = taps, P = Out pixels. Per group g:
 //   q = (ci, f): the reduction index over one group's filter, in W's memory order, so W[co][q] lives
 //       at co*w_str[0] + q: NCHW-family W [CO][CIg][T][R][S] -> q = ci*F + f;
@@ -26,7 +26,7 @@
 
 #include "core/conv_problem.hpp"
 #include "core/host_device.hpp"
-#include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/gemm/gemm_index.hpp"
 
 namespace hiprim::gpu {

@@ -1,4 +1,4 @@
-// One output element of each operation of the conv relation (gpu/common/conv_index.hpp), summed in
+// One output element of each operation of the conv relation (gpu/conv/conv_index.hpp), summed in
 // fp32 in a fixed order. Memory is read through functors `float load(long long storage_offset)`,
 // so conv.naive's kernels (device loads of fp32/fp16/bf16) and the host tests (which check this
 // index math against the CPU reference without a GPU) run the same code.
@@ -8,7 +8,7 @@
 // Coordinates are logical: (n, channel, d, h, w) of the element computed, (co, ci, t, r, s) for W.
 #pragma once
 #include "core/host_device.hpp"
-#include "gpu/common/conv_index.hpp"
+#include "gpu/conv/conv_index.hpp"
 
 namespace hiprim::gpu {
 

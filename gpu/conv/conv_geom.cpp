@@ -1,4 +1,4 @@
-#include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/conv_geom.hpp"
 
 #include <string>
 
