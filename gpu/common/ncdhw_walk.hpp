@@ -1,7 +1,8 @@
-// Storage-order walks over [N, C, D, H, W] tensors (2D as D = 1) in NCDHW or NDHWC order: a
-// grid-stride loop over the storage-order linear index gives neighbouring threads neighbouring
-// elements in either layout. Used by the pooling and LRN kernels; nc3_decode_fast is the same
-// decode without divide instructions for indices below 2^31.
+// Storage-order walks over [N, C, D, H, W] tensors (2D as D = 1) in NCDHW or NDHWC order: the
+// position (n, c, d, h, w) of a storage-order linear index, so that a grid-stride loop over that
+// index gives neighbouring threads neighbouring elements in either layout. Used by the pooling and
+// LRN kernels; nc3_decode_fast is the same decode without divide instructions for indices below
+// 2^31. Names: Nc3 = N, C and three spatial axes (d, h, w).
 #pragma once
 #include "gpu/common/fast_div.hpp"
 #include "gpu/runtime/hip_compat.hpp"
