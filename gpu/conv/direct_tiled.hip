@@ -1,6 +1,6 @@
 // conv.direct.tiled: direct 2D convolution (mode conv) with shared-memory tiles. Deterministic: no
 // atomics, every sum in a fixed order in fp32. Layout: any strides (NCHW or NHWC), via ConvGeom
-// (gpu/common/conv_index.hpp; In = x, Out = y, W = w [K, C/G, R, S], depth 1).
+// (gpu/conv/conv_index.hpp; In = x, Out = y, W = w [K, C/G, R, S], depth 1).
 //
 // fwd:  y[n,k,oh,ow] = sum_{cc,r,s} x[n, g*Cg+cc, oh*sh-ph+r*dh, ow*sw-pw+s*dw] * w[k,cc,r,s] (+bias[k])
 //   block = 16x8 output pixels (one per thread) x 8 output channels of one group, one image n.
@@ -17,9 +17,9 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "gpu/common/conv_geom.hpp"
-#include "gpu/common/conv_index.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/conv/conv_geom.hpp"
+#include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/runtime/check.hpp"
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/gemm_conv_engine.hpp"
 #include "gpu/conv/gemm_conv_ops.hpp"
 #include "gpu/conv/solvers.hpp"

@@ -1,7 +1,7 @@
 // How convolution becomes GEMM: the operand maps and the workspace plan shared by conv.gemm.1x1 and
 // conv.gemm.im2col (host code, no device code; tested on the host).
 //
-// Terms of gpu/common/conv_index.hpp: In [N, CI, in...], Out [N, CO, out...], W [CO, CIg, f...],
+// Terms of gpu/conv/conv_index.hpp: In [N, CI, in...], Out [N, CO, out...], W [CO, CIg, f...],
 // G groups, CIg = CI/G, COg = CO/G, F = taps, P = Out pixels. Per group g:
 //   q = (ci, f): the reduction index over one group's filter, in W's memory order, so W[co][q] lives
 //       at co*w_str[0] + q: NCHW-family W [CO][CIg][T][R][S] -> q = ci*F + f;
@@ -25,7 +25,8 @@
 #include <string>
 
 #include "core/conv_problem.hpp"
-#include "gpu/common/conv_geom.hpp"
+#include "core/host_device.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/gemm/gemm_index.hpp"
 
 namespace hiprim::gpu {
@@ -77,11 +78,11 @@ inline std::int64_t w_from_in_out_splits(const ConvGeom& g, std::int64_t images)
 struct ColLayout {
   std::int64_t rows = 0, cols = 0, groups = 0;
   bool q_fastest = false;
-  HIPRIM_GEMM_HD std::int64_t q_stride() const { return q_fastest ? 1 : cols; }
-  HIPRIM_GEMM_HD std::int64_t j_stride() const { return q_fastest ? rows : 1; }
-  HIPRIM_GEMM_HD std::int64_t group_stride() const { return rows * cols; }
-  HIPRIM_GEMM_HD std::int64_t elements() const { return groups * rows * cols; }
-  HIPRIM_GEMM_HD MatrixMap q_by_j() const {
+  HIPRIM_HOST_DEVICE std::int64_t q_stride() const { return q_fastest ? 1 : cols; }
+  HIPRIM_HOST_DEVICE std::int64_t j_stride() const { return q_fastest ? rows : 1; }
+  HIPRIM_HOST_DEVICE std::int64_t group_stride() const { return rows * cols; }
+  HIPRIM_HOST_DEVICE std::int64_t elements() const { return groups * rows * cols; }
+  HIPRIM_HOST_DEVICE MatrixMap q_by_j() const {
     return MatrixMap{DimMap::plain(q_stride()), DimMap::plain(j_stride()), DimMap::plain(group_stride())};
   }
 };

@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "gpu/common/conv_index.hpp"
+#include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/gemm_conv_maps.hpp"
 #include "gpu/gemm/gemm_epilogue.hpp"
 #include "gpu/gemm/gemm_tile.hpp"

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "gpu/common/conv_geom.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/gemm_conv_engine.hpp"
 #include "gpu/conv/implicit_gemm_plan.hpp"
 #include "gpu/conv/solvers.hpp"

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "gpu/common/conv_geom.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/runtime/hip_compat.hpp"
 #include "gpu/conv/igemm_sm90.hpp"
 #include "gpu/conv/igemm_sm90_plan.hpp"

@@ -9,8 +9,8 @@
 // Launch: 1D grid-stride loops of kIm2colBlock threads over 64-bit linear indices, enumerated in the
 // memory order of the tensor written (coalesced stores).
 #pragma once
-#include "gpu/common/conv_index.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/gemm_conv_maps.hpp"
 
 namespace hiprim::gpu {

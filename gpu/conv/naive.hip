@@ -1,16 +1,16 @@
 // conv.naive: the always-correct GPU baseline. One thread per element of the direction's output,
 // gathering its whole sum in fp32 in a fixed order (deterministic), for every valid ConvProblem.
 //
-// Math: the three gathers of gpu/conv/naive_gather.hpp (the conv relation of gpu/common/conv_index.hpp);
+// Math: the three gathers of gpu/conv/naive_gather.hpp (the conv relation of gpu/conv/conv_index.hpp);
 // bias (fwd only) is added to y's channel: Out's in mode conv (out_from_in), In's in mode trans (in_from_out).
 // Layout: any strides (the problem's packed NCHW/NHWC/NCDHW/NDHWC), 2D as depth 1.
 // Launch: 1D grid-stride loop, 256 threads per block, 64-bit linear indices.
 #include <string>
 
 #include "core/error.hpp"
-#include "gpu/common/conv_geom.hpp"
-#include "gpu/common/conv_index.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/conv/conv_geom.hpp"
+#include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/naive_gather.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/runtime/check.hpp"

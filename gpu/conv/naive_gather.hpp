@@ -1,4 +1,4 @@
-// One output element of each operation of the conv relation (gpu/common/conv_index.hpp), summed in
+// One output element of each operation of the conv relation (gpu/conv/conv_index.hpp), summed in
 // fp32 in a fixed order. Memory is read through functors `float load(long long storage_offset)`,
 // so conv.naive's kernels (device loads of fp32/fp16/bf16) and the host tests (which check this
 // index math against the CPU reference without a GPU) run the same code.
@@ -7,12 +7,13 @@
 //   w_from_in_out: W[co,ci,f]  = sum_{n, o} Out[n,co,o] * In[n, g*CIg+ci, o*s-p+f*d]
 // Coordinates are logical: (n, channel, d, h, w) of the element computed, (co, ci, t, r, s) for W.
 #pragma once
-#include "gpu/common/conv_index.hpp"
+#include "core/host_device.hpp"
+#include "gpu/conv/conv_index.hpp"
 
 namespace hiprim::gpu {
 
 template <class InLoad, class WLoad>
-HIPRIM_HD float gather_out_from_in(const ConvGeom& g, const Coord5& e, const InLoad& in, const WLoad& w) {
+HIPRIM_HOST_DEVICE float gather_out_from_in(const ConvGeom& g, const Coord5& e, const InLoad& in, const WLoad& w) {
   const long long n = e.i[0], co = e.i[1];
   const int cig = g.in_per_group();
   const long long c_first = (co / g.out_per_group()) * cig;
@@ -35,7 +36,7 @@ HIPRIM_HD float gather_out_from_in(const ConvGeom& g, const Coord5& e, const InL
 }
 
 template <class OutLoad, class WLoad>
-HIPRIM_HD float gather_in_from_out(const ConvGeom& g, const Coord5& e, const OutLoad& out, const WLoad& w) {
+HIPRIM_HOST_DEVICE float gather_in_from_out(const ConvGeom& g, const Coord5& e, const OutLoad& out, const WLoad& w) {
   const long long n = e.i[0], c = e.i[1];
   const int cig = g.in_per_group(), cog = g.out_per_group();
   const long long ci = c % cig, co_first = (c / cig) * cog;
@@ -58,7 +59,8 @@ HIPRIM_HD float gather_in_from_out(const ConvGeom& g, const Coord5& e, const Out
 }
 
 template <class InLoad, class OutLoad>
-HIPRIM_HD float gather_w_from_in_out(const ConvGeom& g, const Coord5& e, const InLoad& in, const OutLoad& out) {
+HIPRIM_HOST_DEVICE float gather_w_from_in_out(const ConvGeom& g, const Coord5& e, const InLoad& in,
+                                              const OutLoad& out) {
   const long long co = e.i[0], cin = (co / g.out_per_group()) * g.in_per_group() + e.i[1];
   float acc = 0.0f;
   for (int n = 0; n < g.batch; ++n)

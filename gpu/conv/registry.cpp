@@ -1,3 +1,4 @@
+// The GPU convolution solver list (gpu/conv/registry.hpp): fastest first, conv.naive last.
 #include "gpu/conv/registry.hpp"
 
 #include "gpu/conv/solvers.hpp"

@@ -12,11 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define HIPRIM_GEMM_HD __host__ __device__
-#else
-#define HIPRIM_GEMM_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace hiprim::gpu {
 
@@ -30,7 +26,7 @@ struct DimMap {
     return DimMap{inner_stride, outer_stride, inner_extent};
   }
   // Offset of index i >= 0. The branch is uniform over a launch (the map is a kernel argument).
-  HIPRIM_GEMM_HD std::int64_t operator()(std::int32_t i) const {
+  HIPRIM_HOST_DEVICE std::int64_t operator()(std::int32_t i) const {
     if (inner_extent == 0) return static_cast<std::int64_t>(i) * inner_stride;
     const std::uint32_t q = static_cast<std::uint32_t>(i) / static_cast<std::uint32_t>(inner_extent);
     const std::uint32_t r = static_cast<std::uint32_t>(i) - q * static_cast<std::uint32_t>(inner_extent);
@@ -41,7 +37,7 @@ struct DimMap {
 // Where element (b, i, j) of a matrix lives, relative to its pointer.
 struct MatrixMap {
   DimMap rows, cols, batch;
-  HIPRIM_GEMM_HD std::int64_t operator()(std::int32_t b, std::int32_t i, std::int32_t j) const {
+  HIPRIM_HOST_DEVICE std::int64_t operator()(std::int32_t b, std::int32_t i, std::int32_t j) const {
     return batch(b) + rows(i) + cols(j);
   }
 };

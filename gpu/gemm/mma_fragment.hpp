@@ -23,6 +23,7 @@
 #pragma once
 #include <cstdint>
 
+#include "core/host_device.hpp"
 #include "gpu/gemm/gemm_index.hpp"
 
 namespace hiprim::gpu {
@@ -44,32 +45,32 @@ struct GemmMmaTile {
 };
 
 // ---- fragment maps (lane in [0, 32); element index as in the PTX tables) ----
-HIPRIM_GEMM_HD inline int mma_a_row(int lane, int i) { return (lane >> 2) + (((i >> 1) & 1) ? 8 : 0); }
-HIPRIM_GEMM_HD inline int mma_a_col(int lane, int i) { return (lane % 4) * 2 + (i & 1) + (i >= 4 ? 8 : 0); }
-HIPRIM_GEMM_HD inline int mma_b_row(int lane, int i) { return (lane % 4) * 2 + (i & 1) + (i >= 2 ? 8 : 0); }
-HIPRIM_GEMM_HD inline int mma_b_col(int lane, int /*i*/) { return lane >> 2; }
-HIPRIM_GEMM_HD inline int mma_c_row(int lane, int i) { return (lane >> 2) + (i >= 2 ? 8 : 0); }
-HIPRIM_GEMM_HD inline int mma_c_col(int lane, int i) { return (lane % 4) * 2 + (i & 1); }
+HIPRIM_HOST_DEVICE inline int mma_a_row(int lane, int i) { return (lane >> 2) + (((i >> 1) & 1) ? 8 : 0); }
+HIPRIM_HOST_DEVICE inline int mma_a_col(int lane, int i) { return (lane % 4) * 2 + (i & 1) + (i >= 4 ? 8 : 0); }
+HIPRIM_HOST_DEVICE inline int mma_b_row(int lane, int i) { return (lane % 4) * 2 + (i & 1) + (i >= 2 ? 8 : 0); }
+HIPRIM_HOST_DEVICE inline int mma_b_col(int lane, int /*i*/) { return lane >> 2; }
+HIPRIM_HOST_DEVICE inline int mma_c_row(int lane, int i) { return (lane >> 2) + (i >= 2 ? 8 : 0); }
+HIPRIM_HOST_DEVICE inline int mma_c_col(int lane, int i) { return (lane % 4) * 2 + (i & 1); }
 
 // ---- shared-memory tiles ----
 // Element (r, k) of an operand tile ([row][k], rows = BM for A, BN for B).
-HIPRIM_GEMM_HD inline int mma_smem_offset(int r, int k) { return r * GemmMmaTile::LDS + k; }
+HIPRIM_HOST_DEVICE inline int mma_smem_offset(int r, int k) { return r * GemmMmaTile::LDS + k; }
 
 // Where a warp's 64 x 32 tile starts inside the block tile.
 struct MmaWarpOrigin {
   int m0, n0;
 };
-HIPRIM_GEMM_HD inline MmaWarpOrigin mma_warp_origin(int warp) {
+HIPRIM_HOST_DEVICE inline MmaWarpOrigin mma_warp_origin(int warp) {
   return {(warp / GemmMmaTile::warps_n) * GemmMmaTile::WM, (warp % GemmMmaTile::warps_n) * GemmMmaTile::WN};
 }
 
 // Shared-memory offset of register j (elements 2j, 2j+1) of the A fragment of mma tile row mi at
 // k step kk (0 or 16), for a warp whose tile starts at row wm0.
-HIPRIM_GEMM_HD inline int mma_a_frag_offset(int wm0, int mi, int kk, int lane, int j) {
+HIPRIM_HOST_DEVICE inline int mma_a_frag_offset(int wm0, int mi, int kk, int lane, int j) {
   return mma_smem_offset(wm0 + mi * 16 + mma_a_row(lane, 2 * j), kk + mma_a_col(lane, 2 * j));
 }
 // Same for register j (elements 2j, 2j+1) of the B fragment of mma tile column ni (B staged [n][k]).
-HIPRIM_GEMM_HD inline int mma_b_frag_offset(int wn0, int ni, int kk, int lane, int j) {
+HIPRIM_HOST_DEVICE inline int mma_b_frag_offset(int wn0, int ni, int kk, int lane, int j) {
   return mma_smem_offset(wn0 + ni * 8 + mma_b_col(lane, 2 * j), kk + mma_b_row(lane, 2 * j));
 }
 
@@ -81,14 +82,14 @@ HIPRIM_GEMM_HD inline int mma_b_frag_offset(int wn0, int ni, int kk, int lane, i
 struct MmaStageCoord {
   int r, k;
 };
-HIPRIM_GEMM_HD inline MmaStageCoord mma_stage_coord(int l, int rows, bool along_k) {
+HIPRIM_HOST_DEVICE inline MmaStageCoord mma_stage_coord(int l, int rows, bool along_k) {
   constexpr int V = GemmMmaTile::VEC, per_row = GemmMmaTile::BK / V;
   if (along_k) return {l / per_row, (l % per_row) * V};
   return {(l % (rows / V)) * V, l / (rows / V)};
 }
 
 // Element e (0..7) of the vector that starts at c.
-HIPRIM_GEMM_HD inline MmaStageCoord mma_stage_element(MmaStageCoord c, bool along_k, int e) {
+HIPRIM_HOST_DEVICE inline MmaStageCoord mma_stage_element(MmaStageCoord c, bool along_k, int e) {
   return along_k ? MmaStageCoord{c.r, c.k + e} : MmaStageCoord{c.r + e, c.k};
 }
 
@@ -97,7 +98,7 @@ HIPRIM_GEMM_HD inline MmaStageCoord mma_stage_element(MmaStageCoord c, bool alon
 // + e, q = 0..15; 8 rows are 160 words, 0 mod 32 banks) would hit one bank. The thread with
 // q' = q % 8 writes element (e + q') % 8 at step e instead (2-way at most), from its vector's 8
 // halves (4 words, low half first) rotated so that half e of the result is half (e + q') % 8.
-HIPRIM_GEMM_HD inline void mma_rotate_halves(std::uint32_t (&w)[4], int q) {
+HIPRIM_HOST_DEVICE inline void mma_rotate_halves(std::uint32_t (&w)[4], int q) {
   std::uint32_t t[4];
   if (q & 1) {
     for (int i = 0; i < 4; ++i) t[i] = (w[i] >> 16) | (w[(i + 1) & 3] << 16);
@@ -118,7 +119,7 @@ HIPRIM_GEMM_HD inline void mma_rotate_halves(std::uint32_t (&w)[4], int q) {
 struct GemmSlotRange {
   int batch, k_lo, k_hi;
 };
-HIPRIM_GEMM_HD inline GemmSlotRange gemm_slot_range(int slot, int k_splits, int k_chunk, int K) {
+HIPRIM_HOST_DEVICE inline GemmSlotRange gemm_slot_range(int slot, int k_splits, int k_chunk, int K) {
   const int batch = slot / k_splits;
   const int k_lo = (slot - batch * k_splits) * k_chunk;
   return {batch, k_lo, K - k_lo < k_chunk ? K : k_lo + k_chunk};

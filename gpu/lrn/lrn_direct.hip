@@ -12,7 +12,7 @@
 
 #include "core/lrn_problem.hpp"
 #include "gpu/common/block_reduce.hpp"  // grid_thread(s)
-#include "gpu/common/nc3_host.hpp"
+#include "gpu/common/ncdhw_walk_host.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/lrn/solvers.hpp"
 #include "gpu/runtime/check.hpp"

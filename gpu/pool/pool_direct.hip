@@ -21,7 +21,7 @@
 #include "core/pool_problem.hpp"
 #include "gpu/common/block_reduce.hpp"  // grid_thread(s)
 #include "gpu/common/launch_grid.hpp"
-#include "gpu/common/nc3_host.hpp"
+#include "gpu/common/ncdhw_walk_host.hpp"
 #include "gpu/common/vec_pack.hpp"
 #include "gpu/pool/solvers.hpp"
 

@@ -1,3 +1,5 @@
+// The device runtime of gpu/runtime/device.hpp on HIP names (gpu/runtime/hip_compat.hpp): error
+// checks, device queries, device buffers, streams, event timing and captured graphs.
 #include "gpu/runtime/device.hpp"
 
 #include <algorithm>

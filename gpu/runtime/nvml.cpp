@@ -1,3 +1,5 @@
+// NVML through dlopen (gpu/runtime/nvml.hpp): the few NVML C declarations used, the loader, and
+// the driver-version and clock/temperature/power readings.
 #include "gpu/runtime/nvml.hpp"
 
 #include <dlfcn.h>

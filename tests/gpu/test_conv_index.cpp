@@ -1,13 +1,13 @@
-// Host tests of the GPU side's index math (no device needed): gpu/common/conv_index.hpp,
-// gpu/common/conv_geom.hpp and the naive gathers of gpu/conv/naive_gather.hpp, against brute force
+// Host tests of the GPU side's index math (no device needed): gpu/conv/conv_index.hpp,
+// gpu/conv/conv_geom.hpp and the naive gathers of gpu/conv/naive_gather.hpp, against brute force
 // and against the CPU reference.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
 
-#include "gpu/common/conv_geom.hpp"
-#include "gpu/common/conv_index.hpp"
+#include "gpu/conv/conv_geom.hpp"
+#include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/naive_gather.hpp"
 #include "tests/gpu/conv_test_util.hpp"
 

@@ -17,7 +17,7 @@
 
 #include "core/conv_problem.hpp"
 #include "core/error.hpp"
-#include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/gemm_conv_maps.hpp"
 #include "gpu/conv/registry.hpp"
 #include "gpu/conv/solvers.hpp"

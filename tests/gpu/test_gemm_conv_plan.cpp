@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/conv_problem.hpp"
-#include "gpu/common/conv_geom.hpp"
+#include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/gemm_conv_maps.hpp"
 #include "tests/gpu/gemm_conv_gen.hpp"
 

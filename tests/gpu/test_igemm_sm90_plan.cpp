@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/conv_problem.hpp"
-#include "gpu/common/conv_index.hpp"
+#include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/igemm_sm90_plan.hpp"
 #include "gpu/gemm/sm90/wgmma_layout.hpp"
 #include "reference/conv.hpp"
@@ -271,7 +271,7 @@ RC_GTEST_PROP(IgemmPlan, EmulatedGemmEqualsReferenceOnRandomProblems, ()) {
 }
 
 // Every dx pixel is in exactly one class, and each class's taps are exactly the taps that reach it
-// (gpu/common/conv_index.hpp's out_pos is the independent statement of "tap r reaches h").
+// (gpu/conv/conv_index.hpp's out_pos is the independent statement of "tap r reaches h").
 TEST(IgemmPlan, SubPixelClassesPartitionPixelsAndTaps) {
   for (const char* s : {"conv bwd-data bf16 nhwc n1 c8 k8 in13x11 f3x3 pad1x1 str2x2",
                         "conv bwd-data bf16 nhwc n1 c8 k8 in11x10 f3x3 pad2x1 str3x2 dil2x3",

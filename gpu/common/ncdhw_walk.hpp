@@ -1,8 +1,10 @@
-// Storage-order walks over [N, C, D, H, W] tensors (2D as D = 1) in NCDHW or NDHWC order: a
-// grid-stride loop over the storage-order linear index gives neighbouring threads neighbouring
-// elements in either layout. Used by the pooling and LRN kernels; nc3_decode_fast is the same
-// decode without divide instructions for indices below 2^31.
+// Storage-order walks over [N, C, D, H, W] tensors (2D as D = 1) in NCDHW or NDHWC order: the
+// position (n, c, d, h, w) of a storage-order linear index, so that a grid-stride loop over that
+// index gives neighbouring threads neighbouring elements in either layout. Used by the pooling and
+// LRN kernels; nc3_decode_fast is the same decode without divide instructions for indices below
+// 2^31. Names: Nc3 = N, C and three spatial axes (d, h, w).
 #pragma once
+#include "core/host_device.hpp"
 #include "gpu/common/fast_div.hpp"
 #include "gpu/runtime/hip_compat.hpp"
 
@@ -17,7 +19,7 @@ struct Nc3Pos {
   int n, c, s[3];
 };
 
-__host__ __device__ __forceinline__ long long nc3_elements(const Nc3Extent& e) {
+HIPRIM_HOST_DEVICE __forceinline__ long long nc3_elements(const Nc3Extent& e) {
   return 1LL * e.n * e.c * e.s[0] * e.s[1] * e.s[2];
 }
 
@@ -79,7 +81,7 @@ __device__ __forceinline__ Nc3Pos nc3_decode_fast(std::uint32_t i, const Nc3Fast
 // Element strides as n, c, d, h, w (d = 0 in 2D).
 struct Nc3Strides {
   long long st[5];
-  __host__ __device__ __forceinline__ long long at(int n, int c, int d, int h, int w) const {
+  HIPRIM_HOST_DEVICE __forceinline__ long long at(int n, int c, int d, int h, int w) const {
     return n * st[0] + c * st[1] + d * st[2] + h * st[3] + w * st[4];
   }
 };

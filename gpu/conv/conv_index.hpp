@@ -12,27 +12,26 @@
 // Bias (fwd only) adds bias[k] to y: Out in mode conv, In in mode trans.
 #pragma once
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define HIPRIM_HD __host__ __device__
-#else
-#define HIPRIM_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace hiprim::gpu {
 
 // Floor division and the matching non-negative remainder, for b > 0 and any sign of a.
-HIPRIM_HD constexpr long long floor_div(long long a, long long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-HIPRIM_HD constexpr long long floor_mod(long long a, long long b) { return a - floor_div(a, b) * b; }
-HIPRIM_HD constexpr long long ceil_div(long long a, long long b) { return -floor_div(-a, b); }
+HIPRIM_HOST_DEVICE constexpr long long floor_div(long long a, long long b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+HIPRIM_HOST_DEVICE constexpr long long floor_mod(long long a, long long b) { return a - floor_div(a, b) * b; }
+HIPRIM_HOST_DEVICE constexpr long long ceil_div(long long a, long long b) { return -floor_div(-a, b); }
 
 // One spatial axis: the In position read by Out position o through tap f.
-HIPRIM_HD constexpr long long in_pos(long long o, long long f, long long stride, long long pad, long long dil) {
+HIPRIM_HOST_DEVICE constexpr long long in_pos(long long o, long long f, long long stride, long long pad,
+                                              long long dil) {
   return o * stride - pad + f * dil;
 }
 
 // The Out position o in [0, out_size) with in_pos(o, f) == i, or -1 when there is none.
-HIPRIM_HD constexpr long long out_pos(long long i, long long f, long long stride, long long pad, long long dil,
-                                      long long out_size) {
+HIPRIM_HOST_DEVICE constexpr long long out_pos(long long i, long long f, long long stride, long long pad, long long dil,
+                                               long long out_size) {
   const long long t = i + pad - f * dil;  // = o * stride
   if (t < 0 || t % stride != 0) return -1;
   const long long o = t / stride;
@@ -46,37 +45,37 @@ struct IndexRange {
 
 // In positions read by the Out tile [o_lo, o_lo + tile) through taps [0, taps): unclamped (it may
 // reach into the padding). Its length is in_span(tile, taps, stride, dil).
-HIPRIM_HD constexpr IndexRange in_range_of_out_tile(long long o_lo, long long tile, long long taps, long long stride,
-                                                    long long pad, long long dil) {
+HIPRIM_HOST_DEVICE constexpr IndexRange in_range_of_out_tile(long long o_lo, long long tile, long long taps,
+                                                             long long stride, long long pad, long long dil) {
   return {in_pos(o_lo, 0, stride, pad, dil), in_pos(o_lo + tile - 1, taps - 1, stride, pad, dil) + 1};
 }
-HIPRIM_HD constexpr long long in_span(long long tile, long long taps, long long stride, long long dil) {
+HIPRIM_HOST_DEVICE constexpr long long in_span(long long tile, long long taps, long long stride, long long dil) {
   return (tile - 1) * stride + (taps - 1) * dil + 1;
 }
 
 // Out positions o (unclamped) that read some In position of [i_lo, i_lo + tile) through some tap in
 // [0, taps): o*stride in [i_lo + pad - (taps-1)*dil, i_lo + tile - 1 + pad]. May be empty (hi <= lo).
-HIPRIM_HD constexpr IndexRange out_range_of_in_tile(long long i_lo, long long tile, long long taps, long long stride,
-                                                    long long pad, long long dil) {
+HIPRIM_HOST_DEVICE constexpr IndexRange out_range_of_in_tile(long long i_lo, long long tile, long long taps,
+                                                             long long stride, long long pad, long long dil) {
   return {ceil_div(i_lo + pad - (taps - 1) * dil, stride), floor_div(i_lo + tile - 1 + pad, stride) + 1};
 }
 // Upper bound of that range's length for any i_lo: floor((tile - 1 + (taps-1)*dil) / stride) + 1.
-HIPRIM_HD constexpr long long out_span_bound(long long tile, long long taps, long long stride, long long dil) {
+HIPRIM_HOST_DEVICE constexpr long long out_span_bound(long long tile, long long taps, long long stride, long long dil) {
   return (tile - 1 + (taps - 1) * dil) / stride + 1;
 }
 
 // Tiles staged in shared memory (conv.direct.tiled):
 // fwd stages In positions [in_pos(o_lo, 0), +in_span): Out position o_lo + j reads, through tap f,
 // the staged entry j*stride + f*dil.
-HIPRIM_HD constexpr long long staged_in_index(long long j, long long f, long long stride, long long dil) {
+HIPRIM_HOST_DEVICE constexpr long long staged_in_index(long long j, long long f, long long stride, long long dil) {
   return j * stride + f * dil;
 }
 // bwd-data stages Out positions [o_lo, o_lo + out_span_bound) with o_lo = out_range_of_in_tile().lo:
 // In position i gets tap f from the staged entry returned (the o with in_pos(o, f) == i, minus
 // o_lo), or -1 when i + pad - f*dil is not a multiple of stride (no o). The entry may lie outside
 // [0, out_size) of the whole tensor; the staging holds zeros there.
-HIPRIM_HD constexpr long long staged_out_index(long long i, long long f, long long stride, long long pad, long long dil,
-                                               long long o_lo) {
+HIPRIM_HOST_DEVICE constexpr long long staged_out_index(long long i, long long f, long long stride, long long pad,
+                                                        long long dil, long long o_lo) {
   const long long t = i + pad - f * dil;  // = o * stride
   return floor_mod(t, stride) != 0 ? -1 : floor_div(t, stride) - o_lo;
 }
@@ -91,22 +90,25 @@ struct ConvGeom {
   int stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dil[3] = {1, 1, 1};
   long long in_str[5] = {}, out_str[5] = {}, w_str[5] = {};
 
-  HIPRIM_HD constexpr int in_per_group() const { return in_ch / groups; }
-  HIPRIM_HD constexpr int out_per_group() const { return out_ch / groups; }
-  HIPRIM_HD constexpr long long in_spatial() const { return 1LL * in_sz[0] * in_sz[1] * in_sz[2]; }
-  HIPRIM_HD constexpr long long out_spatial() const { return 1LL * out_sz[0] * out_sz[1] * out_sz[2]; }
-  HIPRIM_HD constexpr long long taps() const { return 1LL * f_sz[0] * f_sz[1] * f_sz[2]; }
-  HIPRIM_HD constexpr long long in_elements() const { return 1LL * batch * in_ch * in_spatial(); }
-  HIPRIM_HD constexpr long long out_elements() const { return 1LL * batch * out_ch * out_spatial(); }
-  HIPRIM_HD constexpr long long w_elements() const { return 1LL * out_ch * in_per_group() * taps(); }
+  HIPRIM_HOST_DEVICE constexpr int in_per_group() const { return in_ch / groups; }
+  HIPRIM_HOST_DEVICE constexpr int out_per_group() const { return out_ch / groups; }
+  HIPRIM_HOST_DEVICE constexpr long long in_spatial() const { return 1LL * in_sz[0] * in_sz[1] * in_sz[2]; }
+  HIPRIM_HOST_DEVICE constexpr long long out_spatial() const { return 1LL * out_sz[0] * out_sz[1] * out_sz[2]; }
+  HIPRIM_HOST_DEVICE constexpr long long taps() const { return 1LL * f_sz[0] * f_sz[1] * f_sz[2]; }
+  HIPRIM_HOST_DEVICE constexpr long long in_elements() const { return 1LL * batch * in_ch * in_spatial(); }
+  HIPRIM_HOST_DEVICE constexpr long long out_elements() const { return 1LL * batch * out_ch * out_spatial(); }
+  HIPRIM_HOST_DEVICE constexpr long long w_elements() const { return 1LL * out_ch * in_per_group() * taps(); }
 
-  HIPRIM_HD constexpr long long in_offset(long long n, long long c, long long d, long long h, long long w) const {
+  HIPRIM_HOST_DEVICE constexpr long long in_offset(long long n, long long c, long long d, long long h,
+                                                   long long w) const {
     return n * in_str[0] + c * in_str[1] + d * in_str[2] + h * in_str[3] + w * in_str[4];
   }
-  HIPRIM_HD constexpr long long out_offset(long long n, long long c, long long d, long long h, long long w) const {
+  HIPRIM_HOST_DEVICE constexpr long long out_offset(long long n, long long c, long long d, long long h,
+                                                    long long w) const {
     return n * out_str[0] + c * out_str[1] + d * out_str[2] + h * out_str[3] + w * out_str[4];
   }
-  HIPRIM_HD constexpr long long w_offset(long long co, long long ci, long long t, long long r, long long s) const {
+  HIPRIM_HOST_DEVICE constexpr long long w_offset(long long co, long long ci, long long t, long long r,
+                                                  long long s) const {
     return co * w_str[0] + ci * w_str[1] + t * w_str[2] + r * w_str[3] + s * w_str[4];
   }
 };
@@ -115,8 +117,8 @@ struct ConvGeom {
 struct Coord5 {
   long long i[5];
 };
-HIPRIM_HD constexpr Coord5 unravel5(long long idx, long long d0, long long d1, long long d2, long long d3,
-                                    long long d4) {
+HIPRIM_HOST_DEVICE constexpr Coord5 unravel5(long long idx, long long d0, long long d1, long long d2, long long d3,
+                                             long long d4) {
   Coord5 c{};
   c.i[4] = idx % d4;
   idx /= d4;

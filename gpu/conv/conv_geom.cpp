@@ -1,4 +1,7 @@
-#include "gpu/common/conv_geom.hpp"
+// The conv relation of a ConvProblem (gpu/conv/conv_geom.hpp): its operation per mode and direction,
+// In/Out/W sizes and element strides as 5-entry [n, c, d, h, w] arrays (2D: depth 1, stride 0), and
+// which of x, y, w plays In, Out and W.
+#include "gpu/conv/conv_geom.hpp"
 
 #include <string>
 

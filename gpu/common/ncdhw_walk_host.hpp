@@ -1,7 +1,8 @@
-// Host side of gpu/common/nc3_index.hpp: extents and strides from a [N, C, (D,) H, W] descriptor.
+// Host side of the storage-order walks (gpu/common/ncdhw_walk.hpp): the Nc3Extent and the element
+// strides (n, c, d, h, w) of a [N, C, (D,) H, W] tensor descriptor; 2D gets depth 1, stride 0.
 #pragma once
 #include "core/tensor.hpp"
-#include "gpu/common/nc3_index.hpp"
+#include "gpu/common/ncdhw_walk.hpp"
 
 namespace hiprim::gpu {
 

@@ -1,9 +1,9 @@
-// Host side of the conv relation (gpu/common/conv_index.hpp): which operation a problem's direction
+// Host side of the conv relation (gpu/conv/conv_index.hpp): which operation a problem's direction
 // is, its ConvGeom, and which of the solver's buffers play In, Out and W.
 #pragma once
 #include "core/conv_problem.hpp"
 #include "core/conv_solver.hpp"
-#include "gpu/common/conv_index.hpp"
+#include "gpu/conv/conv_index.hpp"
 
 namespace hiprim::gpu {
 
