@@ -9,7 +9,7 @@
 #include "bench/cudnn_peer.hpp"
 #include "gpu/runtime/device.hpp"
 #include "bench/event_series.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
 
 using namespace hiprim;

@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "gpu/conv/registry.hpp"
 #include "gpu/runtime/device.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
 #include "tests/gpu/guarded_device.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
 

@@ -25,7 +25,7 @@
 #include "gpu/gemm/sm90/wgmma_probe.hpp"
 #include "gpu/runtime/device.hpp"
 #include "reference/conv.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
 #include "tests/gpu/guarded_device.hpp"
 
 namespace hiprim::gpu {

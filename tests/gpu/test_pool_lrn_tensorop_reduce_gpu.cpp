@@ -71,7 +71,7 @@ const char* const kProblems[] = {
     "lrn fwd across fp32 nchw n4 c96 in27x27 size5 alpha1e-04 beta0.75 k2",
 };
 
-TEST(OpsGGpu, EveryApplicableSolverPassesEveryProblem) {
+TEST(PoolLrnTensorOpReduceGpu, EveryApplicableSolverPassesEveryProblem) {
   HIPRIM_SKIP_WITHOUT_GPU();
   std::set<std::string> ran;
   for (const char* s : kProblems) {
@@ -129,7 +129,7 @@ std::vector<HostTensor> run_on_device(const OpProblem& p, const OpSolver& s, con
 
 // All-equal inputs: every window / slice is one big tie; the GPU must pick what the reference
 // picks (the first in-bounds window position, the first slice element).
-TEST(OpsGGpu, AllTiedInputsGiveTheReferenceIndices) {
+TEST(PoolLrnTensorOpReduceGpu, AllTiedInputsGiveTheReferenceIndices) {
   HIPRIM_SKIP_WITHOUT_GPU();
   const char* const problems[] = {
       "pool fwd max fp32 nchw n1 c2 in6x6 win3x3 pad1x1 str2x2",

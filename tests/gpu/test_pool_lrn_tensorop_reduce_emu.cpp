@@ -38,8 +38,9 @@ OpSolverList emulated_solvers() {
 }
 
 // Small problems (the emulation runs 256 CPU threads per block) covering the same features as the
-// device test (tests/gpu/test_ops_g_gpu.cpp): modes, directions, 2D/3D, layouts, dtypes, the packed
-// and scalar paths, broadcasts, NaN modes, indices, slices longer than a block.
+// device test (tests/gpu/test_pool_lrn_tensorop_reduce_gpu.cpp): modes, directions, 2D/3D,
+// layouts, dtypes, the packed and scalar paths, broadcasts, NaN modes, indices, slices longer than
+// a block.
 const char* const kProblems[] = {
     "pool fwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
     "pool bwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
@@ -96,7 +97,7 @@ const char* const kProblems[] = {
     "reduce min fp32 ncdhw dims2x24x3x4x5 over0x2x3x4 nan_ignore indices",
 };
 
-TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
+TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
   const OpSolverList solvers = emulated_solvers();
   std::set<std::string> ran;
   for (const char* s : kProblems) {
@@ -118,7 +119,7 @@ TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
 
 
 // The 16-byte solvers' scalar fallbacks for unaligned buffers give the packed paths' bits.
-TEST(OpsGEmulated, PackedSolversAgreeOnUnalignedBuffers) {
+TEST(PoolLrnTensorOpReduceEmulated, PackedSolversAgreeOnUnalignedBuffers) {
   const OpSolverList solvers = emulated_solvers();
   auto named = [&](const std::string& n) -> const OpSolver& {
     for (const auto& s : solvers)
@@ -156,7 +157,7 @@ std::pair<Dims, bool> gen_dims(int max_size) {
 }
 
 // C = op(alpha1*A, alpha2*B) + beta*C with B broadcast over any subset of any rank <= 5.
-RC_GTEST_PROP(OpsGEmulated, TensorOpBroadcastsOverAnyDims, ()) {
+RC_GTEST_PROP(PoolLrnTensorOpReduceEmulated, TensorOpBroadcastsOverAnyDims, ()) {
   TensorOpProblem p;
   p.op = *rc::gen::element(TensorOpKind::add, TensorOpKind::mul, TensorOpKind::min, TensorOpKind::max);
   p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
@@ -172,7 +173,7 @@ RC_GTEST_PROP(OpsGEmulated, TensorOpBroadcastsOverAnyDims, ()) {
 }
 
 // Every op over any set of dims of a rank <= 5 tensor, both NaN modes, indices.
-RC_GTEST_PROP(OpsGEmulated, ReduceOverAnySetOfDims, ()) {
+RC_GTEST_PROP(PoolLrnTensorOpReduceEmulated, ReduceOverAnySetOfDims, ()) {
   ReduceProblem p;
   p.op = *rc::gen::element(ReduceOp::add, ReduceOp::mul, ReduceOp::min, ReduceOp::max, ReduceOp::amax, ReduceOp::avg,
                            ReduceOp::norm1, ReduceOp::norm2);
@@ -190,7 +191,7 @@ RC_GTEST_PROP(OpsGEmulated, ReduceOverAnySetOfDims, ()) {
 }
 
 // Pooling: every mode and direction, 2D/3D, both layouts, random window/pad/stride.
-RC_GTEST_PROP(OpsGEmulated, PoolAnyGeometry, ()) {
+RC_GTEST_PROP(PoolLrnTensorOpReduceEmulated, PoolAnyGeometry, ()) {
   PoolProblem p;
   p.dir = *rc::gen::element(PoolDir::fwd, PoolDir::bwd);
   p.mode = *rc::gen::element(PoolMode::max, PoolMode::avg_incl, PoolMode::avg_excl);

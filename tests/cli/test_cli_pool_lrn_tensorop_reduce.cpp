@@ -13,7 +13,7 @@ using hiprim::test::has;
 using hiprim::test::hiprim;
 using hiprim::test::hiprim_stdout;
 
-TEST(CliOpsG, PoolFlagsUseMIOpenDriverNames) {
+TEST(CliPoolLrnTensorOpReduce, PoolFlagsUseMIOpenDriverNames) {
   // --input NxCxHxW,LAYOUT; -v is the stride height, -u the width; -m avg excludes padding.
   auto r = hiprim_stdout("pool --input 2x8x9x10,NHWC -y 3 -x 2 -p 1 -q 0 -v 2 -u 1 -m avg -F 1 --dtype bf16 --print-problem");
   EXPECT_EQ(r.code, 0) << r.out;
@@ -24,7 +24,7 @@ TEST(CliOpsG, PoolFlagsUseMIOpenDriverNames) {
   EXPECT_EQ(r.out, "pool bwd avg_incl fp32 ncdhw n2 c3 in4x6x6 win2x3x3 pad1x0x0 str2x1x1\n");
 }
 
-TEST(CliOpsG, LrnTensorOpReduceFlags) {
+TEST(CliPoolLrnTensorOpReduce, LrnTensorOpReduceFlags) {
   auto r = hiprim_stdout("lrn -m cross -N 3 -A 0.5 -B 1 -K 2 -n 1 -c 4 -H 3 -W 3 -F 1 --print-problem");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out, "lrn fwd across fp32 nchw n1 c4 in3x3 size3 alpha0.5 beta1 k2\n");
@@ -38,7 +38,7 @@ TEST(CliOpsG, LrnTensorOpReduceFlags) {
   EXPECT_EQ(r.out, "reduce amax fp32 dims4x5x6 over0x2 nan_propagate indices\n");
 }
 
-TEST(CliOpsG, BadParametersExitTwoNamingTheRule) {
+TEST(CliPoolLrnTensorOpReduce, BadParametersExitTwoNamingTheRule) {
   auto r = hiprim("pool --input 1x1x4x4 -y 9 -F 1");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.out, "the window is larger than the padded input")) << r.out;
@@ -75,7 +75,7 @@ TEST(CliOpsG, BadParametersExitTwoNamingTheRule) {
   EXPECT_TRUE(has(r.out, "indices for min, max, amax only") && has(r.out, "reduce add fp32 dims2x3 over1 nan_ignore\n")) << r.out;
 }
 
-TEST(CliOpsG, ReferenceRunsPassAndReproduce) {
+TEST(CliPoolLrnTensorOpReduce, ReferenceRunsPassAndReproduce) {
   for (const char* args : {"pool --input 1x4x6x6 -p 1 -q 1 -v 2 -u 2", "lrn -n 1 -c 5 -H 4 -W 4 -m cross -N 3 -A 1",
                            "tensorop -o 2 -n 1 -c 3 -H 4 -W 4 --b_dims 1,3,1,1 -G 1", "reduce -D 3,8,5 -R 1 -O 2 -I 1"}) {
     auto r = hiprim(std::string(args) + " --solver 'ref.*'");

@@ -91,7 +91,7 @@ TEST(CliOps, ReproRunsAnOpCaseAndCheckWritesAReport) {
   auto r = hiprim("repro \"activ fwd gelu fp16 nhwc n1 c3 in4x4\" --solver ref.activ --seed 3");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "passed")) << r.out;
-  const auto path = std::filesystem::temp_directory_path() / "hiprim_cli_ops_f.json";
+  const auto path = std::filesystem::temp_directory_path() / "hiprim_cli_bnorm_activ_softmax_dropout.json";
   r = hiprim("check --suite smoke_ops --solver 'ref.dropout,ref.softmax' --report " + path.string());
   EXPECT_EQ(r.code, 0) << r.out;
   std::ifstream f(path);
