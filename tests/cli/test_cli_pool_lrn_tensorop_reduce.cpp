@@ -9,6 +9,7 @@
 
 namespace {
 
+using hiprim::test::exits_with;
 using hiprim::test::has;
 using hiprim::test::hiprim;
 using hiprim::test::hiprim_stdout;
@@ -39,38 +40,18 @@ TEST(CliPoolLrnTensorOpReduce, LrnTensorOpReduceFlags) {
 }
 
 TEST(CliPoolLrnTensorOpReduce, BadParametersExitTwoNamingTheRule) {
-  auto r = hiprim("pool --input 1x1x4x4 -y 9 -F 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "the window is larger than the padded input")) << r.out;
-  r = hiprim("pool -y 2 -p 2 -F 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "pad (height) = 2 must be smaller than the window height = 2")) << r.out;
-  r = hiprim("pool --input 1x1x4x4x4x4");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "MIOpen pools 4-d and 5-d tensors")) << r.out;
-  r = hiprim("lrn -N 4 -F 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "LRN size n = 4 must be odd")) << r.out;
-  r = hiprim("lrn -K 0 -F 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "LRN k = 0 must be finite and > 0")) << r.out;
-  r = hiprim("tensorop -o 2 -c 3 --b_dims 2,2,1,1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "B dim 1 = 2 must equal A's (3) or be 1")) << r.out;
-  r = hiprim("tensorop -o 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "miopenScaleTensor")) << r.out;
-  r = hiprim("reduce -R 0,7");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "reduced dim 7 is outside the 4-d tensor")) << r.out;
-  r = hiprim("reduce --DimLengths 3,x");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "std::stoi('x') throws")) << r.out;
-  r = hiprim("repro \"pool fwd max fp32 nchw n1 c1 in4x4 win2x2 pad2x0 str1x1\"");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "pad (height) = 2")) << r.out;
+  EXPECT_TRUE(exits_with("pool --input 1x1x4x4 -y 9 -F 1", 2, "the window is larger than the padded input"));
+  EXPECT_TRUE(exits_with("pool -y 2 -p 2 -F 1", 2, "pad (height) = 2 must be smaller than the window height = 2"));
+  EXPECT_TRUE(exits_with("pool --input 1x1x4x4x4x4", 2, "MIOpen pools 4-d and 5-d tensors"));
+  EXPECT_TRUE(exits_with("lrn -N 4 -F 1", 2, "LRN size n = 4 must be odd"));
+  EXPECT_TRUE(exits_with("lrn -K 0 -F 1", 2, "LRN k = 0 must be finite and > 0"));
+  EXPECT_TRUE(exits_with("tensorop -o 2 -c 3 --b_dims 2,2,1,1", 2, "B dim 1 = 2 must equal A's (3) or be 1"));
+  EXPECT_TRUE(exits_with("tensorop -o 1", 2, "miopenScaleTensor"));
+  EXPECT_TRUE(exits_with("reduce -R 0,7", 2, "reduced dim 7 is outside the 4-d tensor"));
+  EXPECT_TRUE(exits_with("reduce --DimLengths 3,x", 2, "std::stoi('x') throws"));
+  EXPECT_TRUE(exits_with("repro \"pool fwd max fp32 nchw n1 c1 in4x4 win2x2 pad2x0 str1x1\"", 2, "pad (height) = 2"));
   // MIOpen outputs indices for min/max/amax only: -I 1 with add runs without, said in a note.
-  r = hiprim("reduce -D 2,3 -R 1 -O 0 -I 1 --print-problem");
+  auto r = hiprim("reduce -D 2,3 -R 1 -O 0 -I 1 --print-problem");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "indices for min, max, amax only") && has(r.out, "reduce add fp32 dims2x3 over1 nan_ignore\n")) << r.out;
 }
@@ -82,9 +63,8 @@ TEST(CliPoolLrnTensorOpReduce, ReferenceRunsPassAndReproduce) {
     EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
     EXPECT_TRUE(has(r.out, "passed")) << r.out;
   }
-  auto r = hiprim("repro \"reduce max bf16 nhwc dims2x8x3x3 over1x2 nan_propagate indices\" --solver 'ref.*' --seed 4");
-  EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "passed      ref.reduce")) << r.out;
+  EXPECT_TRUE(exits_with("repro \"reduce max bf16 nhwc dims2x8x3x3 over1x2 nan_propagate indices\" --solver 'ref.*' --seed 4", 0,
+                         "passed      ref.reduce"));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "core/tensorop_problem.hpp"
 #include "emu/emulated_solver.hpp"
 #include "emu/misaligned.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
 #include "verify/op_runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
@@ -98,20 +99,10 @@ const char* const kProblems[] = {
 };
 
 TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
-  const OpSolverList solvers = emulated_solvers();
-  std::set<std::string> ran;
-  for (const char* s : kProblems) {
-    const OpProblemPtr p = parse_op_problem(s);
-    verify::RunOptions o;
-    o.seed = 5;
-    verify::PreparedOpCase c(p, o);
-    for (const auto& solver : solvers) {
-      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
-      const verify::CaseRecord rec = verify::run_op_case(c, *solver, o);
-      EXPECT_EQ(rec.verdict.status, verify::Status::passed) << s << " on " << solver->name() << ": " << rec.verdict.reason;
-      ran.insert(solver->name());
-    }
-  }
+  verify::RunOptions o;
+  o.seed = 5;
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems({std::begin(kProblems), std::end(kProblems)}), emulated_solvers(), o);
+  // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";

@@ -12,6 +12,7 @@
 #include "gpu/runtime/device.hpp"
 #include "reference/op_reference.hpp"
 #include "tests/gpu/guarded_device.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
 #include "verify/op_runner.hpp"
 
@@ -73,19 +74,9 @@ const char* const kProblems[] = {
 
 TEST(PoolLrnTensorOpReduceGpu, EveryApplicableSolverPassesEveryProblem) {
   HIPRIM_SKIP_WITHOUT_GPU();
-  std::set<std::string> ran;
-  for (const char* s : kProblems) {
-    const OpProblemPtr p = parse_op_problem(s);
-    verify::RunOptions o;
-    o.seed = 7;
-    verify::PreparedOpCase c(p, o);
-    for (const auto& solver : gpu::gpu_op_solvers()) {
-      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
-      const verify::CaseRecord rec = verify::run_op_case(c, *solver, o);
-      EXPECT_EQ(rec.verdict.status, verify::Status::passed) << s << " on " << solver->name() << ": " << rec.verdict.reason;
-      ran.insert(solver->name());
-    }
-  }
+  verify::RunOptions o;
+  o.seed = 7;
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems({std::begin(kProblems), std::end(kProblems)}), gpu::gpu_op_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
