@@ -7,6 +7,7 @@
 
 #include "bench/bench_timing.hpp"
 #include "core/error.hpp"
+#include "tests/bench/bench_fixture.hpp"
 #include "tests/report/report_fixture.hpp"
 #include "bench/bench.hpp"
 #include "bench/bench_report.hpp"
@@ -26,13 +27,7 @@ namespace {
   if (gpu_json().is_null()) GTEST_SKIP() << "no usable GPU"
 
 BenchOptions quick() {
-  BenchOptions o;
-  o.warmup = 1;
-  o.reps = 5;
-  o.replays = 3;
-  o.repeats = 2;
-  o.host_calls = 4;
-  o.budget_ms = 50;
+  BenchOptions o = test_bench::quick_options();
   o.ceilings = false;
   return o;
 }
@@ -41,12 +36,7 @@ BenchOptions quick() {
 
 TEST(BenchDevice, RefusesWithoutAGpu) {
   if (!gpu_json().is_null()) GTEST_SKIP() << "a GPU is present";
-  try {
-    Bench b(quick());
-    FAIL() << "Bench constructed without a GPU";
-  } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("hiprim bench needs a GPU"), std::string::npos) << e.what();
-  }
+  test_bench::expect_refused_without_a_gpu([] { Bench b(quick()); });
 }
 
 TEST(BenchDevice, VerifiesThenTimesEverySolver) {

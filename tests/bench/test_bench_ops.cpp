@@ -39,16 +39,7 @@ json op_case(const std::string& problem, const std::string& solver, Status st, d
   in.flops = p->flops();
   in.bytes = p->bytes();
   in.copy_ceiling_gbps = 3000;
-  if (median_ms >= 0) {
-    TimingStats t;
-    t.runs = 20;
-    t.warmup = 5;
-    t.sets = 4;
-    t.median_ms = median_ms;
-    t.min_ms = 0.9 * median_ms;
-    t.max_ms = 1.1 * median_ms;
-    in.timing = t;
-  }
+  if (median_ms >= 0) in.timing = testutil::timing_around(median_ms);
   return perf_case_json(testutil::record(problem, solver, st), in);
 }
 

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "bench/bench_ops.hpp"
 #include "bench/bench_report.hpp"
+#include "tests/bench/bench_fixture.hpp"
 #include "verify/report.hpp"
 #include "verify/runner.hpp"
 
@@ -15,13 +16,7 @@ using nlohmann::json;
 namespace {
 
 BenchOptions quick(VerifyMode mode) {
-  BenchOptions o;
-  o.warmup = 1;
-  o.reps = 5;
-  o.replays = 3;
-  o.repeats = 2;
-  o.host_calls = 4;
-  o.budget_ms = 50;
+  BenchOptions o = test_bench::quick_options();
   o.verify = mode;
   return o;
 }
@@ -30,12 +25,7 @@ BenchOptions quick(VerifyMode mode) {
 
 TEST(OpBenchDevice, RefusesWithoutAGpu) {
   if (!gpu_json().is_null()) GTEST_SKIP() << "a GPU is present";
-  try {
-    OpBench b(quick(VerifyMode::full), {"activ"});
-    FAIL() << "OpBench constructed without a GPU";
-  } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("hiprim bench needs a GPU"), std::string::npos) << e.what();
-  }
+  test_bench::expect_refused_without_a_gpu([] { OpBench b(quick(VerifyMode::full), {"activ"}); });
 }
 
 TEST(OpBenchDevice, VerifiesThenTimesAgainstTheCopyCeiling) {

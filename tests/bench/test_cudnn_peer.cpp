@@ -9,7 +9,8 @@
 #include "bench/cudnn_peer.hpp"
 #include "gpu/runtime/device.hpp"
 #include "bench/event_series.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
+#include "tests/gpu/skip_without_gpu.hpp"
 
 using namespace hiprim;
 using namespace hiprim::gpu;
@@ -22,16 +23,8 @@ TEST(CudnnLoader, MissingLibraryIsNamed) {
 
 TEST(EventSeries, NeedsTwoMarks) { EXPECT_THROW(EventSeries(1), InputError); }
 
-namespace {
-#define SKIP_WITHOUT_DEVICE()                                  \
-  do {                                                         \
-    std::string why_;                                          \
-    if (!device_available(&why_)) GTEST_SKIP() << why_;        \
-  } while (0)
-}  // namespace
-
 TEST(EventSeriesDevice, IntervalsOfCopies) {
-  SKIP_WITHOUT_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   DeviceBuffer a(64 << 20, "a"), b(64 << 20, "b");
   EventSeries ev(4);
   ev.record(0, nullptr);
@@ -47,7 +40,7 @@ TEST(EventSeriesDevice, IntervalsOfCopies) {
 
 // cuDNN against the reference on integer data (exact in every dtype and accumulation order).
 TEST(CudnnDevice, MatchesTheReferenceInEveryDirection) {
-  SKIP_WITHOUT_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   std::string why;
   auto peer = CudnnPeer::open("", &why);
   if (!peer) GTEST_SKIP() << why;

@@ -11,6 +11,7 @@
 
 namespace {
 
+using hiprim::test::exits_with;
 using hiprim::test::has;
 using hiprim::test::hiprim;
 using hiprim::test::hiprim_stdout;
@@ -18,50 +19,28 @@ using hiprim::test::shell_quote;
 
 // hiprim conv is MIOpenDriver conv: its parser's and MIOpen's rejections exit 2 with the reason.
 TEST(Cli, BadFlagsExitTwoAndNameTheFlag) {
-  auto r = hiprim("conv -n 0");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "-n 0 makes a tensor length <= 0 (MIOpen: \"Lengths must be > 0\")")) << r.out;
-  r = hiprim("conv -u 0");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "stride >= 1")) << r.out;
-  r = hiprim("conv --dtype fp64");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--dtype")) << r.out;
-  r = hiprim("conv --bogus 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "Long Name: bogus Not Found")) << r.out;
-  r = hiprim("frobnicate");
-  EXPECT_EQ(r.code, 2);
-  r = hiprim("conv -_ 4");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "unsupported convolution dimension")) << r.out;
+  EXPECT_TRUE(exits_with("conv -n 0", 2, "-n 0 makes a tensor length <= 0 (MIOpen: \"Lengths must be > 0\")"));
+  EXPECT_TRUE(exits_with("conv -u 0", 2, "stride >= 1"));
+  EXPECT_TRUE(exits_with("conv --dtype fp64", 2, "--dtype"));
+  EXPECT_TRUE(exits_with("conv --bogus 1", 2, "Long Name: bogus Not Found"));
+  EXPECT_TRUE(exits_with("frobnicate", 2));
+  EXPECT_TRUE(exits_with("conv -_ 4", 2, "unsupported convolution dimension"));
   // MIOpenDriver reads -p with atoi: "x" is 0, said in a note; 3D flags on a 2D line are ignored.
-  r = hiprim("conv -p x --in_d 3 --print-problem -F 1");
+  auto r = hiprim("conv -p x --in_d 3 --print-problem -F 1");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "as 0 (atoi)") && has(r.out, "ignored on a 2D line")) << r.out;
 }
 
 TEST(Cli, InvalidGeometryExitsTwoWithTheRule) {
-  auto r = hiprim("conv -n 1 -c 3 -k 4 -H 5 -W 5 -y 7 -x 7");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "the height output would be -1")) << r.out;
-  r = hiprim("conv -c 4 -k 6 -g 3");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "Invalid group number")) << r.out;
+  EXPECT_TRUE(exits_with("conv -n 1 -c 3 -k 4 -H 5 -W 5 -y 7 -x 7", 2, "the height output would be -1"));
+  EXPECT_TRUE(exits_with("conv -c 4 -k 6 -g 3", 2, "Invalid group number"));
 }
 
 TEST(Cli, BadProblemStringsExitTwoAndNameTheToken) {
-  auto r = hiprim("repro \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3 wat\"");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "token 10 'wat'")) << r.out;
-  r = hiprim("repro \"\"");
-  EXPECT_EQ(r.code, 2);
-  r = hiprim("check --suite /nonexistent/suite.txt");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "/nonexistent/suite.txt")) << r.out;
-  r = hiprim("check --solver 'no.such.*'");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "matches no solver")) << r.out;
+  EXPECT_TRUE(exits_with("repro \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3 wat\"", 2, "token 10 'wat'"));
+  EXPECT_TRUE(exits_with("repro \"\"", 2));
+  EXPECT_TRUE(exits_with("check --suite /nonexistent/suite.txt", 2, "/nonexistent/suite.txt"));
+  EXPECT_TRUE(exits_with("check --solver 'no.such.*'", 2, "matches no solver"));
 }
 
 TEST(Cli, PrintProblemRoundTrips) {
@@ -87,15 +66,11 @@ TEST(Cli, MIOpenDriverLinesThroughTheBinary) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "bnorm fwd-train spatial fp16 nchw n2 c3 in4x4 eps0.001 momentum1 scale=fp16 stats=fp16")) << r.out;
   EXPECT_TRUE(has(r.out, "hiprim: note: hiprim's fwd-train also returns")) << r.out;
-  r = hiprim("poolfp16 --input 1x2x8x8 -y 2 -x 2 -v 2 -u 2 -F 1 --print-problem");
-  EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "pool fwd max fp16 nchw n1 c2 in8x8 win2x2 pad0x0 str2x2")) << r.out;
-  r = hiprim("dropout -d 2,3 -p 0.5");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "hiprim: inexpressible: MIOpenDriver dropout: MIOpen's dropout mask comes from rocrand XORWOW")) << r.out;
-  r = hiprim("rnn -n 4");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "unsupported: MIOpenDriver rnn is a primitive hiprim does not have")) << r.out;
+  EXPECT_TRUE(exits_with("poolfp16 --input 1x2x8x8 -y 2 -x 2 -v 2 -u 2 -F 1 --print-problem", 0,
+                         "pool fwd max fp16 nchw n1 c2 in8x8 win2x2 pad0x0 str2x2"));
+  EXPECT_TRUE(exits_with("dropout -d 2,3 -p 0.5", 2,
+                         "hiprim: inexpressible: MIOpenDriver dropout: MIOpen's dropout mask comes from rocrand XORWOW"));
+  EXPECT_TRUE(exits_with("rnn -n 4", 2, "unsupported: MIOpenDriver rnn is a primitive hiprim does not have"));
   r = hiprim("CBAInfer -F 4");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.out, "fusion is not implemented yet")) << r.out;

@@ -6,15 +6,12 @@
 #include "core/error.hpp"
 #include "core/lrn_problem.hpp"
 #include "core/pool_problem.hpp"
+#include "tests/core/op_problem_checks.hpp"
 
 namespace hiprim {
 namespace {
 
-std::string all_errors(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& e : v) s += e + "\n";
-  return s;
-}
+using test_op::all_errors;
 
 OpShape gen_shape() {
   OpShape s;
@@ -48,13 +45,7 @@ PoolProblem gen_pool() {
 }
 
 RC_GTEST_PROP(PoolProblem, RoundTripsThroughItsCanonicalString, ()) {
-  const PoolProblem p = gen_pool();
-  RC_ASSERT(p.validate().empty());
-  const std::string s = to_string(p);
-  RC_ASSERT(parse_pool_problem(s) == p);
-  RC_ASSERT(to_string(parse_pool_problem(s)) == s);
-  // Through the op registry too.
-  RC_ASSERT(parse_op_problem(s)->str() == s);
+  test_op::check_round_trip(gen_pool(), parse_pool_problem);
 }
 
 RC_GTEST_PROP(PoolProblem, OutputSizeIsTheNumberOfWindowsInsideThePaddedInput, ()) {
@@ -152,11 +143,7 @@ LrnProblem gen_lrn() {
 }
 
 RC_GTEST_PROP(LrnProblem, RoundTripsThroughItsCanonicalString, ()) {
-  const LrnProblem p = gen_lrn();
-  RC_ASSERT(p.validate().empty());
-  const std::string s = to_string(p);
-  RC_ASSERT(parse_lrn_problem(s) == p);
-  RC_ASSERT(parse_op_problem(s)->str() == s);
+  test_op::check_round_trip(gen_lrn(), parse_lrn_problem);
 }
 
 TEST(LrnProblem, CanonicalStringAndArea) {

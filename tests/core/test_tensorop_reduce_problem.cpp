@@ -6,15 +6,12 @@
 #include "core/error.hpp"
 #include "core/reduce_problem.hpp"
 #include "core/tensorop_problem.hpp"
+#include "tests/core/op_problem_checks.hpp"
 
 namespace hiprim {
 namespace {
 
-std::string all_errors(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& e : v) s += e + "\n";
-  return s;
-}
+using test_op::all_errors;
 
 // Dims of rank 1..5 with a layout flag that is valid for the rank.
 std::pair<Dims, bool> gen_dims() {
@@ -40,11 +37,7 @@ TensorOpProblem gen_tensorop() {
 }
 
 RC_GTEST_PROP(TensorOpProblem, RoundTripsThroughItsCanonicalString, ()) {
-  const TensorOpProblem p = gen_tensorop();
-  RC_ASSERT(p.validate().empty());
-  const std::string s = to_string(p);
-  RC_ASSERT(parse_tensorop_problem(s) == p);
-  RC_ASSERT(parse_op_problem(s)->str() == s);
+  test_op::check_round_trip(gen_tensorop(), parse_tensorop_problem);
 }
 
 TEST(TensorOpProblem, CanonicalStringTensorsAndRoles) {
@@ -95,11 +88,7 @@ ReduceProblem gen_reduce() {
 }
 
 RC_GTEST_PROP(ReduceProblem, RoundTripsThroughItsCanonicalString, ()) {
-  const ReduceProblem p = gen_reduce();
-  RC_ASSERT(p.validate().empty());
-  const std::string s = to_string(p);
-  RC_ASSERT(parse_reduce_problem(s) == p);
-  RC_ASSERT(parse_op_problem(s)->str() == s);
+  test_op::check_round_trip(gen_reduce(), parse_reduce_problem);
 }
 
 RC_GTEST_PROP(ReduceProblem, OutputKeepsTheRankWithReducedDimsOne, ()) {

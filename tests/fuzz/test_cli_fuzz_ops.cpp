@@ -12,6 +12,7 @@ namespace hiprim::fuzz_test {
 namespace {
 
 using test::has;
+using test::exits_with;
 using test::hiprim;
 
 std::string temp_path(const std::string& name) {
@@ -36,18 +37,11 @@ TEST(FuzzOpsCli, PoolCampaignWritesAValidReport) {
 }
 
 TEST(FuzzOpsCli, BadOpAndConvOnlyFlagsExit2) {
-  auto r = hiprim("fuzz --op nosuch --cases 5");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "known: conv, activ, bnorm, dropout, lrn, pool, reduce, softmax, tensorop")) << r.out;
-  r = hiprim("fuzz --op softmax --cases 5 --solver 'ref.*' --specials nan");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "conv only")) << r.out;
-  r = hiprim("fuzz --op bnorm --cases 5 --solver 'ref.*' --oracle gpu");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "CPU reference only")) << r.out;
-  r = hiprim("fuzz --op pool --cases 5 --solver 'conv.*'");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "matches no pool solver")) << r.out;
+  EXPECT_TRUE(exits_with("fuzz --op nosuch --cases 5", 2,
+                         "known: conv, activ, bnorm, dropout, lrn, pool, reduce, softmax, tensorop"));
+  EXPECT_TRUE(exits_with("fuzz --op softmax --cases 5 --solver 'ref.*' --specials nan", 2, "conv only"));
+  EXPECT_TRUE(exits_with("fuzz --op bnorm --cases 5 --solver 'ref.*' --oracle gpu", 2, "CPU reference only"));
+  EXPECT_TRUE(exits_with("fuzz --op pool --cases 5 --solver 'conv.*'", 2, "matches no pool solver"));
 }
 
 TEST(FuzzOpsCli, CorpusReplaysOpReproLines) {

@@ -9,7 +9,7 @@
 #include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/conv_index.hpp"
 #include "gpu/conv/naive_gather.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
 
 using namespace hiprim;
 using namespace hiprim::gpu;

@@ -1,17 +1,19 @@
 // GPU convolution solvers against the CPU reference. Exact tier: integer inputs in [-2, 2] keep
 // every sum exact in fp32, so each output must equal the reference rounded to the dtype, bit for bit
-// (threshold zero). Outputs are poisoned with NaN and surrounded by guard bytes first. Device tests
+// (threshold zero). Every buffer lies between guard bytes, the output poisoned first (a signaling
+// NaN: an unwritten element fails), and the inputs must come back unmodified. Device tests
 // skip with the reason when there is no GPU; the registry and applicability tests run on the host.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <cstring>
 #include <set>
 
 #include "core/error.hpp"
 #include "gpu/conv/registry.hpp"
 #include "gpu/runtime/device.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
+#include "tests/gpu/guarded_device.hpp"
+#include "tests/gpu/skip_without_gpu.hpp"
 
 using namespace hiprim;
 using namespace hiprim::gpu;
@@ -24,17 +26,6 @@ const ConvSolver& solver_named(const std::string& name) {
   throw std::runtime_error("no GPU solver named " + name);
 }
 
-constexpr std::size_t kGuard = 256;           // bytes on each side of the output
-constexpr unsigned char kGuardByte = 0x5A;
-constexpr unsigned char kPoisonByte = 0xFF;   // all-ones: NaN in fp32, fp16 and bf16
-
-DeviceBuffer upload(const HostTensor& t, const char* what) {
-  const std::vector<unsigned char> bytes = t.to_bytes();
-  DeviceBuffer b(bytes.size(), what);
-  b.upload(bytes.data(), bytes.size());
-  return b;
-}
-
 // Runs `solver` on p once with exact-tier data and returns "" on an exact match with the reference
 // (and a second run bitwise equal to the first when the solver claims determinism), else the first
 // problem found.
@@ -42,29 +33,31 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
   gputest::ConvCase c = gputest::make_case(p, seed);
   const std::vector<float> expected = gputest::expected_output(p, c);
   HostTensor& out = c.output(p.dir);
-  const std::size_t out_bytes = out.data.size() * dtype_size(p.dtype);
-  DeviceBuffer x = upload(c.x, "x"), w = upload(c.w, "w"), y = upload(c.y, "y"), bias = upload(c.bias, "bias");
-  DeviceBuffer guarded(out_bytes + 2 * kGuard, "output with guards");
-  void* out_ptr = static_cast<unsigned char*>(guarded.data()) + kGuard;
-  ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr};
-  (p.dir == ConvDir::fwd ? t.y : p.dir == ConvDir::bwd_data ? t.x : t.w) = out_ptr;
+  // x, w, y, bias: the output poisoned, the inputs with their bytes (kept to check them afterwards).
+  std::vector<std::vector<unsigned char>> bytes;
+  std::vector<gputest::GuardedBuffer> bufs;
+  bufs.reserve(4);
+  const std::pair<HostTensor*, const char*> tensors[] = {{&c.x, "x"}, {&c.w, "w"}, {&c.y, "y"}, {&c.bias, "bias"}};
+  for (auto [t, what] : tensors) {
+    bytes.push_back(t->to_bytes());
+    bufs.push_back(t == &out ? gputest::guarded_output(bytes.back().size(), p.dtype, what)
+                             : gputest::guarded_input(bytes.back(), what));
+  }
+  gputest::GuardedBuffer& dout = bufs[p.dir == ConvDir::fwd ? 2 : p.dir == ConvDir::bwd_data ? 0 : 1];
+  ConvTensors t{bufs[0].data(), bufs[1].data(), bufs[2].data(), p.bias ? bufs[3].data() : nullptr};
   Stream stream;
   t.stream = stream.handle();
 
   std::vector<unsigned char> first;
   for (int run = 0; run < 2; ++run) {
-    std::vector<unsigned char> init(out_bytes + 2 * kGuard, kPoisonByte);
-    std::memset(init.data(), kGuardByte, kGuard);
-    std::memset(init.data() + kGuard + out_bytes, kGuardByte, kGuard);
-    guarded.upload(init.data(), init.size());
+    dout.poison(p.dtype);
     solver.run(p, t);
     stream.synchronize();
-    std::vector<unsigned char> got(init.size());
-    guarded.download(got.data(), got.size());
-    for (std::size_t i = 0; i < kGuard; ++i)
-      if (got[i] != kGuardByte || got[kGuard + out_bytes + i] != kGuardByte)
-        return "a guard byte next to the output was overwritten";
-    std::vector<unsigned char> body(got.begin() + kGuard, got.begin() + kGuard + out_bytes);
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      if (const std::string bad = &bufs[i] == &dout ? gputest::guard_error(dout) : gputest::input_error(bufs[i], bytes[i]);
+          !bad.empty())
+        return bad;
+    const std::vector<unsigned char> body = gputest::read_back(dout).payload;
     if (run == 1) {
       if (solver.deterministic() && body != first) return "two runs gave different bits";
       break;
@@ -78,12 +71,6 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
   }
   return "";
 }
-
-#define HIPRIM_REQUIRE_DEVICE()                         \
-  do {                                                  \
-    std::string why_;                                   \
-    if (!device_available(&why_)) GTEST_SKIP() << why_; \
-  } while (0)
 
 // Tiny fixed problems: every direction is applied to each (see dirs below) in every dtype.
 const char* const kFixedProblems[] = {
@@ -165,19 +152,19 @@ TEST(GpuConvApplicability, TiledRefusesTrans3DAndOversizedTilesWithReasons) {
 }
 
 TEST(GpuConvNaive, FixedProblemsMatchReferenceExactly) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   run_fixed_cases("conv.naive");
 }
 
 TEST(GpuConvDirectTiled, FixedProblemsMatchReferenceExactly) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   run_fixed_cases("conv.direct.tiled");
 }
 
 // Random small valid problems (both modes, 2D/3D, every layout/dtype/direction) for each solver
 // that takes them.
 TEST(GpuConvSolvers, RandomSmallProblemsMatchReferenceExactly) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   for (const char* name : {"conv.naive", "conv.direct.tiled"}) {
     const ConvSolver& solver = solver_named(name);
     const bool allow_3d = solver.name() == "conv.naive";  // direct.tiled refuses 3D: do not waste cases
@@ -193,7 +180,7 @@ TEST(GpuConvSolvers, RandomSmallProblemsMatchReferenceExactly) {
 }
 
 TEST(GpuConvNaive, RunsAfterAnOutOfMemoryError) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   EXPECT_THROW(DeviceBuffer(std::size_t{1} << 60, "absurd"), RuntimeError);
   const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n1 c2 k2 in4x4 f3x3 pad1x1");
   EXPECT_EQ(check_against_reference(solver_named("conv.naive"), p, 3), "");

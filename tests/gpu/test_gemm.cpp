@@ -66,22 +66,21 @@ TEST(GemmArgs, RejectsBadSizesDtypesAndNullPointers) {
 
 // ---- device ----
 
-struct DeviceMatrices {
-  test_gemm::GuardedBuffer a, b, c;
-  DeviceMatrices(std::size_t a_bytes, std::size_t b_bytes, std::size_t c_bytes)
-      : a(a_bytes, "gemm test A"), b(b_bytes, "gemm test B"), c(c_bytes, "gemm test C") {}
-};
+using gputest::guarded_input;
+using gputest::guarded_output;
+using gputest::GuardedBuffer;
+using gputest::read_back;
 
-// C = A x B on odd sizes, every dtype, all 8 row/column-major combinations (by the case index).
+// C = A x B on odd sizes, every dtype, all 8 row/column-major combinations (by the case index);
+// each case in its own guarded buffers, C poisoned: every C element compared, the guards around C
+// intact (nothing written past or before it), A and B unmodified.
 class GemmSizes : public ::testing::TestWithParam<DType> {};
 
 TEST_P(GemmSizes, ExactOnOddSizesAndLayouts) {
   HIPRIM_SKIP_WITHOUT_GPU();
   const DType dt = GetParam();
   const std::vector<int> sizes{1, 7, 63, 64, 65, 129};
-  const std::size_t es = dtype_size(dt), maxe = 129 * 129;
-  const std::size_t tail = 64;  // C elements past M*N that must stay poisoned
-  DeviceMatrices dev(maxe * es, maxe * es, (maxe + tail) * es);
+  const std::size_t es = dtype_size(dt);
   std::mt19937 rng(1234);
   int case_index = 0, failures = 0;
   for (int M : sizes)
@@ -96,90 +95,48 @@ TEST_P(GemmSizes, ExactOnOddSizesAndLayouts) {
           for (int k = 0; k < K; ++k) a_store[a_cm ? m + k * M : m * K + k] = A[m * K + k];
         for (int k = 0; k < K; ++k)
           for (int n = 0; n < N; ++n) b_store[b_cm ? k + n * K : k * N + n] = B[k * N + n];
-        dev.a.buf.upload(encode(dt, a_store).data(), a_store.size() * es);
-        dev.b.buf.upload(encode(dt, b_store).data(), b_store.size() * es);
-        dev.c.buf.fill_bytes(0xFF);
+        const std::vector<unsigned char> a_bytes = encode(dt, a_store), b_bytes = encode(dt, b_store);
+        GuardedBuffer da = guarded_input(a_bytes, "gemm test A"), db = guarded_input(b_bytes, "gemm test B");
+        GuardedBuffer dc = guarded_output(std::size_t(M) * N * es, dt, "gemm test C");
         GemmCall call;
         call.shape = GemmShape{M, N, K, 1};
         call.ab_dtype = call.c_dtype = dt;
-        call.a = dev.a.data();
+        call.a = da.data();
         call.a_map = {DimMap::plain(a_cm ? 1 : K), DimMap::plain(a_cm ? M : 1), DimMap::plain(0)};
-        call.b = dev.b.data();
+        call.b = db.data();
         call.b_map = {DimMap::plain(b_cm ? 1 : N), DimMap::plain(b_cm ? K : 1), DimMap::plain(0)};
-        call.c = dev.c.data();
+        call.c = dc.data();
         call.c_map = {DimMap::plain(c_cm ? 1 : N), DimMap::plain(c_cm ? M : 1), DimMap::plain(0)};
         gemm(call);
         gpu::synchronize("gemm size sweep");
-        std::vector<unsigned char> cb((M * N + tail) * es);
-        dev.c.buf.download(cb.data(), cb.size());
-        const std::vector<float> C = decode(dt, cb);
+        const gputest::Readback rc = read_back(dc);
+        const std::string where = "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+        if (!rc.guard_error.empty()) ADD_FAILURE() << where << ": " << rc.guard_error;
+        if (const std::string bad = gputest::input_error(da, a_bytes); !bad.empty()) ADD_FAILURE() << where << ": " << bad;
+        if (const std::string bad = gputest::input_error(db, b_bytes); !bad.empty()) ADD_FAILURE() << where << ": " << bad;
+        const std::vector<float> C = decode(dt, rc.payload);
         for (int m = 0; m < M && failures < 10; ++m)
           for (int n = 0; n < N && failures < 10; ++n) {
             double s = 0;
             for (int k = 0; k < K; ++k) s += double(A[m * K + k]) * B[k * N + n];
             const float want = round_to(dt, s), got = C[c_cm ? m + n * M : m * N + n];
             if (!exact_equal(got, want))
-              ADD_FAILURE() << "M=" << M << " N=" << N << " K=" << K << " layouts " << a_cm << b_cm << c_cm
-                            << ": C[" << m << "][" << n << "] = " << got << ", want " << want << " (" << ++failures
-                            << ")";
+              ADD_FAILURE() << where << " layouts " << a_cm << b_cm << c_cm << ": C[" << m << "][" << n << "] = " << got
+                            << ", want " << want << " (" << ++failures << ")";
           }
-        for (std::size_t i = M * N; i < C.size(); ++i)
-          if (!std::isnan(C[i])) ADD_FAILURE() << "M=" << M << " N=" << N << ": wrote past C at element " << i;
       }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDtypes, GemmSizes, ::testing::Values(DType::fp32, DType::fp16, DType::bf16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
-// Batched GEMM through split views: A transposed with a batch gap, B an NCHW-like view (column =
-// (image, pixel), batch = channel group), C an NHWC-like view with a gap after each image. The gaps
-// must stay poisoned.
+// Batched GEMM through split views (test_gemm::check_batched_split_views): the gaps of C must stay
+// poisoned.
 TEST(GemmDevice, BatchedSplitViewsAllDtypes) {
   HIPRIM_SKIP_WITHOUT_GPU();
-  const int batch = 3, M = 37, K = 45, images = 3, P = 23, N = images * P;
-  const int a_bstride = K * M + 5, c_istride = P * batch * M + 7;
   for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
     SCOPED_TRACE(std::string(dtype_name(dt)));
-    std::mt19937 rng(99);
-    const auto a_off = [&](int b, int m, int k) { return b * a_bstride + k * M + m; };
-    const auto b_off = [&](int b, int k, int n) { return (n / P) * (batch * K * P) + (b * K + k) * P + n % P; };
-    const auto c_off = [&](int b, int m, int n) { return (n / P) * c_istride + (n % P) * (batch * M) + b * M + m; };
-    std::vector<float> a(batch * a_bstride, 0.0f), b(images * batch * K * P, 0.0f);
-    for (int bb = 0; bb < batch; ++bb)
-      for (int m = 0; m < M; ++m)
-        for (int k = 0; k < K; ++k) a[a_off(bb, m, k)] = small_int(rng);
-    for (auto& v : b) v = small_int(rng);
-    const std::size_t es = dtype_size(dt), c_elems = images * c_istride;
-    DeviceMatrices dev(a.size() * es, b.size() * es, c_elems * es);
-    dev.a.buf.upload(encode(dt, a).data(), a.size() * es);
-    dev.b.buf.upload(encode(dt, b).data(), b.size() * es);
-    GemmCall call;
-    call.shape = GemmShape{M, N, K, batch};
-    call.ab_dtype = call.c_dtype = dt;
-    call.a = dev.a.data();
-    call.a_map = {DimMap::plain(1), DimMap::plain(M), DimMap::plain(a_bstride)};
-    call.b = dev.b.data();
-    call.b_map = {DimMap::plain(P), DimMap::split(P, 1, batch * K * P), DimMap::plain(K * P)};
-    call.c = dev.c.data();
-    call.c_map = {DimMap::plain(1), DimMap::split(P, batch * M, c_istride), DimMap::plain(M)};
-    gemm(call);
-    gpu::synchronize("batched gemm");
-    const std::vector<float> C = decode(dt, dev.c.download());
-    EXPECT_TRUE(dev.c.guard_intact());
-    std::vector<char> written(c_elems, 0);
-    int failures = 0;
-    for (int bb = 0; bb < batch; ++bb)
-      for (int m = 0; m < M; ++m)
-        for (int n = 0; n < N; ++n) {
-          double s = 0;
-          for (int k = 0; k < K; ++k) s += double(a[a_off(bb, m, k)]) * b[b_off(bb, k, n)];
-          const int o = c_off(bb, m, n);
-          written[o] = 1;
-          if (!exact_equal(C[o], round_to(dt, s)) && ++failures <= 10)
-            ADD_FAILURE() << "C[" << bb << "][" << m << "][" << n << "] = " << C[o] << ", want " << s;
-        }
-    for (std::size_t i = 0; i < c_elems; ++i)
-      if (!written[i] && !std::isnan(C[i]) && ++failures <= 10) ADD_FAILURE() << "gap element " << i << " was written";
+    test_gemm::check_batched_split_views(GemmEngine::simt, dt, 23, 45, 5, 99);
   }
 }
 
@@ -194,24 +151,23 @@ TEST(GemmDevice, Fp32OutputKeepsTheExactSum) {
     std::mt19937 rng(5);
     for (auto& v : A) v = (rng() & 1) ? 2.0f : 1.0f;
     for (auto& v : B) v = (rng() & 1) ? 2.0f : 1.0f;
-    const std::size_t es = dtype_size(dt);
-    DeviceMatrices dev(A.size() * es, B.size() * es, M * N * sizeof(float));
-    dev.a.buf.upload(encode(dt, A).data(), A.size() * es);
-    dev.b.buf.upload(encode(dt, B).data(), B.size() * es);
+    GuardedBuffer da = guarded_input(encode(dt, A), "gemm test A"), db = guarded_input(encode(dt, B), "gemm test B");
+    GuardedBuffer dc = guarded_output(M * N * sizeof(float), DType::fp32, "gemm test C");
     GemmCall call;
     call.shape = GemmShape{M, N, K, 1};
     call.ab_dtype = dt;
     call.c_dtype = DType::fp32;
-    call.a = dev.a.data();
+    call.a = da.data();
     call.a_map = {DimMap::plain(K), DimMap::plain(1), DimMap::plain(0)};
-    call.b = dev.b.data();
+    call.b = db.data();
     call.b_map = {DimMap::plain(N), DimMap::plain(1), DimMap::plain(0)};
-    call.c = dev.c.data();
+    call.c = dc.data();
     call.c_map = {DimMap::plain(N), DimMap::plain(1), DimMap::plain(0)};
     gemm(call);
     gpu::synchronize("fp32-output gemm");
-    const std::vector<float> C = decode(DType::fp32, dev.c.download());
-    EXPECT_TRUE(dev.c.guard_intact());
+    const gputest::Readback rc = read_back(dc);
+    EXPECT_EQ(rc.guard_error, "");
+    const std::vector<float> C = decode(DType::fp32, rc.payload);
     int failures = 0, not_in_dtype = 0;
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
@@ -236,27 +192,26 @@ TEST(GemmDevice, SplitKIsExactIncludingEmptySlices) {
       std::vector<float> A(batch * M * K), B(batch * K * N);  // [b][m][k] and [b][k][n]
       for (auto& v : A) v = small_int(rng);
       for (auto& v : B) v = small_int(rng);
-      const std::size_t es = dtype_size(dt);
-      DeviceMatrices dev(A.size() * es, B.size() * es, batch * M * N * es);
-      dev.a.buf.upload(encode(dt, A).data(), A.size() * es);
-      dev.b.buf.upload(encode(dt, B).data(), B.size() * es);
+      GuardedBuffer da = guarded_input(encode(dt, A), "gemm test A"), db = guarded_input(encode(dt, B), "gemm test B");
+      GuardedBuffer dc = guarded_output(batch * M * N * dtype_size(dt), dt, "gemm test C");
       GemmCall call;
       call.shape = GemmShape{M, N, K, batch};
       call.ab_dtype = call.c_dtype = dt;
-      call.a = dev.a.data();
+      call.a = da.data();
       call.a_map = {DimMap::plain(K), DimMap::plain(1), DimMap::plain(M * K)};
-      call.b = dev.b.data();
+      call.b = db.data();
       call.b_map = {DimMap::plain(N), DimMap::plain(1), DimMap::plain(K * N)};
-      call.c = dev.c.data();
+      call.c = dc.data();
       call.c_map = {DimMap::plain(N), DimMap::plain(1), DimMap::plain(M * N)};
       call.k_splits = splits;
-      test_gemm::GuardedBuffer ws(gemm_workspace_bytes(call), "split-K workspace");
+      GuardedBuffer ws(Backend::device, gemm_workspace_bytes(call), "split-K workspace");
       call.workspace = ws.data();
       gemm(call);
       gpu::synchronize("split-K gemm");
-      const std::vector<float> C = decode(dt, dev.c.download());
-      EXPECT_TRUE(dev.c.guard_intact());
-      EXPECT_TRUE(ws.guard_intact());
+      const gputest::Readback rc = read_back(dc);
+      EXPECT_EQ(rc.guard_error, "");
+      EXPECT_EQ(gputest::guard_error(ws), "");
+      const std::vector<float> C = decode(dt, rc.payload);
       int failures = 0;
       for (int b = 0; b < batch; ++b)
         for (int m = 0; m < M; ++m)
@@ -272,15 +227,16 @@ TEST(GemmDevice, SplitKIsExactIncludingEmptySlices) {
 
 TEST(GemmDevice, EmptyReductionGivesZero) {
   HIPRIM_SKIP_WITHOUT_GPU();
-  test_gemm::GuardedBuffer c(5 * 6 * sizeof(float), "gemm K=0 C");
+  GuardedBuffer c = guarded_output(5 * 6 * sizeof(float), DType::fp32, "gemm K=0 C");
   GemmCall call;
   call.shape = GemmShape{5, 6, 0, 1};
   call.c = c.data();
   call.c_map = {DimMap::plain(6), DimMap::plain(1), DimMap::plain(0)};
   gemm(call);  // a and b stay null: nothing may be read
   gpu::synchronize("gemm K=0");
-  for (float v : decode(DType::fp32, c.download())) EXPECT_EQ(v, 0.0f);
-  EXPECT_TRUE(c.guard_intact());
+  const gputest::Readback rc = read_back(c);
+  for (float v : decode(DType::fp32, rc.payload)) EXPECT_EQ(v, 0.0f);
+  EXPECT_EQ(rc.guard_error, "");
 }
 
 }  // namespace

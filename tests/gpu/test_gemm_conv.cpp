@@ -29,7 +29,7 @@
 namespace hiprim::gpu {
 namespace {
 
-using test_gemm::GuardedBuffer;
+using gputest::GuardedBuffer;
 using test_gemm_conv::gen_problem;
 
 // ---- host: operand maps against TensorDesc ----
@@ -194,8 +194,9 @@ TEST_P(GemmConvSolvers, ChunkedVariantCutsOneImagePerChunk) {
 }
 
 // Runs `solver` on p (exact-tier integer fills from `seed`) and returns "" when the output equals
-// round_to(dtype, reference) everywhere, no guard byte after any buffer or the workspace changed, and
-// a second run is bitwise identical; else what went wrong first.
+// round_to(dtype, reference) everywhere (a poisoned, never written element fails too), no guard byte
+// around any buffer or the workspace changed, the inputs are unmodified, and a second run is bitwise
+// identical; else what went wrong first.
 std::string check_against_reference(const ConvSolver& solver, const ConvProblem& p, std::uint32_t seed) {
   std::mt19937 rng(seed);
   HostTensor x(p.x_desc()), w(p.w_desc()), y(p.y_desc()), b(p.bias_desc());
@@ -204,23 +205,37 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
   HostTensor* out = p.dir == ConvDir::fwd ? &y : p.dir == ConvDir::bwd_data ? &x : &w;
   std::string problem;
   auto run_once = [&]() {
-    std::vector<std::unique_ptr<GuardedBuffer>> bufs;
+    struct Tensor {
+      HostTensor* host;
+      std::vector<unsigned char> bytes;  // what an input must still hold after the run
+      GuardedBuffer dev;
+    };
+    std::vector<std::unique_ptr<Tensor>> ts;
     auto make = [&](HostTensor& t, const char* what) {
-      const std::vector<unsigned char> bytes = t.to_bytes();
-      bufs.push_back(std::make_unique<GuardedBuffer>(bytes.size(), what));
-      if (&t != out) bufs.back()->buf.upload(bytes.data(), bytes.size());
-      return bufs.back().get();
+      std::vector<unsigned char> bytes = t.to_bytes();
+      GuardedBuffer dev = &t == out ? gputest::guarded_output(bytes.size(), t.desc.dtype, what) : gputest::guarded_input(bytes, what);
+      ts.push_back(std::make_unique<Tensor>(Tensor{&t, std::move(bytes), std::move(dev)}));
+      return &ts.back()->dev;
     };
     GuardedBuffer *dx = make(x, "x"), *dw = make(w, "w"), *dy = make(y, "y"), *db = make(b, "bias");
-    GuardedBuffer ws(solver.workspace_bytes(p), "workspace");
-    ConvTensors t{dx->data(), dw->data(), dy->data(), p.bias ? db->data() : nullptr, ws.data(), ws.bytes, nullptr};
+    GuardedBuffer ws(Backend::device, solver.workspace_bytes(p), "workspace");
+    ConvTensors t{dx->data(), dw->data(), dy->data(), p.bias ? db->data() : nullptr, ws.data(), ws.payload(), nullptr};
     solver.run(p, t);
     gpu::synchronize("gemm conv test");
-    for (auto& bb : bufs)
-      if (!bb->guard_intact() && problem.empty()) problem = "the guard after " + bb->buf.what() + " was overwritten";
-    if (!ws.guard_intact() && problem.empty()) problem = "the guard after the workspace was overwritten";
-    GuardedBuffer* ob = out == &x ? dx : out == &w ? dw : dy;
-    return ob->download();
+    std::vector<unsigned char> got;
+    for (auto& tt : ts) {
+      std::string bad;
+      if (tt->host == out) {
+        gputest::Readback r = gputest::read_back(tt->dev);
+        bad = r.guard_error;
+        got = std::move(r.payload);
+      } else {
+        bad = gputest::input_error(tt->dev, tt->bytes);
+      }
+      if (!bad.empty() && problem.empty()) problem = bad;
+    }
+    if (const std::string bad = gputest::guard_error(ws); !bad.empty() && problem.empty()) problem = bad;
+    return got;
   };
   const std::vector<unsigned char> got_bytes = run_once();
   HostTensor got(out->desc);

@@ -28,7 +28,7 @@ namespace {
 
 using test_gemm::decode;
 using test_gemm::encode;
-using test_gemm::GuardedBuffer;
+using gputest::GuardedBuffer;
 using test_gemm::small_int;
 
 #define HIPRIM_SKIP_WITHOUT_MMA()                                                          \
@@ -90,25 +90,28 @@ Operands make_operands(const Case& cs) {
   return o;
 }
 
+// A and B hold the operands, C is poisoned, ws is the split-K workspace (a_bytes, b_bytes: what A
+// and B must still hold after a run).
 struct DeviceCase {
+  std::vector<unsigned char> a_bytes, b_bytes;
   GuardedBuffer a, b, c, ws;
   GemmCall call;
 };
 
 std::unique_ptr<DeviceCase> upload_case(const Case& cs, const Operands& o, GemmEngine engine) {
-  const std::size_t es = dtype_size(cs.ab), cs_bytes = dtype_size(cs.c);
+  const std::size_t cs_bytes = dtype_size(cs.c);
   GemmCall call;
   call.engine = engine;
   call.shape = GemmShape{cs.m, cs.n, cs.k, cs.batch};
   call.ab_dtype = cs.ab;
   call.c_dtype = cs.c;
   call.k_splits = cs.splits;
+  std::vector<unsigned char> a_bytes = encode(cs.ab, o.a), b_bytes = encode(cs.ab, o.b);
+  GuardedBuffer a = gputest::guarded_input(a_bytes, "mma test A"), b = gputest::guarded_input(b_bytes, "mma test B");
   auto dc = std::unique_ptr<DeviceCase>(new DeviceCase{
-      GuardedBuffer(o.a.size() * es, "mma test A"), GuardedBuffer(o.b.size() * es, "mma test B"),
-      GuardedBuffer(o.c_size * cs.batch * cs_bytes, "mma test C"),
-      GuardedBuffer(split_k_workspace_bytes(call.shape, cs.splits), "mma test split-K workspace"), call});
-  dc->a.buf.upload(encode(cs.ab, o.a).data(), o.a.size() * es);
-  dc->b.buf.upload(encode(cs.ab, o.b).data(), o.b.size() * es);
+      std::move(a_bytes), std::move(b_bytes), std::move(a), std::move(b),
+      gputest::guarded_output(o.c_size * cs.batch * cs_bytes, cs.c, "mma test C"),
+      GuardedBuffer(Backend::device, split_k_workspace_bytes(call.shape, cs.splits), "mma test split-K workspace"), call});
   GemmCall& c = dc->call;
   c.a = dc->a.data();
   c.a_map = {DimMap::plain(cs.a_cm ? 1 : o.lda), DimMap::plain(cs.a_cm ? o.lda : 1), DimMap::plain(o.a_size)};
@@ -121,21 +124,24 @@ std::unique_ptr<DeviceCase> upload_case(const Case& cs, const Operands& o, GemmE
 }
 
 // Runs the case on the mma engine and returns "" when C is right (exact: equal to the rounded
-// double product; bounded: within the tensor-core bound), the gaps and guards untouched, and a
-// second run bitwise equal; else the first problem.
+// double product; bounded: within the tensor-core bound), the gaps of C still poisoned, every guard
+// intact, A and B unmodified, and a second run bitwise equal; else the first problem.
 std::string run_and_check(const Case& cs) {
   const Operands o = make_operands(cs);
   auto dc = upload_case(cs, o, GemmEngine::mma);
   auto run = [&] {
-    dc->c.buf.fill_bytes(0xFF);
+    dc->c.poison(cs.c);
     gemm(dc->call);
     synchronize("mma gemm test");
-    return dc->c.download();
+    return gputest::read_back(dc->c);
   };
-  const std::vector<unsigned char> bytes = run();
+  const gputest::Readback first = run();
+  const std::vector<unsigned char>& bytes = first.payload;
   const std::vector<float> C = decode(cs.c, bytes);
-  if (!dc->c.guard_intact()) return "wrote past C";
-  if (cs.splits > 1 && !dc->ws.guard_intact()) return "wrote past the split-K workspace";
+  if (!first.guard_error.empty()) return first.guard_error;
+  if (const std::string bad = gputest::guard_error(dc->ws); !bad.empty()) return bad;
+  if (const std::string bad = gputest::input_error(dc->a, dc->a_bytes); !bad.empty()) return bad;
+  if (const std::string bad = gputest::input_error(dc->b, dc->b_bytes); !bad.empty()) return bad;
   std::vector<char> written(C.size(), 0);
   const double u = std::ldexp(1.0, -24);
   for (int bb = 0; bb < cs.batch; ++bb)
@@ -161,8 +167,8 @@ std::string run_and_check(const Case& cs) {
         }
       }
   for (std::size_t i = 0; i < C.size(); ++i)
-    if (!written[i] && !std::isnan(C[i])) return "gap element " + std::to_string(i) + " of C was written";
-  if (run() != bytes) return "a second run is not bitwise identical";
+    if (!written[i] && !gputest::still_poison(cs.c, bytes, i)) return "gap element " + std::to_string(i) + " of C was written";
+  if (run().payload != bytes) return "a second run is not bitwise identical";
   return "";
 }
 
@@ -250,55 +256,15 @@ TEST(GemmMma, BoundedDataWithinTheTensorCoreBoundAndDeterministic) {
     }
 }
 
-// A transposed with a batch gap, B an NCHW-like view (column = (image, pixel), batch = channel
-// group), C an NHWC-like view with a gap after each image (the gaps must stay poisoned).
+// Batched GEMM through split views (test_gemm::check_batched_split_views): the gaps of C must stay
+// poisoned; 24 pixels let the split column map take 16-byte vectors.
 TEST(GemmMma, BatchedSplitViewsExact) {
   HIPRIM_SKIP_WITHOUT_MMA();
-  for (int P : {23, 24}) {  // 24 pixels: the split column map allows 16-byte vectors
-    const int batch = 3, M = 37, K = 48, images = 3, N = images * P;
-    const int a_bstride = K * M + 8, c_istride = P * batch * M + 7;
+  for (int P : {23, 24})
     for (DType dt : {DType::fp16, DType::bf16}) {
       SCOPED_TRACE(std::string(dtype_name(dt)) + " P=" + std::to_string(P));
-      std::mt19937 rng(99 + P);
-      const auto a_off = [&](int b, int m, int k) { return b * a_bstride + k * M + m; };
-      const auto b_off = [&](int b, int k, int n) { return (n / P) * (batch * K * P) + (b * K + k) * P + n % P; };
-      const auto c_off = [&](int b, int m, int n) { return (n / P) * c_istride + (n % P) * (batch * M) + b * M + m; };
-      std::vector<float> a(batch * a_bstride, 0.0f), b(images * batch * K * P, 0.0f);
-      for (auto& v : a) v = small_int(rng);
-      for (auto& v : b) v = small_int(rng);
-      const std::size_t es = dtype_size(dt), c_elems = images * c_istride;
-      GuardedBuffer da(a.size() * es, "A"), db(b.size() * es, "B"), dc(c_elems * es, "C");
-      da.buf.upload(encode(dt, a).data(), a.size() * es);
-      db.buf.upload(encode(dt, b).data(), b.size() * es);
-      GemmCall call;
-      call.engine = GemmEngine::mma;
-      call.shape = GemmShape{M, N, K, batch};
-      call.ab_dtype = call.c_dtype = dt;
-      call.a = da.data();
-      call.a_map = {DimMap::plain(1), DimMap::plain(M), DimMap::plain(a_bstride)};
-      call.b = db.data();
-      call.b_map = {DimMap::plain(P), DimMap::split(P, 1, batch * K * P), DimMap::plain(K * P)};
-      call.c = dc.data();
-      call.c_map = {DimMap::plain(1), DimMap::split(P, batch * M, c_istride), DimMap::plain(M)};
-      gemm(call);
-      synchronize("batched mma gemm");
-      const std::vector<float> C = decode(dt, dc.download());
-      EXPECT_TRUE(dc.guard_intact());
-      std::vector<char> written(c_elems, 0);
-      int failures = 0;
-      for (int bb = 0; bb < batch; ++bb)
-        for (int m = 0; m < M; ++m)
-          for (int n = 0; n < N; ++n) {
-            double s = 0;
-            for (int k = 0; k < K; ++k) s += double(a[a_off(bb, m, k)]) * b[b_off(bb, k, n)];
-            written[c_off(bb, m, n)] = 1;
-            if (!test_gemm::exact_equal(C[c_off(bb, m, n)], round_to(dt, s)) && ++failures <= 10)
-              ADD_FAILURE() << "C[" << bb << "][" << m << "][" << n << "] = " << C[c_off(bb, m, n)] << ", want " << s;
-          }
-      for (std::size_t i = 0; i < c_elems; ++i)
-        if (!written[i] && !std::isnan(C[i]) && ++failures <= 10) ADD_FAILURE() << "gap element " << i << " was written";
+      test_gemm::check_batched_split_views(GemmEngine::mma, dt, P, 48, 8, static_cast<std::uint32_t>(99 + P));
     }
-  }
 }
 
 // ---- throughput (prints; asserts only correctness of sampled outputs) ----
@@ -313,7 +279,7 @@ double time_tflops(const Case& cs, GemmEngine engine, int reps) {
   timer.start();
   for (int i = 0; i < reps; ++i) gemm(dc->call);
   const double ms = timer.stop() / reps;
-  const std::vector<float> C = decode(cs.c, dc->c.download());
+  const std::vector<float> C = decode(cs.c, gputest::read_back(dc->c).payload);
   std::mt19937 rng(3);
   for (int i = 0; i < 64; ++i) {
     const int m = static_cast<int>(rng() % cs.m), n = static_cast<int>(rng() % cs.n);

@@ -25,10 +25,13 @@
 #include "gpu/gemm/sm90/wgmma_probe.hpp"
 #include "gpu/runtime/device.hpp"
 #include "reference/conv.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
+#include "tests/gpu/guarded_device.hpp"
 
 namespace hiprim::gpu {
 namespace {
+
+using gputest::GuardedBuffer;
 
 #define SKIP_WITHOUT_SM90()                                                        \
   do {                                                                             \
@@ -94,43 +97,45 @@ INSTANTIATE_TEST_SUITE_P(Kinds, WgmmaProbe,
                                   std::string(dtype_name(std::get<1>(info.param)));
                          });
 
-// Device tensors of a problem filled with integers in [-2, 2] (exact tier), output poisoned (NaN).
+// Device tensors of a problem filled with integers in [-2, 2] (exact tier), in guarded buffers
+// (tests/gpu/guarded_device.hpp), the output poisoned.
 struct DeviceCase {
   ConvProblem p;
   gputest::ConvCase host;
-  DeviceBuffer x, w, y, bias, ws;
+  std::vector<unsigned char> x_bytes, w_bytes, y_bytes, bias_bytes;  // what the inputs must still hold
+  GuardedBuffer x, w, y, bias, ws;
   explicit DeviceCase(const ConvProblem& prob, std::uint32_t seed, std::size_t ws_bytes)
-      : p(prob), host(gputest::make_case(prob, seed)) {
-    auto up = [&](DeviceBuffer& d, const HostTensor& t, const char* what, bool is_out) {
-      const std::vector<unsigned char> bytes = t.to_bytes();
-      d = DeviceBuffer(bytes.size() + 256, what);
-      d.fill_bytes(0xFF);
-      if (!is_out) d.upload(bytes.data(), bytes.size());
-    };
-    up(x, host.x, "x", p.dir == ConvDir::bwd_data);
-    up(w, host.w, "w", p.dir == ConvDir::bwd_weights);
-    up(y, host.y, "y", p.dir == ConvDir::fwd);
-    up(bias, host.bias, "bias", false);
-    ws = DeviceBuffer(std::max<std::size_t>(ws_bytes, 16), "workspace");
-  }
+      : p(prob), host(gputest::make_case(prob, seed)), x_bytes(host.x.to_bytes()), w_bytes(host.w.to_bytes()),
+        y_bytes(host.y.to_bytes()), bias_bytes(host.bias.to_bytes()), x(make(x_bytes, "x", ConvDir::bwd_data)),
+        w(make(w_bytes, "w", ConvDir::bwd_weights)), y(make(y_bytes, "y", ConvDir::fwd)),
+        bias(gputest::guarded_input(bias_bytes, "bias")), ws(Backend::device, std::max<std::size_t>(ws_bytes, 16), "workspace") {}
   ConvTensors tensors() {
-    return ConvTensors{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.bytes(), nullptr};
+    return ConvTensors{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.payload(), nullptr};
   }
-  DeviceBuffer& out() { return p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w; }
-  // Output as floats; "" or what is wrong with the guard bytes after it.
-  std::vector<float> download(std::string* guard) {
-    HostTensor& o = host.output(p.dir);
-    const std::size_t n = o.to_bytes().size();
-    std::vector<unsigned char> bytes(n + 256);
-    out().download(bytes.data(), bytes.size());
-    for (std::size_t i = n; i < bytes.size(); ++i)
-      if (bytes[i] != 0xFF) {
-        *guard = "the guard after the output was overwritten at byte " + std::to_string(i - n);
-        break;
-      }
-    HostTensor t(o.desc);
+  GuardedBuffer& out() { return p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w; }
+  // The output's bytes after a run; *problem: "" or what is wrong with a guard or an input.
+  std::vector<unsigned char> read_output(std::string* problem) {
+    const std::pair<GuardedBuffer*, const std::vector<unsigned char>*> bufs[] = {
+        {&x, &x_bytes}, {&w, &w_bytes}, {&y, &y_bytes}, {&bias, &bias_bytes}};
+    problem->clear();
+    for (auto [b, bytes] : bufs)
+      if (b != &out() && problem->empty()) *problem = gputest::input_error(*b, *bytes);
+    if (problem->empty()) *problem = gputest::guard_error(ws);
+    gputest::Readback r = gputest::read_back(out());
+    if (problem->empty()) *problem = r.guard_error;
+    return std::move(r.payload);
+  }
+  // The output as floats (storage order).
+  std::vector<float> output_values(const std::vector<unsigned char>& bytes) const {
+    HostTensor t(p.dir == ConvDir::fwd ? host.y.desc : p.dir == ConvDir::bwd_data ? host.x.desc : host.w.desc);
     t.from_bytes(bytes.data());
     return t.data;
+  }
+
+ private:
+  // The output of p's direction (poisoned) or an input holding `bytes`.
+  GuardedBuffer make(const std::vector<unsigned char>& bytes, const char* what, ConvDir out_of) const {
+    return p.dir == out_of ? gputest::guarded_output(bytes.size(), p.dtype, what) : gputest::guarded_input(bytes, what);
   }
 };
 
@@ -139,21 +144,22 @@ std::string check_conv(const ConvProblem& p, const std::string& config, std::uin
   const std::vector<float> want = gputest::expected_output(p, dc.host);
   igemm_sm90_run(p, dc.tensors(), config);
   synchronize("igemm test");
-  std::string guard;
-  const std::vector<float> got = dc.download(&guard);
+  std::string problem;
+  const std::vector<unsigned char> b1 = dc.read_output(&problem);
+  const std::vector<float> got = dc.output_values(b1);
   long long bad = 0;
   std::string first;
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!(got[i] == want[i]) && bad++ == 0)
       first = "storage element " + std::to_string(i) + " = " + std::to_string(got[i]) + ", want " + std::to_string(want[i]);
   if (bad) return std::to_string(bad) + " of " + std::to_string(got.size()) + " wrong, first " + first;
-  if (!guard.empty()) return guard;
-  // Determinism: a second run on the same inputs is bitwise identical.
-  std::vector<unsigned char> b1(dc.out().bytes()), b2(dc.out().bytes());
-  dc.out().download(b1.data(), b1.size());
+  if (!problem.empty()) return problem;
+  // Determinism: a second run on the same inputs, the output poisoned again, is bitwise identical.
+  dc.out().poison(p.dtype);
   igemm_sm90_run(p, dc.tensors(), config);
   synchronize("igemm test (second run)");
-  dc.out().download(b2.data(), b2.size());
+  const std::vector<unsigned char> b2 = dc.read_output(&problem);
+  if (!problem.empty()) return "second run: " + problem;
   return b1 == b2 ? "" : "a second run is not bitwise identical";
 }
 
@@ -188,11 +194,11 @@ void check_gemm(ConvDir dir, DType dt, int M, int N, int K, const std::string& c
   for (float& v : want) v = round_to(dt, v);
   igemm_sm90_run(p, dc.tensors(), config);
   synchronize("igemm gemm test");
-  std::string guard;
-  const std::vector<float> got = dc.download(&guard);
+  std::string problem;
+  const std::vector<float> got = dc.output_values(dc.read_output(&problem));
   ASSERT_EQ(got.size(), want.size());
   EXPECT_EQ(diagnose(got, want, M, N), "") << config << " " << to_string(p);
-  EXPECT_EQ(guard, "") << config << " " << to_string(p);
+  EXPECT_EQ(problem, "") << config << " " << to_string(p);
 }
 
 TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {

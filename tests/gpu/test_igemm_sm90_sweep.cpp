@@ -31,7 +31,7 @@
 #include "gpu/conv/igemm_sm90_plan.hpp"
 #include "gpu/conv/registry.hpp"
 #include "gpu/runtime/device.hpp"
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
 
 namespace hiprim::gpu {
 namespace {

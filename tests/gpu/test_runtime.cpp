@@ -8,15 +8,10 @@
 #include "core/error.hpp"
 #include "gpu/runtime/check.hpp"
 #include "gpu/runtime/device.hpp"
+#include "tests/gpu/skip_without_gpu.hpp"
 
 using namespace hiprim;
 using namespace hiprim::gpu;
-
-#define HIPRIM_REQUIRE_DEVICE()                      \
-  do {                                               \
-    std::string why_;                                \
-    if (!device_available(&why_)) GTEST_SKIP() << why_; \
-  } while (0)
 
 TEST(GpuCheck, FailedCallThrowsRuntimeErrorNamingFunctionContextAndError) {
   const hipError_t err = hipErrorMemoryAllocation;
@@ -66,7 +61,7 @@ TEST(GpuDevice, AvailabilityIsReportedWithAReason) {
 }
 
 TEST(GpuDevice, BufferUploadDownloadRoundTrip) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   std::vector<unsigned char> host(1000);
   std::iota(host.begin(), host.end(), static_cast<unsigned char>(7));
   DeviceBuffer buf(host.size(), "round trip");
@@ -94,7 +89,7 @@ TEST(GpuDevice, BufferUploadDownloadRoundTrip) {
 }
 
 TEST(GpuDevice, BufferAndStreamMoveTransferOwnership) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   DeviceBuffer a(64, "a");
   void* p = a.data();
   DeviceBuffer b(std::move(a));
@@ -111,7 +106,7 @@ TEST(GpuDevice, BufferAndStreamMoveTransferOwnership) {
 }
 
 TEST(GpuDevice, OutOfMemoryThrowsRuntimeErrorNamingBufferAndSize) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   try {
     DeviceBuffer huge(std::size_t{1} << 60, "absurd buffer");
     FAIL() << "allocating 1 EiB succeeded";
@@ -129,7 +124,7 @@ TEST(GpuDevice, OutOfMemoryThrowsRuntimeErrorNamingBufferAndSize) {
 }
 
 TEST(GpuDevice, EventTimerMeasuresStreamWork) {
-  HIPRIM_REQUIRE_DEVICE();
+  HIPRIM_SKIP_WITHOUT_GPU();
   Stream s;
   DeviceBuffer buf(std::size_t{64} << 20, "timed");
   EventTimer t;

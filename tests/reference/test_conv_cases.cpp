@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "tests/reference/conv_test_util.hpp"
+#include "tests/reference/conv_property_tools.hpp"
 
 using namespace hiprim;
 using namespace hiprim::test;

@@ -1,4 +1,4 @@
-// Property tests of the CPU convolution oracle on small random problems (conv_test_util.hpp).
+// Property tests of the CPU convolution oracle on small random problems (conv_property_tools.hpp).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-#include "tests/reference/conv_test_util.hpp"
+#include "tests/reference/conv_property_tools.hpp"
 
 using namespace hiprim;
 using namespace hiprim::test;

@@ -29,6 +29,17 @@ verify::CaseRecord record(const std::string& problem, const std::string& solver,
   return r;
 }
 
+verify::TimingStats timing_around(double median_ms) {
+  verify::TimingStats t;
+  t.runs = 20;
+  t.warmup = 5;
+  t.sets = 3;
+  t.median_ms = median_ms;
+  t.min_ms = 0.9 * median_ms;
+  t.max_ms = 1.2 * median_ms;
+  return t;
+}
+
 json perf_case(const std::string& problem, const std::string& solver, Status st, double median_ms, std::int64_t count) {
   const ConvProblem p = parse_conv_problem(problem);
   verify::PerfCaseInput in;
@@ -37,16 +48,7 @@ json perf_case(const std::string& problem, const std::string& solver, Status st,
   in.bytes = verify::conv_min_bytes(p);
   in.gemm_ceiling_tflops = 700;
   in.copy_ceiling_gbps = 3000;
-  if (median_ms >= 0) {
-    verify::TimingStats t;
-    t.runs = 20;
-    t.warmup = 5;
-    t.sets = 3;
-    t.median_ms = median_ms;
-    t.min_ms = 0.9 * median_ms;
-    t.max_ms = 1.2 * median_ms;
-    in.timing = t;
-  }
+  if (median_ms >= 0) in.timing = timing_around(median_ms);
   return verify::perf_case_json(record(problem, solver, st), in);
 }
 

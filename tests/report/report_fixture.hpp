@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_stats.hpp"  // TimingStats
 #include "verify/report.hpp"
 
 namespace hiprim::testutil {
@@ -19,7 +20,9 @@ inline const std::string kBwdData1x1 = "conv bwd-data bf16 nhwc n32 c256 k64 in5
 nlohmann::json gpu_machine();
 verify::CaseRecord record(const std::string& problem, const std::string& solver, verify::Status st,
                           const std::string& reason = "");
-// A performance case; median_ms < 0: not timed (min = 0.9 x median, max = 1.2 x median, 20 runs).
+// A timing of a case: 20 runs over 3 input sets after 5 warm-ups, min = 0.9 x median, max = 1.2 x median.
+verify::TimingStats timing_around(double median_ms);
+// A performance case; median_ms < 0: not timed, else timing_around(median_ms).
 nlohmann::json perf_case(const std::string& problem, const std::string& solver, verify::Status st, double median_ms,
                          std::int64_t count);
 // A timed cuDNN peer whose check has status `check` (worst ratio 0.5 passed, 3 failed).

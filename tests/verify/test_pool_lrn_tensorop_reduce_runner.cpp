@@ -16,7 +16,7 @@
 namespace hiprim::verify {
 namespace {
 
-TEST(OpsGRunner, SmokeProblemsPassOnTheHostReferenceSolver) {
+TEST(PoolLrnTensorOpReduceRunner, SmokeProblemsPassOnTheHostReferenceSolver) {
   const SuiteProblems suite = load_any_suite("smoke_ops", SuiteOptions{});
   int ran = 0;
   for (const auto& p : suite.ops) {
@@ -33,7 +33,7 @@ TEST(OpsGRunner, SmokeProblemsPassOnTheHostReferenceSolver) {
   EXPECT_GE(ran, 20);  // the lines of the four primitives in smoke_ops.txt
 }
 
-TEST(OpsGRunner, MaxPoolFillHasTiedWindowsAndNaNs) {
+TEST(PoolLrnTensorOpReduceRunner, MaxPoolFillHasTiedWindowsAndNaNs) {
   const PoolProblem p = parse_pool_problem("pool fwd max fp32 nchw n2 c4 in16x16 win3x3 pad1x1 str2x2");
   const auto data = op_fill(*make_op_problem(p), 11);
   const HostTensor& x = data[0];
@@ -55,7 +55,7 @@ TEST(OpsGRunner, MaxPoolFillHasTiedWindowsAndNaNs) {
   EXPECT_GT(nans, 0);
 }
 
-TEST(OpsGRunner, SavedIndicesOfTheBackwardFillPointInsideTheInput) {
+TEST(PoolLrnTensorOpReduceRunner, SavedIndicesOfTheBackwardFillPointInsideTheInput) {
   const PoolProblem p = parse_pool_problem("pool bwd max fp32 nchw n1 c3 in7x5 win3x3 pad2x1 str2x2");
   const auto data = op_fill(*make_op_problem(p), 5);
   const HostTensor& idx = data[1];
@@ -67,7 +67,7 @@ TEST(OpsGRunner, SavedIndicesOfTheBackwardFillPointInsideTheInput) {
   });
 }
 
-TEST(OpsGRunner, ReduceFillsMatchTheOp) {
+TEST(PoolLrnTensorOpReduceRunner, ReduceFillsMatchTheOp) {
   auto x_of = [](const char* s) { return op_fill(*parse_op_problem(s), 9)[0]; };
   const HostTensor sel = x_of("reduce max fp32 dims64x64 over1 nan_ignore indices");
   int nans = 0;

@@ -10,8 +10,8 @@
 
 #include "emu/emulated_solver.hpp"
 #include "emu/misaligned.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
 #include "verify/op_runner.hpp"
-#include "verify/op_suite.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
 OpSolverList bnorm_solvers();
@@ -23,28 +23,17 @@ OpSolverList dropout_solvers();
 namespace hiprim {
 namespace {
 
-using verify::Status;
-
-void run_emulated(const std::string& op, const OpSolverList& solvers, std::initializer_list<const char*> extra,
+// The solvers (of `op`) on the host emulation over the suite's problems of that op and `extra`:
+// each passes or refuses (test_ops::expect_solvers_pass), and at least one problem ran.
+void run_emulated(const std::string& op, const OpSolverList& solvers, const std::vector<const char*>& extra,
                   const char* suite = "smoke_ops") {
-  auto problems = verify::load_any_suite(suite, {}).ops;
-  for (const char* s : extra) problems.push_back(parse_op_problem(s));
-  verify::RunOptions o;
+  std::vector<OpProblemPtr> problems;
+  for (auto& p : test_ops::op_problems(extra, suite))
+    if (p->op() == op) problems.push_back(p);
+  OpSolverList emulated;
+  for (const auto& s : solvers) emulated.push_back(std::make_shared<EmulatedOpSolver>(s));
   int ran = 0;
-  for (const auto& p : problems) {
-    if (p->op() != op) continue;
-    verify::PreparedOpCase c(p, o);
-    for (const auto& s : solvers) {
-      const EmulatedOpSolver e(s);
-      const auto r = verify::run_op_case(c, e, o);
-      if (!s->applicable(*p)) {
-        EXPECT_EQ(r.verdict.status, Status::unsupported) << r.repro;
-        continue;
-      }
-      ++ran;
-      EXPECT_EQ(r.verdict.status, Status::passed) << r.repro << "\n  " << r.verdict.reason;
-    }
-  }
+  for (const auto& [name, n] : test_ops::expect_solvers_pass(problems, emulated)) ran += n;
   EXPECT_GT(ran, 0);
 }
 

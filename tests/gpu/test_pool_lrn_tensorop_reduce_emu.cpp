@@ -17,6 +17,7 @@
 #include "core/tensorop_problem.hpp"
 #include "emu/emulated_solver.hpp"
 #include "emu/misaligned.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
 #include "verify/op_runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
@@ -38,8 +39,9 @@ OpSolverList emulated_solvers() {
 }
 
 // Small problems (the emulation runs 256 CPU threads per block) covering the same features as the
-// device test (tests/gpu/test_ops_g_gpu.cpp): modes, directions, 2D/3D, layouts, dtypes, the packed
-// and scalar paths, broadcasts, NaN modes, indices, slices longer than a block.
+// device test (tests/gpu/test_pool_lrn_tensorop_reduce_gpu.cpp): modes, directions, 2D/3D,
+// layouts, dtypes, the packed and scalar paths, broadcasts, NaN modes, indices, slices longer than
+// a block.
 const char* const kProblems[] = {
     "pool fwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
     "pool bwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
@@ -96,21 +98,11 @@ const char* const kProblems[] = {
     "reduce min fp32 ncdhw dims2x24x3x4x5 over0x2x3x4 nan_ignore indices",
 };
 
-TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
-  const OpSolverList solvers = emulated_solvers();
-  std::set<std::string> ran;
-  for (const char* s : kProblems) {
-    const OpProblemPtr p = parse_op_problem(s);
-    verify::RunOptions o;
-    o.seed = 5;
-    verify::PreparedOpCase c(p, o);
-    for (const auto& solver : solvers) {
-      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
-      const verify::CaseRecord rec = verify::run_op_case(c, *solver, o);
-      EXPECT_EQ(rec.verdict.status, verify::Status::passed) << s << " on " << solver->name() << ": " << rec.verdict.reason;
-      ran.insert(solver->name());
-    }
-  }
+TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
+  verify::RunOptions o;
+  o.seed = 5;
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems({std::begin(kProblems), std::end(kProblems)}), emulated_solvers(), o);
+  // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
@@ -118,7 +110,7 @@ TEST(OpsGEmulated, EveryApplicableSolverPassesEveryProblem) {
 
 
 // The 16-byte solvers' scalar fallbacks for unaligned buffers give the packed paths' bits.
-TEST(OpsGEmulated, PackedSolversAgreeOnUnalignedBuffers) {
+TEST(PoolLrnTensorOpReduceEmulated, PackedSolversAgreeOnUnalignedBuffers) {
   const OpSolverList solvers = emulated_solvers();
   auto named = [&](const std::string& n) -> const OpSolver& {
     for (const auto& s : solvers)
@@ -156,7 +148,7 @@ std::pair<Dims, bool> gen_dims(int max_size) {
 }
 
 // C = op(alpha1*A, alpha2*B) + beta*C with B broadcast over any subset of any rank <= 5.
-RC_GTEST_PROP(OpsGEmulated, TensorOpBroadcastsOverAnyDims, ()) {
+RC_GTEST_PROP(PoolLrnTensorOpReduceEmulated, TensorOpBroadcastsOverAnyDims, ()) {
   TensorOpProblem p;
   p.op = *rc::gen::element(TensorOpKind::add, TensorOpKind::mul, TensorOpKind::min, TensorOpKind::max);
   p.dtype = *rc::gen::element(DType::fp32, DType::fp16, DType::bf16);
@@ -172,7 +164,7 @@ RC_GTEST_PROP(OpsGEmulated, TensorOpBroadcastsOverAnyDims, ()) {
 }
 
 // Every op over any set of dims of a rank <= 5 tensor, both NaN modes, indices.
-RC_GTEST_PROP(OpsGEmulated, ReduceOverAnySetOfDims, ()) {
+RC_GTEST_PROP(PoolLrnTensorOpReduceEmulated, ReduceOverAnySetOfDims, ()) {
   ReduceProblem p;
   p.op = *rc::gen::element(ReduceOp::add, ReduceOp::mul, ReduceOp::min, ReduceOp::max, ReduceOp::amax, ReduceOp::avg,
                            ReduceOp::norm1, ReduceOp::norm2);
@@ -190,7 +182,7 @@ RC_GTEST_PROP(OpsGEmulated, ReduceOverAnySetOfDims, ()) {
 }
 
 // Pooling: every mode and direction, 2D/3D, both layouts, random window/pad/stride.
-RC_GTEST_PROP(OpsGEmulated, PoolAnyGeometry, ()) {
+RC_GTEST_PROP(PoolLrnTensorOpReduceEmulated, PoolAnyGeometry, ()) {
   PoolProblem p;
   p.dir = *rc::gen::element(PoolDir::fwd, PoolDir::bwd);
   p.mode = *rc::gen::element(PoolMode::max, PoolMode::avg_incl, PoolMode::avg_excl);

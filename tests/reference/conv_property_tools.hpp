@@ -1,4 +1,6 @@
-// Helpers for the reference convolution tests: small random problems, random tensors, relayouts.
+// Tools of the reference convolution's property tests: small random valid problems, random tensors
+// (real-valued, or integers in [-3, 3]), relayouts and padded descs, dot products and a mismatch
+// count within a tolerance. (The GPU tests' exact-tier cases: tests/gpu/conv_exact_cases.hpp.)
 #pragma once
 #include <rapidcheck.h>
 

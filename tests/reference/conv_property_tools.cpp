@@ -1,4 +1,4 @@
-#include "tests/reference/conv_test_util.hpp"
+#include "tests/reference/conv_property_tools.hpp"
 
 #include <algorithm>
 #include <cmath>

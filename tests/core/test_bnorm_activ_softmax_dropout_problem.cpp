@@ -11,6 +11,7 @@
 #include "core/op_grammar.hpp"
 #include "core/op_problem.hpp"
 #include "core/softmax_problem.hpp"
+#include "tests/core/op_problem_checks.hpp"
 
 using namespace hiprim;
 
@@ -48,17 +49,7 @@ rc::Gen<double> gen_real(double lo, double hi) {
                         rc::gen::map(rc::gen::inRange(0, 1 << 30), [lo, hi](int k) { return lo + (hi - lo) * (k / double(1 << 30)); }));
 }
 
-template <typename P>
-void expect_round_trip(const P& p, P (*parse)(std::string_view)) {
-  const std::string s = to_string(p);
-  const P q = parse(s);
-  RC_ASSERT(q == p);
-  RC_ASSERT(to_string(q) == s);
-  // The registry path gives the same problem back.
-  const OpProblemPtr op = parse_op_problem(s);
-  RC_ASSERT(op->str() == s);
-  RC_ASSERT(op->equals(*make_op_problem(p)));
-}
+using test_op::check_round_trip;
 
 }  // namespace
 
@@ -147,7 +138,7 @@ RC_GTEST_PROP(OpProblems, BnormRoundTrip, ()) {
   p.scale_dtype = static_cast<DType>(*rc::gen::inRange(0, 3));
   p.stats_dtype = static_cast<DType>(*rc::gen::inRange(0, 3));
   RC_PRE(p.validate().empty());
-  expect_round_trip(p, parse_bnorm_problem);
+  check_round_trip(p, parse_bnorm_problem);
 }
 
 // scale=/stats= (MIOpenDriver's bnormfp16 keeps the parameters in fp16): printed only when not
@@ -181,7 +172,7 @@ RC_GTEST_PROP(OpProblems, ActivRoundTrip, ()) {
   if (activ_uses_alpha(p.mode)) p.alpha = *gen_real(0.0, 4.0);
   if (activ_uses_beta(p.mode)) p.beta = *gen_real(-2.0, 2.0);
   if (activ_uses_gamma(p.mode)) p.gamma = *gen_real(-3.0, 3.0);
-  expect_round_trip(p, parse_activ_problem);
+  check_round_trip(p, parse_activ_problem);
 }
 
 RC_GTEST_PROP(OpProblems, SoftmaxRoundTrip, ()) {
@@ -190,7 +181,7 @@ RC_GTEST_PROP(OpProblems, SoftmaxRoundTrip, ()) {
   p.algo = *rc::gen::element(SoftmaxAlgo::fast, SoftmaxAlgo::accurate, SoftmaxAlgo::log);
   p.mode = *rc::gen::element(SoftmaxMode::instance, SoftmaxMode::channel);
   p.shape = *gen_shape();
-  expect_round_trip(p, parse_softmax_problem);
+  check_round_trip(p, parse_softmax_problem);
 }
 
 RC_GTEST_PROP(OpProblems, DropoutRoundTrip, ()) {
@@ -199,7 +190,7 @@ RC_GTEST_PROP(OpProblems, DropoutRoundTrip, ()) {
   p.shape = *gen_shape();
   p.rate = *gen_real(0.0, 0.999);
   p.seed = *rc::gen::arbitrary<std::uint32_t>();
-  expect_round_trip(p, parse_dropout_problem);
+  check_round_trip(p, parse_dropout_problem);
 }
 
 RC_GTEST_PROP(OpProblems, ShuffledTokensParseToTheSameProblem, ()) {

@@ -7,8 +7,9 @@
 
 #include "gpu/ops_registry.hpp"
 #include "gpu/runtime/device.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
+#include "tests/gpu/skip_without_gpu.hpp"
 #include "verify/op_runner.hpp"
-#include "verify/op_suite.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;
@@ -39,34 +40,20 @@ TEST(GpuOpRegistry, RefusesOtherOpsWithAReason) {
 
 namespace {
 
+// Every GPU solver on the problems of `op`: each passes or refuses (test_ops::expect_solvers_pass).
 void run_all(const std::vector<OpProblemPtr>& problems, const std::string& op) {
-  std::string why;
-  if (!gpu::device_available(&why)) GTEST_SKIP() << "no GPU: " << why;
-  RunOptions o;
-  for (const auto& p : problems) {
-    if (p->op() != op) continue;
-    PreparedOpCase c(p, o);
-    for (const auto& s : gpu::gpu_op_solvers()) {
-      if (s->op() != op) continue;
-      const CaseRecord r = run_op_case(c, *s, o);
-      if (!s->applicable(*p)) {
-        EXPECT_EQ(r.verdict.status, Status::unsupported) << r.repro;
-        continue;
-      }
-      EXPECT_EQ(r.verdict.status, Status::passed) << r.repro << "\n  " << r.verdict.reason;
-    }
-  }
+  std::vector<OpProblemPtr> of_op;
+  for (const auto& p : problems)
+    if (p->op() == op) of_op.push_back(p);
+  test_ops::expect_solvers_pass(of_op, gpu::gpu_op_solvers());
 }
 
-std::vector<OpProblemPtr> smoke_plus(std::initializer_list<const char*> extra) {
-  auto v = load_any_suite("smoke_ops", {}).ops;
-  for (const char* s : extra) v.push_back(parse_op_problem(s));
-  return v;
-}
+std::vector<OpProblemPtr> smoke_plus(const std::vector<const char*>& extra) { return test_ops::op_problems(extra, "smoke_ops"); }
 
 }  // namespace
 
 TEST(GpuOps, Bnorm) {
+  HIPRIM_SKIP_WITHOUT_GPU();
   run_all(smoke_plus({"bnorm fwd-train spatial fp32 nhwc n8 c33 in9x7 eps1e-05 momentum0.1",
                       "bnorm bwd spatial fp16 nchw n8 c3 in31x33 eps1e-05", "bnorm fwd-train per-act bf16 nhwc n7 c5 in9x9 eps1e-05 momentum0.9"}),
           "bnorm");
@@ -76,6 +63,7 @@ TEST(GpuOps, Bnorm) {
 // (channel tiles of 32 packs, planes longer and shorter than a block, 16-byte packs), and two at
 // batch 32 that overflow bnorm.spatial.persistent's shared-memory cache (x re-read in the later passes).
 TEST(GpuOps, BnormLargeSpatial) {
+  HIPRIM_SKIP_WITHOUT_GPU();
   std::vector<OpProblemPtr> v;
   for (const char* s : {"bnorm fwd-train spatial bf16 nhwc n4 c256 in56x56 eps1e-05 momentum0.1",
                         "bnorm bwd spatial bf16 nhwc n4 c64 in56x56 eps1e-05",
@@ -90,12 +78,14 @@ TEST(GpuOps, BnormLargeSpatial) {
 }
 
 TEST(GpuOps, Activ) {
+  HIPRIM_SKIP_WITHOUT_GPU();
   run_all(smoke_plus({"activ fwd gelu fp16 nhwc n3 c5 in7x9", "activ bwd silu bf16 nchw n2 c8 in16x16",
                       "activ bwd tanh fp32 nchw n1 c1 in1x3 alpha2 beta0.5"}),
           "activ");
 }
 
 TEST(GpuOps, Softmax) {
+  HIPRIM_SKIP_WITHOUT_GPU();
   run_all(smoke_plus({"softmax fwd accurate channel bf16 nhwc n2 c1500 in2x2", "softmax bwd log instance fp16 nchw n3 c33 in9x9",
                       "softmax fwd log channel bf16 nchw n32 c1000 in1x1", "softmax bwd accurate instance fp32 nchw n4 c30000 in1x1",
                       "softmax fwd accurate instance bf16 nchw n4 c100000 in1x1"}),
@@ -103,6 +93,7 @@ TEST(GpuOps, Softmax) {
 }
 
 TEST(GpuOps, Dropout) {
+  HIPRIM_SKIP_WITHOUT_GPU();
   run_all(smoke_plus({"dropout fwd fp16 nhwc n3 c5 in7x9 rate0.5 seed9", "dropout bwd bf16 nchw n2 c8 in16x15 rate0.75 seed10"}),
           "dropout");
 }

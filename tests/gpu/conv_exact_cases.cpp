@@ -1,4 +1,4 @@
-#include "tests/gpu/conv_test_util.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
 
 #include <rapidcheck.h>
 

@@ -1,5 +1,7 @@
-// Helpers of the GPU convolution tests: small random problems, exact-tier integer fills, and the
-// CPU reference's expected output.
+// Exact-tier cases of the GPU convolution tests: small random problems, integer fills in [-2, 2]
+// (every sum exact in fp32) and the CPU reference's output rounded to the dtype, which a GPU solver
+// must equal bit for bit. (The reference's own property tests, on real-valued data with bounds, use
+// tests/reference/conv_property_tools.hpp.)
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -12,31 +12,22 @@
 
 namespace {
 
+using hiprim::test::exits_with;
 using hiprim::test::has;
 using hiprim::test::hiprim;
 using hiprim::test::hiprim_stdout;
 
 TEST(CliOps, BadParametersExitTwoAndNameTheQuantity) {
-  auto r = hiprim("bnorm --epsilon -1 -F 1");  // hiprim's option: the problem's rule names it
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "epsilon = -1 must be a finite number > 0")) << r.out;
-  r = hiprim("dropout -p 1 --philox");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "dropout rate = 1 must be in [0, 1)")) << r.out;
-  r = hiprim("activ -m 11");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "-m 11: MIOpen's activation modes are 0..9")) << r.out;
-  r = hiprim("softmax -a 3");
-  EXPECT_EQ(r.code, 2) << r.out;
-  r = hiprim("bnorm --layout NHWC -D 2");  // a 4-letter layout for a 5-d tensor
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "MIOpen rejects the tensor")) << r.out;
-  r = hiprim("repro \"bnorm fwd-train spatial fp32 nchw n2 c3 in4x4 eps-1\"");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "epsilon = -1 must be a finite number > 0")) << r.out;
-  r = hiprim("repro \"frob fwd\"");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_TRUE(has(r.out, "token 1 'frob': unknown primitive")) << r.out;
+  EXPECT_TRUE(exits_with("bnorm --epsilon -1 -F 1", 2,
+                         "epsilon = -1 must be a finite number > 0"));  // hiprim's option: the problem's rule names it
+  EXPECT_TRUE(exits_with("dropout -p 1 --philox", 2, "dropout rate = 1 must be in [0, 1)"));
+  EXPECT_TRUE(exits_with("activ -m 11", 2, "-m 11: MIOpen's activation modes are 0..9"));
+  EXPECT_TRUE(exits_with("softmax -a 3", 2));
+  EXPECT_TRUE(exits_with("bnorm --layout NHWC -D 2", 2,
+                         "MIOpen rejects the tensor"));  // a 4-letter layout for a 5-d tensor
+  EXPECT_TRUE(exits_with("repro \"bnorm fwd-train spatial fp32 nchw n2 c3 in4x4 eps-1\"", 2,
+                         "epsilon = -1 must be a finite number > 0"));
+  EXPECT_TRUE(exits_with("repro \"frob fwd\"", 2, "token 1 'frob': unknown primitive"));
 }
 
 // MIOpenDriver's meaning where hiprim's native subcommands used to differ.
@@ -50,9 +41,7 @@ TEST(CliOps, MIOpenDriverDefaultsAndNotes) {
   EXPECT_TRUE(has(r.out, "bnorm fwd-train spatial fp32 nchw n32 c3 in32x32 eps0.001 momentum1\n")) << r.out;
   EXPECT_EQ(hiprim_stdout("bnorm -F 0 -b 1 --print-problem").out, "bnorm bwd per-act fp32 nchw n32 c3 in32x32 eps0.001\n");
   // activ: MIOpen ignores a coefficient the mode does not use; hiprim says so.
-  r = hiprim("activ -m 3 -A 2 -F 1 --print-problem");
-  EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "relu does not use -A 2")) << r.out;
+  EXPECT_TRUE(exits_with("activ -m 3 -A 2 -F 1 --print-problem", 0, "relu does not use -A 2"));
 }
 
 TEST(CliOps, PrintProblemRoundTripsThroughRepro) {
@@ -88,12 +77,9 @@ TEST(CliOps, BnormLinesRunOnTheReference) {
 }
 
 TEST(CliOps, ReproRunsAnOpCaseAndCheckWritesAReport) {
-  auto r = hiprim("repro \"activ fwd gelu fp16 nhwc n1 c3 in4x4\" --solver ref.activ --seed 3");
-  EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "passed")) << r.out;
-  const auto path = std::filesystem::temp_directory_path() / "hiprim_cli_ops_f.json";
-  r = hiprim("check --suite smoke_ops --solver 'ref.dropout,ref.softmax' --report " + path.string());
-  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(exits_with("repro \"activ fwd gelu fp16 nhwc n1 c3 in4x4\" --solver ref.activ --seed 3", 0, "passed"));
+  const auto path = std::filesystem::temp_directory_path() / "hiprim_cli_bnorm_activ_softmax_dropout.json";
+  EXPECT_TRUE(exits_with("check --suite smoke_ops --solver 'ref.dropout,ref.softmax' --report " + path.string(), 0));
   std::ifstream f(path);
   std::stringstream text;
   text << f.rdbuf();
@@ -101,7 +87,7 @@ TEST(CliOps, ReproRunsAnOpCaseAndCheckWritesAReport) {
   EXPECT_TRUE(has(text.str(), "\"solver\": \"ref.softmax\""));
   EXPECT_FALSE(has(text.str(), "\"solver\": \"ref.activ\""));
   std::filesystem::remove(path);
-  r = hiprim("list solvers --problem \"dropout fwd fp32 nchw n1 c1 in2x2 rate0.5 seed1\"");
+  auto r = hiprim("list solvers --problem \"dropout fwd fp32 nchw n1 c1 in2x2 rate0.5 seed1\"");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "ref.dropout")) << r.out;
   EXPECT_TRUE(has(r.out, "applicable")) << r.out;

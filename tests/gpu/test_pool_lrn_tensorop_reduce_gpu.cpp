@@ -11,16 +11,13 @@
 #include "gpu/ops_registry.hpp"
 #include "gpu/runtime/device.hpp"
 #include "reference/op_reference.hpp"
+#include "tests/gpu/guarded_device.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
+#include "tests/gpu/skip_without_gpu.hpp"
 #include "verify/op_runner.hpp"
 
 namespace hiprim {
 namespace {
-
-#define SKIP_WITHOUT_DEVICE()                               \
-  do {                                                      \
-    std::string why;                                        \
-    if (!gpu::device_available(&why)) GTEST_SKIP() << why;  \
-  } while (0)
 
 // Every feature of the four primitives: modes, directions, 2D/3D, layouts, dtypes, sizes that hit
 // and miss the vectorized solvers (C or the innermost dim a multiple of 4/8 or not), broadcasts,
@@ -75,50 +72,47 @@ const char* const kProblems[] = {
     "lrn fwd across fp32 nchw n4 c96 in27x27 size5 alpha1e-04 beta0.75 k2",
 };
 
-TEST(OpsGGpu, EveryApplicableSolverPassesEveryProblem) {
-  SKIP_WITHOUT_DEVICE();
-  std::set<std::string> ran;
-  for (const char* s : kProblems) {
-    const OpProblemPtr p = parse_op_problem(s);
-    verify::RunOptions o;
-    o.seed = 7;
-    verify::PreparedOpCase c(p, o);
-    for (const auto& solver : gpu::gpu_op_solvers()) {
-      if (solver->op() != p->op() || !solver->applicable(*p)) continue;
-      const verify::CaseRecord rec = verify::run_op_case(c, *solver, o);
-      EXPECT_EQ(rec.verdict.status, verify::Status::passed) << s << " on " << solver->name() << ": " << rec.verdict.reason;
-      ran.insert(solver->name());
-    }
-  }
+TEST(PoolLrnTensorOpReduceGpu, EveryApplicableSolverPassesEveryProblem) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  verify::RunOptions o;
+  o.seed = 7;
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems({std::begin(kProblems), std::end(kProblems)}), gpu::gpu_op_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
 
-// Downloads the outputs of one device run on the given inputs (tensors() order; outputs ignored).
+// The tensors after one device run on the given inputs (tensors() order; the outputs of `in` are
+// ignored, the device's poisoned first), in guarded buffers: a changed guard or input (not in_out)
+// fails the test.
 std::vector<HostTensor> run_on_device(const OpProblem& p, const OpSolver& s, const std::vector<HostTensor>& in) {
   const auto ts = p.tensors();
-  std::vector<gpu::DeviceBuffer> bufs;
+  std::vector<std::vector<unsigned char>> bytes;
+  std::vector<gputest::GuardedBuffer> bufs;
   std::vector<void*> ptrs;
+  bufs.reserve(ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i) {
-    const auto bytes = static_cast<std::size_t>(ts[i].desc.storage_elements()) * dtype_size(ts[i].desc.dtype);
-    bufs.emplace_back(bytes, ts[i].name);
-    if (ts[i].role == OpTensor::Role::output)
-      bufs.back().fill_bytes(0xFF);
-    else
-      bufs.back().upload(in[i].to_bytes().data(), bytes);
+    bytes.push_back(in[i].to_bytes());
+    bufs.push_back(ts[i].role == OpTensor::Role::output ? gputest::guarded_output(bytes[i].size(), ts[i].desc.dtype, ts[i].name)
+                                                        : gputest::guarded_input(bytes[i], ts[i].name));
     ptrs.push_back(bufs.back().data());
   }
-  gpu::DeviceBuffer ws(std::max<std::size_t>(s.workspace_bytes(p), 1), "workspace");
-  s.run(p, ptrs, ws.data(), ws.bytes(), nullptr);
+  gputest::GuardedBuffer ws(Backend::device, std::max<std::size_t>(s.workspace_bytes(p), 1), "workspace");
+  s.run(p, ptrs, ws.data(), ws.payload(), nullptr);
   gpu::synchronize("run_on_device");
+  EXPECT_EQ(gputest::guard_error(ws), "") << s.name();
   std::vector<HostTensor> out;
   for (std::size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i].role == OpTensor::Role::input) {
+      EXPECT_EQ(gputest::input_error(bufs[i], bytes[i]), "") << s.name();
+      out.push_back(in[i]);
+      continue;
+    }
+    const gputest::Readback r = gputest::read_back(bufs[i]);
+    EXPECT_EQ(r.guard_error, "") << s.name();
     HostTensor t(ts[i].desc);
-    std::vector<unsigned char> bytes(bufs[i].bytes());
-    bufs[i].download(bytes.data(), bytes.size());
-    t.from_bytes(bytes.data());
+    t.from_bytes(r.payload.data());
     out.push_back(std::move(t));
   }
   return out;
@@ -126,8 +120,8 @@ std::vector<HostTensor> run_on_device(const OpProblem& p, const OpSolver& s, con
 
 // All-equal inputs: every window / slice is one big tie; the GPU must pick what the reference
 // picks (the first in-bounds window position, the first slice element).
-TEST(OpsGGpu, AllTiedInputsGiveTheReferenceIndices) {
-  SKIP_WITHOUT_DEVICE();
+TEST(PoolLrnTensorOpReduceGpu, AllTiedInputsGiveTheReferenceIndices) {
+  HIPRIM_SKIP_WITHOUT_GPU();
   const char* const problems[] = {
       "pool fwd max fp32 nchw n1 c2 in6x6 win3x3 pad1x1 str2x2",
       "pool fwd max fp16 nhwc n1 c8 in5x5 win3x3 pad2x2 str1x1",
