@@ -1,14 +1,7 @@
-// hiprim repro "<canonical string>" and the run helpers shared by the subcommands (the conv front end
-// is cli/cmd_driver.cpp).
-#include <cstdio>
-#include <filesystem>
-
-#include "cli/commands.hpp"
-#include "cli/op_command.hpp"
+// Option parsing shared by the subcommands (cli/options.hpp).
 #include "cli/options.hpp"
-#include "cli/output.hpp"
+
 #include "core/error.hpp"
-#include "verify/solvers.hpp"
 
 namespace hiprim::cli {
 
@@ -70,99 +63,11 @@ verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& d
   return so;
 }
 
-void run_problem(const ConvProblem& p, const ConvSolverList& solvers, const verify::RunOptions& o,
-                 std::vector<verify::CaseRecord>& out, bool print_passed) {
-  verify::PreparedCase c(p, o);
-  for (auto& s : solvers) {
-    verify::RunOptions so = o;
-    if (!o.dump_dir.empty()) so.dump_dir = o.dump_dir + "/" + s->name();
-    auto rec = verify::run_case(c, *s, so);
-    const bool bad = rec.verdict.status == verify::Status::failed || rec.verdict.status == verify::Status::error ||
-                     rec.verdict.status == verify::Status::mistrusted;
-    if (print_passed || bad) print_case_line(rec);
-    out.push_back(std::move(rec));
-  }
-}
-
-namespace {
-
-std::string folder_name(const ConvProblem& p) {
-  std::string s = to_string(p);
+std::string folder_name(const std::string& problem) {
+  std::string s = problem;
   for (char& ch : s)
     if (ch == ' ') ch = '_';
   return s;
-}
-
-
-}  // namespace
-
-// Shared tail of the conv front end and repro: print-problem, run, report.
-int run_conv_problems(const std::vector<ConvProblem>& problems, const std::string& solver_glob, const RunFlags& flags,
-                      const std::string& dump, const std::string& report, bool print_problem) {
-  if (print_problem) {
-    for (auto& p : problems) std::printf("%s\n", to_string(p).c_str());
-    return 0;
-  }
-  auto solvers = verify::select_conv_solvers(solver_glob);
-  std::vector<verify::CaseRecord> cases;
-  for (auto& p : problems) {
-    auto o = flags.options();
-    if (!dump.empty()) o.dump_dir = dump + "/" + folder_name(p);
-    run_problem(p, solvers, o, cases, /*print_passed=*/true);
-  }
-  print_summary(cases);
-  if (!dump.empty()) std::printf("dump: %s\n", dump.c_str());
-  write_report_if_asked(report, cases);
-  return exit_code_for(cases);
-}
-
-// An integer option >= min; the message names the value and the rule.
-CLI::Validator int_at_least(long long min) {
-  return CLI::Validator(
-      [min](std::string& s) -> std::string {
-        long long x = 0;
-        std::size_t used = 0;
-        try {
-          x = std::stoll(s, &used);
-        } catch (...) {
-          return "'" + s + "' is not an integer";
-        }
-        if (used != s.size()) return "'" + s + "' is not an integer";
-        return x >= min ? std::string() : "must be >= " + std::to_string(min) + " (got " + s + ")";
-      },
-      "INT>=" + std::to_string(min));
-}
-
-Command add_repro(CLI::App& app) {
-  auto* sub = app.add_subcommand("repro", "Run exactly one case given by its canonical problem string");
-  struct Flags {
-    std::string problem, solver = "*", report, dump, special;
-    bool print_problem = false;
-    RunFlags run;
-  };
-  auto f = std::make_shared<Flags>();
-  sub->add_option("--special", f->special, "Special input values of a fuzz case: nan, inf, signed_zero, subnormal, huge, mixed (conv)");
-  sub->add_option("problem", f->problem, "Canonical problem string, e.g. \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3\" or \"activ fwd relu fp32 nchw n1 c3 in8x8\"")->required();
-  sub->add_option("--solver", f->solver, "Solver name glob")->capture_default_str();
-  sub->add_option("--report", f->report, "Write a JSON conformance report here");
-  sub->add_option("--dump", f->dump, "Write inputs, output and reference as .npy files under this folder");
-  sub->add_flag("--print-problem", f->print_problem, "Print the canonical problem string and exit");
-  f->run.add_to(*sub);
-  return [f] {
-    if (!f->special.empty() && !f->print_problem) return run_special_repro(f->problem, f->solver, f->run, f->special, f->report);
-    // The first token picks the path: conv's, or the ops' (bnorm, activ, softmax, pool, ...).
-    if (first_token(f->problem) != "conv") {
-      OpCommonFlags o;
-      o.solver = f->solver;
-      o.report = f->report;
-      o.dump = f->dump;
-      o.print_problem = f->print_problem;
-      o.run = f->run;
-      return run_op_problems({parse_op_problem(f->problem)}, o);
-    }
-    ConvProblem p = parse_conv_problem(f->problem);
-    return run_conv_problems({p}, f->solver, f->run, f->dump, f->report, f->print_problem);
-  };
 }
 
 }  // namespace hiprim::cli

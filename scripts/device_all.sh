@@ -18,7 +18,7 @@ for step in $STEPS; do
   mkdir -p "$work/$step"
   echo "=== $step ($(date -u +%T))"
   case "$step" in
-    conv) timeout 200 "$BIN/hiprim" check --suite smoke,edge --dtype fp32,fp16,bf16 --layout nchw,nhwc --solver 'conv.*' \
+    conv) timeout 200 "$BIN/hiprim" check --require-gpu --suite smoke,edge --dtype fp32,fp16,bf16 --layout nchw,nhwc --solver 'conv.*' \
             --fill bounded --report "$work/conv/conformance_conv_bounded.json" > "$work/conv/check.log" 2>&1
           echo "conv bounded rc=$?"; tail -7 "$work/conv/check.log" ;;
     ops)   OUT="$work/ops" BIN="$BIN" timeout 200 bash scripts/device_ops.sh 2>&1 | tail -25 ;;
