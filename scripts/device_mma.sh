@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The H200 checks of the tensor-core path (conv.gemm.1x1.mma, conv.gemm.im2col.mma and the mma GEMM
-# under them), run by the lead through the device tool with devbin/ from scripts/device_build.sh:
+# under them), run on the GPU machine with devbin/ from scripts/device_build.sh:
 #   1. test_gpu_gemm_mma (every mma GEMM device test) and the mma cases of test_gpu_gemm; the
 #      throughput check (mma vs SIMT TFLOP/s, printed); compute-sanitizer racecheck + memcheck.
 #   2. exact-tier conformance of the two solvers: smoke + edge + resnet50 at batch 2, fp16/bf16 x

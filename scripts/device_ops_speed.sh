@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The H200 check of the memory-bound op kernels (issue 13), run by the lead through the device tool
-# from the repository root, carrying devbin/ made here by
+# The H200 check of the memory-bound op kernels (issue 13), run on the GPU machine from the
+# repository root, with devbin/ made by
 #   scripts/device_build.sh hiprim test_ops_speed_sweep
 # Steps (about 2.5 minutes in all; each has a timeout):
 #   1. hiprim check --require-gpu --suite smoke_ops,ops over every GPU op solver (the op runner against the CPU
@@ -19,7 +19,7 @@
 #      fastest passed solver, its GB/s and % of copy, and the other solvers' GB/s.
 # The register/spill report of these kernels is made at build time, not here: reports/cpu/ops_ptxas.txt
 # (scripts/ops_ptxas_report.sh).
-# Files in $OUT (at most 8): ops_speed_check.json, ops_speed.log, ops_sweep_all.json.
+# Files in $OUT: ops_speed_check.json, ops_speed.log, ops_sweep_all.json.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
@@ -36,7 +36,7 @@ if [ ! -x "$BIN/test_ops_speed_sweep" ] && [ -f "$BIN/tests.tar.xz" ]; then
 fi
 for b in hiprim test_ops_speed_sweep; do
   if [ ! -x "$BIN/$b" ]; then
-    echo "device_ops_speed: $BIN/$b is missing: run scripts/device_build.sh hiprim test_ops_speed_sweep here and carry devbin" >&2
+    echo "device_ops_speed: $BIN/$b is missing: run scripts/device_build.sh hiprim test_ops_speed_sweep and copy devbin here" >&2
     exit 2
   fi
 done
