@@ -37,23 +37,21 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
       r.repro = e.repro.str();
       return r;
     };
-    if (e.repro.op() != "conv") {
-      fuzz::OpCase c;
+    // The entry's case; a bad line's InputError names the corpus file.
+    auto case_of = [&e](auto from_repro) {
       try {
-        c = fuzz::op_case_from_repro(e.repro);
+        return from_repro(e.repro);
       } catch (const InputError& err) {
         throw InputError(e.source + ": " + err.what());
       }
+    };
+    if (e.repro.op() != "conv") {
+      const fuzz::OpCase c = case_of(fuzz::op_case_from_repro);
       for (auto& s : verify::op_solvers())
         if (s->op() == c.problem->op() && selected(s->name())) recs.push_back(fuzz::run_op_fuzz_case(c, *s));
       if (recs.empty()) recs.push_back(none_matches(c.problem->str()));
     } else {
-      fuzz::ConvCase c;
-      try {
-        c = fuzz::conv_case_from_repro(e.repro);
-      } catch (const InputError& err) {
-        throw InputError(e.source + ": " + err.what());
-      }
+      const fuzz::ConvCase c = case_of(fuzz::conv_case_from_repro);
       for (auto& s : verify::conv_solvers())
         if (selected(s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
       if (recs.empty()) recs.push_back(none_matches(to_string(c.problem)));
