@@ -1,25 +1,79 @@
-// hiprim check (a suite x solvers -> report) and hiprim list solvers|suites.
+// hiprim check: a suite (or the fuzz corpus) x solvers -> report.
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/conv_command.hpp"
 #include "cli/op_command.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
-#include "bench/bench_ops_suite.hpp"
+#include "fuzz/conv_target.hpp"
+#include "fuzz/corpus.hpp"
+#include "fuzz/op_target.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 #include "verify/solvers.hpp"
 #include "verify/suite.hpp"
 
 namespace hiprim::cli {
+namespace {
+
+// --suite corpus [--corpus DIR]: each repro line of the fuzz corpus (the embedded fuzz/corpus without
+// DIR) over the solvers its solver glob and --solver both select.
+int run_corpus_check(const std::string& corpus_dir, const std::string& solver_glob, const std::string& report, bool verbose,
+                     bool require_gpu) {
+  const auto entries = corpus_dir.empty() ? fuzz::embedded_corpus() : fuzz::load_corpus_dir(corpus_dir);
+  std::printf("suite corpus (%s): %zu entries\n", corpus_dir.empty() ? "fuzz/corpus, embedded" : corpus_dir.c_str(), entries.size());
+  std::vector<verify::CaseRecord> cases;
+  for (auto& e : entries) {
+    std::vector<verify::CaseRecord> recs;
+    auto selected = [&](const std::string& name) { return verify::glob_list_match(solver_glob, name) && verify::glob_match(e.repro.solver, name); };
+    auto none_matches = [&](const std::string& problem) {
+      verify::CaseRecord r;
+      r.problem = problem;
+      r.solver = e.repro.solver;
+      r.verdict.status = verify::Status::unsupported;
+      r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
+      r.repro = e.repro.str();
+      return r;
+    };
+    // The entry's case; a bad line's InputError names the corpus file.
+    auto case_of = [&e](auto from_repro) {
+      try {
+        return from_repro(e.repro);
+      } catch (const InputError& err) {
+        throw InputError(e.source + ": " + err.what());
+      }
+    };
+    if (e.repro.op() != "conv") {
+      const fuzz::OpCase c = case_of(fuzz::op_case_from_repro);
+      for (auto& s : verify::op_solvers())
+        if (s->op() == c.problem->op() && selected(s->name())) recs.push_back(fuzz::run_op_fuzz_case(c, *s));
+      if (recs.empty()) recs.push_back(none_matches(c.problem->str()));
+    } else {
+      const fuzz::ConvCase c = case_of(fuzz::conv_case_from_repro);
+      for (auto& s : verify::conv_solvers())
+        if (selected(s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
+      if (recs.empty()) recs.push_back(none_matches(to_string(c.problem)));
+    }
+    for (auto& r : recs) {
+      if (verbose || r.verdict.status != verify::Status::passed) print_case_line(r);
+      cases.push_back(std::move(r));
+    }
+  }
+  print_summary(cases);
+  write_report_if_asked(report, cases);
+  return exit_code_for(cases, require_gpu);
+}
+
+}  // namespace
 
 Command add_check(CLI::App& app) {
   auto* sub = app.add_subcommand("check", "Run a suite of problems through the solvers and write a conformance report");
   struct Flags {
     std::string suite = "smoke", solver = "*", report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights", corpus;
     std::int64_t batch = 1;
-    bool verbose = false;
+    bool verbose = false, require_gpu = false;
     RunFlags run;
   };
   auto f = std::make_shared<Flags>();
@@ -32,9 +86,11 @@ Command add_check(CLI::App& app) {
   sub->add_option("--layout", f->layouts, "Generated suites: comma-separated layouts (nchw, nhwc)")->capture_default_str();
   sub->add_option("--dir", f->dirs, "Generated suites: comma-separated directions")->capture_default_str();
   sub->add_flag("--verbose", f->verbose, "Print passed cases too");
+  sub->add_flag("--require-gpu", f->require_gpu, "Exit 1 when a GPU solver's cases did not run for want of a GPU device or GPU backend");
   f->run.add_to(*sub);
   return [f] {
-    if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose);
+    if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose,
+                                                        f->require_gpu);
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
     // Conv lines go through the conv solvers, op lines through the op solvers of their op.
     verify::SuiteProblems problems;
@@ -75,51 +131,7 @@ Command add_check(CLI::App& app) {
       path = "hiprim_check_" + base + ".json";
     }
     write_report_if_asked(path, cases);
-    return exit_code_for(cases);
-  };
-}
-
-Command add_list(CLI::App& app) {
-  auto* sub = app.add_subcommand("list", "List solvers (optionally with their applicability to a problem) or suites");
-  sub->require_subcommand(1);
-  auto* solvers = sub->add_subcommand("solvers", "List solvers: name, backend, coverage; with --problem, whether each applies and why not");
-  auto problem = std::make_shared<std::string>();
-  solvers->add_option("--problem", *problem, "Canonical problem string");
-  auto* suites = sub->add_subcommand("suites", "List the built-in suites");
-  return [solvers, suites, problem] {
-    if (solvers->parsed()) {
-      // With --problem, the solvers of its primitive (conv or an op) and whether each applies.
-      std::optional<ConvProblem> conv;
-      OpProblemPtr op;
-      if (!problem->empty()) {
-        if (first_token(*problem) == "conv")
-          conv = parse_conv_problem(*problem);
-        else
-          op = parse_op_problem(*problem);
-      }
-      auto line = [](const auto& s) {
-        std::printf("%-26s %-6s %-6s %s\n", s->name().c_str(), s->backend() == Backend::device ? "device" : "host",
-                    s->deterministic() ? "det" : "nondet", s->summary().c_str());
-      };
-      auto verdict = [](const Applicability& a) {
-        std::printf("    %s%s\n", a ? "applicable" : "not applicable: ", a ? "" : a.reason.c_str());
-      };
-      if (!op)
-        for (auto& s : verify::conv_solvers()) {
-          line(s);
-          if (conv) verdict(s->applicable(*conv));
-        }
-      if (!conv)
-        for (auto& s : verify::op_solvers()) {
-          if (op && s->op() != op->op()) continue;
-          line(s);
-          if (op) verdict(s->applicable(*op));
-        }
-    } else if (suites->parsed()) {
-      for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());
-      for (auto& n : verify::op_bench_suite_names()) std::printf("%s (hiprim bench --op ...)\n", n.c_str());
-    }
-    return 0;
+    return exit_code_for(cases, f->require_gpu);
   };
 }
 

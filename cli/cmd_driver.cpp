@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "cli/conv_command.hpp"
 #include "cli/miopen/translation.hpp"
 #include "cli/op_command.hpp"
 #include "cli/options.hpp"

@@ -1,9 +1,9 @@
-// hiprim fuzz (property-based fuzz campaigns), hiprim repro --special (special-value cases) and
-// hiprim check --suite corpus (the fuzz corpus replayed). The work is in fuzz/ (library hiprim_fuzz).
+// hiprim fuzz: property-based fuzz campaigns (the work is in fuzz/, library hiprim_fuzz).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,11 +14,11 @@
 #include "core/error.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/conv_target.hpp"
-#include "fuzz/corpus.hpp"
 #include "fuzz/gpu_oracle.hpp"
 #include "fuzz/op_target.hpp"
-#include "verify/op_solvers.hpp"
 #include "report/report_diff.hpp"
+#include "verify/guarded_buffer.hpp"
+#include "verify/op_solvers.hpp"
 #include "verify/solvers.hpp"
 
 extern char** environ;
@@ -31,7 +31,7 @@ struct FuzzFlags {
   std::int64_t cases = 0, shard_count = 0, max_failures = 3, shrink_runs = 1000, jobs_per_device = 1;
   std::uint64_t seed = 1;
   double cpu_check_rate = 0.05, max_macs = 0;
-  bool no_determinism = false, dry_run = false;
+  bool no_determinism = false, dry_run = false, require_gpu = false;
 };
 
 // "90", "90s", "10m", "1.5h" -> seconds; InputError naming --time otherwise.
@@ -123,6 +123,21 @@ std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* o
     targets.push_back(std::make_shared<fuzz::ConvFuzzTarget>(s, o, d));
   }
   return targets;
+}
+
+// The not_run_line() of the targets whose solver runs on the GPU when this process cannot use one
+// (verify::backend_unavailable); "" when every target could run.
+std::string gpu_targets_not_run(const std::vector<fuzz::FuzzTargetPtr>& targets) {
+  const auto why = verify::backend_unavailable(Backend::device);
+  if (!why) return "";
+  std::vector<std::string> device;
+  for (auto& t : targets) {
+    bool on_device = false;
+    for (auto& s : verify::conv_solvers()) on_device = on_device || (s->name() == t->solver() && s->backend() == Backend::device);
+    for (auto& s : verify::op_solvers()) on_device = on_device || (s->name() == t->solver() && s->backend() == Backend::device);
+    if (on_device) device.push_back(t->solver());
+  }
+  return device.empty() ? "" : not_run_line(device.size(), device.size() == 1 ? "solver" : "solvers", *why, device, "fuzzed");
 }
 
 // The live progress line: rewritten in place on a terminal, a line every 10 s otherwise.
@@ -266,6 +281,7 @@ Command add_fuzz(CLI::App& app) {
   sub->add_option("--specials", f->specials, "conv only: special-value kinds to draw: all (default), none, or a list of nan,inf,signed_zero,subnormal,huge,mixed");
   sub->add_flag("--no-determinism-check", f->no_determinism, "Skip the second run that checks a solver's determinism claim");
   sub->add_flag("--dry-run", f->dry_run, "Print the targets, their domains and the shard, and exit");
+  sub->add_flag("--require-gpu", f->require_gpu, "Exit 1 when a GPU solver could not be fuzzed for want of a GPU device or GPU backend");
   return [f] {
     if (f->cases <= 0 && f->time.empty() && !f->dry_run) throw InputError("fuzz: give --cases N or --time T (e.g. --time 10m)");
     fuzz::CampaignOptions o;
@@ -302,8 +318,15 @@ Command add_fuzz(CLI::App& app) {
     for (auto& t : targets) std::printf("  %-22s %s\n", t->solver().c_str(), t->domain().c_str());
     std::fflush(stdout);
     if (f->dry_run) return 0;
+    const std::string not_run = gpu_targets_not_run(targets);
+    // The campaign's exit code, then the GPU solvers that could not run said plainly (and, with
+    // --require-gpu, exit 1).
+    auto finish = [&](int code) {
+      if (!not_run.empty()) std::printf("\n%s (--require-gpu makes this exit 1)\n", not_run.c_str());
+      return std::max(code, require_gpu_exit(f->require_gpu, not_run));
+    };
     if (devices * f->jobs_per_device > 1)
-      return run_device_workers(*f, o.shard, devices, static_cast<int>(f->jobs_per_device), fuzz::gpu_device_count() > 0);
+      return finish(run_device_workers(*f, o.shard, devices, static_cast<int>(f->jobs_per_device), fuzz::gpu_device_count() > 0));
     const char* worker = std::getenv("HIPRIM_FUZZ_WORKER");
     auto result = fuzz::run_campaign(targets, o, progress_printer(o.shard, worker ? "[" + std::string(worker) + "] " : "", worker != nullptr));
     print_result(result, f->op == "conv" ? "MACs" : "elements");
@@ -315,74 +338,8 @@ Command add_fuzz(CLI::App& app) {
       verify::write_json(f->report, fuzz::fuzz_report(result, o, f->op, command_line(), extra));
       std::printf("report: %s\n", f->report.c_str());
     }
-    return result.failures.empty() ? 0 : 1;
+    return finish(result.failures.empty() ? 0 : 1);
   };
-}
-
-int run_special_repro(const std::string& problem, const std::string& solver_glob, const RunFlags& flags, const std::string& special,
-                      const std::string& report) {
-  fuzz::ReproLine line;
-  line.problem = problem;
-  line.solver = solver_glob;
-  line.seed = flags.seed;
-  line.fill = flags.fill;
-  line.special = special;
-  const fuzz::ConvCase c = fuzz::conv_case_from_repro(line);
-  std::vector<verify::CaseRecord> cases;
-  for (auto& s : verify::select_conv_solvers(solver_glob)) {
-    cases.push_back(fuzz::run_conv_case(c, *s, !flags.no_determinism));
-    print_case_line(cases.back());
-  }
-  print_summary(cases);
-  write_report_if_asked(report, cases);
-  return exit_code_for(cases);
-}
-
-int run_corpus_check(const std::string& corpus_dir, const std::string& solver_glob, const std::string& report, bool verbose) {
-  const auto entries = corpus_dir.empty() ? fuzz::embedded_corpus() : fuzz::load_corpus_dir(corpus_dir);
-  std::printf("suite corpus (%s): %zu entries\n", corpus_dir.empty() ? "fuzz/corpus, embedded" : corpus_dir.c_str(), entries.size());
-  std::vector<verify::CaseRecord> cases;
-  for (auto& e : entries) {
-    std::vector<verify::CaseRecord> recs;
-    auto selected = [&](const std::string& name) { return verify::glob_list_match(solver_glob, name) && verify::glob_match(e.repro.solver, name); };
-    auto none_matches = [&](const std::string& problem) {
-      verify::CaseRecord r;
-      r.problem = problem;
-      r.solver = e.repro.solver;
-      r.verdict.status = verify::Status::unsupported;
-      r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
-      r.repro = e.repro.str();
-      return r;
-    };
-    if (e.repro.op() != "conv") {
-      fuzz::OpCase c;
-      try {
-        c = fuzz::op_case_from_repro(e.repro);
-      } catch (const InputError& err) {
-        throw InputError(e.source + ": " + err.what());
-      }
-      for (auto& s : verify::op_solvers())
-        if (s->op() == c.problem->op() && selected(s->name())) recs.push_back(fuzz::run_op_fuzz_case(c, *s));
-      if (recs.empty()) recs.push_back(none_matches(c.problem->str()));
-    } else {
-      fuzz::ConvCase c;
-      try {
-        c = fuzz::conv_case_from_repro(e.repro);
-      } catch (const InputError& err) {
-        throw InputError(e.source + ": " + err.what());
-      }
-      for (auto& s : verify::conv_solvers())
-        if (selected(s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
-      if (recs.empty()) recs.push_back(none_matches(to_string(c.problem)));
-    }
-    for (auto& r : recs) {
-      if (verbose || r.verdict.status != verify::Status::passed) print_case_line(r);
-      cases.push_back(std::move(r));
-    }
-  }
-  print_summary(cases);
-  write_report_if_asked(report, cases);
-  return exit_code_for(cases);
 }
 
 }  // namespace hiprim::cli

@@ -126,6 +126,8 @@ Command add_report(CLI::App& app) {
                   static_cast<long long>(s["total"].get<std::int64_t>()), static_cast<long long>(s["passed"].get<std::int64_t>()),
                   static_cast<long long>(s["failed"].get<std::int64_t>()), static_cast<long long>(s["mistrusted"].get<std::int64_t>()),
                   static_cast<long long>(s["unsupported"].get<std::int64_t>()), static_cast<long long>(s["error"].get<std::int64_t>()));
+      if (const auto not_run = verify::count_not_run_no_device(r["cases"]); not_run > 0)
+        std::printf("%lld cases did not run: no GPU device or no GPU backend; the GPU solvers were NOT checked\n", static_cast<long long>(not_run));
       if (r["kind"] == "performance") std::printf("%s", verify::totals_text(r["totals"]).c_str());
       return 0;
     }

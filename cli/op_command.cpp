@@ -1,3 +1,4 @@
+// Running op problems through the op solvers (cli/op_command.hpp).
 #include "cli/op_command.hpp"
 
 #include <cstdio>
@@ -40,12 +41,7 @@ int run_op_problems(const std::vector<OpProblemPtr>& problems, const OpCommonFla
       throw InputError("--solver '" + flags.solver + "' matches no " + p->op() + " solver; known: " + names);
     }
     auto o = flags.run.options();
-    if (!flags.dump.empty()) {
-      std::string folder = p->str();
-      for (char& ch : folder)
-        if (ch == ' ') ch = '_';
-      o.dump_dir = flags.dump + "/" + folder;
-    }
+    if (!flags.dump.empty()) o.dump_dir = flags.dump + "/" + folder_name(p->str());
     run_op_problem(p, solvers, o, cases, /*print_passed=*/true);
   }
   print_summary(cases);

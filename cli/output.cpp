@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "verify/runner.hpp"
 
@@ -37,12 +38,41 @@ void print_summary(const std::vector<verify::CaseRecord>& cases) {
   };
   for (auto& [name, m] : by_solver) row(name, m);
   row("total", total);
+  if (const std::string line = not_run_line(cases); !line.empty()) std::printf("\n%s (--require-gpu makes this exit 1)\n", line.c_str());
 }
 
-int exit_code_for(const std::vector<verify::CaseRecord>& cases) {
+std::string not_run_line(std::size_t count, const std::string& noun, const std::string& reason, const std::vector<std::string>& solvers,
+                         const std::string& verb) {
+  std::string names;
+  for (auto& s : solvers) names += (names.empty() ? "" : ", ") + s;
+  const bool one = solvers.size() == 1;
+  return std::to_string(count) + " " + noun + " did not run: " + reason + (one ? "; the GPU solver (" : "; the GPU solvers (") + names +
+         (one ? ") was NOT " : ") were NOT ") + verb;
+}
+
+std::string not_run_line(const std::vector<verify::CaseRecord>& cases) {
+  std::size_t count = 0;
+  std::string reason;
+  std::set<std::string> solvers;
+  for (auto& c : cases)
+    if (verify::not_run_no_device(c)) {
+      if (count++ == 0) reason = c.verdict.reason;
+      solvers.insert(c.solver);
+    }
+  return count ? not_run_line(count, "cases", reason, {solvers.begin(), solvers.end()}, "checked") : "";
+}
+
+int require_gpu_exit(bool require_gpu, const std::string& line) {
+  if (!require_gpu || line.empty()) return 0;
+  std::fflush(stdout);  // the summary first
+  std::fprintf(stderr, "hiprim: --require-gpu: %s\n", line.c_str());
+  return 1;
+}
+
+int exit_code_for(const std::vector<verify::CaseRecord>& cases, bool require_gpu) {
   for (auto& c : cases)
     if (c.verdict.status == Status::failed || c.verdict.status == Status::error || c.verdict.status == Status::mistrusted) return 1;
-  return 0;
+  return require_gpu_exit(require_gpu, not_run_line(cases));
 }
 
 namespace {

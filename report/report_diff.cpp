@@ -162,6 +162,7 @@ json merge_reports(const std::vector<json>& reports, const std::vector<std::stri
   out["command"] = command;
   out["cases"] = cases;
   out["summary"] = summary_from_cases(cases);
+  out["summary"]["not_run_no_device"] = count_not_run_no_device(cases);
   out["merged_from"] = std::move(sources);
   return out;
 }

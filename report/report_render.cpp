@@ -102,10 +102,12 @@ void problem_cases(Doc& d, const json& cases) {
       bad.rows.push_back({st, c.value("solver", ""), c.value("problem", ""), c.value("reason", ""), c.value("repro", "")});
   }
   heading(d, 2, "Cases that did not pass");
+  if (const std::int64_t not_run = count_not_run_no_device(cases); not_run > 0)
+    para(d, std::to_string(not_run) + " cases did not run: no GPU device or no GPU backend (reason below); the GPU solvers were NOT checked.");
   if (bad.rows.empty()) para(d, "None: every case passed or was unsupported.");
   else table(d, std::move(bad));
   if (unsupported.empty()) return;
-  heading(d, 3, "Unsupported (the solver refused the problem)");
+  heading(d, 3, "Unsupported (the solver refused the problem, or no GPU could run it)");
   Table u{{"solver", "reason", "cases"}, {}};
   for (auto& [k, n] : unsupported) u.rows.push_back({k.first, k.second, std::to_string(n)});
   table(d, std::move(u));

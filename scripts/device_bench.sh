@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The H200 performance runs (the lead runs them through the device tool, carrying devbin/ built here
-# by scripts/device_build.sh). Every figure comes from `hiprim bench` with the honest clock: GPU time
+# The H200 performance runs (on the GPU machine from the repository root, with devbin/ built by
+# scripts/device_build.sh copied there). Every figure comes from `hiprim bench` with the honest clock: GPU time
 # by graph replay (hiprim's solvers and the peer alike), host overhead per call, every timed output
 # verified in full in the exact tier first, the peer = cuDNN's graph API autotuned (every plan
 # checked and timed, the fastest that passed), 3 repeats of the suite with spread, NVML clocks.
@@ -21,7 +21,7 @@
 #   2:     perf_resnet50_part2_h200.json/.md, bench_part2.log, perf_ops_h200.json/.md (by device_bench_ops.sh)
 # and prints the totals last. Knobs: BENCH_LIMIT_S (seconds after which a bench starts no new problem;
 # part 1: 480, part 2: 380 for conv, the ops get OPS_LIMIT_S=110), SOLVER (a glob; default every
-# solver but conv.naive, whose minutes per layer would take the whole call), BUDGET_MS (device time
+# solver but conv.naive, whose minutes per layer would take the whole run), BUDGET_MS (device time
 # per solver's timed replays per repeat, default 60), REPEATS (3), PEER_MAX_PLANS (the graph-API peer's
 # plans verified and timed per problem, default 24; lower it if plan building dominates the quick run).
 set -uo pipefail
@@ -36,7 +36,7 @@ mkdir -p "$OUT"
 bindir="${BIN:-devbin}"
 bin="$bindir/hiprim"
 if [ ! -x "$bin" ]; then
-  echo "device_bench: $bin is missing: run scripts/device_build.sh here first and carry devbin" >&2
+  echo "device_bench: $bin is missing: run scripts/device_build.sh first and copy devbin here" >&2
   exit 2
 fi
 solver="${SOLVER:-conv.igemm.*,conv.gemm.*,conv.direct.*}"

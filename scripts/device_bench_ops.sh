@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The H200 run of the memory-bound primitives (run by scripts/device_bench.sh 2, or alone through the
-# device tool, carrying devbin/ built by scripts/device_build.sh): `hiprim bench --op all --suite
+# The H200 run of the memory-bound primitives (run by scripts/device_bench.sh 2, or alone on the GPU
+# machine with devbin/ built by scripts/device_build.sh): `hiprim bench --op all --suite
 # resnet50_ops` at batch 32 (ResNet-50 v1.5's batch norms, ReLUs, pools, softmax, residual adds, and
 # the extras reduce, dropout, LRN) for bf16:nhwc, fp32:nchw, fp16:nhwc in one process; every GPU op
 # solver verified at the timed size (the op runner on the whole problem: guards, every element of
@@ -8,7 +8,7 @@
 # (default 3) repeats, each problem's GB/s against the copy bandwidth measured in the same process.
 # BENCH_OPS_LIMIT_S (default 110): seconds after which the bench starts no new problem.
 # Writes into $OUT (default out/device_bench_ops): perf_ops_h200.json, perf_ops_h200.md,
-# bench_ops.log (3 files); prints the totals last.
+# bench_ops.log; prints the totals last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/device_bench_ops}"
@@ -18,7 +18,7 @@ bin="${BIN:-devbin}/hiprim"
 limit="${BENCH_OPS_LIMIT_S:-110}"
 batch="${BATCH:-32}"
 if [ ! -x "$bin" ]; then
-  echo "device_bench_ops: $bin is missing: run scripts/device_build.sh here first and carry devbin" >&2
+  echo "device_bench_ops: $bin is missing: run scripts/device_build.sh first and copy devbin here" >&2
   exit 2
 fi
 {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the binaries for the device machine HERE (the CPU machine: nvcc 13, sm_90): build-device/
 # with the CUDA backend, Release, libstdc++/libgcc linked statically into hiprim (HIPRIM_STATIC), then
-# copies hiprim and the test executables, stripped, into devbin/ (git-ignored). Carry devbin with the
-# device run: the tree and carried paths travel within 64 MiB, so when the stripped tests would push
-# devbin past 48 MiB they go into devbin/tests.tar.xz instead (on the device:
+# copies hiprim and the test executables, stripped, into devbin/ (git-ignored). Copy devbin to the
+# GPU machine with the tree; to keep that copy small, when the stripped tests would push devbin past
+# 48 MiB they go into devbin/tests.tar.xz instead (on the device:
 # `tar -xJf devbin/tests.tar.xz -C devbin`). hiprim itself always stays a plain file.
 # Usage: scripts/device_build.sh [TARGET...]   (default: hiprim and every test_* target; JOBS=N, default 2)
 # Refuses a dirty tree (tracked changes, or untracked files git does not ignore) unless ALLOW_DIRTY=1:
@@ -42,7 +42,7 @@ for t in "${targets[@]}"; do
   cp "$f" devbin/
 done
 strip devbin/*
-# The working tree (about 31 MiB with reports/) and devbin travel together within 64 MiB: past
+# The working tree (about 31 MiB with reports/) and devbin are copied together, kept small: past
 # ${DEVBIN_MAX_MB:-28} MiB every binary goes into devbin/bin.tar.xz (scripts/device_round.sh unpacks it;
 # by hand: tar -xJf devbin/bin.tar.xz -C devbin).
 if [ "$(du -sm devbin | cut -f1)" -gt "${DEVBIN_MAX_MB:-28}" ]; then

@@ -21,7 +21,7 @@ for t in "$BIN"/test_gpu*; do
 done
 
 log "conformance: smoke + edge + resnet50 (batch $BATCH), conv.* x 3 dtypes x 2 layouts x 3 directions"
-timeout 420 "$BIN/hiprim" check --suite smoke,edge,resnet50 --batch "$BATCH" --dtype fp32,fp16,bf16 --layout nchw,nhwc \
+timeout 420 "$BIN/hiprim" check --require-gpu --suite smoke,edge,resnet50 --batch "$BATCH" --dtype fp32,fp16,bf16 --layout nchw,nhwc \
   --solver 'conv.*' --report "$OUT/conformance.json" > "$OUT/check.log" 2>&1
 log "hiprim check rc=$?"
 tail -8 "$OUT/check.log" | tee -a "$OUT/summary.txt"

@@ -4,7 +4,7 @@
 # quick) run through `hiprim driver`, i.e. every applicable GPU solver of each direction the line
 # means, verified against the CPU reference. Also checks that bnormfp16's fp16 parameters
 # (scale=fp16 stats=fp16) are refused by the GPU bnorm solvers with their reason and pass on ref.bnorm.
-# Run from the repository root with devbin/ carried (scripts/device_build.sh hiprim). About 1-2 min.
+# Run from the repository root with devbin/ (scripts/device_build.sh hiprim) copied there. About 1-2 min.
 # Writes $OUT/driver_lines.log (every case line) and prints a summary table last.
 set -uo pipefail
 cd "$(dirname "$0")/.."

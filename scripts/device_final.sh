@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call of the final H200 measurement: a half of the ResNet-50 bench (scripts/device_bench.sh 1|2,
+# One run of the final H200 measurement: a half of the ResNet-50 bench (scripts/device_bench.sh 1|2,
 # hiprim's GEMM-class solvers and the graph-API cuDNN peer, every timed output verified in full) and,
 # in the same call, the PyTorch cross-check (scripts/torch_crosscheck.py) of the same dtype x layout
 # combinations (part 1: conv; part 2: the op suite), joined with the bench report.
@@ -26,8 +26,8 @@ for r in $runs; do
   echo "torch $what $dt $ly rc=$?"
 done
 grep -E "total|peer/torch|FLAG|>10%" "$OUT/torch_part$part.log" | tail -n 40
-# The call brings back at most 8 files of 16 MiB: everything goes into one archive (the JSON reports
-# compress about 20x), the markdown renderings stay beside it.
+# Everything goes into one archive, to keep the output small (the JSON reports compress about 20x);
+# the markdown renderings stay beside it.
 ( cd "$OUT" && tar -czf "part$part.tgz" --exclude='*.md' --exclude="part$part.tgz" -- * && \
   find . -maxdepth 1 -type f ! -name '*.md' ! -name "part$part.tgz" -delete )
 ls -l "$OUT"

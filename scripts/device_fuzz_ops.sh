@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The H200 fuzz campaign of the eight non-convolution primitives (the lead runs it through the device
-# tool, carrying devbin/ built by scripts/device_build.sh): for each op, its GPU solvers ("<op>.*";
+# The H200 fuzz campaign of the eight non-convolution primitives (run on the GPU machine from the
+# repository root, with devbin/ built by scripts/device_build.sh copied there): for each op, its GPU solvers ("<op>.*";
 # the host ones are ref.<op>) for FUZZ_OPS_TIME seconds (default 6) with the CPU reference as the
 # oracle, every GPU worker sharing the device, failures shrunk (at most 200 shrink runs) and saved.
 # Writes into $OUT (default out/device_fuzz_ops): fuzz_ops_h200.json (the eight reports merged),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The H200 checks of the tensor-core path (conv.gemm.1x1.mma, conv.gemm.im2col.mma and the mma GEMM
-# under them), run by the lead through the device tool with devbin/ from scripts/device_build.sh:
+# under them), run on the GPU machine with devbin/ from scripts/device_build.sh:
 #   1. test_gpu_gemm_mma (every mma GEMM device test) and the mma cases of test_gpu_gemm; the
 #      throughput check (mma vs SIMT TFLOP/s, printed); compute-sanitizer racecheck + memcheck.
 #   2. exact-tier conformance of the two solvers: smoke + edge + resnet50 at batch 2, fp16/bf16 x
@@ -32,10 +32,10 @@ log="$OUT/mma.log"
     timeout 90 compute-sanitizer --tool memcheck "$BIN/test_gpu_gemm_mma" --gtest_filter='GemmMma.ExactOnAligned*:GemmMma.BatchedSplitViewsExact' --gtest_brief=1 2>&1 | tail -4
   fi
   echo "== conformance (exact tier)"
-  timeout 200 "$BIN/hiprim" check --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nchw,nhwc \
+  timeout 200 "$BIN/hiprim" check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nchw,nhwc \
     --solver 'conv.gemm.*.mma' --report "$OUT/conformance_mma.json" 2>&1 | tail -8
   echo "== conformance (bounded tier, real-valued data: the factor-2 bound)"
-  timeout 100 "$BIN/hiprim" check --suite smoke,edge --dtype fp16,bf16 --layout nchw,nhwc --fill bounded \
+  timeout 100 "$BIN/hiprim" check --require-gpu --suite smoke,edge --dtype fp16,bf16 --layout nchw,nhwc --fill bounded \
     --solver 'conv.gemm.*.mma' --report "$OUT/conformance_mma_bounded.json" 2>&1 | tail -6
   echo "== fuzz (GPU oracle, special values)"
   timeout 120 "$BIN/hiprim" fuzz --op conv --solver 'conv.gemm.*.mma' --time 40s --seed 3 --oracle gpu --devices all \

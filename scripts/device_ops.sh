@@ -3,7 +3,7 @@
 # repository root with the binaries in $BIN (default devbin/, made by scripts/device_build.sh):
 #   1. the op GPU tests (test_gpu_ops_*, not the *_emu host emulations: bnorm/activ/softmax/dropout
 #      and pool/lrn/tensorop/reduce, and the activation formulas' error model on the host),
-#   2. hiprim check --suite smoke_ops,ops over every GPU op solver -> $OUT/conformance_ops.json,
+#   2. hiprim check --require-gpu --suite smoke_ops,ops over every GPU op solver -> $OUT/conformance_ops.json,
 #   3. compute-sanitizer memcheck and racecheck (the shared-memory reductions) over smoke_ops.
 # Writes into $OUT: conformance_ops.json, ops_tests.log, ops_check.log, ops_sanitizer.log,
 # ops_summary.txt. Exit status: 0 when the tests and the check passed and the sanitizers are clean.
@@ -31,7 +31,7 @@ for t in "$BIN"/test_gpu_ops*; do
 done
 
 log "conformance: smoke_ops + ops (each ops line x fp32/fp16/bf16 x both layouts), solvers $SOLVERS"
-timeout 150 "$BIN/hiprim" check --suite smoke_ops,ops --solver "$SOLVERS" --report "$OUT/conformance_ops.json" \
+timeout 150 "$BIN/hiprim" check --require-gpu --suite smoke_ops,ops --solver "$SOLVERS" --report "$OUT/conformance_ops.json" \
   > "$OUT/ops_check.log" 2>&1
 rc=$?
 [ $rc -ne 0 ] && status=1

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The H200 check of the memory-bound op kernels (issue 13), run by the lead through the device tool
-# from the repository root, carrying devbin/ made here by
+# The H200 check of the memory-bound op kernels (issue 13), run on the GPU machine from the
+# repository root, with devbin/ made by
 #   scripts/device_build.sh hiprim test_ops_speed_sweep
 # Steps (about 2.5 minutes in all; each has a timeout):
-#   1. hiprim check --suite smoke_ops,ops over every GPU op solver (the op runner against the CPU
+#   1. hiprim check --require-gpu --suite smoke_ops,ops over every GPU op solver (the op runner against the CPU
 #      reference, exact/bounded tiers, determinism re-run) -> $OUT/ops_speed_check.json
 #   1b. the same for a few problems too large for the on-chip paths (verified in full at that size)
 #   2. compute-sanitizer racecheck + memcheck over smoke_ops for the solvers with shared-memory
@@ -19,7 +19,7 @@
 #      fastest passed solver, its GB/s and % of copy, and the other solvers' GB/s.
 # The register/spill report of these kernels is made at build time, not here: reports/cpu/ops_ptxas.txt
 # (scripts/ops_ptxas_report.sh).
-# Files in $OUT (at most 8): ops_speed_check.json, ops_speed.log, ops_sweep_all.json.
+# Files in $OUT: ops_speed_check.json, ops_speed.log, ops_sweep_all.json.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
@@ -36,7 +36,7 @@ if [ ! -x "$BIN/test_ops_speed_sweep" ] && [ -f "$BIN/tests.tar.xz" ]; then
 fi
 for b in hiprim test_ops_speed_sweep; do
   if [ ! -x "$BIN/$b" ]; then
-    echo "device_ops_speed: $BIN/$b is missing: run scripts/device_build.sh hiprim test_ops_speed_sweep here and carry devbin" >&2
+    echo "device_ops_speed: $BIN/$b is missing: run scripts/device_build.sh hiprim test_ops_speed_sweep and copy devbin here" >&2
     exit 2
   fi
 done
@@ -45,7 +45,7 @@ start=$(date +%s)
 
 SOLVERS='bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*'
 say "1. conformance: smoke_ops + ops over $SOLVERS"
-timeout 45 "$BIN/hiprim" check --suite smoke_ops,ops --solver "$SOLVERS" --report "$OUT/ops_speed_check.json" > /tmp/ops_speed_check.log 2>&1
+timeout 45 "$BIN/hiprim" check --require-gpu --suite smoke_ops,ops --solver "$SOLVERS" --report "$OUT/ops_speed_check.json" > /tmp/ops_speed_check.log 2>&1
 rc=$?
 [ $rc -ne 0 ] && status=1
 say "hiprim check rc=$rc ($(( $(date +%s) - start )) s)"
@@ -64,7 +64,7 @@ reduce max fp32 nchw dims32x64x56x56 over0x2x3 nan_propagate indices
 softmax fwd accurate instance bf16 nchw n16 c100000 in1x1
 SUITE
 say "1b. full-size checks of the overflow / split paths ($NEW)"
-timeout 30 "$BIN/hiprim" check --suite /tmp/ops_speed_large.txt --solver "$NEW" --report /tmp/ops_speed_large.json \
+timeout 30 "$BIN/hiprim" check --require-gpu --suite /tmp/ops_speed_large.txt --solver "$NEW" --report /tmp/ops_speed_large.json \
   > /tmp/ops_speed_large.log 2>&1
 rc=$?
 [ $rc -ne 0 ] && status=1

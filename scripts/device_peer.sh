@@ -10,7 +10,7 @@
 #   2. scripts/torch_crosscheck.py on a quick subset: bf16 nhwc fwd of the 23 ResNet-50 layers at
 #      batch 32 and the ReLU family of the op suite (TORCH_ARGS replaces these flags), by graph replay.
 # Writes into $OUT: peer_gtest.log, peer_gtest_conv.xml, peer_gtest_fused.xml, torch_quick.json,
-# torch_quick.log, peer_summary.txt (6 files). Timeouts: 55 + 40 s for the tests, 55 s for torch. Exit status 0 when the tests passed (skips count as failures here: on this machine
+# torch_quick.log, peer_summary.txt. Timeouts: 55 + 40 s for the tests, 55 s for torch. Exit status 0 when the tests passed (skips count as failures here: on this machine
 # every test must run) and the cross-check measured every selected problem.
 set -u
 BIN=${BIN:-devbin}
@@ -62,7 +62,7 @@ if [ -x "$BIN/test_bench_cudnn_graph" ]; then
   grep -E 'NOT USABLE' "$OUT/peer_gtest.log" | sed 's/^ *//' | cut -c1-220 | sort | uniq -c | sort -rn | head -8 | tee -a "$summary"
   grep -E -A3 'Failure$' "$OUT/peer_gtest.log" | grep -v '^--$' | cut -c1-300 | head -30 | tee -a "$summary"
 else
-  log "$BIN/test_bench_cudnn_graph missing: run scripts/device_build.sh test_bench_cudnn_graph here and carry devbin"
+  log "$BIN/test_bench_cudnn_graph missing: run scripts/device_build.sh test_bench_cudnn_graph and copy devbin here"
   status=1
 fi
 

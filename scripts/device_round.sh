@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs several device scripts in one call of the GPU machine, each with its own output folder, and
-# packs each folder into $OUT/<name>.tgz (the call brings back at most 8 files). Each step's last
-# lines are printed at the end, so the reply's output tail holds every summary.
+# Runs several device scripts in one go on the GPU machine, each with its own output folder, and
+# packs each folder into $OUT/<name>.tgz (one file per step). Each step's last lines are printed at
+# the end, so the last lines of the output hold every summary.
 # Usage: OUT=... scripts/device_round.sh name=script[:arg ...] ...   e.g. wgmma=device_wgmma.sh bench=device_bench.sh:quick
 set -uo pipefail
 cd "$(dirname "$0")/.."

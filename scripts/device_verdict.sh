@@ -8,7 +8,7 @@
 #      and fails with that kind's declaration flipped (test_fuzz ImplicitZeros.* / FuzzSpecial.*).
 #   2. the GEMM-conv tests whose tensor-core halves are now their own tests (they skip visibly
 #      without a usable mma path) and the host-only GPU tests.
-#   3. the poison: `hiprim check --suite smoke` over every GPU conv and op solver, outputs poisoned
+#   3. the poison: `hiprim check --require-gpu --suite smoke` over every GPU conv and op solver, outputs poisoned
 #      with a signaling NaN no arithmetic produces (an unwritten element fails, named).
 #   4. the committed fuzz corpus (its special-value lines too) over every GPU solver, strict judge.
 #   5. a ${FUZZ_TIME:-60s} special-value conv campaign (nan, inf, mixed) over every conv.* solver
@@ -41,13 +41,13 @@ gtest_step gemm_conv 240 "$BIN/test_gpu_gemm" --gtest_filter='GemmConvRandom.*:G
 gtest_step gpu_host 120 "$BIN/test_gpu_host"
 
 echo "== smoke suite, every GPU conv and op solver, new poison"
-timeout 240 "$BIN/hiprim" check --suite smoke --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
+timeout 240 "$BIN/hiprim" check --require-gpu --suite smoke --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
   --report "$OUT/smoke_check.json" > "$OUT/smoke_check.log" 2>&1
 rc[smoke]=$?
 grep -E '^(solver|total) |^(failed|mistrusted|error) ' -A1 "$OUT/smoke_check.log" | grep -v '^--' | head -n 30
 
 echo "== the committed fuzz corpus (special-value cases included) over every GPU solver, strict judge"
-timeout 120 "$BIN/hiprim" check --suite corpus --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
+timeout 120 "$BIN/hiprim" check --require-gpu --suite corpus --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
   --report "$OUT/corpus_check.json" > "$OUT/corpus_check.log" 2>&1
 rc[corpus]=$?
 grep -E '^(total) |^(failed|mistrusted|error) ' -A1 "$OUT/corpus_check.log" | grep -v '^--' | head -n 20

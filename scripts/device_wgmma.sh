@@ -63,9 +63,9 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   stage probe 60 "$T" --gtest_filter='*WgmmaProbe.*'
   stage gemm 90 "$T" --gtest_filter='IgemmGemm.*'
   stage conv 90 "$T" --gtest_filter='IgemmConv.*:-IgemmConv.SanitizerSubset'
-  stage check 100 "$BIN/hiprim" check --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nhwc \
+  stage check 100 "$BIN/hiprim" check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nhwc \
     --solver conv.igemm.wgmma --report "$OUT/conformance_wgmma.json"
-  stage bounded 50 "$BIN/hiprim" check --suite smoke,edge --dtype fp16,bf16 --layout nhwc --fill bounded \
+  stage bounded 50 "$BIN/hiprim" check --require-gpu --suite smoke,edge --dtype fp16,bf16 --layout nhwc --fill bounded \
     --solver conv.igemm.wgmma --report "$OUT/conformance_wgmma_bounded.json"
   if command -v compute-sanitizer >/dev/null; then
     stage memcheck 50 compute-sanitizer --tool memcheck --error-exitcode 3 "$T" \

@@ -147,10 +147,31 @@ namespace {
 constexpr Status kAllStatuses[] = {Status::passed, Status::failed, Status::mistrusted, Status::unsupported, Status::error};
 }
 
+bool not_run_no_device(Status status, std::string_view reason) {
+  return status == Status::unsupported && (reason.starts_with("no GPU device: ") || reason == "built without a GPU backend");
+}
+
+bool not_run_no_device(const CaseRecord& c) { return not_run_no_device(c.verdict.status, c.verdict.reason); }
+
+std::int64_t count_not_run_no_device(const json& cases) {
+  std::int64_t n = 0;
+  for (const json& c : cases) {
+    if (!c.is_object() || !c.contains("status") || !c["status"].is_string() || !c.contains("reason") || !c["reason"].is_string()) continue;
+    const auto st = parse_status(c["status"].get_ref<const std::string&>());
+    n += st && not_run_no_device(*st, c["reason"].get_ref<const std::string&>()) ? 1 : 0;
+  }
+  return n;
+}
+
 json summary_json(const std::vector<CaseRecord>& cases) {
   json s{{"total", cases.size()}};
   for (Status st : kAllStatuses) s[std::string(status_name(st))] = 0;
-  for (const CaseRecord& c : cases) s[std::string(status_name(c.verdict.status))] = s[std::string(status_name(c.verdict.status))].get<std::int64_t>() + 1;
+  std::int64_t not_run = 0;
+  for (const CaseRecord& c : cases) {
+    s[std::string(status_name(c.verdict.status))] = s[std::string(status_name(c.verdict.status))].get<std::int64_t>() + 1;
+    not_run += not_run_no_device(c) ? 1 : 0;
+  }
+  s["not_run_no_device"] = not_run;
   return s;
 }
 
@@ -376,6 +397,7 @@ class SchemaCheck {
     const std::string p = "report.summary";
     count(s, p, "total");
     for (Status st : kAllStatuses) count(s, p, std::string(status_name(st)).c_str());
+    if (s.contains("not_run_no_device")) count(s, p, "not_run_no_device");  // optional: older version 2 reports lack it
     if (!cases) return;
     auto as_count = [&](const char* k) -> std::int64_t {
       auto it = s.find(k);
@@ -391,6 +413,11 @@ class SchemaCheck {
         if (c.is_object() && c.contains("status") && c["status"] == name) ++n;
       if (as_count(name.c_str()) >= 0)
         expect(as_count(name.c_str()) == n, p + "." + name, "is " + std::to_string(as_count(name.c_str())) + " but " + std::to_string(n) + " cases have status " + name);
+    }
+    if (as_count("not_run_no_device") >= 0) {
+      const std::int64_t n = count_not_run_no_device(*cases);
+      expect(as_count("not_run_no_device") == n, p + ".not_run_no_device", "is " + std::to_string(as_count("not_run_no_device")) + " but " +
+                                                                              std::to_string(n) + " cases did not run for want of a GPU");
     }
   }
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,7 +63,16 @@ struct CaseRecord {
 };
 
 nlohmann::json case_json(const CaseRecord& c);
-// {total, passed, failed, mistrusted, unsupported, error} counted from the cases' statuses.
+// Whether a case did not run because this machine has no usable GPU or the build has no GPU backend:
+// status unsupported with one of the reasons backend_unavailable() (verify/guarded_buffer.hpp) gives,
+// "no GPU device: <why>" or "built without a GPU backend", as opposed to a solver's own refusal.
+bool not_run_no_device(Status status, std::string_view reason);
+bool not_run_no_device(const CaseRecord& c);
+// The cases of a report's "cases" array that not_run_no_device() holds for.
+std::int64_t count_not_run_no_device(const nlohmann::json& cases);
+
+// {total, passed, failed, mistrusted, unsupported, error} counted from the cases' statuses, and
+// not_run_no_device: how many of the unsupported ones did not run for want of a GPU.
 nlohmann::json summary_json(const std::vector<CaseRecord>& cases);
 nlohmann::json conformance_report(const nlohmann::json& machine, const std::vector<CaseRecord>& cases,
                                   const std::string& command);

@@ -1,0 +1,59 @@
+// hiprim list solvers [--problem P] | suites: the solvers (and whether each applies to P) and the suites.
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "core/conv_problem.hpp"
+#include "core/op_problem.hpp"
+#include "bench/bench_ops_suite.hpp"
+#include "verify/op_solvers.hpp"
+#include "verify/op_suite.hpp"
+#include "verify/solvers.hpp"
+#include "verify/suite.hpp"
+
+namespace hiprim::cli {
+
+Command add_list(CLI::App& app) {
+  auto* sub = app.add_subcommand("list", "List solvers (optionally with their applicability to a problem) or suites");
+  sub->require_subcommand(1);
+  auto* solvers = sub->add_subcommand("solvers", "List solvers: name, backend, coverage; with --problem, whether each applies and why not");
+  auto problem = std::make_shared<std::string>();
+  solvers->add_option("--problem", *problem, "Canonical problem string");
+  auto* suites = sub->add_subcommand("suites", "List the built-in suites");
+  return [solvers, suites, problem] {
+    if (solvers->parsed()) {
+      // With --problem, the solvers of its primitive (conv or an op) and whether each applies.
+      std::optional<ConvProblem> conv;
+      OpProblemPtr op;
+      if (!problem->empty()) {
+        if (first_token(*problem) == "conv")
+          conv = parse_conv_problem(*problem);
+        else
+          op = parse_op_problem(*problem);
+      }
+      auto line = [](const auto& s) {
+        std::printf("%-26s %-6s %-6s %s\n", s->name().c_str(), s->backend() == Backend::device ? "device" : "host",
+                    s->deterministic() ? "det" : "nondet", s->summary().c_str());
+      };
+      auto verdict = [](const Applicability& a) {
+        std::printf("    %s%s\n", a ? "applicable" : "not applicable: ", a ? "" : a.reason.c_str());
+      };
+      if (!op)
+        for (auto& s : verify::conv_solvers()) {
+          line(s);
+          if (conv) verdict(s->applicable(*conv));
+        }
+      if (!conv)
+        for (auto& s : verify::op_solvers()) {
+          if (op && s->op() != op->op()) continue;
+          line(s);
+          if (op) verdict(s->applicable(*op));
+        }
+    } else if (suites->parsed()) {
+      for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());
+      for (auto& n : verify::op_bench_suite_names()) std::printf("%s (hiprim bench --op ...)\n", n.c_str());
+    }
+    return 0;
+  };
+}
+
+}  // namespace hiprim::cli

@@ -1,0 +1,73 @@
+// Option parsing shared by the subcommands (cli/options.hpp).
+#include "cli/options.hpp"
+
+#include "core/error.hpp"
+
+namespace hiprim::cli {
+
+void RunFlags::add_to(CLI::App& sub) {
+  sub.add_option("--seed", seed, "Seed of the data fills")->capture_default_str();
+  sub.add_option("--fill", fill, "Data fill tier: exact (integers, zero threshold) or bounded (reals, error bound); default: exact when possible")
+      ->check(CLI::IsMember({"exact", "bounded"}));
+  sub.add_flag("--no-determinism-check", no_determinism, "Skip the second run that checks a solver's determinism claim");
+}
+
+verify::RunOptions RunFlags::options() const {
+  verify::RunOptions o;
+  o.seed = seed;
+  if (!fill.empty()) o.fill = *verify::parse_fill_tier(fill);
+  o.check_determinism = !no_determinism;
+  return o;
+}
+
+DType dtype_from(const std::string& s) {
+  if (auto t = parse_dtype(s)) return *t;
+  throw InputError("--dtype '" + s + "': expected fp32, fp16 or bf16");
+}
+
+ConvDir dir_from(const std::string& s) {
+  if (s == "fwd") return ConvDir::fwd;
+  if (s == "bwd-data") return ConvDir::bwd_data;
+  if (s == "bwd-weights") return ConvDir::bwd_weights;
+  throw InputError("--dir '" + s + "': expected fwd, bwd-data or bwd-weights");
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t comma = s.find(',', start);
+    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& dtypes, const std::string& layouts,
+                                        const std::string& dirs) {
+  verify::SuiteOptions so;
+  so.batch = batch;
+  so.dtypes.clear();
+  for (auto& d : split_list(dtypes)) so.dtypes.push_back(dtype_from(d));
+  so.channels_last.clear();
+  for (auto& l : split_list(layouts)) {
+    if (l != "nchw" && l != "nhwc") throw InputError("--layout '" + l + "': expected nchw or nhwc");
+    so.channels_last.push_back(l == "nhwc");
+  }
+  so.dirs.clear();
+  for (auto& d : split_list(dirs)) so.dirs.push_back(dir_from(d));
+  if (so.dtypes.empty() || so.channels_last.empty() || so.dirs.empty())
+    throw InputError("--dtype, --layout and --dir each need at least one value");
+  return so;
+}
+
+std::string folder_name(const std::string& problem) {
+  std::string s = problem;
+  for (char& ch : s)
+    if (ch == ' ') ch = '_';
+  return s;
+}
+
+}  // namespace hiprim::cli
