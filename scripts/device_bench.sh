@@ -12,15 +12,16 @@
 #   scripts/device_bench.sh 1       ResNet-50 v1.5, batch 32, fwd + bwd-data + bwd-weights, combos
 #                                   bf16:nhwc, fp16:nhwc, fp32:nchw in one process (one shared reference
 #                                   per layer and direction), 3 repeats   (<= 9 min)
-#   scripts/device_bench.sh 2       the same for fp32:nhwc, bf16:nchw, fp16:nchw, then the op suite
-#                                   (scripts/device_bench_ops.sh: resnet50_ops, bf16:nhwc, fp32:nchw,
-#                                   fp16:nhwc, 3 repeats)   (<= 9 min)
-# (or PART=quick|1|2). Each part writes into $OUT (default out/device_bench) at most 6 files:
+#   scripts/device_bench.sh 2       the same for fp32:nhwc, bf16:nchw, fp16:nchw   (<= 9 min)
+#   scripts/device_bench.sh ops     the op suite (scripts/device_bench_ops.sh: resnet50_ops, bf16:nhwc,
+#                                   fp32:nchw, fp16:nhwc, 3 repeats)   (<= 8 min)
+# (or PART=quick|1|2|ops). Each part writes into $OUT (default out/device_bench) at most 6 files:
 #   quick: quick.log, quick_test_bench.log, quick_graph_peer.json/.md, quick_legacy_peer.json/.md
 #   1:     perf_resnet50_part1_h200.json/.md, bench_part1.log
-#   2:     perf_resnet50_part2_h200.json/.md, bench_part2.log, perf_ops_h200.json/.md (by device_bench_ops.sh)
+#   2:     perf_resnet50_part2_h200.json/.md, bench_part2.log
+#   ops:   perf_ops_h200.json/.md, bench_ops.log (by device_bench_ops.sh)
 # and prints the totals last. Knobs: BENCH_LIMIT_S (seconds after which a bench starts no new problem;
-# part 1: 480, part 2: 380 for conv, the ops get OPS_LIMIT_S=110), SOLVER (a glob; default every
+# part 1: 480, part 2: 500, ops: OPS_LIMIT_S=400), SOLVER (a glob; default every
 # solver but conv.naive, whose minutes per layer would take the whole run), BUDGET_MS (device time
 # per solver's timed replays per repeat, default 60), REPEATS (3), PEER_MAX_PLANS (the graph-API peer's
 # plans verified and timed per problem, default 24; lower it if plan building dominates the quick run).
@@ -28,8 +29,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 part="${1:-${PART:-}}"
 case "$part" in
-  quick|1|2) ;;
-  *) echo "usage: scripts/device_bench.sh quick|1|2   (or PART=...)" >&2; exit 2 ;;
+  quick|1|2|ops) ;;
+  *) echo "usage: scripts/device_bench.sh quick|1|2|ops   (or PART=...)" >&2; exit 2 ;;
 esac
 OUT="${OUT:-out/device_bench}"
 mkdir -p "$OUT"
@@ -89,12 +90,16 @@ if [ "$part" = quick ]; then
   exit 0
 fi
 
+if [ "$part" = ops ]; then
+  OUT="$OUT" BENCH_OPS_LIMIT_S="${OPS_LIMIT_S:-400}" REPEATS="$repeats" scripts/device_bench_ops.sh
+  exit $?
+fi
 if [ "$part" = 1 ]; then
   combos="bf16:nhwc,fp16:nhwc,fp32:nchw"
   limit="${BENCH_LIMIT_S:-480}"
 else
   combos="fp32:nhwc,bf16:nchw,fp16:nchw"
-  limit="${BENCH_LIMIT_S:-380}"
+  limit="${BENCH_LIMIT_S:-500}"
 fi
 name="perf_resnet50_part${part}_h200"
 log="$OUT/bench_part${part}.log"
@@ -106,9 +111,6 @@ if [ -f "$OUT/$name.json" ]; then
   "$bin" report markdown "$OUT/$name.json" -o "$OUT/$name.md" --no-charts >/dev/null 2>&1
 else
   echo "device_bench: no report was written" | tee -a "$log"
-fi
-if [ "$part" = 2 ]; then
-  OUT="$OUT" BENCH_OPS_LIMIT_S="${OPS_LIMIT_S:-110}" REPEATS="$repeats" scripts/device_bench_ops.sh
 fi
 echo "device_bench $part: $(( $(date +%s) - start )) s" | tee -a "$log"
 [ -f "$OUT/$name.json" ] && "$bin" report summary "$OUT/$name.json"
