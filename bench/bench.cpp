@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <future>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "bench/bench_clocks.hpp"
@@ -73,7 +75,10 @@ json bench_settings_json(const BenchOptions& o) {
               {"repeats_rule", "repeat 1 verifies, autotunes the peer and times; later repeats re-time on fresh buffers the "
                                "peer's plan and the passed solvers within retime_factor of repeat 1's best (0: all)"},
               {"rotation", "inputs and output rotate over sets = ceil(3 x L2 / bytes of one set) copies (<= 64)"},
-              {"bytes", "least traffic: every input read once, the output written once"}};
+              {"bytes", "least traffic: every input read once, the output written once"},
+              {"peer_accuracy", "a peer plan passes in the exact tier, or else (exact fills) in the bounded tier: factor x "
+                                "gamma(L) x sum|terms| per element (inexact algorithms such as Winograd or FFT, which "
+                                "cuDNN's users accept); its check says which. hiprim's solvers: the exact tier only"}};
 }
 
 Bench::Bench(const BenchOptions& o) {
@@ -334,11 +339,43 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
         pr.tolerance = bench_tolerance_string(tol);
         const TimingSets sets(p, s_->l2, o.seed);
         PeerProblem& pp = *st.peer_problem;
+        // A candidate that misses the exact tier is judged again in the bounded tier (its error
+        // bound factor x gamma(L) x sum|terms| per element): cuDNN's Winograd/FFT-like engines are
+        // not exact on integer data, yet within the accuracy its users (PyTorch) accept. hiprim's
+        // own solvers are held to the exact tier; the peer's pass in the bounded tier says so.
+        std::optional<ref::ConvOutput> with_abs_sum;  // the reference with sum|terms|, made on first need
+        auto bounded_retry = [&](Verdict exact, const HostTensor& got) {
+          if (exact.status != Status::failed || tier != FillTier::exact || o.verify != VerifyMode::full) return exact;
+          if (!with_abs_sum) {
+            ref::ConvInputs in;
+            if (p.dir != ConvDir::bwd_data) in.x = &prep.pc->x();
+            if (p.dir != ConvDir::bwd_weights) in.w = &prep.pc->w();
+            if (p.dir != ConvDir::fwd) in.y = &prep.pc->y();
+            if (p.bias) in.bias = &prep.pc->bias();
+            with_abs_sum = s_->phases.time("peer_bounded_reference", [&] { return ref::conv(p, in, /*with_abs_sum=*/true); });
+          }
+          Verdict b = compare(got, with_abs_sum->value, with_abs_sum->abs_sum, with_abs_sum->desc,
+                              tolerance_for(p, FillTier::bounded, pr.algorithm_factor));
+          if (b.status != Status::passed) return exact;
+          char err[64];
+          std::snprintf(err, sizeof err, "%.3g", b.metrics.max_abs_error);
+          b.reason = "not exact (" + exact.reason + "); within the bounded tier: " + b.reason + " (max |error| " + err +
+                     "): a peer plan of inexact arithmetic (e.g. Winograd, FFT), as cuDNN's users accept";
+          ++st.peer.bounded_passes;
+          return b;
+        };
         auto check = [&](int i) {
           vb->poison_output();
           pp.run(i, vb->peer(ws, stream));
           s_->stream.synchronize();
-          if (prep.judge && o.verify == VerifyMode::full) return prep.judge->judge_bytes(vb->download_output_bytes(), tol);
+          if (prep.judge && o.verify == VerifyMode::full) {
+            const std::vector<unsigned char> bytes = vb->download_output_bytes();
+            Verdict v = prep.judge->judge_bytes(bytes, tol);
+            if (v.status != Status::failed) return v;
+            HostTensor got(output_desc(p));
+            got.from_bytes(bytes.data());
+            return bounded_retry(std::move(v), got);
+          }
           const HostTensor got = vb->download_output();
           if (o.verify == VerifyMode::quick) return prep.oracle->check(got, pr.algorithm_factor);
           const ref::ConvOutput& e = prep.pc->expected(false);

@@ -84,6 +84,7 @@ json peer_result_json(const PeerResult& r, double flops, double bytes) {
     c["algorithm_factor"] = r.algorithm_factor;
     c["bound_applies"] = !r.transform;
     c["tolerance"] = r.tolerance;
+    c["bounded_passes"] = r.bounded_passes;
     j["check"] = std::move(c);
   } else {
     j["check"] = nullptr;

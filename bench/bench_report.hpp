@@ -30,6 +30,7 @@ struct PeerResult {
   std::optional<TimingStats> timing;
   std::optional<Verdict> check;  // of the selected candidate; absent with --verify none or when none ran
   double algorithm_factor = 1.0;
+  int bounded_passes = 0;          // candidates that missed the exact tier but passed the bounded one
   std::string tolerance;           // the rule the check applied (bench_tolerance_string)
   nlohmann::json autotune = nullptr;  // autotune_json(): every candidate, its check and time
 };
