@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "reference/op_tolerance.hpp"
+#include "reference/error_model.hpp"
 
 // Tolerance policy (u = 2^-24, fp32). The solver evaluates gpu/activ/activ_math.hpp's formulas in
 // fp32 on the exact stored input. Library functions are taken at CUDA's documented maximum errors

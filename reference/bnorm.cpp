@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "reference/op_tolerance.hpp"
+#include "reference/error_model.hpp"
 
 // Tolerance policy. The solver model (every GPU bnorm solver): per group of M values, in fp32,
 //   mean' = (sum x)/M; var' = (sum (x - mean')^2)/M; inv' = 1/sqrt(var' + eps); y = (x - mean')*(scale*inv') + bias;
