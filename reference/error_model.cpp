@@ -34,7 +34,7 @@ double sum_bound(std::int64_t terms, double abs_sum) {
 }
 
 double stored_bound(DType out, double value, double fp32_bound) {
-  const double b = fp32_bound + 0x1p-50 * std::fabs(value);
+  const double b = fp32_bound + kReferenceRel * std::fabs(value);
   return b + store_bound(out, value) + store_unit(out) * b;
 }
 

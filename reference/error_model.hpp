@@ -39,6 +39,8 @@ namespace hiprim::ref {
 
 inline constexpr double kUnitFp32 = 0x1p-24;  // u: fp32 accumulation
 inline constexpr double kUnitDouble = 0x1p-53;  // u_d: the reference's double
+// The reference's own relative rounding of a value computed in a few double operations (8 u_d).
+inline constexpr double kReferenceRel = 0x1p-50;
 // fp32's smallest normal, 2^-126: an absolute term for results that fall below fp32's normal range,
 // where relative error bounds stop holding (e.g. expf underflowing to a subnormal or 0).
 inline constexpr double kFp32TinyNormal = 0x1p-126;
@@ -53,8 +55,8 @@ double store_underflow(DType out);
 double store_bound(DType out, double value);
 // (gamma(L) + gamma_d(L)) * abs_sum * (1 + 2*gamma_d(L)): an fp32 sum of L terms against the double sum.
 double sum_bound(std::int64_t terms, double abs_sum);
-// b' + store_bound(out, value) + u_out*b' with b' = fp32_bound + 2^-50*|value| (the reference's
-// own rounding: a few double operations): a stored value whose fp32 result is within fp32_bound.
+// b' + store_bound(out, value) + u_out*b' with b' = fp32_bound + kReferenceRel*|value|: a stored
+// value whose fp32 result is within fp32_bound.
 double stored_bound(DType out, double value, double fp32_bound);
 // (1 + u_out) * (factor*gamma(L) + gamma_d(L)) * abs_sum*(1 + 2*gamma_d(L)) + u_out*|expected| + eta_out,
 // 0 when abs_sum = 0: an fp32 sum of L terms stored into out (conv's bounded tier).
