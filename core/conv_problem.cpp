@@ -1,10 +1,9 @@
 #include "core/conv_problem.hpp"
 
-#include <cctype>
-#include <charconv>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/op_grammar.hpp"
 
 namespace hiprim {
 
@@ -17,10 +16,7 @@ std::string_view conv_dir_name(ConvDir d) {
   return "?";
 }
 
-std::string ConvProblem::layout_name() const {
-  if (rank() == 3) return channels_last ? "ndhwc" : "ncdhw";
-  return channels_last ? "nhwc" : "nchw";
-}
+std::string ConvProblem::layout_name() const { return spatial_layout_name(rank(), channels_last); }
 
 Dims ConvProblem::out() const {
   Dims o(in.size());
@@ -145,154 +141,57 @@ std::int64_t ConvProblem::reduction_length() const {
 
 // ---- canonical string ----
 
-static std::string join_x(const Dims& d) {
-  std::string s;
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
-  return s;
-}
-
 std::string to_string(const ConvProblem& p) {
   std::ostringstream os;
   os << "conv " << conv_dir_name(p.dir) << " " << dtype_name(p.dtype) << " " << p.layout_name() << " n" << p.n << " c"
-     << p.c << " k" << p.k << " in" << join_x(p.in) << " f" << join_x(p.filter) << " pad" << join_x(p.pad) << " str"
-     << join_x(p.stride) << " dil" << join_x(p.dilation) << " g" << p.groups;
-  if (p.mode == ConvMode::trans) os << " trans opad" << join_x(p.out_pad);
+     << p.c << " k" << p.k << " in" << join_dims(p.in) << " f" << join_dims(p.filter) << " pad" << join_dims(p.pad) << " str"
+     << join_dims(p.stride) << " dil" << join_dims(p.dilation) << " g" << p.groups;
+  if (p.mode == ConvMode::trans) os << " trans opad" << join_dims(p.out_pad);
   if (p.bias) os << " bias";
   return os.str();
 }
 
-namespace {
-
-struct Tok {
-  std::string text;
-  int pos;  // 1-based token number
-};
-
-[[noreturn]] void bad(const Tok& t, const std::string& why) {
-  throw InputError("problem string: token " + std::to_string(t.pos) + " '" + t.text + "': " + why);
-}
-
-std::int64_t parse_int(const Tok& t, std::string_view s) {
-  std::int64_t v = 0;
-  if (s.empty()) bad(t, "expected a number after the prefix");
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range || (ec == std::errc() && v > (std::int64_t{1} << 40)))
-    bad(t, "number is too large");
-  if (ec != std::errc() || ptr != s.data() + s.size()) bad(t, "'" + std::string(s) + "' is not a non-negative integer");
-  if (v < 0) bad(t, "'" + std::string(s) + "' is negative");
-  return v;
-}
-
-Dims parse_dims(const Tok& t, std::string_view s) {
-  Dims d;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t x = s.find('x', start);
-    d.push_back(parse_int(t, s.substr(start, x == std::string_view::npos ? std::string_view::npos : x - start)));
-    if (x == std::string_view::npos) break;
-    start = x + 1;
-  }
-  if (d.size() > 3) bad(t, "more than 3 spatial sizes");
-  return d;
-}
-
-}  // namespace
-
+// The tokens (core/op_grammar.hpp): every accessor first, then the unknown tokens, then the
+// missing ones and the rules between tokens.
 ConvProblem parse_conv_problem_unchecked(std::string_view s) {
-  std::vector<Tok> toks;
-  {
-    std::istringstream is{std::string(s)};
-    std::string w;
-    int i = 0;
-    while (is >> w) toks.push_back({w, ++i});
-  }
-  if (toks.empty()) throw InputError("problem string is empty; expected e.g. \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3\"");
-  if (toks[0].text != "conv") bad(toks[0], "expected the primitive 'conv' first");
+  OpTokens t(s, "conv", "conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3");
   ConvProblem p;
-  bool have_dir = false, have_dt = false, have_layout = false, have_trans = false, have_bias = false;
-  bool have_n = false, have_c = false, have_k = false, have_in = false, have_f = false;
-  bool have_pad = false, have_str = false, have_dil = false, have_g = false, have_opad = false;
-  std::string layout;
-  Tok layout_tok;
-  auto once = [](bool& flag, const Tok& t) {
-    if (flag) bad(t, "given twice");
-    flag = true;
-  };
-  auto starts = [](const std::string& w, std::string_view pre) {
-    return w.size() > pre.size() && w.compare(0, pre.size(), pre) == 0 && (std::isdigit(static_cast<unsigned char>(w[pre.size()])) || w[pre.size()] == '-');
-  };
-  for (std::size_t i = 1; i < toks.size(); ++i) {
-    const Tok& t = toks[i];
-    const std::string& w = t.text;
-    if (w == "fwd" || w == "bwd-data" || w == "bwd-weights") {
-      once(have_dir, t);
-      p.dir = w == "fwd" ? ConvDir::fwd : w == "bwd-data" ? ConvDir::bwd_data : ConvDir::bwd_weights;
-    } else if (auto dt = parse_dtype(w)) {
-      once(have_dt, t);
-      p.dtype = *dt;
-    } else if (w == "nchw" || w == "nhwc" || w == "ncdhw" || w == "ndhwc") {
-      once(have_layout, t);
-      layout = w;
-      layout_tok = t;
-    } else if (w == "trans") {
-      once(have_trans, t);
-      p.mode = ConvMode::trans;
-    } else if (w == "bias") {
-      once(have_bias, t);
-      p.bias = true;
-    } else if (starts(w, "opad")) {
-      once(have_opad, t);
-      p.out_pad = parse_dims(t, std::string_view(w).substr(4));
-    } else if (starts(w, "pad")) {
-      once(have_pad, t);
-      p.pad = parse_dims(t, std::string_view(w).substr(3));
-    } else if (starts(w, "str")) {
-      once(have_str, t);
-      p.stride = parse_dims(t, std::string_view(w).substr(3));
-    } else if (starts(w, "dil")) {
-      once(have_dil, t);
-      p.dilation = parse_dims(t, std::string_view(w).substr(3));
-    } else if (starts(w, "in")) {
-      once(have_in, t);
-      p.in = parse_dims(t, std::string_view(w).substr(2));
-    } else if (starts(w, "n")) {
-      once(have_n, t);
-      p.n = parse_int(t, std::string_view(w).substr(1));
-    } else if (starts(w, "c")) {
-      once(have_c, t);
-      p.c = parse_int(t, std::string_view(w).substr(1));
-    } else if (starts(w, "k")) {
-      once(have_k, t);
-      p.k = parse_int(t, std::string_view(w).substr(1));
-    } else if (starts(w, "f")) {
-      once(have_f, t);
-      p.filter = parse_dims(t, std::string_view(w).substr(1));
-    } else if (starts(w, "g")) {
-      once(have_g, t);
-      p.groups = parse_int(t, std::string_view(w).substr(1));
-    } else {
-      bad(t, "unknown token; expected fwd|bwd-data|bwd-weights, fp32|fp16|bf16, nchw|nhwc|ncdhw|ndhwc, "
-             "n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G>, trans, opad<..>, bias");
-    }
-  }
-  const Tok end{"<end>", static_cast<int>(toks.size()) + 1};
-  if (!have_n) bad(end, "missing batch size n<N>");
-  if (!have_c) bad(end, "missing input channels c<C>");
-  if (!have_k) bad(end, "missing output channels k<K>");
-  if (!have_in) bad(end, "missing input size in<HxW> or in<DxHxW>");
-  if (!have_f) bad(end, "missing filter size f<RxS> or f<TxRxS>");
-  if (have_opad && !have_trans) bad(end, "opad<..> given without 'trans'");
-  const std::size_t r = p.in.size();
-  if (r < 2) bad(end, "input size needs 2 (HxW) or 3 (DxHxW) entries");
-  if (!have_pad) p.pad = Dims(r, 0);
-  if (!have_str) p.stride = Dims(r, 1);
-  if (!have_dil) p.dilation = Dims(r, 1);
-  if (!have_opad) p.out_pad = Dims(r, 0);
-  if (have_layout) {
-    bool three = layout == "ncdhw" || layout == "ndhwc";
+  if (auto d = t.one_of({"fwd", "bwd-data", "bwd-weights"}, "direction"))
+    p.dir = *d == "fwd" ? ConvDir::fwd : *d == "bwd-data" ? ConvDir::bwd_data : ConvDir::bwd_weights;
+  if (auto dt = t.dtype()) p.dtype = *dt;
+  const auto layout = t.layout();
+  const bool trans = t.word("trans");
+  p.bias = t.word("bias");
+  const auto n = t.integer("n"), c = t.integer("c"), k = t.integer("k"), g = t.integer("g");
+  const auto in = t.dims("in"), f = t.dims("f"), pad = t.dims("pad"), str = t.dims("str"), dil = t.dims("dil"),
+             opad = t.dims("opad");
+  t.finish("fwd|bwd-data|bwd-weights, fp32|fp16|bf16, nchw|nhwc|ncdhw|ndhwc, "
+           "n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G>, trans, opad<..>, bias");
+  if (!n) t.missing("batch size n<N>");
+  if (!c) t.missing("input channels c<C>");
+  if (!k) t.missing("output channels k<K>");
+  if (!in) t.missing("input size in<HxW> or in<DxHxW>");
+  if (!f) t.missing("filter size f<RxS> or f<TxRxS>");
+  if (opad && !trans) bad_token(t.end(), "opad<..> given without 'trans'");
+  const std::size_t r = in->size();
+  if (r < 2) bad_token(t.end(), "input size needs 2 (HxW) or 3 (DxHxW) entries");
+  p.n = *n;
+  p.c = *c;
+  p.k = *k;
+  if (g) p.groups = *g;
+  p.in = *in;
+  p.filter = *f;
+  p.pad = pad.value_or(Dims(r, 0));
+  p.stride = str.value_or(Dims(r, 1));
+  p.dilation = dil.value_or(Dims(r, 1));
+  p.out_pad = opad.value_or(Dims(r, 0));
+  if (trans) p.mode = ConvMode::trans;
+  if (layout) {
+    const bool three = layout->spatial_rank == 3;
     if (three != (r == 3))
-      bad(layout_tok, "layout is for " + std::string(three ? "3D" : "2D") + " but the input size has " + std::to_string(r) + " entries");
-    p.channels_last = layout == "nhwc" || layout == "ndhwc";
+      bad_token(layout->token, "layout is for " + std::string(three ? "3D" : "2D") + " but the input size has " +
+                                   std::to_string(r) + " entries");
+    p.channels_last = layout->channels_last;
   }
   return p;
 }

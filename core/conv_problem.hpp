@@ -12,7 +12,8 @@
 // Canonical string (one per problem; parse(print(p)) == p):
 //   conv <dir> <dtype> <layout> n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G> [trans opad<..>] [bias]
 //   e.g. "conv fwd fp32 nchw n32 c256 k256 in14x14 f3x3 pad1x1 str1x1 dil1x1 g1"
-// The parser also accepts tokens in any order and omitted defaults (pad0, str1, dil1, g1, opad0).
+// The parser (the shared token reader, core/op_grammar.hpp) also accepts tokens in any order and
+// omitted defaults (pad0, str1, dil1, g1, opad0).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -31,6 +31,11 @@ std::string join_dims(const Dims& d) {
   return s;
 }
 
+std::string spatial_layout_name(int spatial_rank, bool channels_last) {
+  if (spatial_rank == 3) return channels_last ? "ndhwc" : "ncdhw";
+  return channels_last ? "nhwc" : "nchw";
+}
+
 OpTokens::OpTokens(std::string_view s, std::string_view op, std::string_view example) {
   std::istringstream is{std::string(s)};
   std::string w;
@@ -191,10 +196,7 @@ Token OpTokens::end() const { return Token{"<end>", static_cast<int>(toks_.size(
 
 // ---- OpShape ----
 
-std::string OpShape::layout_name() const {
-  if (rank() == 3) return channels_last ? "ndhwc" : "ncdhw";
-  return channels_last ? "nhwc" : "nchw";
-}
+std::string OpShape::layout_name() const { return spatial_layout_name(rank(), channels_last); }
 
 Dims OpShape::dims() const {
   Dims d{n, c};

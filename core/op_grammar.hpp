@@ -1,5 +1,5 @@
-// Shared pieces of the ops' canonical strings (the grammar rules of conv's, core/conv_problem.hpp):
-// whitespace-separated tokens; the first is the op name; the rest in any order, each at most once;
+// The token reader of every canonical problem string (conv's, core/conv_problem.hpp, and the ops'):
+// whitespace-separated tokens; the first is the primitive's name; the rest in any order, each at most once;
 // words (fwd, spatial, ...) and prefixed values: integers n4, dims in8x8 / in4x8x8, reals eps1e-05.
 // Errors name the token by position and text: "problem string: token 3 'q7': <why>".
 //
@@ -29,6 +29,8 @@ struct Token {
 std::string format_real(double v);
 // "4x5x6"
 std::string join_dims(const Dims& d);
+// nchw | nhwc for spatial rank 2 (or any rank but 3), ncdhw | ndhwc for rank 3.
+std::string spatial_layout_name(int spatial_rank, bool channels_last);
 
 // Reads the tokens of one problem string. Each accessor looks for its token among the ones not yet
 // taken, takes it, and throws InputError when it appears twice or is malformed. finish() rejects

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "reference/op_tolerance.hpp"
+#include "reference/error_model.hpp"
 
 // Tolerance policy (u = 2^-24, fp32). The solver evaluates gpu/activ/activ_math.hpp's formulas in
 // fp32 on the exact stored input. Library functions are taken at CUDA's documented maximum errors
@@ -137,7 +137,6 @@ namespace {
 
 constexpr double u = kUnitFp32;
 const double kTiny = kFp32TinyNormal;
-const double kRefRel = std::ldexp(1.0, -50);
 
 // |y - expected| / u before the store, for the forward (see the table above).
 double fwd_units(const ActivProblem& p, double x, double y) {
@@ -227,7 +226,7 @@ std::vector<OpExpected> activ_expected(const OpProblem& op, const std::vector<co
     e.value[i] = value;
     if (!std::isfinite(value)) continue;  // NaN / Inf must match exactly
     if (units == 0.0 && tiny == 0.0) continue;  // exact: the value is an input element, its negation or 0
-    e.bound[i] = stored_bound(dt, value, u * units * (1.0 + kRefRel) + tiny);
+    e.bound[i] = stored_bound(dt, value, u * units * (1.0 + kReferenceRel) + tiny);
   }
   return {e};
 }

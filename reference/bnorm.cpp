@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "reference/op_tolerance.hpp"
+#include "reference/error_model.hpp"
 
 // Tolerance policy. The solver model (every GPU bnorm solver): per group of M values, in fp32,
 //   mean' = (sum x)/M; var' = (sum (x - mean')^2)/M; inv' = 1/sqrt(var' + eps); y = (x - mean')*(scale*inv') + bias;
@@ -29,7 +29,6 @@ namespace hiprim::ref {
 namespace {
 
 constexpr double u = kUnitFp32;
-const double kRefRel = std::ldexp(1.0, -50);
 
 double g(std::int64_t n) { return gamma_n(n, u); }
 
@@ -86,9 +85,9 @@ std::vector<OpExpected> bnorm_expected(const OpProblem& op, const std::vector<co
       }
       const double edb = g(Mi) * ab, eds = g(Mi + 3) * as;
       dbias.value[gi] = sb;
-      dbias.bound[gi] = finish_stat(st, sb, edb + kRefRel * ab);
+      dbias.bound[gi] = finish_stat(st, sb, edb + kReferenceRel * ab);
       dscale.value[gi] = ss;
-      dscale.bound[gi] = finish_stat(st, ss, eds + kRefRel * as);
+      dscale.bound[gi] = finish_stat(st, ss, eds + kReferenceRel * as);
       const double c = sc * s / M;
       for (auto o : grp) {
         const double d = dy.data[o], xh = (x.data[o] - m) * s;
@@ -142,19 +141,19 @@ std::vector<OpExpected> bnorm_expected(const OpProblem& op, const std::vector<co
       y.bound[o] = finish(dt, v, std::fabs(sc) * inv * em + std::fabs(sc * xh) * (es + 3 * u) + u * std::fabs(v));
     }
     sm.value[gi] = mean;
-    sm.bound[gi] = finish_stat(st, mean, em + kRefRel * A);
+    sm.bound[gi] = finish_stat(st, mean, em + kReferenceRel * A);
     si.value[gi] = inv;
-    si.bound[gi] = finish_stat(st, inv, es * inv + kRefRel * inv);
+    si.bound[gi] = finish_stat(st, inv, es * inv + kReferenceRel * inv);
     const double r0 = rmean.data[gi], v0 = rvar.data[gi];
     const double rmv = (1 - mom) * r0 + mom * mean, rvv = (1 - mom) * v0 + mom * var * f;
     rm.value[gi] = rmv;
     rm.bound[gi] = finish_stat(st, rmv,
                                std::fabs(mom) * em + 3 * u * (std::fabs((1 - mom) * r0) + std::fabs(mom * mean)) + u * std::fabs(rmv) +
-                                   kRefRel * std::fabs(rmv));
+                                   kReferenceRel * std::fabs(rmv));
     rv.value[gi] = rvv;
     rv.bound[gi] = finish_stat(st, rvv,
                                std::fabs(mom) * f * ev + 4 * u * std::fabs(mom * f * var) + 3 * u * std::fabs((1 - mom) * v0) +
-                                   u * std::fabs(rvv) + kRefRel * std::fabs(rvv));
+                                   u * std::fabs(rvv) + kReferenceRel * std::fabs(rvv));
   }
   return {rm, rv, y, sm, si};
 }

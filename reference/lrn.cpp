@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "reference/op_tolerance.hpp"
+#include "reference/error_model.hpp"
 
 namespace hiprim::ref {
 namespace {

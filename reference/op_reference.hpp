@@ -1,7 +1,7 @@
 // The CPU oracle of the non-convolution primitives, type-erased by op name. Each primitive writes
 // reference/<prim>.{hpp,cpp}: plain loops in double over the problem struct, returning for every
 // output and in_out tensor the expected values and a per-element absolute error bound derived from
-// the primitive's documented tolerance policy (reference/op_tolerance.hpp has the shared terms:
+// the primitive's documented tolerance policy (reference/error_model.hpp has the shared terms:
 // gamma(L)*sum|terms| for sums, k*u*|value| for transcendental functions, output rounding;
 // exact 0 for exact ops: relu, max, abs, max-pool values and indices, dropout masks, ...).
 // Inputs are HostTensors whose values the dtype holds exactly (the fills round them).

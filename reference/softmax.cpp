@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "reference/op_tolerance.hpp"
+#include "reference/error_model.hpp"
 
 // Tolerance policy. Solver model: per row of L values, in fp32, m = max x (exact), e_j = exp(x_j - m)
 // (the subtraction rounds: an absolute argument error <= u|x_j - m|; expf 2 ulp = 4u), S = sum e_j

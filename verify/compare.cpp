@@ -9,29 +9,11 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "reference/error_model.hpp"
 
-// Per-element bound of the bounded tier.
-// Let y = sum_{j=1..L} t_j be the exact result (t_j = a_j*b_j, or the bias) and A = sum_j |t_j|.
-//  1. Inputs hold dtype values exactly (the fills and the reference read through round_to).
-//  2. Products: fp16/bf16 values have 11/8 significant bits, so a product has <= 22/16 bits and is
-//     exact in fp32 (exponents stay in fp32's normal range). fp32 products round once: |delta| <= u.
-//  3. The fp32 accumulation of the L terms in any order (sequential, tree, split-K; an FMA only
-//     removes roundings) puts every term through <= L roundings (one product, <= L-1 additions), so
-//     by the standard dot-product bound (Higham, Accuracy and Stability, Thm 3.5 / eq. 3.5)
-//     |s - y| <= gamma(L) * A, gamma(n) = n*u/(1-n*u), u = unit_roundoff(fp32) = 2^-24.
-//  4. The store rounds s once to the output dtype: fp32: none (the accumulator is fp32, u_out = 0);
-//     fp16/bf16: |fl(s) - s| <= u_out*|s| + eta_out (eta_out = half the smallest subnormal spacing
-//     covers underflow: fp16 2^-25, bf16 2^-134), and |s| <= |y| + gamma(L)*A.
-//  5. The reference sums in double, in its own order: |e - y| <= gamma_d(L)*A with u_d = 2^-53, and
-//     its abs_sum A^ >= A*(1 - gamma_d(L)), so A <= A' = A^*(1 + 2*gamma_d(L)) (gamma_d <= 1/2).
-//  Together: |fl(s) - e| <= |fl(s) - s| + |s - y| + |y - e|
-//                        <= u_out*(|e| + gamma_d*A + gamma*A) + eta_out + gamma*A + gamma_d*A
-//                         = (1 + u_out)*(gamma(L) + gamma_d(L))*A + u_out*|e| + eta_out
-//  bound = (1 + u_out) * (algorithm_factor*gamma(L) + gamma_d(L)) * A' + u_out*|e| + eta_out.
-//  (u_out multiplies gamma*A, not gamma*|e|: s may exceed |e| by gamma*A, and |e| <= A.)
-//  When A^ = 0 every term is zero, every order gives exactly 0, so the bound is 0.
-//  Not covered (need their own factor or model): adders that truncate (some tensor-core paths:
-//  |delta| < 2u, algorithm_factor 2), inputs rounded below their dtype (TF32), fp16 accumulation.
+// Bounded tier: element_bound() is ref::stored_sum_bound (the derivation is in
+// reference/error_model.hpp) with L = reduction_length and f = algorithm_factor (2 for tensor-core
+// adders that may truncate).
 // Exact tier: partial sums are integers <= 2^24 (see fill.hpp), so s = y = e exactly and the
 // stored value is round_to(out_dtype, e) (RNE), the same rounding a kernel storing its fp32
 // accumulator performs; the check is equality.
@@ -55,24 +37,7 @@ std::optional<Status> parse_status(std::string_view s) {
   return std::nullopt;
 }
 
-double gamma_bound(std::int64_t n, double u) {
-  const double nu = static_cast<double>(n) * u;
-  if (nu >= 1.0) return std::numeric_limits<double>::infinity();
-  return nu / (1.0 - nu);
-}
-
 namespace {
-
-double out_roundoff(DType t) { return t == DType::fp32 ? 0.0 : unit_roundoff(t); }
-
-double out_underflow(DType t) {
-  switch (t) {
-    case DType::fp32: return 0.0;
-    case DType::fp16: return std::ldexp(1.0, -25);
-    case DType::bf16: return std::ldexp(1.0, -134);
-  }
-  return 0.0;
-}
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -146,7 +111,7 @@ std::string Tolerance::describe() const {
   if (tier == FillTier::exact) return "exact: got == round_to(" + out + ", expected) (RNE), fp32 accumulation";
   return "bounded: |got-expected| <= (1+u_out)*(" + fmt("%g", algorithm_factor) + "*gamma(" +
          std::to_string(reduction_length) + ")+gamma_d)*abs_sum + u_out*|expected| + eta_out; u=2^-24 (fp32 accumulation), out " +
-         out + " u_out=" + pow2_string(out_roundoff(out_dtype)) + " eta_out=" + pow2_string(out_underflow(out_dtype));
+         out + " u_out=" + pow2_string(ref::store_unit(out_dtype)) + " eta_out=" + pow2_string(ref::store_underflow(out_dtype));
 }
 
 Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_factor) {
@@ -159,12 +124,8 @@ Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_fa
 }
 
 double element_bound(const Tolerance& tol, double expected, double abs_sum) {
-  if (tol.tier == FillTier::exact || abs_sum == 0.0) return 0.0;
-  const double u_out = out_roundoff(tol.out_dtype);
-  const double g = gamma_bound(tol.reduction_length, unit_roundoff(DType::fp32));
-  const double gd = gamma_bound(tol.reduction_length, std::ldexp(1.0, -53));
-  const double a = abs_sum * (1.0 + 2.0 * gd);
-  return (1.0 + u_out) * (tol.algorithm_factor * g + gd) * a + u_out * std::fabs(expected) + out_underflow(tol.out_dtype);
+  if (tol.tier == FillTier::exact) return 0.0;
+  return ref::stored_sum_bound(tol.out_dtype, tol.reduction_length, tol.algorithm_factor, expected, abs_sum);
 }
 
 namespace {

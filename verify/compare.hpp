@@ -1,5 +1,5 @@
 // The comparator: a solver's output against the reference's double-precision result, element by
-// element, with a per-element tolerance derived from a forward error bound (see compare.cpp).
+// element, with a per-element tolerance derived from a forward error bound (reference/error_model.hpp).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -43,9 +43,9 @@ struct Tolerance {
 // The tolerance for a problem's output: L = reduction_length() (+1 with bias), out dtype = p.dtype.
 Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_factor = 1.0);
 
-// gamma(n) = n*u/(1-n*u) for unit roundoff u; +inf when n*u >= 1 (no bound).
-double gamma_bound(std::int64_t n, double u);
-// The bounded tier's allowed |got - expected| for one element (derivation in compare.cpp).
+// The allowed |got - expected| for one element: 0 in the exact tier; in the bounded tier
+// ref::stored_sum_bound(out_dtype, reduction_length, algorithm_factor, expected, abs_sum)
+// (reference/error_model.hpp).
 double element_bound(const Tolerance& tol, double expected, double abs_sum);
 
 struct Element {

@@ -100,6 +100,20 @@ TEST(ConvProblemString, ParseErrorsNameTheToken) {
   expect_error("conv n99999999999999999999 c1 k1 in4x4 f3x3", "too large");
   expect_error("conv n-1 c1 k1 in4x4 f3x3", "negative");
   expect_error("conv n1 c1 k1 in4x4 f5x5", "output height is 0");
+  expect_error("conv fwd bwd-data n1 c1 k1 in4x4 f3x3", "token 3 'bwd-data': direction given twice (also token 2 'fwd')");
+  expect_error("conv n1 c1 k1 in4x4x4x4 f3x3", "token 5 'in4x4x4x4': more than 3 sizes");
+  expect_error("conv n1 c1 k1 in4 f3x3", "token 7 '<end>': input size needs 2 (HxW) or 3 (DxHxW) entries");
+}
+
+// The number syntax is the op strings' (core/op_grammar.hpp): an explicit '+' is accepted, any '-' is negative.
+TEST(ConvProblemString, NumbersReadLikeTheOpStrings) {
+  EXPECT_EQ(to_string(parse_conv_problem("conv n+2 c1 k1 in4x+4 f3x3")), "conv fwd fp32 nchw n2 c1 k1 in4x4 f3x3 pad0x0 str1x1 dil1x1 g1");
+  try {
+    parse_conv_problem("conv n1 c1 k1 in4x4 f3x3 pad-0x0");
+    ADD_FAILURE() << "pad-0x0 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("token 7 'pad-0x0': '-0' is negative"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ConvProblemValidate, NamesEveryBrokenRule) {
