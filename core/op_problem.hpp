@@ -15,7 +15,9 @@
 // core/op_catalog.cpp, and the functions the row names, in foo's own files: parse_foo_problem_unchecked,
 // ref::foo_expected, verify::foo_fill (own_fill), gpu::foo_solvers, fuzz::make_foo_gen,
 // mdriver::translate_foo and mdriver::foo_flags; its GPU kernels in gpu/CMakeLists.txt; its lines in
-// verify/suites/smoke_ops.txt. tests/cli/test_primitive_table.cpp checks every row against them.
+// verify/suites/smoke_ops.txt; its name in the two MIOpenDriver command lists kept in MIOpen's order
+// (cli/main.cpp's help footer, mdriver::help_text). tests/cli/test_primitive_table.cpp checks every
+// row against all of them.
 #pragma once
 #include <concepts>
 #include <functional>

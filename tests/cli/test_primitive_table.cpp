@@ -1,7 +1,7 @@
 // The primitive table (core/primitives.def) against everything a primitive must have. For every row:
 // a parser, a CPU reference and its ref.<name> solver, the fill its fill column names, GPU solvers
 // (in a build with a GPU backend; skipped visibly otherwise), a fuzz generator and the fuzz --op
-// path, the hiprim command (listed by --help and by `hiprim list ops`), the MIOpenDriver mapping
+// path, the hiprim command (listed by --help, its footer and `hiprim list ops`), the MIOpenDriver mapping
 // (<name> and <name>fp16, a flag table, the help text, a corpus line that runs a <name> problem),
 // and smoke_ops lines that fill and run on the reference (and that a GPU solver applies to). A
 // negative control runs the same checks on a name without a row and sees every piece missing.
@@ -53,6 +53,7 @@ const std::vector<Row>& table_rows() {
 struct Sources {
   std::vector<std::string> listed_ops;                       // hiprim list ops
   std::set<std::string> help_commands;                       // the subcommands hiprim --help lists
+  std::string help_footer;                                   // its "MIOpenDriver commands (...)" line
   std::map<std::string, std::set<std::string>> driver_ops;   // corpus: command word -> ops of its accepted lines
   std::vector<OpProblemPtr> smoke;                           // smoke_ops
 };
@@ -78,6 +79,7 @@ const Sources& sources() {
       if (l == "Subcommands:") in_list = true;
       else if (in_list && l.empty()) in_list = false;
       else if (in_list) s.help_commands.insert(first_token(l));
+      if (l.rfind("MIOpenDriver commands (", 0) == 0) s.help_footer = l;
     }
     std::ifstream corpus(std::string(HIPRIM_SOURCE_DIR) + "/tests/cli/miopen_driver_corpus.txt");
     EXPECT_TRUE(corpus) << "cannot read tests/cli/miopen_driver_corpus.txt";
@@ -91,6 +93,14 @@ const Sources& sources() {
     return s;
   }();
   return s;
+}
+
+// Whether text names `word` as a list item (delimited by blanks, commas or parentheses).
+bool names_word(const std::string& text, const std::string& word) {
+  auto delim = [](char c) { return c == ' ' || c == ',' || c == '(' || c == ')' || c == '\n'; };
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    if ((at == 0 || delim(text[at - 1])) && (at + word.size() == text.size() || delim(text[at + word.size()]))) return true;
+  return false;
 }
 
 #ifdef HIPRIM_WITH_GPU
@@ -134,11 +144,12 @@ std::vector<std::string> missing_pieces(const Row& row) {
 
   need(contains(src.listed_ops, op), "hiprim list ops", "does not list " + op);
   need(src.help_commands.count(op) > 0, "hiprim --help", "no subcommand " + op + " listed");
+  need(names_word(src.help_footer, op), "hiprim --help footer", "cli/main.cpp's list of MIOpenDriver commands lacks " + op);
   const auto& commands = mdriver::command_names();
   need(contains(commands, op) && contains(commands, op + "fp16"), "MIOpenDriver command",
        "no MIOpenDriver " + op + " / " + op + "fp16 (mdriver::translate_" + op + ")");
   need(!mdriver::family_flags(op).empty(), "MIOpenDriver flags", "no flag table (mdriver::" + op + "_flags)");
-  need(mdriver::help_text("").find(" " + op + " ") != std::string::npos, "MIOpenDriver help",
+  need(names_word(mdriver::help_text(""), op), "MIOpenDriver help",
        "mdriver::help_text's list of known commands lacks " + op);
   bool runs = false;
   for (const std::string& c : {op, op + "fp16"})
@@ -186,7 +197,7 @@ TEST(PrimitiveTable, ChecksSeeWhatANameWithoutARowLacks) {
   std::set<std::string> pieces;
   for (const auto& m : missing_pieces({"foo", true})) pieces.insert(piece_of(m));
   std::set<std::string> expected = {"parser", "reference", "reference solver", "fill", "fuzz generator", "fuzz --op",
-                                    "hiprim list ops", "hiprim --help", "MIOpenDriver command", "MIOpenDriver flags",
+                                    "hiprim list ops", "hiprim --help", "hiprim --help footer", "MIOpenDriver command", "MIOpenDriver flags",
                                     "MIOpenDriver help", "MIOpenDriver corpus", "smoke_ops"};
 #ifdef HIPRIM_WITH_GPU
   expected.insert({"gpu solvers", "smoke_ops gpu"});
