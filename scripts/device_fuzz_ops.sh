@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 fuzz campaign of the non-convolution primitives (`hiprim list ops`) (run on the GPU machine from the
+# The H200 fuzz campaign of the non-convolution primitives (`hiprim list ops`; run on the GPU machine from the
 # repository root, with devbin/ built by scripts/device_build.sh copied there): for each op, its GPU solvers ("<op>.*";
 # the host ones are ref.<op>) for FUZZ_OPS_TIME seconds (default 6) with the CPU reference as the
 # oracle, every GPU worker sharing the device, failures shrunk (at most 200 shrink runs) and saved.
