@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/op_problem.hpp"
+#include "core/primitives.hpp"
 #include "bench/bench.hpp"
 #include "bench/bench_ops.hpp"
 #include "verify/op_suite.hpp"
@@ -175,8 +176,10 @@ Command add_bench(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "bench", "Verify, then time, the GPU solvers (and cuDNN, the peer) on a suite; write a performance report. Needs a GPU (exit 1 without)");
   auto f = std::make_shared<BenchFlags>();
-  sub->add_option("--op", f->op, "conv, or what to time of the other primitives (comma-separated): ops (bnorm, activ, softmax, "
-                                 "dropout, pool, lrn, tensorop, reduce), all, or a token of their problem strings before the "
+  std::string ops;
+  for (const auto& n : primitive_names()) ops += (ops.empty() ? "" : ", ") + n;
+  sub->add_option("--op", f->op, "conv, or what to time of the other primitives (comma-separated): ops (" + ops +
+                                 "), all, or a token of their problem strings before the "
                                  "dtype (relu, max, fwd-train, ...); ops default to --suite resnet50_ops")->capture_default_str();
   sub->add_option("--suite", f->suite, "Built-in suite (resnet50 and resnet50_ops weight their totals by count) or suite file, "
                                        "comma-separated")->capture_default_str();

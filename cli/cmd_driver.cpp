@@ -12,6 +12,7 @@
 #include "cli/op_command.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/primitives.hpp"
 
 namespace hiprim::cli {
 namespace {
@@ -106,7 +107,8 @@ std::vector<std::pair<CLI::App*, Command>> add_miopen_commands(CLI::App& app) {
     if (name == "conv") continue;  // add_conv
     auto it = shown.find(name);
     auto* sub = add_passthrough(app, name, it != shown.end() ? it->second : "MIOpenDriver " + name);
-    if (it == shown.end()) sub->group("");  // the suffixed names: listed in their base's line
+    // Listed: every primitive's command (core/primitives.def); the suffixed names are in their base's line.
+    if (it == shown.end() && !is_primitive(name)) sub->group("");
     out.emplace_back(sub, [sub, name] { return run_result(mdriver::translate(name, sub->remaining()), name); });
   }
   for (const std::string& name : mdriver::refused_command_names()) {

@@ -15,6 +15,7 @@
 #include "fuzz/campaign.hpp"
 #include "fuzz/conv_target.hpp"
 #include "fuzz/gpu_oracle.hpp"
+#include "fuzz/op_gen.hpp"
 #include "fuzz/op_target.hpp"
 #include "report/report_diff.hpp"
 #include "verify/guarded_buffer.hpp"
@@ -255,12 +256,21 @@ int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices
   return worst;
 }
 
+// "conv, activ, bnorm, ... or tensorop": conv and the ops with a generator.
+std::string fuzz_op_choices() {
+  std::vector<std::string> ops = fuzz::fuzzed_ops();
+  ops.insert(ops.begin(), "conv");
+  std::string s;
+  for (std::size_t i = 0; i < ops.size(); ++i) s += (i == 0 ? "" : i + 1 == ops.size() ? " or " : ", ") + ops[i];
+  return s;
+}
+
 }  // namespace
 
 Command add_fuzz(CLI::App& app) {
   auto* sub = app.add_subcommand("fuzz", "Property-based fuzzing: random valid problems in each solver's domain, failures shrunk to one repro line");
   auto f = std::make_shared<FuzzFlags>();
-  sub->add_option("--op", f->op, "Primitive to fuzz: conv, activ, bnorm, dropout, lrn, pool, reduce, softmax or tensorop")->required();
+  sub->add_option("--op", f->op, "Primitive to fuzz: " + fuzz_op_choices())->required();
   sub->add_option("--solver", f->solver, "Solver name glob")->capture_default_str();
   sub->add_option("--cases", f->cases, "Cases to run in total over all shards")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 50));
   sub->add_option("--time", f->time, "Time limit of this process: 90, 90s, 10m, 1h");

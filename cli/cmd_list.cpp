@@ -1,9 +1,12 @@
-// hiprim list solvers [--problem P] | suites: the solvers (and whether each applies to P) and the suites.
+// hiprim list solvers [--problem P] | suites | ops [--globs]: the solvers (and whether each applies to
+// P), the suites, the non-convolution primitives (core/primitives.def; one name a line, or with
+// --globs "bnorm.*,activ.*,...": what scripts loop over).
 #include <cstdio>
 
 #include "cli/commands.hpp"
 #include "core/conv_problem.hpp"
 #include "core/op_problem.hpp"
+#include "core/primitives.hpp"
 #include "bench/bench_ops_suite.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
@@ -13,13 +16,16 @@
 namespace hiprim::cli {
 
 Command add_list(CLI::App& app) {
-  auto* sub = app.add_subcommand("list", "List solvers (optionally with their applicability to a problem) or suites");
+  auto* sub = app.add_subcommand("list", "List solvers (optionally with their applicability to a problem), suites or ops");
   sub->require_subcommand(1);
   auto* solvers = sub->add_subcommand("solvers", "List solvers: name, backend, coverage; with --problem, whether each applies and why not");
   auto problem = std::make_shared<std::string>();
   solvers->add_option("--problem", *problem, "Canonical problem string");
   auto* suites = sub->add_subcommand("suites", "List the built-in suites");
-  return [solvers, suites, problem] {
+  auto* ops = sub->add_subcommand("ops", "List the non-convolution primitives (op names), one a line");
+  auto globs = std::make_shared<bool>(false);
+  ops->add_flag("--globs", *globs, "Print one --solver glob list of every op's solvers instead (bnorm.*,activ.*,...)");
+  return [solvers, suites, ops, problem, globs] {
     if (solvers->parsed()) {
       // With --problem, the solvers of its primitive (conv or an op) and whether each applies.
       std::optional<ConvProblem> conv;
@@ -51,6 +57,10 @@ Command add_list(CLI::App& app) {
     } else if (suites->parsed()) {
       for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());
       for (auto& n : verify::op_bench_suite_names()) std::printf("%s (hiprim bench --op ...)\n", n.c_str());
+    } else if (ops->parsed()) {
+      std::string list;
+      for (auto& n : primitive_names()) list += *globs ? (list.empty() ? "" : ",") + n + ".*" : n + "\n";
+      std::printf("%s%s", list.c_str(), *globs ? "\n" : "");
     }
     return 0;
   };

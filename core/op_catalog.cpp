@@ -1,9 +1,14 @@
-// The built-in ops' parsers: one line per primitive (see core/op_problem.hpp, "Adding a primitive").
+// The built-in ops' parsers, one per row of core/primitives.def, and the table's names.
+#include <algorithm>
+
+#include "core/op_problem.hpp"
+#include "core/primitives.hpp"
+// The primitives' structs and parsers (a validating parser needs the complete struct): one include
+// per row of core/primitives.def.
 #include "core/activ_problem.hpp"
 #include "core/bnorm_problem.hpp"
 #include "core/dropout_problem.hpp"
 #include "core/lrn_problem.hpp"
-#include "core/op_problem.hpp"
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"
 #include "core/softmax_problem.hpp"
@@ -12,14 +17,21 @@
 namespace hiprim {
 
 void register_builtin_op_parsers() {
-  register_op_parser("bnorm", validating_op_parser(&parse_bnorm_problem_unchecked));
-  register_op_parser("activ", validating_op_parser(&parse_activ_problem_unchecked));
-  register_op_parser("softmax", validating_op_parser(&parse_softmax_problem_unchecked));
-  register_op_parser("dropout", validating_op_parser(&parse_dropout_problem_unchecked));
-  register_op_parser("pool", validating_op_parser(&parse_pool_problem_unchecked));
-  register_op_parser("lrn", validating_op_parser(&parse_lrn_problem_unchecked));
-  register_op_parser("tensorop", validating_op_parser(&parse_tensorop_problem_unchecked));
-  register_op_parser("reduce", validating_op_parser(&parse_reduce_problem_unchecked));
+#define HIPRIM_PRIMITIVE(name, fill) register_op_parser(#name, validating_op_parser(&parse_##name##_problem_unchecked));
+#include "core/primitives.def"
+}
+
+const std::vector<std::string>& primitive_names() {
+  static const std::vector<std::string> names = {
+#define HIPRIM_PRIMITIVE(name, fill) #name,
+#include "core/primitives.def"
+  };
+  return names;
+}
+
+bool is_primitive(std::string_view name) {
+  const auto& n = primitive_names();
+  return std::find(n.begin(), n.end(), name) != n.end();
 }
 
 }  // namespace hiprim

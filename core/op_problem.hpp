@@ -10,13 +10,14 @@
 //   <op> <direction/mode tokens> <dtype> <layout> n<N> c<C> in<HxW> <op-specific tokens>
 // the first token is the op name; parse(print(p)) == p for every valid problem.
 //
-// Adding a primitive "foo" (one line in each catalog; nothing else is shared):
-//   core/op_catalog.cpp       register_op_parser("foo", parse_foo_op)
-//   reference/op_catalog.cpp  register_op_reference("foo", ref::foo_expected)
-//   verify/op_catalog.cpp     register_op_fill("foo", foo_fill)   (optional: default_op_fill otherwise)
-//   gpu/ops_registry.cpp      the GPU solvers' factories, in the list
-// plus the sources in core/, reference/, verify/, gpu/ CMakeLists (core/reference/verify list
-// the expected file names with if(EXISTS), see there).
+// Adding a primitive "foo": a row HIPRIM_PRIMITIVE(foo, own_fill|default_fill) in core/primitives.def
+// (every catalog, registry, CMake source list and CLI listing expands it), one include in
+// core/op_catalog.cpp, and the functions the row names, in foo's own files: parse_foo_problem_unchecked,
+// ref::foo_expected, verify::foo_fill (own_fill), gpu::foo_solvers, fuzz::make_foo_gen,
+// mdriver::translate_foo and mdriver::foo_flags; its GPU kernels in gpu/CMakeLists.txt; its lines in
+// verify/suites/smoke_ops.txt; its name in the two MIOpenDriver command lists kept in MIOpen's order
+// (cli/main.cpp's help footer, mdriver::help_text). tests/cli/test_primitive_table.cpp checks every
+// row against all of them.
 #pragma once
 #include <concepts>
 #include <functional>
@@ -120,8 +121,8 @@ const P* op_problem_cast(const OpProblem& p) {
 // throws InputError naming the bad token or the violated rule.
 using OpParser = std::function<OpProblemPtr(std::string_view)>;
 
-// Adds (or replaces) the parser of an op. The built-in ops (core/op_catalog.cpp) are registered
-// before the first lookup.
+// Adds (or replaces) the parser of an op. The built-in ops (core/primitives.def, registered by
+// core/op_catalog.cpp) are registered before the first lookup.
 void register_op_parser(std::string op, OpParser parse);
 // Dispatches on the first token; InputError naming the token and the known ops when unknown
 // ("conv" included: it has its own parser, parse_conv_problem).

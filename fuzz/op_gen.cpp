@@ -7,6 +7,7 @@
 #include <rapidcheck/gen/Tuple.h>
 
 #include "core/error.hpp"
+#include "core/primitives.hpp"
 #include "fuzz/gen_util.hpp"
 
 namespace hiprim::fuzz {
@@ -67,12 +68,17 @@ std::string OpDomain::describe() const {
   return s;
 }
 
-std::vector<std::string> fuzzed_ops() { return {"activ", "bnorm", "dropout", "lrn", "pool", "reduce", "softmax", "tensorop"}; }
+std::vector<std::string> fuzzed_ops() {
+  std::vector<std::string> ops = primitive_names();
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
 
 OpGeneratorPtr op_generator(const std::string& op) {
   static const std::map<std::string, OpGeneratorPtr> gens = {
-      {"activ", make_activ_gen()}, {"bnorm", make_bnorm_gen()},       {"dropout", make_dropout_gen()}, {"lrn", make_lrn_gen()},
-      {"pool", make_pool_gen()},   {"reduce", make_reduce_gen()},     {"softmax", make_softmax_gen()}, {"tensorop", make_tensorop_gen()}};
+#define HIPRIM_PRIMITIVE(name, fill) {#name, make_##name##_gen()},
+#include "core/primitives.def"
+  };
   auto it = gens.find(op);
   return it == gens.end() ? nullptr : it->second;
 }

@@ -83,7 +83,8 @@ class OpGenerator {
 };
 using OpGeneratorPtr = std::shared_ptr<const OpGenerator>;
 
-// The ops with a generator (sorted) and the generator of one (nullptr when none).
+// The ops with a generator (every primitive of core/primitives.def, sorted) and the generator of
+// one (nullptr when none).
 std::vector<std::string> fuzzed_ops();
 OpGeneratorPtr op_generator(const std::string& op);
 
@@ -137,14 +138,9 @@ void add_tail_classes(std::int64_t length, std::vector<std::string>& out);
 // The shape and tail classes every op can reach.
 std::vector<std::string> common_feature_classes();
 
-// Per-op generators (op_gen_norm.cpp, op_gen_elementwise.cpp, op_gen_window.cpp).
-OpGeneratorPtr make_bnorm_gen();
-OpGeneratorPtr make_softmax_gen();
-OpGeneratorPtr make_lrn_gen();
-OpGeneratorPtr make_activ_gen();
-OpGeneratorPtr make_dropout_gen();
-OpGeneratorPtr make_tensorop_gen();
-OpGeneratorPtr make_pool_gen();
-OpGeneratorPtr make_reduce_gen();
+// Per-op generators (op_gen_norm.cpp, op_gen_elementwise.cpp, op_gen_window.cpp): make_<name>_gen
+// for every row of core/primitives.def.
+#define HIPRIM_PRIMITIVE(name, fill) OpGeneratorPtr make_##name##_gen();
+#include "core/primitives.def"
 
 }  // namespace hiprim::fuzz

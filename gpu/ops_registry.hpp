@@ -1,5 +1,5 @@
-// The GPU solvers of the non-convolution primitives, one list for all ops (each primitive appends
-// its factories in gpu/ops_registry.cpp, fastest first per op). Names are append-only.
+// The GPU solvers of the non-convolution primitives, one list for all ops: every row of
+// core/primitives.def contributes gpu::<name>_solvers() (fastest first per op). Names are append-only.
 #pragma once
 #include "core/op_solver.hpp"
 

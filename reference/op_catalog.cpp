@@ -1,25 +1,16 @@
-// The built-in ops' references: one line per primitive (see core/op_problem.hpp, "Adding a primitive").
-#include "reference/activ.hpp"
-#include "reference/bnorm.hpp"
-#include "reference/dropout.hpp"
-#include "reference/lrn.hpp"
+// The built-in ops' references: ref::<name>_expected (reference/<name>.cpp) for every row of
+// core/primitives.def.
 #include "reference/op_reference.hpp"
-#include "reference/pool.hpp"
-#include "reference/reduce.hpp"
-#include "reference/softmax.hpp"
-#include "reference/tensorop.hpp"
 
 namespace hiprim::ref {
 
+#define HIPRIM_PRIMITIVE(name, fill) \
+  std::vector<OpExpected> name##_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs);
+#include "core/primitives.def"
+
 void register_builtin_op_references() {
-  register_op_reference("bnorm", bnorm_expected);
-  register_op_reference("activ", activ_expected);
-  register_op_reference("softmax", softmax_expected);
-  register_op_reference("dropout", dropout_expected);
-  register_op_reference("pool", pool_expected);
-  register_op_reference("lrn", lrn_expected);
-  register_op_reference("tensorop", tensorop_expected);
-  register_op_reference("reduce", reduce_expected);
+#define HIPRIM_PRIMITIVE(name, fill) register_op_reference(#name, name##_expected);
+#include "core/primitives.def"
 }
 
 }  // namespace hiprim::ref

@@ -11,7 +11,7 @@
 set -u
 BIN=${BIN:-devbin}
 OUT=${OUT:-out}
-SOLVERS=${SOLVERS:-'bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*'}
+SOLVERS=${SOLVERS:-$("$BIN/hiprim" list ops --globs)} || { echo "device_ops: $BIN/hiprim list ops failed" >&2; exit 2; }
 mkdir -p "$OUT"
 summary="$OUT/ops_summary.txt"
 : > "$summary"

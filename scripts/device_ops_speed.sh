@@ -43,7 +43,7 @@ done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >> "$log" 2>&1
 start=$(date +%s)
 
-SOLVERS='bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*'
+SOLVERS=$("$BIN/hiprim" list ops --globs)  # every op's GPU solvers: bnorm.*,activ.*,...
 say "1. conformance: smoke_ops + ops over $SOLVERS"
 timeout 45 "$BIN/hiprim" check --require-gpu --suite smoke_ops,ops --solver "$SOLVERS" --report "$OUT/ops_speed_check.json" > /tmp/ops_speed_check.log 2>&1
 rc=$?

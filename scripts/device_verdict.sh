@@ -24,6 +24,7 @@ JOBS=${JOBS:-8}
 SEED=${SEED:-1}
 mkdir -p "$OUT"
 if [ -f "$BIN/tests.tar.xz" ]; then tar -xJf "$BIN/tests.tar.xz" -C "$BIN"; fi
+OP_SOLVERS=$("$BIN/hiprim" list ops --globs) || { echo "device_verdict: $BIN/hiprim list ops failed" >&2; exit 2; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1
 declare -A rc
 
@@ -41,13 +42,13 @@ gtest_step gemm_conv 240 "$BIN/test_gpu_gemm" --gtest_filter='GemmConvRandom.*:G
 gtest_step gpu_host 120 "$BIN/test_gpu_host"
 
 echo "== smoke suite, every GPU conv and op solver, new poison"
-timeout 240 "$BIN/hiprim" check --require-gpu --suite smoke --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
+timeout 240 "$BIN/hiprim" check --require-gpu --suite smoke --solver "conv.*,$OP_SOLVERS" \
   --report "$OUT/smoke_check.json" > "$OUT/smoke_check.log" 2>&1
 rc[smoke]=$?
 grep -E '^(solver|total) |^(failed|mistrusted|error) ' -A1 "$OUT/smoke_check.log" | grep -v '^--' | head -n 30
 
 echo "== the committed fuzz corpus (special-value cases included) over every GPU solver, strict judge"
-timeout 120 "$BIN/hiprim" check --require-gpu --suite corpus --solver 'conv.*,bnorm.*,activ.*,softmax.*,dropout.*,pool.*,lrn.*,tensorop.*,reduce.*' \
+timeout 120 "$BIN/hiprim" check --require-gpu --suite corpus --solver "conv.*,$OP_SOLVERS" \
   --report "$OUT/corpus_check.json" > "$OUT/corpus_check.log" 2>&1
 rc[corpus]=$?
 grep -E '^(total) |^(failed|mistrusted|error) ' -A1 "$OUT/corpus_check.log" | grep -v '^--' | head -n 20

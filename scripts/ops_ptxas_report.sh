@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Register and spill report of the op kernels (gpu/{activ,bnorm,dropout,lrn,pool,reduce,softmax,
-# tensorop}/*.hip), made HERE with the same nvcc flags as the build plus -Xptxas -v, one line per
+# Register and spill report of the op kernels (gpu/<name>/*.hip for every row of core/primitives.def,
+# in name order), made HERE with the same nvcc flags as the build plus -Xptxas -v, one line per
 # kernel: registers, spill stores/loads (bytes), demangled name with fp16/bf16 shortened.
 # Writes reports/cpu/ops_ptxas.txt (committed beside the kernels it describes) and prints it.
 # Usage: scripts/ops_ptxas_report.sh [OUTFILE]   (about 5 minutes of nvcc on two cores)
@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 {
   echo "# nvcc -Xptxas -v of the op kernels, sm_90 ($("$nvcc" --version | tail -1)), git $(git rev-parse --short HEAD)"
   echo "# regs  spill st/ld (bytes)  kernel"
-  for f in gpu/activ/*.hip gpu/bnorm/*.hip gpu/dropout/*.hip gpu/lrn/*.hip gpu/pool/*.hip gpu/reduce/*.hip gpu/softmax/*.hip gpu/tensorop/*.hip; do
+  ops=$(sed -n 's/^HIPRIM_PRIMITIVE(\([a-z0-9_]*\),.*/\1/p' core/primitives.def | sort)
+  for f in $(for op in $ops; do echo gpu/"$op"/*.hip; done); do
     echo "## $f"
     "$nvcc" -O3 -std=c++20 --expt-relaxed-constexpr --generate-code=arch=compute_90,code=sm_90 -I. -x cu -c "$f" \
       -o "$tmp/k.o" -Xptxas -v 2>&1 | python3 -c '

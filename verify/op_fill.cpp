@@ -37,6 +37,8 @@ void register_op_fill(std::string op, OpFillFn fn) {
   r.fns[std::move(op)] = std::move(fn);
 }
 
+bool has_op_fill(std::string_view op) { return static_cast<bool>(find(op)); }
+
 HostTensor hashed_tensor(const TensorDesc& d, std::uint64_t seed, std::uint64_t tag, const std::function<double(double unit)>& value) {
   HostTensor t(d);
   std::uint64_t i = 0;

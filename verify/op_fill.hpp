@@ -1,5 +1,5 @@
-// Input fills of the non-convolution primitives. Each primitive may register a fill (in
-// verify/op_catalog.cpp) that shapes its data: variance > 0 for bnorm, nonzero values for dropout,
+// Input fills of the non-convolution primitives. Each primitive may have a fill (own_fill in
+// core/primitives.def, registered by verify/op_catalog.cpp) that shapes its data: variance > 0 for bnorm, nonzero values for dropout,
 // distinct values or deliberate ties for max pooling, ... Ops without one get default_op_fill.
 // Every value comes from verify/fill.hpp's counter-based hash of (seed, tag, logical index), so a
 // tensor gets the same values in every layout, and is rounded (RNE) to the tensor's dtype.
@@ -20,6 +20,8 @@ namespace hiprim::verify {
 using OpFillFn = std::function<std::vector<HostTensor>(const OpProblem&, std::uint64_t seed)>;
 
 void register_op_fill(std::string op, OpFillFn fn);
+// Whether op has a registered fill of its own (else op_fill uses default_op_fill).
+bool has_op_fill(std::string_view op);
 // The registered fill of p's op, else default_op_fill; checks the result against p.tensors()
 // (count, descs; RuntimeError naming the tensor otherwise).
 std::vector<HostTensor> op_fill(const OpProblem& p, std::uint64_t seed);

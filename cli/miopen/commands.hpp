@@ -43,31 +43,20 @@ struct Context {
   std::optional<std::string> pending;
 };
 
-// Every family's flag table (AddCmdLineArgs order, defaults as in MIOpen's sources).
+// Every family's flag table (AddCmdLineArgs order, defaults as in MIOpen's sources) and translator:
+// conv's, CBAInfer's, and <name>_flags / translate_<name> for every row of core/primitives.def (the
+// family of MIOpenDriver <name>).
 std::vector<FlagSpec> conv_flags();
 std::vector<FlagSpec> cbainfer_flags();
-std::vector<FlagSpec> bnorm_flags();
-std::vector<FlagSpec> pool_flags();
 std::vector<FlagSpec> pool_legacy_flags();  // before MIOpen #1313 (2022-01-20): -n -c -H -W -D -d
-std::vector<FlagSpec> softmax_flags();
-std::vector<FlagSpec> activ_flags();
-std::vector<FlagSpec> lrn_flags();
-std::vector<FlagSpec> tensorop_flags();
-std::vector<FlagSpec> reduce_flags();
-std::vector<FlagSpec> dropout_flags();
-// The table of a family by name ("conv", "pool", ...); empty for an unknown family.
-std::vector<FlagSpec> family_flags(const std::string& family);
-
 Translation translate_conv(Context& c, const std::vector<std::string>& args);
 Translation translate_cbainfer(Context& c, const std::vector<std::string>& args);
-Translation translate_bnorm(Context& c, const std::vector<std::string>& args);
-Translation translate_pool(Context& c, const std::vector<std::string>& args);
-Translation translate_softmax(Context& c, const std::vector<std::string>& args);
-Translation translate_activ(Context& c, const std::vector<std::string>& args);
-Translation translate_lrn(Context& c, const std::vector<std::string>& args);
-Translation translate_tensorop(Context& c, const std::vector<std::string>& args);
-Translation translate_reduce(Context& c, const std::vector<std::string>& args);
-Translation translate_dropout(Context& c, const std::vector<std::string>& args);
+#define HIPRIM_PRIMITIVE(name, fill)    \
+  std::vector<FlagSpec> name##_flags(); \
+  Translation translate_##name(Context& c, const std::vector<std::string>& args);
+#include "core/primitives.def"
+// The table of a family by name ("conv", "pool", ...); empty for an unknown family.
+std::vector<FlagSpec> family_flags(const std::string& family);
 
 // Shared pieces.
 // main.cpp: RunForwardGPU runs when (F & 1) || F == 0, RunBackwardGPU when F != 1.

@@ -36,21 +36,16 @@ const std::map<std::string, CommandEntry>& table() {
     m["convbfp8"] = {"conv", T::bf8, true, T::bf8, T::bf8, translate_conv, dropped};
     m["CBAInfer"] = {"CBAInfer", T::fp32, false, T::fp32, T::fp32, translate_cbainfer, dropped};
     m["CBAInferfp16"] = {"CBAInfer", T::fp16, true, T::fp16, T::fp16, translate_cbainfer, dropped};
+    // Every primitive of core/primitives.def: MIOpenDriver <name> (fp32 data) and <name>fp16.
+#define HIPRIM_PRIMITIVE(name, fill)                                        \
+  m[#name] = {#name, T::fp32, false, T::fp32, T::fp32, translate_##name, ""}; \
+  m[#name "fp16"] = {#name, T::fp16, true, T::fp16, T::fp16, translate_##name, ""};
+#include "core/primitives.def"
     // dm_bnorm.cpp: BatchNormDriver<Tgpu, Tref, Tmix>: x, y and scale/bias in Tgpu, the
     // statistics (and backward's dy, dx, dscale, dbias) in Tmix.
-    m["bnorm"] = {"bnorm", T::fp32, false, T::fp32, T::fp32, translate_bnorm, ""};
-    m["bnormfp16"] = {"bnorm", T::fp16, true, T::fp16, T::fp16, translate_bnorm, ""};
     m["bnormfp16fp32"] = {"bnorm", T::fp16, true, T::fp16, T::fp32, translate_bnorm, ""};
     m["bnormbfp16fp32"] = {"bnorm", T::bf16, true, T::bf16, T::fp32, translate_bnorm, ""};
-    for (auto [base, fn] : std::initializer_list<std::pair<const char*, Translator>>{
-             {"pool", translate_pool}, {"lrn", translate_lrn}, {"activ", translate_activ}, {"softmax", translate_softmax},
-             {"dropout", translate_dropout}, {"tensorop", translate_tensorop}}) {
-      m[base] = {base, T::fp32, false, T::fp32, T::fp32, fn, ""};
-      m[std::string(base) + "fp16"] = {base, T::fp16, true, T::fp16, T::fp16, fn, ""};
-    }
     m["tensoropfp16"].note = dropped;
-    m["reduce"] = {"reduce", T::fp32, false, T::fp32, T::fp32, translate_reduce, ""};
-    m["reducefp16"] = {"reduce", T::fp16, true, T::fp16, T::fp16, translate_reduce, ""};
     m["reducefp64"] = {"reduce", T::fp64, true, T::fp64, T::fp64, translate_reduce, ""};
     return m;
   }();
@@ -211,14 +206,9 @@ bool is_driver_word(const std::string& w) {
 std::vector<FlagSpec> family_flags(const std::string& family) {
   if (family == "conv") return conv_flags();
   if (family == "CBAInfer") return cbainfer_flags();
-  if (family == "bnorm") return bnorm_flags();
-  if (family == "pool") return pool_flags();
-  if (family == "softmax") return softmax_flags();
-  if (family == "activ") return activ_flags();
-  if (family == "lrn") return lrn_flags();
-  if (family == "tensorop") return tensorop_flags();
-  if (family == "reduce") return reduce_flags();
-  if (family == "dropout") return dropout_flags();
+#define HIPRIM_PRIMITIVE(name, fill) \
+  if (family == #name) return name##_flags();
+#include "core/primitives.def"
   return {};
 }
 
