@@ -44,15 +44,7 @@ solver="${SOLVER:-conv.igemm.*,conv.gemm.*,conv.direct.*}"
 budget_ms="${BUDGET_MS:-60}"
 repeats="${REPEATS:-3}"
 
-# cuDNN: torch's copy in site-packages; its sub-libraries and their NVIDIA dependencies sit beside it.
-if [ -z "${HIPRIM_CUDNN_LIB:-}" ]; then
-  site=$(python3 -c "import torch,os;print(os.path.dirname(os.path.dirname(torch.__file__)))" 2>/dev/null || true)
-  if [ -n "$site" ] && [ -e "$site/nvidia/cudnn/lib/libcudnn.so.9" ]; then
-    export HIPRIM_CUDNN_LIB="$site/nvidia/cudnn/lib/libcudnn.so.9"
-    for d in "$site"/nvidia/*/lib; do LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
-    export LD_LIBRARY_PATH
-  fi
-fi
+source "$(dirname "$0")/cudnn_env.sh"  # HIPRIM_CUDNN_LIB and LD_LIBRARY_PATH for the peer
 start=$(date +%s)
 header() {
   echo "device_bench $part: $(date -u +%FT%TZ), cuDNN: ${HIPRIM_CUDNN_LIB:-libcudnn.so.9 (loader path)}"

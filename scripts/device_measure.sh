@@ -15,14 +15,7 @@ mkdir -p "$OUT"
 for a in "${BIN:-devbin}"/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C "${BIN:-devbin}"; done
 bin="${BIN:-devbin}/hiprim"
 log="$OUT/measure.log"
-if [ -z "${HIPRIM_CUDNN_LIB:-}" ]; then
-  site=$(python3 -c "import torch,os;print(os.path.dirname(os.path.dirname(torch.__file__)))" 2>/dev/null || true)
-  if [ -n "$site" ] && [ -e "$site/nvidia/cudnn/lib/libcudnn.so.9" ]; then
-    export HIPRIM_CUDNN_LIB="$site/nvidia/cudnn/lib/libcudnn.so.9"
-    for d in "$site"/nvidia/*/lib; do LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
-    export LD_LIBRARY_PATH
-  fi
-fi
+source "$(dirname "$0")/cudnn_env.sh"  # HIPRIM_CUDNN_LIB and LD_LIBRARY_PATH for the peer
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; } | tee "$log"
 t0=$(date +%s)
 echo "=== smoke check, every solver" | tee -a "$log"
