@@ -99,9 +99,7 @@ Command add_check(CLI::App& app) {
       problems.conv.insert(problems.conv.end(), more.conv.begin(), more.conv.end());
       problems.ops.insert(problems.ops.end(), more.ops.begin(), more.ops.end());
     }
-    ConvSolverList conv_solvers;
-    for (auto& s : verify::conv_solvers())
-      if (verify::glob_list_match(f->solver, s->name())) conv_solvers.push_back(s);
+    const ConvSolverList conv_solvers = verify::match_solvers(verify::conv_solvers(), f->solver);
     const OpSolverList op_solvers = verify::match_op_solvers(f->solver);
     if (conv_solvers.empty() && op_solvers.empty()) verify::select_conv_solvers(f->solver);  // throws, naming the solvers
     std::printf("suite %s: %zu conv problems x %zu conv solvers, %zu op problems x %zu op solvers\n", f->suite.c_str(),

@@ -2,11 +2,14 @@
 // P), the suites, the non-convolution primitives (core/primitives.def; one name a line, or with
 // --globs "bnorm.*,activ.*,...": what scripts loop over).
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "core/conv_problem.hpp"
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
+#include "core/solver.hpp"
 #include "bench/bench_ops_suite.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
@@ -43,16 +46,26 @@ Command add_list(CLI::App& app) {
       auto verdict = [](const Applicability& a) {
         std::printf("    %s%s\n", a ? "applicable" : "not applicable: ", a ? "" : a.reason.c_str());
       };
+      // A solver with a perf-config space gets one more line: its size, first and last, the default.
+      auto configs = [](const Solver& s) {
+        const std::vector<std::string> c = s.perf_configs();
+        if (c.empty()) return;
+        const std::string d = s.default_perf_config();
+        std::printf("    perf configs: %zu, %s .. %s; default: %s\n", c.size(), c.front().c_str(), c.back().c_str(),
+                    d.empty() ? "picked per problem" : d.c_str());
+      };
       if (!op)
         for (auto& s : verify::conv_solvers()) {
           line(s);
           if (conv) verdict(s->applicable(*conv));
+          configs(*s);
         }
       if (!conv)
         for (auto& s : verify::op_solvers()) {
           if (op && s->op() != op->op()) continue;
           line(s);
           if (op) verdict(s->applicable(*op));
+          configs(*s);
         }
     } else if (suites->parsed()) {
       for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());

@@ -10,19 +10,9 @@
 #include <vector>
 
 #include "core/conv_problem.hpp"
+#include "core/solver.hpp"  // Solver, Backend, Applicability
 
 namespace hiprim {
-
-enum class Backend { host, device };
-
-// ok, or the reason the solver refuses the problem.
-struct Applicability {
-  bool ok = true;
-  std::string reason;
-  static Applicability yes() { return {}; }
-  static Applicability no(std::string why) { return {false, std::move(why)}; }
-  explicit operator bool() const { return ok; }
-};
 
 // Implicit zeros: terms that the convolution's definition leaves out but an implementation may
 // compute as real zeros. Per spatial axis, the conv relation pairs P[q*stride - pad + f*dil] with
@@ -72,28 +62,29 @@ struct ConvTensors {
   void* stream = nullptr;  // device solvers: the hipStream_t to launch on (nullptr: default stream)
 };
 
-class ConvSolver {
+class ConvSolver : public Solver {
  public:
-  virtual ~ConvSolver() = default;
-  // Stable name, primitive.algorithm.variant, e.g. "conv.gemm.im2col".
-  virtual std::string name() const = 0;
-  virtual Backend backend() const = 0;
-  // One line for listings: the directions, dtypes and layouts it covers.
-  virtual std::string summary() const = 0;
-  // Whether two runs on the same inputs give bitwise identical outputs (the runner checks the claim).
-  virtual bool deterministic() const { return true; }
-  // The factor on gamma(L) of its fp32 accumulation's error bound (verify/compare.hpp): 1 for
-  // round-to-nearest adds; 2 where the adder truncates (tensor-core mma: each add errs by < 2u).
-  virtual double accumulation_error_factor() const { return 1.0; }
   // What it does with the implicit zeros of p (see ImplicitZeros above); the fuzzer's special-value
   // judge holds it to the answer. Pure: a solver without a declaration does not compile.
   virtual ImplicitZeros implicit_zeros(const ConvProblem& p) const = 0;
   virtual Applicability applicable(const ConvProblem& p) const = 0;
   virtual std::size_t workspace_bytes(const ConvProblem&) const { return 0; }
-  // Precondition: applicable(p) and t.workspace_bytes >= workspace_bytes(p). Throws RuntimeError on
-  // a failed device call; device solvers launch asynchronously on t.stream.
-  virtual void run(const ConvProblem& p, const ConvTensors& t) const = 0;
+  // Checks the preconditions once for every solver (check_conv_run with applicable(p) and
+  // workspace_bytes(p)), then run_checked. Throws RuntimeError on a failed device call; device
+  // solvers launch asynchronously on t.stream.
+  void run(const ConvProblem& p, const ConvTensors& t) const;
+
+ protected:
+  // The algorithm proper, called by run() only: p is applicable, x, w, y (and bias when p.bias) are
+  // non-null, and t.workspace holds at least workspace_bytes(p) bytes.
+  virtual void run_checked(const ConvProblem& p, const ConvTensors& t) const = 0;
 };
+
+// Throws InputError naming `solver` when `a` refuses p ("<solver> cannot run <p>: <reason>"), when
+// x, w or y is null, or bias is null while p.bias ("<solver>: the <role> buffer is null for <p>"),
+// or when t's workspace is smaller than ws_needed or null while needed.
+void check_conv_run(const std::string& solver, const ConvProblem& p, const ConvTensors& t, const Applicability& a,
+                    std::size_t ws_needed);
 
 using ConvSolverList = std::vector<std::shared_ptr<const ConvSolver>>;
 

@@ -8,21 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "core/conv_solver.hpp"  // Backend, Applicability
 #include "core/op_problem.hpp"
+#include "core/solver.hpp"  // Solver, Backend, Applicability
 
 namespace hiprim {
 
-class OpSolver {
+class OpSolver : public Solver {
  public:
-  virtual ~OpSolver() = default;
-  virtual std::string name() const = 0;
   virtual std::string op() const = 0;  // the op it solves: "bnorm", ...
-  virtual Backend backend() const = 0;
-  // One line for listings: the modes, directions, dtypes and layouts it covers.
-  virtual std::string summary() const = 0;
-  // Whether two runs on the same inputs give bitwise identical outputs (the runner checks the claim).
-  virtual bool deterministic() const { return true; }
   // ok, or the reason it refuses (another op's problem, an unsupported mode, ...).
   virtual Applicability applicable(const OpProblem& p) const = 0;
   virtual std::size_t workspace_bytes(const OpProblem&) const { return 0; }

@@ -28,7 +28,8 @@ class FastReferenceSolver final : public ConvSolver {
     if (!errs.empty()) return Applicability::no("invalid problem: " + errs.front());
     return Applicability::yes();
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     HostTensor x, w, y, b;
     ref::ConvInputs in;
     if (p.dir != ConvDir::bwd_data) in.x = &(x = decode(p.x_desc(), t.x));

@@ -72,24 +72,7 @@ const OpSolverList& op_solvers() {
   return all;
 }
 
-bool glob_list_match(const std::string& globs, const std::string& name) {
-  std::size_t start = 0;
-  while (start <= globs.size()) {
-    const std::size_t comma = globs.find(',', start);
-    const std::string g = globs.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!g.empty() && glob_match(g, name)) return true;
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return false;
-}
-
-OpSolverList match_op_solvers(const std::string& globs) {
-  OpSolverList out;
-  for (auto& s : op_solvers())
-    if (glob_list_match(globs, s->name())) out.push_back(s);
-  return out;
-}
+OpSolverList match_op_solvers(const std::string& globs) { return match_solvers(op_solvers(), globs); }
 
 OpSolverList match_op_solvers(const std::string& globs, std::string_view op) {
   OpSolverList out;

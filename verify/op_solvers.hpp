@@ -1,14 +1,15 @@
 // All solvers of the non-convolution primitives: the GPU registry (gpu/ops_registry.hpp, when built
 // with a GPU backend) followed by one host solver per op that has a reference, "ref.<op>" (the
 // reference's values rounded to the dtype: it exercises the runner, fills and tolerances on
-// machines without a GPU). Selection is by glob (verify/solvers.hpp's glob_match); a comma-separated
-// list of globs selects the union.
+// machines without a GPU). Selection is by glob (verify/solvers.hpp's match_solvers, shared with the
+// conv solvers); a comma-separated list of globs selects the union.
 #pragma once
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "core/op_solver.hpp"
+#include "verify/solvers.hpp"  // glob_match, glob_list_match, match_solvers
 
 namespace hiprim::verify {
 
@@ -17,8 +18,6 @@ const OpSolverList& op_solvers();
 OpSolverList match_op_solvers(const std::string& globs);
 // Same, limited to solvers of `op`.
 OpSolverList match_op_solvers(const std::string& globs, std::string_view op);
-// True when name matches one of the comma-separated globs.
-bool glob_list_match(const std::string& globs, const std::string& name);
 
 // The host solver "ref.<op>" (registered reference, values rounded to the tensors' dtypes).
 std::shared_ptr<const OpSolver> make_op_reference_solver(const std::string& op);

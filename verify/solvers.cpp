@@ -41,24 +41,25 @@ bool glob_match(const std::string& g, const std::string& s) {
   return gi == g.size();
 }
 
-// glob: one or more comma-separated globs; a solver matching any of them is selected (in registry order).
-ConvSolverList select_conv_solvers(const std::string& glob) {
-  std::vector<std::string> globs;
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = glob.find(',', start);
-    globs.push_back(glob.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+bool glob_list_match(const std::string& globs, const std::string& name) {
+  std::size_t start = 0;
+  while (start <= globs.size()) {
+    const std::size_t comma = globs.find(',', start);
+    const std::string g = globs.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!g.empty() && glob_match(g, name)) return true;
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  ConvSolverList out;
-  std::string names;
-  for (auto& s : conv_solvers()) {
-    bool hit = false;
-    for (const auto& g : globs) hit = hit || (!g.empty() && glob_match(g, s->name()));
-    if (hit) out.push_back(s);
-    names += (names.empty() ? "" : ", ") + s->name();
+  return false;
+}
+
+ConvSolverList select_conv_solvers(const std::string& glob) {
+  ConvSolverList out = match_solvers(conv_solvers(), glob);
+  if (out.empty()) {
+    std::string names;
+    for (auto& s : conv_solvers()) names += (names.empty() ? "" : ", ") + s->name();
+    throw InputError("--solver '" + glob + "' matches no solver; known solvers: " + names);
   }
-  if (out.empty()) throw InputError("--solver '" + glob + "' matches no solver; known solvers: " + names);
   return out;
 }
 

@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "core/error.hpp"
 
 namespace hiprim::gpu {
 
@@ -59,16 +58,6 @@ ConvGeom conv_geom(const ConvProblem& p) {
 ConvOperands conv_operands(const ConvProblem& p, const ConvTensors& t) {
   if (p.mode == ConvMode::conv) return {t.x, t.y, t.w, t.bias};
   return {t.y, t.x, t.w, t.bias};
-}
-
-void check_conv_tensors(const ConvProblem& p, const ConvTensors& t, const char* solver) {
-  auto need = [&](const void* ptr, const char* what) {
-    if (!ptr) throw InputError(std::string(solver) + ": the " + what + " buffer is null for " + to_string(p));
-  };
-  need(t.x, "x");
-  need(t.w, "w");
-  need(t.y, "y");
-  if (p.bias) need(t.bias, "bias");
 }
 
 }  // namespace hiprim::gpu

@@ -21,8 +21,4 @@ struct ConvOperands {
 };
 ConvOperands conv_operands(const ConvProblem& p, const ConvTensors& t);
 
-// Throws InputError naming the solver and the missing buffer when x, w or y is null, or bias is null
-// while p.bias.
-void check_conv_tensors(const ConvProblem& p, const ConvTensors& t, const char* solver);
-
 }  // namespace hiprim::gpu

@@ -280,8 +280,9 @@ class ConvDirectTiled final : public ConvSolver {
     if (t.blocks > kMaxBlocks) return Applicability::no("grid of " + std::to_string(t.blocks) + " blocks exceeds 2^31-1");
     return Applicability::yes();
   }
-  void run(const ConvProblem& p, const ConvTensors& tensors) const override {
-    check_conv_tensors(p, tensors, "conv.direct.tiled");
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& tensors) const override {
     const ConvGeom g = conv_geom(p);
     const ConvOperands o = conv_operands(p, tensors);
     const auto stream = static_cast<hipStream_t>(tensors.stream);

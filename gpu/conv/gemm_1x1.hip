@@ -106,14 +106,10 @@ class ConvGemm1x1 final : public ConvSolver {
     const ConvGeom g = conv_geom(p);
     return split_k_workspace_bytes(w_from_in_out_shape(g, g.batch), w_from_in_out_splits(g, g.batch));
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const std::string me = name();
-    if (auto why = applicable(p); !why) throw InputError(me + " cannot run " + to_string(p) + ": " + why.reason);
-    check_conv_tensors(p, t, me.c_str());
-    if (const std::size_t need = workspace_bytes(p); t.workspace_bytes < need || (need > 0 && t.workspace == nullptr))
-      throw InputError(me + " needs a workspace of " + std::to_string(need) + " bytes for " +
-                       to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
-                       (t.workspace ? " bytes" : " bytes at a null pointer"));
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (Engine::template takes<T>) run_1x1<T, typename Engine::Tile>(p, t, me);
     });

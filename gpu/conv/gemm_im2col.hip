@@ -139,15 +139,11 @@ class ConvGemmIm2col final : public ConvSolver {
     const Im2colPlan plan = plan_im2col(p, limit_);
     return plan.refusal.empty() ? plan.workspace_bytes : 0;
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const std::string me = name();
-    if (auto why = applicable(p); !why) throw InputError(me + " cannot run " + to_string(p) + ": " + why.reason);
-    check_conv_tensors(p, t, me.c_str());
     const Im2colPlan plan = plan_im2col(p, limit_);
-    if (t.workspace_bytes < plan.workspace_bytes || (plan.workspace_bytes > 0 && t.workspace == nullptr))
-      throw InputError(me + " needs a workspace of " + std::to_string(plan.workspace_bytes) +
-                       " bytes for " + to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
-                       (t.workspace ? " bytes" : " bytes at a null pointer"));
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (Engine::template takes<T>) run_chunks<T, typename Engine::Tile>(p, t, plan, me);
     });

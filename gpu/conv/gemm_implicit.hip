@@ -109,15 +109,11 @@ class ConvGemmImplicit final : public ConvSolver {
     const ImplicitGemmPlan pl = plan_implicit_gemm(p);
     return pl.refusal.empty() ? pl.workspace_bytes : 0;
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const std::string me = name();
-    if (auto why = applicable(p); !why) throw InputError(me + " cannot run " + to_string(p) + ": " + why.reason);
-    check_conv_tensors(p, t, me.c_str());
     const ImplicitGemmPlan pl = plan_implicit_gemm(p);
-    if (t.workspace_bytes < pl.workspace_bytes || (pl.workspace_bytes > 0 && t.workspace == nullptr))
-      throw InputError(me + " needs a workspace of " + std::to_string(pl.workspace_bytes) + " bytes for " +
-                       to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
-                       (t.workspace ? " bytes" : " bytes at a null pointer"));
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (Engine::template takes<T>) run_implicit<T, typename Engine::Tile>(p, t, pl, me);
     });

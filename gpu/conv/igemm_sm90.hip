@@ -10,6 +10,7 @@
 #include <utility>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gpu/common/numeric.hpp"
@@ -70,6 +71,13 @@ IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::str
   return *c;
 }
 
+// The solver's applicability: the plan's refusal, else whether this process can run the kernels.
+Applicability igemm_applicability(const IgemmPlan& pl) {
+  if (!pl.refusal.empty()) return Applicability::no(pl.refusal);
+  if (const std::string why = igemm_sm90_unavailable(); !why.empty()) return Applicability::no(why);
+  return Applicability::yes();
+}
+
 class ConvIgemmWgmma final : public ConvSolver {
  public:
   std::string name() const override { return kIgemmWgmmaName; }
@@ -87,11 +95,13 @@ class ConvIgemmWgmma final : public ConvSolver {
   ImplicitZeros implicit_zeros(const ConvProblem&) const override {
     return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::multiplied, .stride_holes = ZeroTerm::skipped};
   }
-  Applicability applicable(const ConvProblem& p) const override {
-    const IgemmPlan pl = sm90::plan_igemm(p);
-    if (!pl.refusal.empty()) return Applicability::no(pl.refusal);
-    if (const std::string why = igemm_sm90_unavailable(); !why.empty()) return Applicability::no(why);
-    return Applicability::yes();
+  Applicability applicable(const ConvProblem& p) const override { return igemm_applicability(sm90::plan_igemm(p)); }
+  // The whole config space (each problem takes the subset igemm_sm90_configs(p)); the default is
+  // picked per problem (igemm_sm90_default_config(p)), so default_perf_config() stays "".
+  std::vector<std::string> perf_configs() const override {
+    std::vector<std::string> out;
+    for (const IgemmConfig& c : sm90::igemm_config_space()) out.push_back(to_string(c));
+    return out;
   }
   // Of the config run() will use: HIPRIM_CONV_CONFIG's when set and valid for p, else the heuristic's.
   std::size_t workspace_bytes(const ConvProblem& p) const override {
@@ -102,13 +112,11 @@ class ConvIgemmWgmma final : public ConvSolver {
       if (const auto e = sm90::parse_igemm_config(env); e && sm90::igemm_config_refusal(pl, *e).empty()) c = *e;
     return sm90::make_igemm_launch(pl, c).workspace_bytes;
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const char* env = std::getenv(kConvConfigEnv);
-    const IgemmPlan pl = sm90::plan_igemm(p);
-    const std::string config = env != nullptr && *env != '\0' ? std::string(env)
-                               : pl.refusal.empty()           ? to_string(sm90::igemm_default_config(p, pl))
-                                                              : std::string();
-    igemm_sm90_run(p, t, config);
+    igemm_sm90_run(p, t, env != nullptr && *env != '\0' ? std::string(env) : igemm_sm90_default_config(p));
   }
 };
 
@@ -165,16 +173,11 @@ std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& 
 void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::string& config) {
   const std::string me = kIgemmWgmmaName;
   const IgemmPlan pl = sm90::plan_igemm(p);
-  if (!pl.refusal.empty()) throw InputError(me + " cannot run " + to_string(p) + ": " + pl.refusal);
-  if (const std::string why = igemm_sm90_unavailable(); !why.empty())
-    throw InputError(me + " cannot run " + to_string(p) + ": " + why);
-  const IgemmConfig c = config_for(p, pl, config);
-  check_conv_tensors(p, t, me.c_str());
-  const sm90::IgemmLaunch L = sm90::make_igemm_launch(pl, c);
-  if (t.workspace_bytes < L.workspace_bytes || (L.workspace_bytes > 0 && t.workspace == nullptr))
-    throw InputError(me + " (" + config + ") needs a workspace of " + std::to_string(L.workspace_bytes) + " bytes for " +
-                     to_string(p) + ", got " + std::to_string(t.workspace_bytes) +
-                     (t.workspace ? " bytes" : " bytes at a null pointer"));
+  // The solver's checks (its run() made them for the config it picks), here for `config`.
+  const Applicability a = igemm_applicability(pl);
+  const IgemmConfig c = a ? config_for(p, pl, config) : IgemmConfig{};
+  const sm90::IgemmLaunch L = a ? sm90::make_igemm_launch(pl, c) : sm90::IgemmLaunch{};
+  check_conv_run(me + " (" + config + ")", p, t, a, L.workspace_bytes);
   for (auto [what, ptr] : {std::pair{"x", static_cast<const void*>(t.x)}, std::pair{"w", static_cast<const void*>(t.w)},
                            std::pair{"y", static_cast<const void*>(t.y)}, std::pair{"workspace", static_cast<const void*>(t.workspace)}})
     if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)

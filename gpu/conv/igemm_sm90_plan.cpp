@@ -179,14 +179,12 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   return pl;
 }
 
-std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
-  if (!pl.refusal.empty()) return pl.refusal;
+std::string igemm_config_space_refusal(const IgemmConfig& c) {
   const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
   if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
   if (c.se && c.splitk > 1) return "the staged epilogue (.se) writes rounded outputs: split-K's partials stay direct";
   if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
-  if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
   if (c.stages < kMinStages || c.stages > kMaxStages)
     return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
@@ -195,6 +193,13 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
     return "shared memory " + std::to_string(igemm_smem_bytes(c)) + " bytes exceeds " + std::to_string(kSmemLimit);
   if (std::find(std::begin(kSplits), std::end(kSplits), c.splitk) == std::end(kSplits))
     return "splitk " + std::to_string(c.splitk) + " is not one of the listed split counts";
+  return "";
+}
+
+std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
+  if (!pl.refusal.empty()) return pl.refusal;
+  if (std::string why = igemm_config_space_refusal(c); !why.empty()) return why;
+  if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   const long long kb = cdiv(pl.kred_max, kTileK);
   if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
   if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);
@@ -227,17 +232,24 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   return L;
 }
 
-std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
+std::vector<IgemmConfig> igemm_config_space() {
   std::vector<IgemmConfig> out;
-  if (!pl.refusal.empty()) return out;
   for (bool se : {false, true})
     for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
       for (const IgemmTile& t : kTiles)
         for (int st = kMinStages; st <= kMaxStages; ++st)
           for (int sp : kSplits) {
             const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se};
-            if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
+            if (igemm_config_space_refusal(c).empty()) out.push_back(c);
           }
+  return out;
+}
+
+std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
+  std::vector<IgemmConfig> out;
+  if (!pl.refusal.empty()) return out;
+  for (const IgemmConfig& c : igemm_config_space())
+    if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
   return out;
 }
 

@@ -221,7 +221,11 @@ struct IgemmPlan {
 };
 IgemmPlan plan_igemm(const ConvProblem& p);
 
-// Why the config cannot run the plan ("" when it can): unknown tile, stages, smem, split rules.
+// Why the config is outside the space no matter the problem ("" when inside): unknown tile, the
+// suffix rules, stages, smem, the split list.
+std::string igemm_config_space_refusal(const IgemmConfig& c);
+// Why the config cannot run the plan ("" when it can): the space's rules, then the plan's (tma fwd
+// only, split-K without sub-pixel classes and within the k-blocks, the grid limit).
 std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c);
 // The launch: params with the config's split, grid dims.
 struct IgemmLaunch {
@@ -250,7 +254,9 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
 template <typename T, IgemmDir DIR>
 void igemm_sm90_prepare();
 
-// Every config that can run the plan (all are instantiated), and the heuristic's pick.
+// The whole space (every config some problem can run, all instantiated), in a fixed order; every
+// config that can run the plan (the space's order kept), and the heuristic's pick.
+std::vector<IgemmConfig> igemm_config_space();
 std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl);
 IgemmConfig igemm_default_config(const IgemmPlan& pl);
 // The default run() uses (igemm_sm90_tuned.cpp): the H200 sweep's fastest verified config for the

@@ -77,8 +77,9 @@ class ConvNaive final : public ConvSolver {
     if (!errors.empty()) return Applicability::no("invalid problem: " + errors.front());
     return Applicability::yes();
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
-    check_conv_tensors(p, t, "conv.naive");
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const ConvGeom g = conv_geom(p);
     const ConvOperands o = conv_operands(p, t);
     const auto stream = static_cast<hipStream_t>(t.stream);

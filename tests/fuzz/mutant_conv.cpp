@@ -105,7 +105,8 @@ class HostMutant final : public ConvSolver {
     auto e = p.validate();
     return e.empty() ? Applicability::yes() : Applicability::no("invalid problem: " + e.front());
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const bool conv = p.mode == ConvMode::conv;
     const View big = conv ? view_of(p.x_desc(), t.x) : view_of(p.y_desc(), t.y);
     const View small = conv ? view_of(p.y_desc(), t.y) : view_of(p.x_desc(), t.x);
@@ -238,7 +239,8 @@ class FlushToZero final : public ConvSolver {
   std::string summary() const override { return "control with subnormal outputs flushed"; }
   ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return inner_->implicit_zeros(p); }
   Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     inner_->run(p, t);
     const TensorDesc d = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
     void* out = p.dir == ConvDir::fwd ? t.y : p.dir == ConvDir::bwd_data ? t.x : t.w;

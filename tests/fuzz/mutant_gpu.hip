@@ -117,7 +117,8 @@ class GpuMutant final : public ConvSolver {
     if (p.n * p.k > 65535) return Applicability::no("n*k exceeds the grid's z limit");
     return Applicability::yes();
   }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const Geom g = geom_of(p);
     // The bug dropped_tail: floor instead of ceil (and no launch at all when a dim is below one tile).
     const int gx = bug_ == GpuBug::dropped_tail ? g.ow / kTile : (g.ow + kTile - 1) / kTile;

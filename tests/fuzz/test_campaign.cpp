@@ -55,7 +55,8 @@ class RefusesEverything final : public ConvSolver {
   std::string summary() const override { return "refuses every problem"; }
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   Applicability applicable(const ConvProblem&) const override { return Applicability::no("never"); }
-  void run(const ConvProblem&, const ConvTensors&) const override {}
+ protected:
+  void run_checked(const ConvProblem&, const ConvTensors&) const override {}
 };
 
 TEST(FuzzCampaign, ATargetThatRefusesEverythingIsRetiredNotLoopedOn) {

@@ -28,7 +28,8 @@ class RestrictedSolver final : public ConvSolver {
     const std::string why = refuse_(p);
     return why.empty() ? Applicability::yes() : Applicability::no(why);
   }
-  void run(const ConvProblem&, const ConvTensors&) const override { FAIL() << "not run in these tests"; }
+ protected:
+  void run_checked(const ConvProblem&, const ConvTensors&) const override { FAIL() << "not run in these tests"; }
 
  private:
   std::string name_;

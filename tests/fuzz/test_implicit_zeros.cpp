@@ -150,7 +150,8 @@ class Redeclared final : public ConvSolver {
   }
   Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
   std::size_t workspace_bytes(const ConvProblem& p) const override { return inner_->workspace_bytes(p); }
-  void run(const ConvProblem& p, const ConvTensors& t) const override { inner_->run(p, t); }
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { inner_->run(p, t); }
 
  private:
   std::shared_ptr<const ConvSolver> inner_;

@@ -354,6 +354,30 @@ TEST(IgemmConfig, ListedConfigsAreValidAndContainTheDefault) {
   }
 }
 
+// The solver's perf-config space (ConvSolver::perf_configs): every problem's configs lie in it, and
+// a config outside it (an unknown tile, .tma without .ws) is refused for every plan.
+TEST(IgemmConfig, TheSpaceHoldsEveryProblemsConfigs) {
+  const std::vector<IgemmConfig> space = igemm_config_space();
+  ASSERT_GT(space.size(), 100u);
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    EXPECT_EQ(igemm_config_space_refusal(space[i]), "") << to_string(space[i]);
+    EXPECT_EQ(std::find(space.begin(), space.begin() + static_cast<std::ptrdiff_t>(i), space[i]), space.begin() + static_cast<std::ptrdiff_t>(i))
+        << to_string(space[i]) << " listed twice";
+  }
+  for (const char* s : {"conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1", "conv bwd-data fp16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2",
+                        "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1"}) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    const std::vector<IgemmConfig> mine = igemm_configs(pl);
+    ASSERT_FALSE(mine.empty()) << s;
+    EXPECT_LT(mine.size(), space.size()) << s;  // each problem takes a strict subset (tma is fwd only, ...)
+    for (const IgemmConfig& c : mine) EXPECT_NE(std::find(space.begin(), space.end(), c), space.end()) << s << ": " << to_string(c);
+    EXPECT_NE(igemm_config_refusal(pl, {96, 128, 3, 1}), "");
+    EXPECT_NE(igemm_config_refusal(pl, {128, 128, 3, 1, false, true}), "");
+  }
+  EXPECT_NE(igemm_config_space_refusal({96, 128, 3, 1}), "");
+  EXPECT_NE(igemm_config_space_refusal({128, 128, 3, 1, false, true}), "");
+}
+
 TEST(IgemmConfig, SplitKPartitionsTheKBlocks) {
   const IgemmPlan pl = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k64 in9x9 f3x3 pad1x1"));
   const long long kb = (pl.kred_max + 63) / 64;

@@ -12,6 +12,7 @@
 #include "core/conv_problem.hpp"
 #include "verify/guarded_buffer.hpp"
 #include "verify/host_solvers.hpp"
+#include "verify/op_solvers.hpp"
 #include "verify/runner.hpp"
 #include "verify/solvers.hpp"
 #include "core/error.hpp"
@@ -30,7 +31,8 @@ class DeclaredFactor final : public ConvSolver {
   ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return inner_->implicit_zeros(p); }
   Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
   std::size_t workspace_bytes(const ConvProblem& p) const override { return inner_->workspace_bytes(p); }
-  void run(const ConvProblem& p, const ConvTensors& t) const override { inner_->run(p, t); }
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { inner_->run(p, t); }
 
  private:
   double factor_;
@@ -62,7 +64,8 @@ class LeavesOneUnwritten final : public ConvSolver {
   std::string summary() const override { return "fast reference that leaves one output element unwritten"; }
   ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return inner_->implicit_zeros(p); }
   Applicability applicable(const ConvProblem& p) const override { return inner_->applicable(p); }
-  void run(const ConvProblem& p, const ConvTensors& t) const override {
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     inner_->run(p, t);
     const std::uint32_t bits = verify::poison_bits(p.dtype);
     auto* y = static_cast<unsigned char*>(t.y) + skip_ * static_cast<std::int64_t>(dtype_size(p.dtype));
@@ -153,3 +156,76 @@ TEST(SelectConvSolvers, CommaSeparatedGlobsSelectTheUnion) {
   EXPECT_THROW(select_conv_solvers("nothing.*,neither.*"), hiprim::InputError);
   EXPECT_THROW(select_conv_solvers(","), hiprim::InputError);
 }
+
+// ConvSolver::run checks the preconditions once for every solver (core/conv_solver.cpp) and calls
+// run_checked only when they hold.
+namespace hiprim::verify_test {
+namespace {
+
+class CountsRuns final : public ConvSolver {
+ public:
+  std::string name() const override { return "test.counts"; }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return "counts its checked runs; refuses bwd-weights; 64-byte workspace"; }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
+  Applicability applicable(const ConvProblem& p) const override {
+    return p.dir == ConvDir::bwd_weights ? Applicability::no("no bwd-weights here") : Applicability::yes();
+  }
+  std::size_t workspace_bytes(const ConvProblem&) const override { return 64; }
+  mutable int runs = 0;
+
+ protected:
+  void run_checked(const ConvProblem&, const ConvTensors&) const override { ++runs; }
+};
+
+// The InputError's message of s.run(p, t), or "" when it ran.
+std::string run_error(const ConvSolver& s, const ConvProblem& p, const ConvTensors& t) {
+  try {
+    s.run(p, t);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConvSolverRun, ChecksApplicabilityBuffersAndWorkspaceBeforeTheAlgorithm) {
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n1 c2 k2 in4x4 f3x3 pad1x1 bias");
+  ConvProblem bwd_w = p;
+  bwd_w.dir = ConvDir::bwd_weights;
+  bwd_w.bias = false;
+  unsigned char x[1], w[1], y[1], b[1], ws[64];
+  const ConvTensors ok{x, w, y, b, ws, sizeof ws};
+  CountsRuns s;
+  auto has = [](const std::string& msg, const std::string& part) { return msg.find(part) != std::string::npos; };
+  EXPECT_TRUE(has(run_error(s, bwd_w, ok), "test.counts cannot run")) << run_error(s, bwd_w, ok);
+  EXPECT_TRUE(has(run_error(s, bwd_w, ok), "no bwd-weights here"));
+  ConvTensors t = ok;
+  t.w = nullptr;
+  EXPECT_TRUE(has(run_error(s, p, t), "test.counts: the w buffer is null")) << run_error(s, p, t);
+  t = ok;
+  t.bias = nullptr;
+  EXPECT_TRUE(has(run_error(s, p, t), "the bias buffer is null")) << run_error(s, p, t);
+  t = ok;
+  t.workspace_bytes = 63;
+  EXPECT_TRUE(has(run_error(s, p, t), "needs a workspace of 64 bytes")) << run_error(s, p, t);
+  t = ok;
+  t.workspace = nullptr;
+  EXPECT_TRUE(has(run_error(s, p, t), "at a null pointer")) << run_error(s, p, t);
+  EXPECT_EQ(s.runs, 0);
+  EXPECT_EQ(run_error(s, p, ok), "");
+  EXPECT_EQ(s.runs, 1);
+}
+
+// Conv and op solver lists select through the same glob-list matcher.
+TEST(MatchSolvers, ConvAndOpListsShareTheGlobListMatch) {
+  EXPECT_TRUE(verify::glob_list_match("nothing,ref.*", "ref.conv.fast"));
+  EXPECT_FALSE(verify::glob_list_match(",", "ref.conv.fast"));
+  EXPECT_EQ(verify::match_solvers(verify::conv_solvers(), "nothing").size(), 0u);
+  const auto refs = verify::match_solvers(verify::op_solvers(), "nothing.*,ref.*");
+  ASSERT_FALSE(refs.empty());
+  for (const auto& s : refs) EXPECT_EQ(s->name().rfind("ref.", 0), 0u) << s->name();
+  EXPECT_EQ(verify::match_op_solvers("nothing.*,ref.*").size(), refs.size());
+}
+
+}  // namespace
+}  // namespace hiprim::verify_test
