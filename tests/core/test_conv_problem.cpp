@@ -242,3 +242,32 @@ TEST(ConvProblemAsOp, InvalidProblemsKeepTheirMessagesAndOtherTypesDoNotCast) {
   EXPECT_EQ(op_problem_cast<ActivProblem>(*op), nullptr);
   EXPECT_FALSE(relu->equals(*op));
 }
+
+// The registry reads conv strings to the same problem, with parse_conv_problem's messages.
+RC_GTEST_PROP(ConvProblemAsOp, RegistryParsesTheCanonicalString, ()) {
+  const ConvProblem p = *gen_valid_problem();
+  const OpProblemPtr op = parse_op_problem(to_string(p));
+  RC_ASSERT(op->equals(*make_op_problem(p)));
+  const ConvProblem* back = op_problem_cast<ConvProblem>(*op);
+  RC_ASSERT(back != nullptr);
+  RC_ASSERT(*back == p);
+}
+
+TEST(ConvProblemAsOp, RegistryErrorsAreParseConvProblems) {
+  auto error_of = [](ConvProblem (*parse)(std::string_view), std::string_view s) -> std::string {
+    try {
+      parse(s);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto via_registry = [](std::string_view s) { return *op_problem_cast<ConvProblem>(*parse_op_problem(s)); };
+  for (const char* s : {"conv n1 c1 k1 in4x4 f5x5", "conv fwd n1 c1 k1 in4x4 f3x3 bogus", "conv n1 c1 k1 in4x4",
+                        "conv bwd-data n1 c6 k5 in4x4 f3x3 g4 bias"}) {
+    const std::string want = error_of(&parse_conv_problem, s);
+    EXPECT_FALSE(want.empty()) << s;
+    EXPECT_EQ(error_of(via_registry, s), want) << s;
+  }
+  EXPECT_NE(error_of(via_registry, "conv n1 c1 k1 in4x4 f5x5").find("invalid convolution problem"), std::string::npos);
+}
