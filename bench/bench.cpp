@@ -30,13 +30,6 @@ using nlohmann::json;
 
 inline constexpr int kPrepareAhead = 3;  // problems whose references and fills are made ahead
 
-double conv_min_bytes(const ConvProblem& p) {
-  auto bytes = [&](const TensorDesc& d) { return static_cast<double>(d.elements()) * static_cast<double>(dtype_size(d.dtype)); };
-  double b = bytes(p.x_desc()) + bytes(p.w_desc()) + bytes(p.y_desc());
-  if (p.bias) b += bytes(p.bias_desc());
-  return b;
-}
-
 void check_bench_ready(const BenchOptions& o) {
   auto at_least = [](int v, int lo, const char* flag) {
     if (v < lo) throw InputError(std::string(flag) + " " + std::to_string(v) + ": must be >= " + std::to_string(lo));
@@ -271,7 +264,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
   in.verify = o.verify;
   in.count = st.bp.count;
   in.flops = p.flops();
-  in.bytes = conv_min_bytes(p);
+  in.bytes = p.bytes();
   in.gemm_ceiling_tflops = s_->gemm_tflops.count(p.dtype) ? s_->gemm_tflops[p.dtype] : 0;
   in.copy_ceiling_gbps = s_->copy_gbps;
   in.fill_range = tier == FillTier::exact ? exact_fill_range(p) : 0;

@@ -43,9 +43,6 @@
 
 namespace hiprim::verify {
 
-// Least bytes through device memory: x + w + y (+ bias) in the problem's dtype.
-double conv_min_bytes(const ConvProblem& p);
-
 struct BenchOptions {
   int warmup = 1;          // eager runs before the host-overhead calls
   int reps = 20;           // runs per graph (rounded up to whole rotations of the sets)

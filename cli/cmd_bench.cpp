@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "core/conv_problem.hpp"
 #include "core/error.hpp"
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
@@ -47,12 +48,15 @@ std::vector<verify::BenchProblem> bench_problems(const std::string& suite, const
 }
 
 // The op problems of the suite (resnet50_ops carries counts; other suites and files count 1) or of
-// the --problem strings, keeping those that a token of --op selects (verify::op_selected_by). A token
-// that selects nothing -> InputError naming it and the ops.
+// the --problem strings, keeping those that a token of --op selects (verify::op_selected_by). A conv
+// --problem (timed with --op conv) or a token that selects nothing -> InputError naming it.
 std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, const std::vector<std::string>& given,
                                                       const verify::SuiteOptions& so, const std::string& op_flag) {
   std::vector<verify::OpBenchProblem> all;
-  for (const auto& s : given) all.push_back({parse_op_problem(s), 1});
+  for (const auto& s : given) {
+    if (first_token(s) == ConvProblem::kOp) throw InputError("--problem '" + s + "' is a convolution: time it with --op conv");
+    all.push_back({parse_op_problem(s), 1});
+  }
   if (given.empty())
     for (const auto& name : split_list(suite)) {
       if (name == "resnet50_ops") {
@@ -73,7 +77,8 @@ std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, 
   for (const auto& t : tokens) {
     if (std::any_of(all.begin(), all.end(), [&](const auto& bp) { return verify::op_selected_by(*bp.problem, t); })) continue;
     std::string names;
-    for (const auto& k : op_names()) names += k + ", ";
+    for (const auto& k : op_names())
+      if (k != ConvProblem::kOp) names += k + ", ";
     throw InputError("--op '" + t + "' selects no problem of " + (given.empty() ? "--suite '" + suite + "'" : std::string("--problem")) +
                      ": give an op (" + names + "all), a mode token of one (relu, max, ...) or conv alone");
   }

@@ -117,6 +117,21 @@ TensorDesc ConvProblem::y_desc() const {
 
 TensorDesc ConvProblem::bias_desc() const { return TensorDesc::packed(dtype, Dims{k}, false); }
 
+std::vector<OpTensor> ConvProblem::tensors() const {
+  using R = OpTensor::Role;
+  switch (dir) {
+    case ConvDir::fwd: {
+      std::vector<OpTensor> t{{"x", x_desc(), R::input}, {"w", w_desc(), R::input}};
+      if (bias) t.push_back({"bias", bias_desc(), R::input});
+      t.push_back({"y", y_desc(), R::output});
+      return t;
+    }
+    case ConvDir::bwd_data: return {{"dy", y_desc(), R::input}, {"w", w_desc(), R::input}, {"dx", x_desc(), R::output}};
+    case ConvDir::bwd_weights: return {{"x", x_desc(), R::input}, {"dy", y_desc(), R::input}, {"dw", w_desc(), R::output}};
+  }
+  return {};
+}
+
 static std::int64_t prod(const Dims& d) {
   std::int64_t p = 1;
   for (auto v : d) p *= v;

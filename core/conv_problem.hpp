@@ -14,12 +14,20 @@
 //   e.g. "conv fwd fp32 nchw n32 c256 k256 in14x14 f3x3 pad1x1 str1x1 dil1x1 g1"
 // The parser (the shared token reader, core/op_grammar.hpp) also accepts tokens in any order and
 // omitted defaults (pad0, str1, dil1, g1, opad0).
+//
+// ConvProblem is an OpProblemValue (core/op_problem.hpp): make_op_problem(p) type-erases it like
+// every other primitive. tensors() lists the direction's tensors, inputs first, in this order:
+//   fwd:         x input, w input, [bias input, when bias], y output
+//   bwd-data:    dy input (y_desc), w input, dx output (x_desc)
+//   bwd-weights: x input, dy input (y_desc), dw output (w_desc)
+// bytes() is the least traffic through memory: each of those tensors once.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/op_problem.hpp"
 #include "core/tensor.hpp"
 
 namespace hiprim {
@@ -30,6 +38,7 @@ enum class ConvMode { conv, trans };
 std::string_view conv_dir_name(ConvDir d);  // "fwd", "bwd-data", "bwd-weights"
 
 struct ConvProblem {
+  static constexpr std::string_view kOp = "conv";
   ConvDir dir = ConvDir::fwd;
   DType dtype = DType::fp32;
   bool channels_last = false;  // nhwc / ndhwc
@@ -59,6 +68,10 @@ struct ConvProblem {
   // Multiply-accumulates of the whole problem (same for every direction).
   double macs() const;
   double flops() const { return 2.0 * macs(); }
+  // The direction's tensors in the order of the header comment.
+  std::vector<OpTensor> tensors() const;
+  // Least bytes through memory: every tensor of tensors() once, in the problem's dtype.
+  double bytes() const { return op_tensor_bytes(tensors()); }
   // Length of each output element's dot product (the K of the error bound), per direction.
   std::int64_t reduction_length() const;
 
@@ -70,5 +83,7 @@ std::string to_string(const ConvProblem& p);
 ConvProblem parse_conv_problem(std::string_view s);
 // Parse without validation (for tests of validate()); still rejects malformed tokens.
 ConvProblem parse_conv_problem_unchecked(std::string_view s);
+
+static_assert(OpProblemValue<ConvProblem>);
 
 }  // namespace hiprim

@@ -1,4 +1,5 @@
-// The built-in ops' parsers, one per row of core/primitives.def, and the table's names.
+// The built-in parsers: conv's (parse_conv_problem, its own messages) and one per row of
+// core/primitives.def; and the table's names.
 #include <algorithm>
 
 #include "core/op_problem.hpp"
@@ -7,6 +8,7 @@
 // per row of core/primitives.def.
 #include "core/activ_problem.hpp"
 #include "core/bnorm_problem.hpp"
+#include "core/conv_problem.hpp"
 #include "core/dropout_problem.hpp"
 #include "core/lrn_problem.hpp"
 #include "core/pool_problem.hpp"
@@ -17,6 +19,7 @@
 namespace hiprim {
 
 void register_builtin_op_parsers() {
+  register_op_parser(std::string(ConvProblem::kOp), [](std::string_view s) { return make_op_problem(parse_conv_problem(s)); });
 #define HIPRIM_PRIMITIVE(name, fill) register_op_parser(#name, validating_op_parser(&parse_##name##_problem_unchecked));
 #include "core/primitives.def"
 }

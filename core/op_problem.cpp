@@ -85,9 +85,7 @@ OpProblemPtr parse_op_problem(std::string_view s) {
   if (!parse) {
     std::string known;
     for (auto& n : op_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("problem string: token 1 '" + op + "': unknown primitive" +
-                     (op == "conv" ? std::string(" for the op path (conv has its own parser)") : std::string()) +
-                     "; known: " + known);
+    throw InputError("problem string: token 1 '" + op + "': unknown primitive; known: " + known);
   }
   return parse(s);
 }

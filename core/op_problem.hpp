@@ -1,5 +1,6 @@
-// Problems of the non-convolution primitives ("ops": bnorm, activ, softmax, dropout, pool, lrn,
-// tensorop, reduce), type-erased by op name. Convolution keeps its own path (conv_problem.hpp).
+// Problems of every primitive, type-erased by op name: conv (core/conv_problem.hpp) and the
+// non-convolution primitives ("ops": bnorm, activ, softmax, dropout, pool, lrn, tensorop, reduce).
+// Conv's solvers, references and runner still take the ConvProblem itself.
 //
 // Each primitive writes a plain value struct P in core/<prim>_problem.{hpp,cpp} (named fields,
 // operator==, validate(), tensors(), flops(), to_string(P) and a parser) and wraps it with
@@ -121,13 +122,13 @@ const P* op_problem_cast(const OpProblem& p) {
 // throws InputError naming the bad token or the violated rule.
 using OpParser = std::function<OpProblemPtr(std::string_view)>;
 
-// Adds (or replaces) the parser of an op. The built-in ops (core/primitives.def, registered by
-// core/op_catalog.cpp) are registered before the first lookup.
+// Adds (or replaces) the parser of an op. The built-in ones (conv and core/primitives.def, registered
+// by core/op_catalog.cpp) are registered before the first lookup.
 void register_op_parser(std::string op, OpParser parse);
-// Dispatches on the first token; InputError naming the token and the known ops when unknown
-// ("conv" included: it has its own parser, parse_conv_problem).
+// Dispatches on the first token ("conv ..." gives an OpProblemOf<ConvProblem>, with
+// parse_conv_problem's messages); InputError naming the token and the known ops when unknown.
 OpProblemPtr parse_op_problem(std::string_view s);
-// Registered op names, sorted.
+// Registered op names, sorted: conv and the primitives of core/primitives.def (primitive_names()).
 std::vector<std::string> op_names();
 // The first whitespace-separated token of s ("" when none).
 std::string first_token(std::string_view s);

@@ -22,18 +22,6 @@ using hiprim::testutil::kFwd1x1;
 using hiprim::testutil::kFwd3x3;
 using nlohmann::json;
 
-TEST(BenchCounts, MinBytesAreEveryTensorOnce) {
-  // x 2*3*5*5 = 150, w 4*3*3*3 = 108, y 2*4*5*5 = 200 elements of 2 bytes; bias 4 more elements.
-  auto p = parse_conv_problem("conv fwd fp16 nchw n2 c3 k4 in5x5 f3x3 pad1x1");
-  EXPECT_DOUBLE_EQ(conv_min_bytes(p), (150 + 108 + 200) * 2.0);
-  p.bias = true;
-  EXPECT_DOUBLE_EQ(conv_min_bytes(p), (150 + 108 + 200 + 4) * 2.0);
-  p.dir = ConvDir::bwd_weights;
-  p.bias = false;
-  p.dtype = DType::fp32;
-  EXPECT_DOUBLE_EQ(conv_min_bytes(p), (150 + 108 + 200) * 4.0);  // same tensors in every direction
-}
-
 TEST(BenchCheck, VerifyModeNamesRoundTrip) {
   for (VerifyMode m : {VerifyMode::none, VerifyMode::quick, VerifyMode::full})
     EXPECT_EQ(parse_verify_mode(verify_mode_name(m)), m);
@@ -254,7 +242,7 @@ TEST(BenchReport, PerfCaseStatesTheExactFillAndTheHostOverhead) {
   const ConvProblem p = parse_conv_problem(kFwd3x3);
   PerfCaseInput in;
   in.flops = p.flops();
-  in.bytes = conv_min_bytes(p);
+  in.bytes = p.bytes();
   in.fill_range = 4;
   in.reduction_length = p.reduction_length();  // 64 x 3 x 3 = 576
   std::vector<ReplayTiming> reps(2);
@@ -287,7 +275,7 @@ json repeated_case(const std::string& problem, const std::string& solver, std::v
   PerfCaseInput in;
   in.count = count;
   in.flops = p.flops();
-  in.bytes = conv_min_bytes(p);
+  in.bytes = p.bytes();
   std::vector<ReplayTiming> reps;
   for (double m : medians) {
     ReplayTiming r;

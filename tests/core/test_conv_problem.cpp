@@ -1,7 +1,9 @@
-// Conv problem descriptor: geometry, validation messages, canonical string round trip and parse errors.
+// Conv problem descriptor: geometry, validation messages, canonical string round trip and parse
+// errors, and its tensors() / bytes() / OpProblem wrapping (core/op_problem.hpp).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "core/activ_problem.hpp"
 #include "core/conv_problem.hpp"
 #include "core/error.hpp"
 
@@ -158,4 +160,114 @@ TEST(ConvProblemGeometry, OutputSizesAndMacs) {
   auto t = parse_conv_problem("conv fwd fp32 nchw n1 c4 k6 in5x5 f3x3 g2 trans");
   EXPECT_EQ(t.w_desc().dims, (Dims{4, 3, 3, 3}));  // [C, K/G, R, S]
   EXPECT_EQ(t.out(), (Dims{7, 7}));
+}
+
+namespace {
+
+// name, role and desc of each tensor, in order.
+void expect_tensors(const ConvProblem& p, const std::vector<OpTensor>& want) {
+  const std::vector<OpTensor> got = p.tensors();
+  ASSERT_EQ(got.size(), want.size()) << to_string(p);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].name, want[i].name) << to_string(p) << " tensor " << i;
+    EXPECT_EQ(got[i].role, want[i].role) << to_string(p) << " tensor " << i;
+    EXPECT_EQ(got[i].desc, want[i].desc) << to_string(p) << " tensor " << i;
+  }
+}
+
+}  // namespace
+
+TEST(ConvProblemTensors, EachDirectionsRolesInTheDocumentedOrder) {
+  using R = OpTensor::Role;
+  auto p = parse_conv_problem("conv fwd fp16 nhwc n2 c3 k4 in5x5 f3x3 pad1x1");
+  expect_tensors(p, {{"x", p.x_desc(), R::input}, {"w", p.w_desc(), R::input}, {"y", p.y_desc(), R::output}});
+  p.bias = true;
+  expect_tensors(p, {{"x", p.x_desc(), R::input},
+                     {"w", p.w_desc(), R::input},
+                     {"bias", p.bias_desc(), R::input},
+                     {"y", p.y_desc(), R::output}});
+  p.bias = false;
+  p.dir = ConvDir::bwd_data;
+  expect_tensors(p, {{"dy", p.y_desc(), R::input}, {"w", p.w_desc(), R::input}, {"dx", p.x_desc(), R::output}});
+  p.dir = ConvDir::bwd_weights;
+  expect_tensors(p, {{"x", p.x_desc(), R::input}, {"dy", p.y_desc(), R::input}, {"dw", p.w_desc(), R::output}});
+  EXPECT_EQ(p.tensors()[1].desc.dims, (Dims{2, 4, 5, 5}));  // dy has y's dims and nhwc strides: c innermost
+  EXPECT_EQ(p.tensors()[1].desc.strides[1], 1);
+}
+
+TEST(ConvProblemTensors, BytesAreEveryTensorOnce) {
+  // x 2*3*5*5 = 150, w 4*3*3*3 = 108, y 2*4*5*5 = 200 elements of 2 bytes; bias 4 more elements.
+  auto p = parse_conv_problem("conv fwd fp16 nchw n2 c3 k4 in5x5 f3x3 pad1x1");
+  EXPECT_DOUBLE_EQ(p.bytes(), (150 + 108 + 200) * 2.0);
+  p.bias = true;
+  EXPECT_DOUBLE_EQ(p.bytes(), (150 + 108 + 200 + 4) * 2.0);
+  p.dir = ConvDir::bwd_weights;
+  p.bias = false;
+  p.dtype = DType::fp32;
+  EXPECT_DOUBLE_EQ(p.bytes(), (150 + 108 + 200) * 4.0);  // same tensors in every direction
+  p.dir = ConvDir::bwd_data;
+  EXPECT_DOUBLE_EQ(p.bytes(), (150 + 108 + 200) * 4.0);
+}
+
+// make_op_problem keeps the value: same string, rules, tensors, counts; op_problem_cast gives it back.
+RC_GTEST_PROP(ConvProblemAsOp, WrappingKeepsTheProblem, ()) {
+  const ConvProblem p = *gen_valid_problem();
+  const OpProblemPtr op = make_op_problem(p);
+  RC_ASSERT(op->op() == "conv");
+  RC_ASSERT(op->str() == to_string(p));
+  RC_ASSERT(op->valid());
+  RC_ASSERT(op->tensors() == p.tensors());
+  RC_ASSERT(op->flops() == p.flops());
+  RC_ASSERT(op->bytes() == p.bytes());
+  const ConvProblem* back = op_problem_cast<ConvProblem>(*op);
+  RC_ASSERT(back != nullptr);
+  RC_ASSERT(*back == p);
+  RC_ASSERT(op->equals(*op->clone()));
+  RC_ASSERT(op->equals(*make_op_problem(p)));
+}
+
+TEST(ConvProblemAsOp, InvalidProblemsKeepTheirMessagesAndOtherTypesDoNotCast) {
+  ConvProblem bad;
+  bad.dir = ConvDir::bwd_data;
+  bad.bias = true;
+  const OpProblemPtr op = make_op_problem(bad);
+  EXPECT_FALSE(op->valid());
+  EXPECT_EQ(op->validate(), bad.validate());
+  ConvProblem other = bad;
+  other.bias = false;
+  EXPECT_FALSE(op->equals(*make_op_problem(other)));
+  // a problem of another op is not a ConvProblem, and a ConvProblem is none of theirs
+  const OpProblemPtr relu = parse_op_problem("activ fwd relu fp32 nchw n1 c3 in8x8");
+  EXPECT_EQ(op_problem_cast<ConvProblem>(*relu), nullptr);
+  EXPECT_EQ(op_problem_cast<ActivProblem>(*op), nullptr);
+  EXPECT_FALSE(relu->equals(*op));
+}
+
+// The registry reads conv strings to the same problem, with parse_conv_problem's messages.
+RC_GTEST_PROP(ConvProblemAsOp, RegistryParsesTheCanonicalString, ()) {
+  const ConvProblem p = *gen_valid_problem();
+  const OpProblemPtr op = parse_op_problem(to_string(p));
+  RC_ASSERT(op->equals(*make_op_problem(p)));
+  const ConvProblem* back = op_problem_cast<ConvProblem>(*op);
+  RC_ASSERT(back != nullptr);
+  RC_ASSERT(*back == p);
+}
+
+TEST(ConvProblemAsOp, RegistryErrorsAreParseConvProblems) {
+  auto error_of = [](ConvProblem (*parse)(std::string_view), std::string_view s) -> std::string {
+    try {
+      parse(s);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto via_registry = [](std::string_view s) { return *op_problem_cast<ConvProblem>(*parse_op_problem(s)); };
+  for (const char* s : {"conv n1 c1 k1 in4x4 f5x5", "conv fwd n1 c1 k1 in4x4 f3x3 bogus", "conv n1 c1 k1 in4x4",
+                        "conv bwd-data n1 c6 k5 in4x4 f3x3 g4 bias"}) {
+    const std::string want = error_of(&parse_conv_problem, s);
+    EXPECT_FALSE(want.empty()) << s;
+    EXPECT_EQ(error_of(via_registry, s), want) << s;
+  }
+  EXPECT_NE(error_of(via_registry, "conv n1 c1 k1 in4x4 f5x5").find("invalid convolution problem"), std::string::npos);
 }

@@ -45,7 +45,7 @@ json perf_case(const std::string& problem, const std::string& solver, Status st,
   verify::PerfCaseInput in;
   in.count = count;
   in.flops = p.flops();
-  in.bytes = verify::conv_min_bytes(p);
+  in.bytes = p.bytes();
   in.gemm_ceiling_tflops = 700;
   in.copy_ceiling_gbps = 3000;
   if (median_ms >= 0) in.timing = timing_around(median_ms);
