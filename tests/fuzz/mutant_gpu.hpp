@@ -1,7 +1,7 @@
 // Test-only GPU mutants (tests/fuzz/mutant_gpu.hip): a small shared-memory tiled direct convolution
 // (fwd, mode conv, 2D, groups/stride/pad/dilation, fp32/fp16/bf16, NCHW/NHWC) compiled in variants
 // by template switches. GpuBug::none is the correct kernel (the control); the others plant one bug.
-// Built only with the GPU backend; the lead runs them on the H200 (scripts/device_fuzz.sh).
+// Built only with the GPU backend; they run on a GPU machine (scripts/device_fuzz.sh).
 #pragma once
 #include <memory>
 #include <string>
