@@ -157,9 +157,6 @@ Bench::Prepared Bench::prepare(const ConvProblem& p) const {
       s_->cache.release(p);
       out.judge = std::make_shared<const ExactJudge>(ref, output_desc(p));
       out.ro.hooks.oracle = [ref](const PreparedCase&) { return *ref; };
-      out.ro.hooks.judge = [judge = out.judge](const HostTensor& got, const ref::ConvOutput&, const Tolerance& tol) {
-        return judge->judge(got, tol);
-      };
       out.ro.hooks.judge_bytes = [judge = out.judge](const std::vector<unsigned char>& got, const Tolerance& tol) {
         return judge->judge_bytes(got, tol);
       };
