@@ -61,6 +61,28 @@ void cut_channels(const void* src, void* dst, long long rows, int c, int cp, hip
   HIPRIM_CHECK_LAUNCH("cut_channels_kernel", ctx);
 }
 
+// The flipped, transposed filter of .flip (16-bit elements): w [K][RS][C] -> w' [C][RS][K] with
+// w'[c][t][k] = w[k][RS-1-t][c] (t = r*S + s, so RS-1-t is the tap (R-1-r, S-1-s)). A 32 x 32 tile
+// of (k, c) per block and tap, through shared memory, so reads run along c and writes along k.
+constexpr int kFlipTile = 32, kFlipRows = 8;
+__global__ void __launch_bounds__(kFlipTile * kFlipRows)
+    flip_filter_kernel(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ wf, int k, int rs, int c) {
+  __shared__ std::uint16_t tile[kFlipTile][kFlipTile + 1];
+  const int c0 = static_cast<int>(blockIdx.x) * kFlipTile, k0 = static_cast<int>(blockIdx.y) * kFlipTile;
+  const int t = static_cast<int>(blockIdx.z), tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  for (int i = ty; i < kFlipTile; i += kFlipRows)  // tile[k - k0][c - c0] from w[k][rs-1-t][c]
+    if (k0 + i < k && c0 + tx < c) tile[i][tx] = w[(static_cast<long long>(k0 + i) * rs + (rs - 1 - t)) * c + c0 + tx];
+  __syncthreads();
+  for (int i = ty; i < kFlipTile; i += kFlipRows)  // wf[c][t][k] = tile[k - k0][c - c0]
+    if (c0 + i < c && k0 + tx < k) wf[(static_cast<long long>(c0 + i) * rs + t) * k + k0 + tx] = tile[tx][i];
+}
+void flip_filter(const void* w, void* wf, int k, int rs, int c, hipStream_t s, const std::string& ctx) {
+  const dim3 grid((c + kFlipTile - 1) / kFlipTile, (k + kFlipTile - 1) / kFlipTile, rs);
+  flip_filter_kernel<<<grid, dim3(kFlipTile, kFlipRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
+                                                                 static_cast<std::uint16_t*>(wf), k, rs, c);
+  HIPRIM_CHECK_LAUNCH("flip_filter_kernel", ctx);
+}
+
 IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::string& text) {
   const auto c = sm90::parse_igemm_config(text);
   if (!c)
@@ -84,7 +106,8 @@ class ConvIgemmWgmma final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "2D NHWC implicit GEMM on warpgroup MMA (wgmma m64nNk16, sm_90a), cp.async multistage ring, fp32 "
-           "accumulation: fwd, bwd-data (sub-pixel classes), bwd-weights (deterministic split-K); fp16/bf16; "
+           "accumulation: fwd, bwd-data (sub-pixel classes; stride 1 also as fwd over the flipped filter), bwd-weights "
+           "(deterministic split-K); fp16/bf16; "
            "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); perf configs via " + std::string(kConvConfigEnv);
   }
   // The tensor core's fp32 adds align to the largest exponent and truncate: each errs by < 2u.
@@ -183,14 +206,24 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
     if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
       throw InputError(me + ": buffer " + what + " is not 16-byte aligned (the kernels copy 16-byte pieces)");
   sm90::IgemmBuffers buf;
+  void* const stream = t.stream;
+  const std::string context = me + " " + config + " " + to_string(p);
+  const hipStream_t hs = static_cast<hipStream_t>(stream);
+  if (c.flip) {  // bwd-data as the fwd convolution of dy with w' (a workspace copy): L is the fwd plan's
+    void* const w_flip = static_cast<unsigned char*>(t.workspace) + L.w_flip_offset;
+    flip_filter(t.w, w_flip, static_cast<int>(p.k), static_cast<int>(p.filter[0] * p.filter[1]), static_cast<int>(p.c), hs,
+                context);
+    buf = {t.y, w_flip, t.x, nullptr, t.workspace};
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);
+    });
+    return;
+  }
   switch (pl.params.dir) {
     case IgemmDir::fwd: buf = {t.x, t.w, t.y, p.bias ? t.bias : nullptr, t.workspace}; break;
     case IgemmDir::bwd_data: buf = {t.y, t.w, t.x, nullptr, t.workspace}; break;
     case IgemmDir::bwd_weights: buf = {t.y, t.x, t.w, nullptr, t.workspace}; break;
   }
-  void* const stream = t.stream;
-  const std::string context = me + " " + config + " " + to_string(p);
-  const hipStream_t hs = static_cast<hipStream_t>(stream);
   const long long act_rows = p.n * p.in[0] * p.in[1], w_rows = p.k * p.filter[0] * p.filter[1];
   if (pl.c_pad > 0) {  // the 3-channel stem: the GEMM runs on channel-padded copies in the workspace
     void* const act_pad = static_cast<unsigned char*>(t.workspace) + L.act_pad_offset;

@@ -42,6 +42,19 @@ AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
 
 int default_stages(int bm, int bn) { return (bm == 128 && bn == 128) ? 3 : 4; }
 
+// The config without its .flip (what runs the flipped plan).
+IgemmConfig unflipped(IgemmConfig c) {
+  c.flip = false;
+  return c;
+}
+
+// The native bwd-data kernel (B MN-major by cp.async) took 1.32-1.43x the time of the fwd kernel on
+// the same GEMM for ResNet-50's stride-1 3x3 layers (H200, reports/h200/s4-2026-12-01): its
+// efficiency prior relative to fwd's.
+constexpr double kBwdDataEfficiency = 1.0 / 1.35;
+constexpr double kCopyRate = 3.0e12;       // bytes/s, a conservative copy rate
+constexpr double kExtraLaunch = 2e-6;      // seconds: one more kernel in a graph
+
 double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTES_sm90.md) replaces it
   const int area = bm * bn;
   return area >= 32768 ? 1.0 : area >= 16384 ? 0.85 : area >= 8192 ? 0.62 : 0.45;
@@ -50,8 +63,13 @@ double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTE
 }  // namespace
 
 std::string to_string(const IgemmConfig& c) {
-  return "m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" +
-         std::to_string(c.splitk) + (c.ws ? ".ws" : "") + (c.tma ? ".tma" : "") + (c.se ? ".se" : "");
+  std::string s = "m";
+  s += std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" + std::to_string(c.splitk);
+  if (c.ws) s += ".ws";
+  if (c.tma) s += ".tma";
+  if (c.se) s += ".se";
+  if (c.flip) s += ".flip";
+  return s;
 }
 
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
@@ -70,7 +88,8 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
   if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
   if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
-  if (s == ".se") c.se = true, s.remove_prefix(3);
+  if (s.substr(0, 3) == ".se") c.se = true, s.remove_prefix(3);
+  if (s == ".flip") c.flip = true, s.remove_prefix(5);
   if (!s.empty()) return std::nullopt;
   if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
   return c;
@@ -104,6 +123,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
     padded.w_pad_bytes = static_cast<std::size_t>(q.w_desc().elements()) * e;
     padded.flops = static_cast<std::int64_t>(p.flops());
     padded.min_bytes = static_cast<std::int64_t>(e) * (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
+    padded.flip = nullptr, padded.flip_w_bytes = 0;  // the flipped filter of padded channels is not offered
     return padded;
   }
   const Dims out = p.out();
@@ -153,6 +173,15 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
           if (sh * sw > 1)
             cl.out = OutRows{false, ty.rows, tx.rows, static_cast<int>(h), static_cast<int>(w), a, b, sh, sw};
         }
+      std::string why;
+      const ConvProblem f = flip_problem(p, &why);
+      if (why.empty()) {
+        IgemmPlan fp = plan_igemm(f);
+        if (fp.refusal.empty()) {
+          pl.flip = std::make_shared<const IgemmPlan>(std::move(fp));
+          pl.flip_w_bytes = static_cast<std::size_t>(p.w_desc().elements()) * dtype_size(p.dtype);
+        }
+      }
       break;
     }
     case ConvDir::bwd_weights: {
@@ -179,6 +208,31 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   return pl;
 }
 
+ConvProblem flip_problem(const ConvProblem& p, std::string* why) {
+  auto no = [&](std::string reason) {
+    *why = std::move(reason);
+    return p;
+  };
+  if (p.dir != ConvDir::bwd_data) return no("not bwd-data");
+  if (p.mode != ConvMode::conv || p.rank() != 2) return no("not a 2D convolution (mode conv)");
+  if (p.groups != 1) return no("groups > 1");
+  if (p.c % 8 != 0) return no("C = " + std::to_string(p.c) + " is not a multiple of 8 (it becomes the fwd K)");
+  ConvProblem f = p;
+  f.dir = ConvDir::fwd;
+  f.c = p.k;
+  f.k = p.c;
+  f.in = p.out();
+  f.bias = false;
+  for (int i = 0; i < 2; ++i) {
+    if (p.stride[i] != 1) return no("stride " + std::to_string(p.stride[i]) + " (the flip takes stride 1)");
+    const std::int64_t pad = p.dilation[i] * (p.filter[i] - 1) - p.pad[i];
+    if (pad < 0) return no("pad " + std::to_string(p.pad[i]) + " > dil*(R-1) (a negative fwd padding)");
+    f.pad[i] = pad;
+  }
+  why->clear();
+  return f;
+}
+
 std::string igemm_config_space_refusal(const IgemmConfig& c) {
   const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
@@ -199,6 +253,10 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
 std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   if (!pl.refusal.empty()) return pl.refusal;
   if (std::string why = igemm_config_space_refusal(c); !why.empty()) return why;
+  if (c.flip) {
+    if (!pl.flip) return "the flipped-filter fwd (.flip) takes bwd-data with stride 1, pad <= dil*(R-1) and C % 8 == 0 only";
+    return igemm_config_refusal(*pl.flip, unflipped(c));
+  }
   if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   const long long kb = cdiv(pl.kred_max, kTileK);
   if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
@@ -208,6 +266,12 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
 }
 
 IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
+  if (c.flip && pl.flip) {  // the fwd plan's launch, then w' after its workspace
+    IgemmLaunch L = make_igemm_launch(*pl.flip, unflipped(c));
+    L.w_flip_offset = (L.workspace_bytes + 255) / 256 * 256;
+    L.workspace_bytes = L.w_flip_offset + (pl.flip_w_bytes + 255) / 256 * 256;
+    return L;
+  }
   IgemmLaunch L;
   L.params = pl.params;
   IgemmParams& q = L.params;
@@ -234,14 +298,15 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
 
 std::vector<IgemmConfig> igemm_config_space() {
   std::vector<IgemmConfig> out;
-  for (bool se : {false, true})
-    for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
-      for (const IgemmTile& t : kTiles)
-        for (int st = kMinStages; st <= kMaxStages; ++st)
-          for (int sp : kSplits) {
-            const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se};
-            if (igemm_config_space_refusal(c).empty()) out.push_back(c);
-          }
+  for (bool flip : {false, true})
+    for (bool se : {false, true})
+      for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
+        for (const IgemmTile& t : kTiles)
+          for (int st = kMinStages; st <= kMaxStages; ++st)
+            for (int sp : kSplits) {
+              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, flip};
+              if (igemm_config_space_refusal(c).empty()) out.push_back(c);
+            }
   return out;
 }
 
@@ -254,13 +319,16 @@ std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
 }
 
 double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
+  if (c.flip && pl.flip)  // the fwd plan's time, plus writing and reading w' and the transform's launch
+    return igemm_cost(*pl.flip, unflipped(c)) + 2.0 * static_cast<double>(pl.flip_w_bytes) / kCopyRate + kExtraLaunch;
   const double mac_rate = 790e12 / 2 / kNumSms;  // per SM, MAC/s at the measured bf16 ceiling
-  const double bw = 3.0e12;                      // bytes/s, a conservative copy rate
+  const double bw = kCopyRate;
   const int threads = igemm_threads(c);
   const int regs = std::min(255, c.bn / 2 + 48);
   const int occ = std::max(1, std::min({(228 * 1024) / (igemm_smem_bytes(c) + 1024), 2048 / threads,
                                         65536 / (threads * regs)}));
-  const double eff = tile_efficiency(c.bm, c.bn) * (occ >= 2 ? 1.15 : 1.0);
+  const double eff = tile_efficiency(c.bm, c.bn) * (occ >= 2 ? 1.15 : 1.0) *
+                     (pl.params.dir == IgemmDir::bwd_data ? kBwdDataEfficiency : 1.0);
   // Tiles of each class; a class without taps (Kred 0) only stores zeros.
   double tile_units = 0;  // sum over tiles of (k-blocks + 1.5 for prologue/epilogue), in rounds of kNumSms
   long long tiles = 0;
@@ -301,6 +369,11 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
       const double cost = igemm_cost(pl, c);
       if (cost < best_cost * 0.999) best_cost = cost, best = c;
     }
+  if (pl.flip) {  // the fwd plan's own pick, run flipped, when the model says it is faster
+    IgemmConfig f = igemm_default_config(*pl.flip);
+    f.flip = true;
+    if (igemm_cost(pl, f) < best_cost * 0.999) best = f;
+  }
   return best;
 }
 

@@ -23,12 +23,17 @@
 //             class, r0 = 0, ry_add = pad_h, ty_step = -dil_h.
 // The kernel multiplies real zeros: padding, out-of-range rows and the K tail are zero-filled loads.
 // C % 8 != 0: the same GEMM over workspace copies with C padded to a multiple of 8 (IgemmPlan).
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se]"; tiles kTiles, stages 3..8
+// bwd-data with stride 1 also runs as fwd (config suffix ".flip", flip_problem below): dx is the fwd
+// convolution of dy with the flipped, transposed filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] and
+// padding dil*(R-1) - pad (p = h + pad - r*dil with r = R-1-r' is h - pad' + r'*dil), so the fwd
+// kernels (dense B, TMA, dense A for 1x1 pad 0) run it; w' is a workspace copy made first.
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -191,14 +196,16 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // (IgemmParams::a_dense: 1x1, stride 1, pad 0).
 // se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
 // 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
+// flip (suffix ".flip", stride-1 bwd-data only): the problem runs as flip_problem(p), a fwd
+// convolution, with the rest of the config applied to that fwd plan (so ".ws.tma" is open to it).
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
-  bool ws = false, tma = false, se = false;
+  bool ws = false, tma = false, se = false, flip = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma" and then ".se" (e.g.
-// "m128n128k64.s4.splitk1.ws.tma.se"); nullopt on any other text.
+// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then
+// ".flip" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
 inline int igemm_smem_bytes(const IgemmConfig& c) {
@@ -218,8 +225,16 @@ struct IgemmPlan {
   // are padded before the GEMM, a padded output is cut back to c_real after it. 0: no padding.
   int c_real = 0, c_pad = 0;
   std::size_t act_pad_bytes = 0, w_pad_bytes = 0;
+  // bwd-data that .flip configs can run (stride 1, pad <= dil*(R-1) per axis, C % 8 == 0): the plan
+  // of flip_problem(p), and the bytes of the flipped filter w' (a workspace copy); null otherwise.
+  std::shared_ptr<const IgemmPlan> flip;
+  std::size_t flip_w_bytes = 0;
 };
 IgemmPlan plan_igemm(const ConvProblem& p);
+// The fwd problem a stride-1 bwd-data problem p equals (see the header): dy as x (C' = K, H' x W' =
+// P x Q), K' = C, the same filter size and dilation, pad' = dil*(R-1) - pad, stride 1, no bias; its
+// output is dx. "" in *why when p qualifies, else the reason (and the returned problem is p).
+ConvProblem flip_problem(const ConvProblem& p, std::string* why);
 
 // Why the config is outside the space no matter the problem ("" when inside): unknown tile, the
 // suffix rules, stages, smem, the split list.
@@ -232,8 +247,9 @@ struct IgemmLaunch {
   IgemmParams params;
   unsigned grid_x = 0, grid_y = 0, grid_z = 0;
   int threads = 0, smem = 0;
-  std::size_t workspace_bytes = 0;  // [split-K fp32 partials][act_pad][w_pad], each 256-aligned
+  std::size_t workspace_bytes = 0;  // [split-K fp32 partials][act_pad][w_pad] or [..][w_flip], each 256-aligned
   std::size_t act_pad_offset = 0, w_pad_offset = 0;
+  std::size_t w_flip_offset = 0;    // .flip: where w' goes (params are then the fwd plan's)
 };
 IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c);
 // The device buffers of a launch.

@@ -229,10 +229,16 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
   for (const char* cfg : {"m128n128k64.s4.splitk1.se", "m256n128k64.s3.splitk1.se", "m128n256k64.s4.splitk1.ws.se",
                           "m64n64k64.s3.splitk1.ws.tma.se"})
     check_gemm(ConvDir::fwd, DType::bf16, 1000, 264, 520, cfg);
+  // bwd-data as the fwd GEMM of dy with the flipped (here: transposed) filter, both operands by TMA.
+  for (const char* cfg : {"m128n128k64.s4.splitk1.flip", "m128n128k64.s4.splitk1.ws.tma.flip", "m64n128k64.s4.splitk3.ws.tma.flip",
+                          "m128n256k64.s3.splitk1.ws.tma.se.flip"})
+    check_gemm(ConvDir::bwd_data, DType::bf16, 1000, 264, 520, cfg);
+  check_gemm(ConvDir::bwd_data, DType::fp16, 2048, 512, 1024, "m128n128k64.s4.splitk1.ws.tma.flip");
 }
 
 const char* const kConvShapes[] = {
     "n2 c8 k16 in7x6 f3x3 pad1x1 str1x1",
+    "n2 c16 k24 in9x12 f3x5 pad1x0 str1x1 dil1x2",  // bwd-data .flip with pad' = 1 x 8
     "n2 c16 k8 in9x9 f3x2 pad1x0 str2x3 dil2x1",
     "n2 c24 k8 in5x5 f1x1 pad0x0 str2x2",
     "n1 c64 k64 in8x8 f3x3 pad1x1 str2x2",
@@ -264,7 +270,8 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
                                     "m128n128k64.s4.splitk1.ws", "m64n128k64.s3.splitk2.ws",
                                     "m128n64k64.s4.splitk1.ws.tma", "m64n64k64.s5.splitk2.ws.tma",
                                     "m128n128k64.s3.splitk1.se", "m64n128k64.s4.splitk1.ws.se",
-                                    "m128n128k64.s4.splitk1.ws.tma.se"})
+                                    "m128n128k64.s4.splitk1.ws.tma.se", "m128n128k64.s4.splitk1.flip",
+                                    "m64n64k64.s4.splitk2.ws.tma.flip", "m128n128k64.s3.splitk1.ws.tma.se.flip"})
             if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
               EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
             }
@@ -280,7 +287,8 @@ TEST(IgemmConv, SanitizerSubset) {
       const ConvProblem p = parse_conv_problem(std::string("conv ") + dir + " bf16 nhwc " + shape);
       const std::vector<std::string> configs = igemm_sm90_configs(p);
       for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",
-                              "m128n64k64.s4.splitk1.ws.tma", "m128n128k64.s3.splitk1.se"})
+                              "m128n64k64.s4.splitk1.ws.tma", "m128n128k64.s3.splitk1.se", "m64n64k64.s3.splitk1.flip",
+                              "m128n64k64.s4.splitk1.ws.tma.flip"})
         if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
           EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p);
         }
