@@ -9,6 +9,8 @@
 #                                   (devbin/test_bench, when built), bf16 nhwc fwd on 5 ResNet-50 layers
 #                                   at batch 32 with the graph-API peer, 2 repeats; the same 2 layers with
 #                                   --peer cudnn-legacy (a working peer while the graph API one is not in)
+#   COMBOS=bf16:nhwc DIRS=bwd-data scripts/device_bench.sh custom   ResNet-50 for the given combos and
+#                                   directions (a change measured against the peer in one call)
 #   scripts/device_bench.sh 1       ResNet-50 v1.5, batch 32, fwd + bwd-data + bwd-weights, combos
 #                                   bf16:nhwc, fp16:nhwc, fp32:nchw in one process (one shared reference
 #                                   per layer and direction), 3 repeats   (<= 9 min)
@@ -29,8 +31,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 part="${1:-${PART:-}}"
 case "$part" in
-  quick|1|2|ops) ;;
-  *) echo "usage: scripts/device_bench.sh quick|1|2|ops   (or PART=...)" >&2; exit 2 ;;
+  quick|1|2|ops|custom) ;;
+  *) echo "usage: scripts/device_bench.sh quick|1|2|ops|custom   (or PART=...; custom: COMBOS and DIRS)" >&2; exit 2 ;;
 esac
 OUT="${OUT:-out/device_bench}"
 mkdir -p "$OUT"
@@ -86,9 +88,14 @@ if [ "$part" = ops ]; then
   OUT="$OUT" BENCH_OPS_LIMIT_S="${OPS_LIMIT_S:-400}" REPEATS="$repeats" scripts/device_bench_ops.sh
   exit $?
 fi
+dirs="fwd,bwd-data,bwd-weights"
 if [ "$part" = 1 ]; then
   combos="bf16:nhwc,fp16:nhwc,fp32:nchw"
   limit="${BENCH_LIMIT_S:-480}"
+elif [ "$part" = custom ]; then
+  combos="${COMBOS:?custom: set COMBOS, e.g. bf16:nhwc}"
+  dirs="${DIRS:-$dirs}"
+  limit="${BENCH_LIMIT_S:-300}"
 else
   combos="fp32:nhwc,bf16:nchw,fp16:nchw"
   limit="${BENCH_LIMIT_S:-500}"
@@ -96,8 +103,8 @@ fi
 name="perf_resnet50_part${part}_h200"
 log="$OUT/bench_part${part}.log"
 header | tee "$log"
-echo "=== ResNet-50 batch 32, $combos, all directions, $repeats repeats (new problems until ${limit} s) ===" | tee -a "$log"
-"$bin" bench --suite resnet50 --combo "$combos" --dir fwd,bwd-data,bwd-weights --solver "$solver" --peer cudnn \
+echo "=== ResNet-50 batch 32, $combos, $dirs, $repeats repeats (new problems until ${limit} s) ===" | tee -a "$log"
+"$bin" bench --suite resnet50 --combo "$combos" --dir "$dirs" --solver "$solver" --peer cudnn \
   --repeats "$repeats" "${common[@]}" --time-limit "$limit" --report "$OUT/$name.json" 2>&1 | tee -a "$log"
 if [ -f "$OUT/$name.json" ]; then
   "$bin" report markdown "$OUT/$name.json" -o "$OUT/$name.md" --no-charts >/dev/null 2>&1
