@@ -18,7 +18,8 @@
 #   7 ncu       (if time is left) ncu --clock-control none on c1024 k256 14x14 1x1 and c256 k256 14x14 3x3 fwd
 # Files in $OUT (default out/device_wgmma, flat, 6): wgmma.log (this output), conformance_wgmma.json,
 # conformance_wgmma_bounded.json, sweep_wgmma.csv, ncu_wgmma.txt, stages.tar.gz (each stage's output). SKIP_SWEEP=1 / SKIP_NCU=1
-# leave those stages out.
+# leave those stages out; SWEEP_TOTAL_S (default 200) is the second at which the sweep stops starting problems
+# (HIPRIM_IGEMM_SWEEP_DIRS, e.g. bwd-data, passes through to the sweep).
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
@@ -73,7 +74,7 @@ stage() {  # stage NAME TIMEOUT CMD...: runs CMD, records PASS/FAIL/TIMEOUT, sho
   fi
   if [ "${SKIP_SWEEP:-0}" != 1 ]; then
     elapsed=$(( $(date +%s) - start ))
-    budget=$(( 200 - elapsed )); [ $budget -lt 45 ] && budget=45
+    budget=$(( ${SWEEP_TOTAL_S:-200} - elapsed )); [ $budget -lt 45 ] && budget=45
     export HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_OUT="$OUT/sweep_wgmma.csv" HIPRIM_IGEMM_SWEEP_SECONDS=$(( budget - 15 ))
     stage sweep "$budget" "$T" --gtest_filter='IgemmSweep.ResNet50Layers'
     unset HIPRIM_IGEMM_SWEEP HIPRIM_IGEMM_SWEEP_OUT HIPRIM_IGEMM_SWEEP_SECONDS

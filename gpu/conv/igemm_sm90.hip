@@ -61,26 +61,41 @@ void cut_channels(const void* src, void* dst, long long rows, int c, int cp, hip
   HIPRIM_CHECK_LAUNCH("cut_channels_kernel", ctx);
 }
 
-// The flipped, transposed filter of .flip (16-bit elements): w [K][RS][C] -> w' [C][RS][K] with
-// w'[c][t][k] = w[k][RS-1-t][c] (t = r*S + s, so RS-1-t is the tap (R-1-r, S-1-s)). A 32 x 32 tile
-// of (k, c) per block and tap, through shared memory, so reads run along c and writes along k.
-constexpr int kFlipTile = 32, kFlipRows = 8;
-__global__ void __launch_bounds__(kFlipTile * kFlipRows)
-    flip_filter_kernel(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ wf, int k, int rs, int c) {
-  __shared__ std::uint16_t tile[kFlipTile][kFlipTile + 1];
-  const int c0 = static_cast<int>(blockIdx.x) * kFlipTile, k0 = static_cast<int>(blockIdx.y) * kFlipTile;
+// The filter copies of the two bwd-data lowerings (16-bit elements), one transpose per tap:
+// w [K][RS][C] -> dst [C_out][RS][K] with dst[c][t][k] = w[k][flip ? RS-1-t : t][c] for c < C and
+// zero rows for C <= c < C_out. .flip: C_out = C, flip (RS-1-t is the tap (R-1-r, S-1-s)); .col2im:
+// w viewed as [K][1][R*S*C], C_out = Jp, no flip (w^T with zero rows). A 32 x 32 tile of (k, c) per
+// block and tap, through shared memory, so reads run along c and writes along k.
+constexpr int kPermTile = 32, kPermRows = 8;
+__global__ void __launch_bounds__(kPermTile * kPermRows)
+    permute_filter_kernel(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ dst, int k, int rs, int c,
+                          int c_out, bool flip) {
+  __shared__ std::uint16_t tile[kPermTile][kPermTile + 1];
+  const int c0 = static_cast<int>(blockIdx.x) * kPermTile, k0 = static_cast<int>(blockIdx.y) * kPermTile;
   const int t = static_cast<int>(blockIdx.z), tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  for (int i = ty; i < kFlipTile; i += kFlipRows)  // tile[k - k0][c - c0] from w[k][rs-1-t][c]
-    if (k0 + i < k && c0 + tx < c) tile[i][tx] = w[(static_cast<long long>(k0 + i) * rs + (rs - 1 - t)) * c + c0 + tx];
+  const int src_t = flip ? rs - 1 - t : t;
+  for (int i = ty; i < kPermTile; i += kPermRows)  // tile[k - k0][c - c0] from w[k][src_t][c], 0 past C
+    if (k0 + i < k && c0 + tx < c_out)
+      tile[i][tx] = c0 + tx < c ? w[(static_cast<long long>(k0 + i) * rs + src_t) * c + c0 + tx] : std::uint16_t{0};
   __syncthreads();
-  for (int i = ty; i < kFlipTile; i += kFlipRows)  // wf[c][t][k] = tile[k - k0][c - c0]
-    if (c0 + i < c && k0 + tx < k) wf[(static_cast<long long>(c0 + i) * rs + t) * k + k0 + tx] = tile[tx][i];
+  for (int i = ty; i < kPermTile; i += kPermRows)  // dst[c][t][k] = tile[k - k0][c - c0]
+    if (c0 + i < c_out && k0 + tx < k) dst[(static_cast<long long>(c0 + i) * rs + t) * k + k0 + tx] = tile[tx][i];
 }
-void flip_filter(const void* w, void* wf, int k, int rs, int c, hipStream_t s, const std::string& ctx) {
-  const dim3 grid((c + kFlipTile - 1) / kFlipTile, (k + kFlipTile - 1) / kFlipTile, rs);
-  flip_filter_kernel<<<grid, dim3(kFlipTile, kFlipRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
-                                                                 static_cast<std::uint16_t*>(wf), k, rs, c);
-  HIPRIM_CHECK_LAUNCH("flip_filter_kernel", ctx);
+void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, bool flip, hipStream_t s,
+                    const std::string& ctx) {
+  const dim3 grid((c_out + kPermTile - 1) / kPermTile, (k + kPermTile - 1) / kPermTile, rs);
+  permute_filter_kernel<<<grid, dim3(kPermTile, kPermRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
+                                                                    static_cast<std::uint16_t*>(dst), k, rs, c, c_out, flip);
+  HIPRIM_CHECK_LAUNCH("permute_filter_kernel", ctx);
+}
+
+// .col2im's second pass: dx[e] = round(col2im_sum(e)) over every dx element (the plan's Col2im).
+template <typename T>
+__global__ void __launch_bounds__(kPadThreads)
+    col2im_kernel(const sm90::Col2im g, const float* __restrict__ dcol, T* __restrict__ dx, long long n) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step)
+    store_f(dx, e, sm90::col2im_sum(g, dcol, e));
 }
 
 IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::string& text) {
@@ -100,13 +115,22 @@ Applicability igemm_applicability(const IgemmPlan& pl) {
   return Applicability::yes();
 }
 
+// The config the solver's run() uses: HIPRIM_CONV_CONFIG's when set and valid for p, else the default.
+IgemmConfig config_to_run(const ConvProblem& p, const IgemmPlan& pl) {
+  IgemmConfig c = sm90::igemm_default_config(p, pl);
+  if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
+    if (const auto e = sm90::parse_igemm_config(env); e && sm90::igemm_config_refusal(pl, *e).empty()) c = *e;
+  return c;
+}
+
 class ConvIgemmWgmma final : public ConvSolver {
  public:
   std::string name() const override { return kIgemmWgmmaName; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "2D NHWC implicit GEMM on warpgroup MMA (wgmma m64nNk16, sm_90a), cp.async multistage ring, fp32 "
-           "accumulation: fwd, bwd-data (sub-pixel classes; stride 1 also as fwd over the flipped filter), bwd-weights "
+           "accumulation: fwd, bwd-data (sub-pixel classes; stride 1 also as fwd over the flipped filter; short filter rows "
+           "as a dcol GEMM + col2im), bwd-weights "
            "(deterministic split-K); fp16/bf16; "
            "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); perf configs via " + std::string(kConvConfigEnv);
   }
@@ -114,9 +138,14 @@ class ConvIgemmWgmma final : public ConvSolver {
   double accumulation_error_factor() const override { return 2.0; }
   // Padding, K tails and out-of-range rows are zero-filled loads fed to the MMA (multiplied);
   // bwd-data's sub-pixel split gives each sub-problem only its own taps, so stride holes are never
-  // formed (skipped), while a tap whose dy row lies outside dy is a zero-filled row (multiplied).
-  ImplicitZeros implicit_zeros(const ConvProblem&) const override {
-    return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::multiplied, .stride_holes = ZeroTerm::skipped};
+  // formed (skipped), while a tap whose dy row lies outside dy is a zero-filled row (multiplied;
+  // .flip: dy's padding in the fwd view, the same). .col2im gathers only taps inside dy (skipped).
+  // Of the config run() uses for p.
+  ImplicitZeros implicit_zeros(const ConvProblem& p) const override {
+    const IgemmPlan pl = sm90::plan_igemm(p);
+    const bool gathered = pl.refusal.empty() && config_to_run(p, pl).col2im;
+    return {.padding = ZeroTerm::multiplied, .border_taps = gathered ? ZeroTerm::skipped : ZeroTerm::multiplied,
+            .stride_holes = ZeroTerm::skipped};
   }
   Applicability applicable(const ConvProblem& p) const override { return igemm_applicability(sm90::plan_igemm(p)); }
   // The whole config space (each problem takes the subset igemm_sm90_configs(p)); the default is
@@ -130,10 +159,7 @@ class ConvIgemmWgmma final : public ConvSolver {
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     const IgemmPlan pl = sm90::plan_igemm(p);
     if (!pl.refusal.empty()) return 0;
-    IgemmConfig c = sm90::igemm_default_config(p, pl);
-    if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
-      if (const auto e = sm90::parse_igemm_config(env); e && sm90::igemm_config_refusal(pl, *e).empty()) c = *e;
-    return sm90::make_igemm_launch(pl, c).workspace_bytes;
+    return sm90::make_igemm_launch(pl, config_to_run(p, pl)).workspace_bytes;
   }
 
  protected:
@@ -209,10 +235,26 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
   void* const stream = t.stream;
   const std::string context = me + " " + config + " " + to_string(p);
   const hipStream_t hs = static_cast<hipStream_t>(stream);
+  const int rs = static_cast<int>(p.filter[0] * p.filter[1]);
+  if (c.col2im) {  // dcol = dy x w^T (fp32, workspace offset 0), then the col2im gather into dx
+    void* const wt = static_cast<unsigned char*>(t.workspace) + L.wt_offset;
+    const sm90::Col2im& g = pl.col2im_geom;
+    permute_filter(t.w, wt, static_cast<int>(p.k), 1, rs * static_cast<int>(p.c), g.jp, false, hs, context);
+    buf = {t.y, wt, nullptr, nullptr, t.workspace};
+    const long long n = p.x_desc().elements();
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, float>) {
+        sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);
+        col2im_kernel<T><<<grid_stride_blocks(n, kPadThreads), kPadThreads, 0, hs>>>(
+            g, static_cast<const float*>(t.workspace), static_cast<T*>(t.x), n);
+        HIPRIM_CHECK_LAUNCH("col2im_kernel", context);
+      }
+    });
+    return;
+  }
   if (c.flip) {  // bwd-data as the fwd convolution of dy with w' (a workspace copy): L is the fwd plan's
     void* const w_flip = static_cast<unsigned char*>(t.workspace) + L.w_flip_offset;
-    flip_filter(t.w, w_flip, static_cast<int>(p.k), static_cast<int>(p.filter[0] * p.filter[1]), static_cast<int>(p.c), hs,
-                context);
+    permute_filter(t.w, w_flip, static_cast<int>(p.k), rs, static_cast<int>(p.c), static_cast<int>(p.c), true, hs, context);
     buf = {t.y, w_flip, t.x, nullptr, t.workspace};
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);

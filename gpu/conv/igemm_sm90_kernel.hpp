@@ -31,6 +31,7 @@
 // scale/shift, residual and activation: igemm_epilogue_value().
 // splitk > 1: each split writes its fp32 partial sums to partial[split][m][n]; igemm_sm90_reduce sums
 // the splits in ascending order (+ bias), rounds and stores: deterministic, no atomics.
+// fp32_out (.col2im's dcol GEMM, splitk 1): the tile's fp32 sums go to partial[0][m][n] unrounded.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -119,7 +120,7 @@ __device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const Igemm
   for (int half = 0; half < 2; ++half) {
     const int row = m0 + 64 * c + acc_row(t, 2 * half);
     if (row >= cl.m) continue;
-    if (p.splitk > 1) {
+    if (p.splitk > 1 || p.fp32_out) {
       float* prow = partial + (static_cast<long long>(split) * cl.m + row) * n_cols;
 #pragma unroll
       for (int jn = 0; jn < BN / 8; ++jn) {

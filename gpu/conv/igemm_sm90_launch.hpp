@@ -80,7 +80,7 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   }
   kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
       L.params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
-      static_cast<const T*>(buf.bias), c.splitk > 1 ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
+      static_cast<const T*>(buf.bias), c.splitk > 1 || L.params.fp32_out ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
       map_a);
   HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
 }

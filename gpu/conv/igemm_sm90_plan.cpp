@@ -42,10 +42,36 @@ AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
 
 int default_stages(int bm, int bn) { return (bm == 128 && bn == 128) ? 3 : 4; }
 
-// The config without its .flip (what runs the flipped plan).
+// The config without its .flip / .col2im (what runs the sub-plan).
 IgemmConfig unflipped(IgemmConfig c) {
   c.flip = false;
+  c.col2im = false;
   return c;
+}
+
+constexpr int kCol2imMaxRow = 256;                  // R*S*C: one 256-wide tile row at most
+constexpr std::size_t kCol2imMaxDcol = 256u << 20;  // bytes of the fp32 dcol workspace
+
+// The .col2im sub-plan of a bwd-data problem (see the header), or nothing.
+void plan_col2im(const ConvProblem& p, IgemmPlan& pl) {
+  if (p.dir != ConvDir::bwd_data) return;
+  const long long j = p.filter[0] * p.filter[1] * p.c, jp = (j + 7) / 8 * 8;
+  const Dims out = p.out();
+  const long long pixels = p.n * out[0] * out[1];
+  if (j > kCol2imMaxRow || static_cast<double>(pixels) * jp * 4 > static_cast<double>(kCol2imMaxDcol)) return;
+  ConvProblem g;  // dcol [pixels][Jp] = dy [pixels][K] x w^T: a fwd 1x1 convolution over dy
+  g.dir = ConvDir::fwd, g.dtype = p.dtype, g.channels_last = true, g.n = p.n, g.c = p.k, g.k = jp;
+  g.in = out, g.filter = {1, 1}, g.pad = {0, 0}, g.stride = {1, 1}, g.dilation = {1, 1}, g.out_pad = {0, 0};
+  IgemmPlan gp = plan_igemm(g);
+  if (!gp.refusal.empty()) return;
+  pl.col2im = std::make_shared<const IgemmPlan>(std::move(gp));
+  pl.col2im_geom = Col2im{static_cast<int>(p.n), static_cast<int>(p.in[0]), static_cast<int>(p.in[1]), static_cast<int>(p.c),
+                          static_cast<int>(out[0]), static_cast<int>(out[1]), static_cast<int>(p.filter[0]),
+                          static_cast<int>(p.filter[1]), static_cast<int>(jp), static_cast<int>(p.stride[0]),
+                          static_cast<int>(p.stride[1]), static_cast<int>(p.pad[0]), static_cast<int>(p.pad[1]),
+                          static_cast<int>(p.dilation[0]), static_cast<int>(p.dilation[1])};
+  pl.dcol_bytes = static_cast<std::size_t>(pixels * jp) * sizeof(float);
+  pl.wt_bytes = static_cast<std::size_t>(jp * p.k) * dtype_size(p.dtype);
 }
 
 // The native bwd-data kernel (B MN-major by cp.async) took 1.32-1.43x the time of the fwd kernel on
@@ -69,6 +95,7 @@ std::string to_string(const IgemmConfig& c) {
   if (c.tma) s += ".tma";
   if (c.se) s += ".se";
   if (c.flip) s += ".flip";
+  if (c.col2im) s += ".col2im";
   return s;
 }
 
@@ -90,6 +117,7 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
   if (s.substr(0, 3) == ".se") c.se = true, s.remove_prefix(3);
   if (s == ".flip") c.flip = true, s.remove_prefix(5);
+  if (s == ".col2im") c.col2im = true, s.remove_prefix(7);
   if (!s.empty()) return std::nullopt;
   if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
   return c;
@@ -124,6 +152,8 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
     padded.flops = static_cast<std::int64_t>(p.flops());
     padded.min_bytes = static_cast<std::int64_t>(e) * (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
     padded.flip = nullptr, padded.flip_w_bytes = 0;  // the flipped filter of padded channels is not offered
+    padded.col2im = nullptr;
+    plan_col2im(p, padded);  // col2im needs no padded channels: planned on p itself
     return padded;
   }
   const Dims out = p.out();
@@ -205,6 +235,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   pl.flops = static_cast<std::int64_t>(p.flops());
   pl.min_bytes = static_cast<std::int64_t>(dtype_size(p.dtype)) *
                  (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
+  plan_col2im(p, pl);
   return pl;
 }
 
@@ -238,6 +269,9 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
   if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
   if (c.se && c.splitk > 1) return "the staged epilogue (.se) writes rounded outputs: split-K's partials stay direct";
+  if (c.flip && c.col2im) return ".flip and .col2im are two different bwd-data lowerings: choose one";
+  if (c.col2im && (c.se || c.splitk > 1))
+    return ".col2im writes one fp32 sum per dcol element: no staged epilogue, no split-K";
   if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
   if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
   if (c.stages < kMinStages || c.stages > kMaxStages)
@@ -257,6 +291,12 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
     if (!pl.flip) return "the flipped-filter fwd (.flip) takes bwd-data with stride 1, pad <= dil*(R-1) and C % 8 == 0 only";
     return igemm_config_refusal(*pl.flip, unflipped(c));
   }
+  if (c.col2im) {
+    if (!pl.col2im)
+      return ".col2im takes bwd-data with R*S*C <= " + std::to_string(kCol2imMaxRow) + " and dcol within " +
+             std::to_string(kCol2imMaxDcol >> 20) + " MiB only";
+    return igemm_config_refusal(*pl.col2im, unflipped(c));
+  }
   if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   const long long kb = cdiv(pl.kred_max, kTileK);
   if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
@@ -270,6 +310,13 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
     IgemmLaunch L = make_igemm_launch(*pl.flip, unflipped(c));
     L.w_flip_offset = (L.workspace_bytes + 255) / 256 * 256;
     L.workspace_bytes = L.w_flip_offset + (pl.flip_w_bytes + 255) / 256 * 256;
+    return L;
+  }
+  if (c.col2im && pl.col2im) {  // the dcol GEMM's launch: fp32 out to dcol at 0, then w^T
+    IgemmLaunch L = make_igemm_launch(*pl.col2im, unflipped(c));
+    L.params.fp32_out = true;
+    L.wt_offset = (pl.dcol_bytes + 255) / 256 * 256;
+    L.workspace_bytes = L.wt_offset + (pl.wt_bytes + 255) / 256 * 256;
     return L;
   }
   IgemmLaunch L;
@@ -298,13 +345,13 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
 
 std::vector<IgemmConfig> igemm_config_space() {
   std::vector<IgemmConfig> out;
-  for (bool flip : {false, true})
+  for (int lowering = 0; lowering < 3; ++lowering)  // native; .flip; .col2im
     for (bool se : {false, true})
       for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
         for (const IgemmTile& t : kTiles)
           for (int st = kMinStages; st <= kMaxStages; ++st)
             for (int sp : kSplits) {
-              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, flip};
+              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, lowering == 1, lowering == 2};
               if (igemm_config_space_refusal(c).empty()) out.push_back(c);
             }
   return out;
@@ -321,6 +368,9 @@ std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
 double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   if (c.flip && pl.flip)  // the fwd plan's time, plus writing and reading w' and the transform's launch
     return igemm_cost(*pl.flip, unflipped(c)) + 2.0 * static_cast<double>(pl.flip_w_bytes) / kCopyRate + kExtraLaunch;
+  if (c.col2im && pl.col2im)  // plus dcol written in fp32 and read back, dx written, two more launches
+    return igemm_cost(*pl.col2im, unflipped(c)) +
+           (2.0 * static_cast<double>(pl.dcol_bytes) + static_cast<double>(pl.min_bytes)) / kCopyRate + 2 * kExtraLaunch;
   const double mac_rate = 790e12 / 2 / kNumSms;  // per SM, MAC/s at the measured bf16 ceiling
   const double bw = kCopyRate;
   const int threads = igemm_threads(c);
@@ -372,7 +422,12 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
   if (pl.flip) {  // the fwd plan's own pick, run flipped, when the model says it is faster
     IgemmConfig f = igemm_default_config(*pl.flip);
     f.flip = true;
-    if (igemm_cost(pl, f) < best_cost * 0.999) best = f;
+    if (const double cost = igemm_cost(pl, f); cost < best_cost * 0.999) best_cost = cost, best = f;
+  }
+  if (pl.col2im) {  // the dcol GEMM's pick (split 1)
+    IgemmConfig g = igemm_default_config(*pl.col2im);
+    g.splitk = 1, g.se = false, g.col2im = true;
+    if (igemm_config_refusal(pl, g).empty() && igemm_cost(pl, g) < best_cost * 0.999) best = g;
   }
   return best;
 }

@@ -27,6 +27,12 @@
 // convolution of dy with the flipped, transposed filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] and
 // padding dil*(R-1) - pad (p = h + pad - r*dil with r = R-1-r' is h - pad' + r'*dil), so the fwd
 // kernels (dense B, TMA, dense A for 1x1 pad 0) run it; w' is a workspace copy made first.
+// bwd-data with a short filter row J = R*S*C <= 256 (the 3-channel stem; config suffix ".col2im"):
+// dcol[pixel][j] = sum_k dy[pixel][k] * w[k][j] as a dense fwd 1x1 GEMM (A = dy [N*P*Q][K] by TMA
+// where asked, B = w^T [Jp][K], Jp = J rounded up to 8, zero rows past J) with fp32 output into the
+// workspace, then col2im: dx[n][h][w][c] = the fp32 sum over the taps (r, s) that reach (h, w), r and
+// s ascending, of dcol[(n, p, q)][(r, s, c)], rounded once. No MAC touches a padded channel or an
+// inserted zero; taps outside dy are skipped, not multiplied.
 // Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
@@ -158,6 +164,34 @@ HIPRIM_IG_HD inline long long out_row_offset(const OutRows& o, int m, int n_cols
   return ((static_cast<long long>(img) * o.oh + h) * o.ow + w) * n_cols;
 }
 
+// .col2im geometry: dx [n][h][w][c] gathers dcol [(n*P + p)*Q + q][jp] at j = (r*S + s)*C + c over
+// the taps with h + pad_h - r*dil_h = p*str_h, 0 <= p < P (and the same along w).
+struct Col2im {
+  int n = 0, h = 0, w = 0, c = 0, p = 0, q = 0, r = 0, s = 0, jp = 0;
+  int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
+};
+// dx element e (NHWC storage order) as the fp32 sum of its dcol terms, taps in ascending (r, s).
+HIPRIM_IG_HD inline float col2im_sum(const Col2im& g, const float* dcol, long long e) {
+  const int ch = static_cast<int>(e % g.c);
+  long long t = e / g.c;
+  const int x = static_cast<int>(t % g.w);
+  t /= g.w;
+  const int y = static_cast<int>(t % g.h);
+  const long long img = t / g.h;
+  float sum = 0.0f;
+  for (int r = 0; r < g.r; ++r) {
+    const int py = y + g.pad_h - r * g.dil_h;
+    if (py < 0 || py % g.str_h != 0 || py / g.str_h >= g.p) continue;
+    for (int s = 0; s < g.s; ++s) {
+      const int qx = x + g.pad_w - s * g.dil_w;
+      if (qx < 0 || qx % g.str_w != 0 || qx / g.str_w >= g.q) continue;
+      const long long row = (img * g.p + py / g.str_h) * g.q + qx / g.str_w;
+      sum += dcol[row * g.jp + (r * g.s + s) * g.c + ch];
+    }
+  }
+  return sum;
+}
+
 // One GEMM of a launch (a bwd-data class, or the whole problem).
 struct IgemmClass {
   int m = 0, kred = 0;
@@ -177,6 +211,7 @@ struct IgemmParams {
   bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
   int splitk = 1, kb_per_split = 0;
   bool staged_epilogue = false;    // the config's .se
+  bool fp32_out = false;           // .col2im: every tile writes fp32 sums to partial[0][m][n] (no rounding)
   int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):
                                    // neighbouring CTAs share the activation tile, the big operand
 };
@@ -198,14 +233,16 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
 // flip (suffix ".flip", stride-1 bwd-data only): the problem runs as flip_problem(p), a fwd
 // convolution, with the rest of the config applied to that fwd plan (so ".ws.tma" is open to it).
+// col2im (suffix ".col2im", bwd-data with R*S*C <= 256, splitk 1, no .se): the dcol GEMM with the
+// rest of the config, then the col2im gather (see the header).
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
-  bool ws = false, tma = false, se = false, flip = false;
+  bool ws = false, tma = false, se = false, flip = false, col2im = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
 // Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then
-// ".flip" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
+// ".flip" or ".col2im" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
 inline int igemm_smem_bytes(const IgemmConfig& c) {
@@ -229,6 +266,11 @@ struct IgemmPlan {
   // of flip_problem(p), and the bytes of the flipped filter w' (a workspace copy); null otherwise.
   std::shared_ptr<const IgemmPlan> flip;
   std::size_t flip_w_bytes = 0;
+  // bwd-data that .col2im configs can run (R*S*C <= 256, dcol within 256 MiB): the plan of the dcol
+  // GEMM (fwd 1x1 over dy, K' = Jp), its geometry, and the bytes of dcol (fp32) and w^T; else null.
+  std::shared_ptr<const IgemmPlan> col2im;
+  Col2im col2im_geom;
+  std::size_t dcol_bytes = 0, wt_bytes = 0;
 };
 IgemmPlan plan_igemm(const ConvProblem& p);
 // The fwd problem a stride-1 bwd-data problem p equals (see the header): dy as x (C' = K, H' x W' =
@@ -250,6 +292,7 @@ struct IgemmLaunch {
   std::size_t workspace_bytes = 0;  // [split-K fp32 partials][act_pad][w_pad] or [..][w_flip], each 256-aligned
   std::size_t act_pad_offset = 0, w_pad_offset = 0;
   std::size_t w_flip_offset = 0;    // .flip: where w' goes (params are then the fwd plan's)
+  std::size_t wt_offset = 0;        // .col2im: where w^T goes (dcol at offset 0; params: the dcol GEMM's)
 };
 IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c);
 // The device buffers of a launch.

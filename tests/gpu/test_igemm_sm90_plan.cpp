@@ -253,6 +253,23 @@ void expect_emulation_matches_reference(const ConvProblem& p) {
     for (std::size_t i = 0; i < flipped.size(); ++i)
       ASSERT_EQ(flipped[i], r.value[i]) << "flip of " << to_string(p) << " element " << i;
   }
+  const long long J = p.filter[0] * p.filter[1] * p.c;
+  EXPECT_EQ(pl.col2im != nullptr, p.dir == ConvDir::bwd_data && J <= 256) << to_string(p);
+  if (pl.col2im) {  // .col2im: dcol = dy x w^T through the dcol GEMM's plan, then the col2im gather
+    const Col2im& g = pl.col2im_geom;
+    ASSERT_EQ(g.jp, (J + 7) / 8 * 8);
+    ConvProblem gp;  // the dcol GEMM as a fwd 1x1 problem (for the tensor shapes only)
+    gp.dir = ConvDir::fwd, gp.dtype = p.dtype, gp.channels_last = true, gp.n = p.n, gp.c = p.k, gp.k = g.jp;
+    gp.in = p.out(), gp.filter = {1, 1}, gp.pad = {0, 0}, gp.stride = {1, 1}, gp.dilation = {1, 1}, gp.out_pad = {0, 0};
+    HostTensor wt(gp.w_desc());  // w^T [Jp][K], zero rows past J
+    for (long long j = 0; j < J; ++j)
+      for (long long k = 0; k < p.k; ++k) wt.data[j * p.k + k] = w.data[k * J + j];
+    const std::vector<double> dcol = emulate(gp, *pl.col2im, y, wt, HostTensor(gp.y_desc()));
+    ASSERT_EQ(pl.dcol_bytes, dcol.size() * 4);
+    const std::vector<float> dcol_f(dcol.begin(), dcol.end());
+    for (std::size_t e = 0; e < r.value.size(); ++e)
+      ASSERT_EQ(col2im_sum(g, dcol_f.data(), static_cast<long long>(e)), r.value[e]) << "col2im of " << to_string(p) << " element " << e;
+  }
 }
 
 TEST(IgemmPlan, EmulatedGemmEqualsReferenceOnFixedProblems) {
@@ -360,11 +377,18 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
   EXPECT_EQ(to_string(fl), "m128n128k64.s4.splitk1.ws.tma.se.flip");
   EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma.se.flip"), fl);
   EXPECT_EQ(parse_igemm_config("m64n64k64.s3.splitk2.flip"), (IgemmConfig{64, 64, 3, 2, false, false, false, true}));
+  const IgemmConfig ci{128, 64, 4, 1, true, true, false, false, true};
+  EXPECT_EQ(to_string(ci), "m128n64k64.s4.splitk1.ws.tma.col2im");
+  EXPECT_EQ(parse_igemm_config("m128n64k64.s4.splitk1.ws.tma.col2im"), ci);
+  EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 2, false, false, false, false, true}), "");  // no split-K
+  EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 1, false, false, true, false, true}), "");  // no .se
+  EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 1, false, false, false, true, true}), "");  // not both
   EXPECT_EQ(igemm_threads(c), 256);
   for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
                           "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
                           "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws", "m128n128k64.s4.splitk1.se.ws",
-                          "m128n128k64.s4.splitk1.flip.se", "m128n128k64.s4.splitk1.flipx", "m128n128k64.s4.splitk1.flip.flip"})
+                          "m128n128k64.s4.splitk1.flip.se", "m128n128k64.s4.splitk1.flipx", "m128n128k64.s4.splitk1.flip.flip",
+                          "m128n128k64.s4.splitk1.col2im.flip", "m128n128k64.s4.splitk1.col2im.ws"})
     EXPECT_FALSE(parse_igemm_config(bad).has_value()) << bad;
 }
 
@@ -581,4 +605,34 @@ TEST(IgemmFlip, StrideOneBwdDataRunsAsTheFlippedFwdProblem) {
   const IgemmConfig d = igemm_default_config(p, pl);
   EXPECT_TRUE(d.flip) << to_string(d);
   EXPECT_EQ(igemm_config_refusal(pl, d), "");
+}
+
+// .col2im: the stem's bwd-data (C = 3, a 147-wide filter row) takes it; wide filter rows do not.
+TEST(IgemmCol2im, ShortFilterRowsRunAsADcolGemmAndAGather) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  const ConvProblem stem = parse_conv_problem("conv bwd-data bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2");
+  const IgemmPlan pl = plan_igemm(stem);
+  ASSERT_EQ(pl.refusal, "");
+  ASSERT_NE(pl.col2im, nullptr);
+  EXPECT_EQ(pl.col2im_geom.jp, 152);
+  EXPECT_TRUE(pl.col2im->params.a_dense);  // dy as a dense [N*P*Q][K] matrix: TMA-able
+  EXPECT_EQ(pl.col2im->params.n_cols, 152);
+  EXPECT_EQ(pl.dcol_bytes, std::size_t{32} * 112 * 112 * 152 * 4);
+  const IgemmConfig c{128, 64, 4, 1, true, true, false, false, true};
+  EXPECT_EQ(igemm_config_refusal(pl, c), "");
+  const IgemmLaunch L = make_igemm_launch(pl, c);
+  EXPECT_TRUE(L.params.fp32_out);
+  EXPECT_EQ(L.params.dir, IgemmDir::fwd);
+  EXPECT_GE(L.wt_offset, pl.dcol_bytes);
+  EXPECT_GE(L.workspace_bytes, L.wt_offset + pl.wt_bytes);
+  const std::vector<IgemmConfig> mine = igemm_configs(pl);
+  EXPECT_NE(std::find(mine.begin(), mine.end(), c), mine.end());
+  for (const char* s : {"conv bwd-data bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv fwd bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2",
+                        "conv bwd-weights bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"}) {
+    const IgemmPlan q = plan_igemm(parse_conv_problem(s));
+    ASSERT_EQ(q.refusal, "") << s;
+    EXPECT_EQ(q.col2im, nullptr) << s;
+    EXPECT_NE(igemm_config_refusal(q, c).find(".col2im"), std::string::npos) << s;
+  }
 }

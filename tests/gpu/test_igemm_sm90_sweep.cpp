@@ -119,6 +119,19 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
   // The staged epilogue on the pick and on each variant of the pick's tile.
   for (int v = 0; v < 3; ++v) add({pick.bm, pick.bn, pick.stages, 1, v >= 1, v == 2, true});
   for (int sp : {1, 2, 4, 8, 16, 32, 64, 128}) add({pick.bm, pick.bn, pick.stages, sp});
+  // bwd-data's lowerings: the flipped fwd problem's candidates run as .flip; the dcol GEMM's
+  // candidates (split 1, no .se) run as .col2im.
+  std::string why;
+  if (pl.flip)
+    for (const std::string& s : sweep_configs(sm90::flip_problem(p, &why))) {
+      sm90::IgemmConfig c = *sm90::parse_igemm_config(s);
+      c.flip = true;
+      add(c);
+    }
+  if (pl.col2im)
+    for (const sm90::IgemmTile& t : sm90::kTiles)
+      for (int v = 0; v < 3; ++v)
+        for (int st : {3, 4, 6}) add({t.bm, t.bn, st, 1, v >= 1, v == 2, false, false, true});
   return out;
 }
 
