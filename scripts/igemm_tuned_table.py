@@ -3,7 +3,9 @@
 sweep_wgmma.csv: layer, dir, config, pick, ok, us, tflops, count): for each (layer, direction) the fastest
 config whose output was verified (ok = 1). Keys are hiprim's canonical problem strings at the sweep's
 batch with the dtype written as bf16 (the table serves fp16 and bf16 alike).
-Several CSVs (e.g. an older full sweep and a newer one of some directions): per problem, the fastest over all.
+Several CSVs (an older full sweep, then newer ones of some problems): each (layer, direction) takes its
+rows from the last CSV that swept it (sweeps of different runs are not compared), then the fastest
+verified config.
 Usage: scripts/igemm_tuned_table.py SWEEP.csv [SWEEP.csv ...] [--batch 32] > gpu/conv/igemm_sm90_tuned.inc"""
 import argparse, csv, re, sys
 
@@ -12,7 +14,12 @@ ap.add_argument("csv", nargs="+")
 ap.add_argument("--batch", type=int, default=32)
 a = ap.parse_args()
 best = {}
-rows = [r for path in a.csv for r in csv.DictReader(open(path))]
+per_file = [list(csv.DictReader(open(path))) for path in a.csv]
+last = {}  # (layer, direction) -> index of the last CSV that swept it
+for i, rows in enumerate(per_file):
+    for r in rows:
+        last[(r["layer"], r["dir"])] = i
+rows = [r for i, f in enumerate(per_file) for r in f if last[(r["layer"], r["dir"])] == i]
 for r in rows:
     if r["ok"] != "1":
         continue

@@ -89,13 +89,17 @@ void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, b
   HIPRIM_CHECK_LAUNCH("permute_filter_kernel", ctx);
 }
 
-// .col2im's second pass: dx[e] = round(col2im_sum(e)) over every dx element (the plan's Col2im).
+// .col2im's second pass: dx = round(col2im_sum) over every dx element, in the plan's thread order.
 template <typename T>
 __global__ void __launch_bounds__(kPadThreads)
     col2im_kernel(const sm90::Col2im g, const float* __restrict__ dcol, T* __restrict__ dx, long long n) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step)
-    store_f(dx, e, sm90::col2im_sum(g, dcol, e));
+  for (long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; t < n; t += step) {
+    const sm90::Col2imElement e = sm90::col2im_element(g, t);
+    if (e.valid)
+      store_f(dx, ((static_cast<long long>(e.img) * g.h + e.y) * g.w + e.x) * g.c + e.ch,
+              sm90::col2im_sum(g, dcol, e.img, e.y, e.x, e.ch));
+  }
 }
 
 IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::string& text) {
@@ -240,8 +244,8 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
     void* const wt = static_cast<unsigned char*>(t.workspace) + L.wt_offset;
     const sm90::Col2im& g = pl.col2im_geom;
     permute_filter(t.w, wt, static_cast<int>(p.k), 1, rs * static_cast<int>(p.c), g.jp, false, hs, context);
-    buf = {t.y, wt, nullptr, nullptr, t.workspace};
-    const long long n = p.x_desc().elements();
+    buf = {wt, t.y, nullptr, nullptr, t.workspace};  // the GEMM's "x" is w^T, its "filter" dy
+    const long long n = sm90::col2im_threads(g);
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, float>) {
         sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);

@@ -58,10 +58,11 @@ void plan_col2im(const ConvProblem& p, IgemmPlan& pl) {
   const long long j = p.filter[0] * p.filter[1] * p.c, jp = (j + 7) / 8 * 8;
   const Dims out = p.out();
   const long long pixels = p.n * out[0] * out[1];
-  if (j > kCol2imMaxRow || static_cast<double>(pixels) * jp * 4 > static_cast<double>(kCol2imMaxDcol)) return;
-  ConvProblem g;  // dcol [pixels][Jp] = dy [pixels][K] x w^T: a fwd 1x1 convolution over dy
-  g.dir = ConvDir::fwd, g.dtype = p.dtype, g.channels_last = true, g.n = p.n, g.c = p.k, g.k = jp;
-  g.in = out, g.filter = {1, 1}, g.pad = {0, 0}, g.stride = {1, 1}, g.dilation = {1, 1}, g.out_pad = {0, 0};
+  if (j > kCol2imMaxRow || pixels % 8 != 0 || static_cast<double>(pixels) * jp * 4 > static_cast<double>(kCol2imMaxDcol))
+    return;
+  ConvProblem g;  // dcol [Jp][pixels] = w^T [Jp][K] x dy^T: a fwd 1x1 convolution of w^T with dy as its filter
+  g.dir = ConvDir::fwd, g.dtype = p.dtype, g.channels_last = true, g.n = 1, g.c = p.k, g.k = pixels;
+  g.in = {jp, 1}, g.filter = {1, 1}, g.pad = {0, 0}, g.stride = {1, 1}, g.dilation = {1, 1}, g.out_pad = {0, 0};
   IgemmPlan gp = plan_igemm(g);
   if (!gp.refusal.empty()) return;
   pl.col2im = std::make_shared<const IgemmPlan>(std::move(gp));
@@ -69,7 +70,7 @@ void plan_col2im(const ConvProblem& p, IgemmPlan& pl) {
                           static_cast<int>(out[0]), static_cast<int>(out[1]), static_cast<int>(p.filter[0]),
                           static_cast<int>(p.filter[1]), static_cast<int>(jp), static_cast<int>(p.stride[0]),
                           static_cast<int>(p.stride[1]), static_cast<int>(p.pad[0]), static_cast<int>(p.pad[1]),
-                          static_cast<int>(p.dilation[0]), static_cast<int>(p.dilation[1])};
+                          static_cast<int>(p.dilation[0]), static_cast<int>(p.dilation[1]), pixels};
   pl.dcol_bytes = static_cast<std::size_t>(pixels * jp) * sizeof(float);
   pl.wt_bytes = static_cast<std::size_t>(jp * p.k) * dtype_size(p.dtype);
 }

@@ -28,11 +28,13 @@
 // padding dil*(R-1) - pad (p = h + pad - r*dil with r = R-1-r' is h - pad' + r'*dil), so the fwd
 // kernels (dense B, TMA, dense A for 1x1 pad 0) run it; w' is a workspace copy made first.
 // bwd-data with a short filter row J = R*S*C <= 256 (the 3-channel stem; config suffix ".col2im"):
-// dcol[pixel][j] = sum_k dy[pixel][k] * w[k][j] as a dense fwd 1x1 GEMM (A = dy [N*P*Q][K] by TMA
-// where asked, B = w^T [Jp][K], Jp = J rounded up to 8, zero rows past J) with fp32 output into the
-// workspace, then col2im: dx[n][h][w][c] = the fp32 sum over the taps (r, s) that reach (h, w), r and
-// s ascending, of dcol[(n, p, q)][(r, s, c)], rounded once. No MAC touches a padded channel or an
-// inserted zero; taps outside dy are skipped, not multiplied.
+// dcol[j][pixel] = sum_k w[k][j] * dy[pixel][k] as a dense fwd 1x1 GEMM (M = Jp rows of A = w^T
+// [Jp][K], Jp = J rounded up to 8 with zero rows past J; N = N*P*Q columns from B = dy [pixels][K]
+// by TMA where asked) with fp32 output into the workspace, then col2im: dx[n][h][w][c] = the fp32 sum
+// over the taps (r, s) that reach (h, w), r and s ascending, of dcol[(r*S + s)*C + c][(n*P + p)*Q + q],
+// rounded once. dcol is pixel-contiguous so the gather's lanes (consecutive w of one stride class)
+// read consecutive floats. No MAC touches a padded channel or an inserted zero; taps outside dy are
+// skipped, not multiplied.
 // Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
@@ -164,20 +166,15 @@ HIPRIM_IG_HD inline long long out_row_offset(const OutRows& o, int m, int n_cols
   return ((static_cast<long long>(img) * o.oh + h) * o.ow + w) * n_cols;
 }
 
-// .col2im geometry: dx [n][h][w][c] gathers dcol [(n*P + p)*Q + q][jp] at j = (r*S + s)*C + c over
-// the taps with h + pad_h - r*dil_h = p*str_h, 0 <= p < P (and the same along w).
+// .col2im geometry: dx [n][h][w][c] gathers dcol [jp][pixels] at row j = (r*S + s)*C + c, column
+// (n*P + p)*Q + q, over the taps with h + pad_h - r*dil_h = p*str_h, 0 <= p < P (same along w).
 struct Col2im {
   int n = 0, h = 0, w = 0, c = 0, p = 0, q = 0, r = 0, s = 0, jp = 0;
   int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
+  long long pixels = 0;  // N*P*Q, dcol's row length
 };
-// dx element e (NHWC storage order) as the fp32 sum of its dcol terms, taps in ascending (r, s).
-HIPRIM_IG_HD inline float col2im_sum(const Col2im& g, const float* dcol, long long e) {
-  const int ch = static_cast<int>(e % g.c);
-  long long t = e / g.c;
-  const int x = static_cast<int>(t % g.w);
-  t /= g.w;
-  const int y = static_cast<int>(t % g.h);
-  const long long img = t / g.h;
+// dx[img][y][x][ch] as the fp32 sum of its dcol terms, taps in ascending (r, s).
+HIPRIM_IG_HD inline float col2im_sum(const Col2im& g, const float* dcol, int img, int y, int x, int ch) {
   float sum = 0.0f;
   for (int r = 0; r < g.r; ++r) {
     const int py = y + g.pad_h - r * g.dil_h;
@@ -185,11 +182,35 @@ HIPRIM_IG_HD inline float col2im_sum(const Col2im& g, const float* dcol, long lo
     for (int s = 0; s < g.s; ++s) {
       const int qx = x + g.pad_w - s * g.dil_w;
       if (qx < 0 || qx % g.str_w != 0 || qx / g.str_w >= g.q) continue;
-      const long long row = (img * g.p + py / g.str_h) * g.q + qx / g.str_w;
-      sum += dcol[row * g.jp + (r * g.s + s) * g.c + ch];
+      const long long col = (static_cast<long long>(img) * g.p + py / g.str_h) * g.q + qx / g.str_w;
+      sum += dcol[((r * g.s + s) * g.c + ch) * g.pixels + col];
     }
   }
   return sum;
+}
+// The gather's thread order: t = (((img*H + y)*C + ch)*str_w + b)*jw + j with x = b + j*str_w,
+// jw = ceil(W / str_w), so consecutive threads take consecutive x of one class (x >= W: no element).
+HIPRIM_IG_HD inline long long col2im_threads(const Col2im& g) {
+  return static_cast<long long>(g.n) * g.h * g.c * g.str_w * ((g.w + g.str_w - 1) / g.str_w);
+}
+struct Col2imElement {
+  int img = 0, y = 0, x = 0, ch = 0;
+  bool valid = false;
+};
+HIPRIM_IG_HD inline Col2imElement col2im_element(const Col2im& g, long long t) {
+  const int jw = (g.w + g.str_w - 1) / g.str_w;
+  Col2imElement e;
+  const int j = static_cast<int>(t % jw);
+  t /= jw;
+  const int b = static_cast<int>(t % g.str_w);
+  t /= g.str_w;
+  e.ch = static_cast<int>(t % g.c);
+  t /= g.c;
+  e.y = static_cast<int>(t % g.h);
+  e.img = static_cast<int>(t / g.h);
+  e.x = b + j * g.str_w;
+  e.valid = e.x < g.w;
+  return e;
 }
 
 // One GEMM of a launch (a bwd-data class, or the whole problem).
@@ -266,8 +287,9 @@ struct IgemmPlan {
   // of flip_problem(p), and the bytes of the flipped filter w' (a workspace copy); null otherwise.
   std::shared_ptr<const IgemmPlan> flip;
   std::size_t flip_w_bytes = 0;
-  // bwd-data that .col2im configs can run (R*S*C <= 256, dcol within 256 MiB): the plan of the dcol
-  // GEMM (fwd 1x1 over dy, K' = Jp), its geometry, and the bytes of dcol (fp32) and w^T; else null.
+  // bwd-data that .col2im configs can run (R*S*C <= 256, N*P*Q % 8 == 0, dcol within 256 MiB): the
+  // plan of the dcol GEMM (a fwd 1x1 over w^T with dy as its filter), its geometry, and the bytes of
+  // dcol (fp32) and w^T; else null.
   std::shared_ptr<const IgemmPlan> col2im;
   Col2im col2im_geom;
   std::size_t dcol_bytes = 0, wt_bytes = 0;

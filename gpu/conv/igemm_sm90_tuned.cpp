@@ -2,9 +2,8 @@
 // v1.5 at batch 32: reports/h200/s3-2026-12-01/sweep_wgmma_h200.csv, every config verified against conv.naive and
 // timed by graph replay), the fastest config; for every other problem, or when the listed config cannot
 // run the plan, the cost model's pick (igemm_default_config(plan)). fp16 and bf16 share the entries
-// (the same instructions and bytes). A stride-1 bwd-data problem may also run as its flipped fwd
-// problem (.flip): when the table times both, the faster one wins, the flip charged for its filter
-// copy. Host code; regenerate the table with scripts/igemm_tuned_table.py.
+// (the same instructions and bytes); bwd-data's entries include its lowerings (.flip, .col2im).
+// Host code; regenerate the table with scripts/igemm_tuned_table.py.
 #include <map>
 #include <string>
 
@@ -32,12 +31,9 @@ const std::map<std::string, const TunedEntry*>& tuned_table() {
   return table;
 }
 
-// The table's config for p (bf16 standing for fp16) if the plan accepts it, and its time.
-struct Timed {
-  IgemmConfig config;
-  double us = 0;
-};
-std::optional<Timed> lookup(const ConvProblem& p, const IgemmPlan& pl) {
+}  // namespace
+
+std::optional<IgemmConfig> igemm_tuned_config(const ConvProblem& p, const IgemmPlan& pl) {
   if (p.dtype != DType::bf16 && p.dtype != DType::fp16) return std::nullopt;
   ConvProblem key = p;
   key.dtype = DType::bf16;
@@ -45,23 +41,7 @@ std::optional<Timed> lookup(const ConvProblem& p, const IgemmPlan& pl) {
   if (it == tuned_table().end()) return std::nullopt;
   const auto c = parse_igemm_config(it->second->config);
   if (!c || !igemm_config_refusal(pl, *c).empty()) return std::nullopt;
-  return Timed{*c, it->second->us};
-}
-
-}  // namespace
-
-std::optional<IgemmConfig> igemm_tuned_config(const ConvProblem& p, const IgemmPlan& pl) {
-  std::optional<Timed> best = lookup(p, pl);
-  if (pl.flip) {
-    std::string why;
-    if (std::optional<Timed> f = lookup(flip_problem(p, &why), *pl.flip)) {
-      f->config.flip = true;
-      f->us += (2.0 * static_cast<double>(pl.flip_w_bytes) / 3.0e12 + 2e-6) * 1e6;  // the filter copy
-      if (!best || f->us < best->us) best = f;
-    }
-  }
-  if (!best) return std::nullopt;
-  return best->config;
+  return c;
 }
 
 IgemmConfig igemm_default_config(const ConvProblem& p, const IgemmPlan& pl) {

@@ -254,21 +254,31 @@ void expect_emulation_matches_reference(const ConvProblem& p) {
       ASSERT_EQ(flipped[i], r.value[i]) << "flip of " << to_string(p) << " element " << i;
   }
   const long long J = p.filter[0] * p.filter[1] * p.c;
-  EXPECT_EQ(pl.col2im != nullptr, p.dir == ConvDir::bwd_data && J <= 256) << to_string(p);
+  const long long pixels = p.n * p.out()[0] * p.out()[1];
+  EXPECT_EQ(pl.col2im != nullptr, p.dir == ConvDir::bwd_data && J <= 256 && pixels % 8 == 0) << to_string(p);
   if (pl.col2im) {  // .col2im: dcol = dy x w^T through the dcol GEMM's plan, then the col2im gather
     const Col2im& g = pl.col2im_geom;
     ASSERT_EQ(g.jp, (J + 7) / 8 * 8);
     ConvProblem gp;  // the dcol GEMM as a fwd 1x1 problem (for the tensor shapes only)
-    gp.dir = ConvDir::fwd, gp.dtype = p.dtype, gp.channels_last = true, gp.n = p.n, gp.c = p.k, gp.k = g.jp;
-    gp.in = p.out(), gp.filter = {1, 1}, gp.pad = {0, 0}, gp.stride = {1, 1}, gp.dilation = {1, 1}, gp.out_pad = {0, 0};
-    HostTensor wt(gp.w_desc());  // w^T [Jp][K], zero rows past J
+    gp.dir = ConvDir::fwd, gp.dtype = p.dtype, gp.channels_last = true, gp.n = 1, gp.c = p.k, gp.k = g.pixels;
+    gp.in = {g.jp, 1}, gp.filter = {1, 1}, gp.pad = {0, 0}, gp.stride = {1, 1}, gp.dilation = {1, 1}, gp.out_pad = {0, 0};
+    HostTensor wt(gp.x_desc());  // w^T [Jp][K], zero rows past J
     for (long long j = 0; j < J; ++j)
       for (long long k = 0; k < p.k; ++k) wt.data[j * p.k + k] = w.data[k * J + j];
-    const std::vector<double> dcol = emulate(gp, *pl.col2im, y, wt, HostTensor(gp.y_desc()));
+    const std::vector<double> dcol = emulate(gp, *pl.col2im, wt, y, HostTensor(gp.y_desc()));
     ASSERT_EQ(pl.dcol_bytes, dcol.size() * 4);
     const std::vector<float> dcol_f(dcol.begin(), dcol.end());
-    for (std::size_t e = 0; e < r.value.size(); ++e)
-      ASSERT_EQ(col2im_sum(g, dcol_f.data(), static_cast<long long>(e)), r.value[e]) << "col2im of " << to_string(p) << " element " << e;
+    // Every dx element exactly once through the gather's thread order, equal to the reference.
+    std::vector<int> seen(r.value.size(), 0);
+    for (long long t = 0; t < col2im_threads(g); ++t) {
+      const Col2imElement el = col2im_element(g, t);
+      if (!el.valid) continue;
+      const std::size_t e = static_cast<std::size_t>(((static_cast<long long>(el.img) * g.h + el.y) * g.w + el.x) * g.c + el.ch);
+      ASSERT_LT(e, r.value.size());
+      ++seen[e];
+      ASSERT_EQ(col2im_sum(g, dcol_f.data(), el.img, el.y, el.x, el.ch), r.value[e]) << "col2im of " << to_string(p) << " element " << e;
+    }
+    for (std::size_t e = 0; e < seen.size(); ++e) ASSERT_EQ(seen[e], 1) << "col2im of " << to_string(p) << " element " << e;
   }
 }
 
@@ -291,6 +301,7 @@ TEST(IgemmPlan, EmulatedGemmEqualsReferenceOnFixedProblems) {
            "conv bwd-data bf16 nhwc n2 c16 k8 in6x5 f1x1 pad0x0 str1x1",          // flip: a dense 1x1 GEMM
            "conv bwd-data fp16 nhwc n1 c8 k16 in9x8 f3x2 pad2x0 str1x1 dil2x3",   // flip: pad' = 2, 3
            "conv bwd-data bf16 nhwc n1 c8 k8 in7x7 f3x3 pad3x1 str1x1",           // pad > R-1: no flip
+           "conv bwd-data fp16 nhwc n2 c8 k8 in8x9 f3x3 pad1x1 str2x3",           // col2im: 32 dy pixels
        })
     expect_emulation_matches_reference(parse_conv_problem(s));
 }
@@ -560,6 +571,9 @@ TEST(IgemmTuned, SweptProblemsGetTheSweepsConfigOthersTheModels) {
   EXPECT_FALSE(igemm_tuned_config(other, opl).has_value());
   EXPECT_EQ(to_string(igemm_default_config(other, opl)), to_string(igemm_default_config(opl)));
   // Every table entry parses, names a problem the solver takes and a config its plan accepts.
+  EXPECT_TRUE(igemm_tuned_config(parse_conv_problem("conv bwd-data bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2"),
+                                 plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2")))
+                  ->col2im);  // the stem's bwd-data: the dcol GEMM and col2im
   for (const char* s : {"conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv bwd-data bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2",
                         "conv fwd bf16 nhwc n32 c512 k512 in7x7 f3x3 pad1x1"}) {
     const ConvProblem q = parse_conv_problem(s);
@@ -601,7 +615,7 @@ TEST(IgemmFlip, StrideOneBwdDataRunsAsTheFlippedFwdProblem) {
   EXPECT_EQ(L.params.dir, IgemmDir::fwd);
   EXPECT_EQ(L.w_flip_offset % 256, 0u);
   EXPECT_GE(L.workspace_bytes, L.w_flip_offset + pl.flip_w_bytes);
-  // The sweep timed this problem's fwd twin at 11.6 us against 30.7 us native: the default flips.
+  // The H200 bwd-data sweep's fastest config for it (reports/h200/s5-2026-12-01) is a .flip one.
   const IgemmConfig d = igemm_default_config(p, pl);
   EXPECT_TRUE(d.flip) << to_string(d);
   EXPECT_EQ(igemm_config_refusal(pl, d), "");
@@ -616,8 +630,9 @@ TEST(IgemmCol2im, ShortFilterRowsRunAsADcolGemmAndAGather) {
   ASSERT_EQ(pl.refusal, "");
   ASSERT_NE(pl.col2im, nullptr);
   EXPECT_EQ(pl.col2im_geom.jp, 152);
-  EXPECT_TRUE(pl.col2im->params.a_dense);  // dy as a dense [N*P*Q][K] matrix: TMA-able
-  EXPECT_EQ(pl.col2im->params.n_cols, 152);
+  EXPECT_TRUE(pl.col2im->params.a_dense);  // w^T as a dense [Jp][K] matrix (and dy as the dense filter): TMA-able
+  EXPECT_EQ(pl.col2im->params.n_cols, 32 * 112 * 112);
+  EXPECT_EQ(pl.col2im->params.cls[0].m, 152);
   EXPECT_EQ(pl.dcol_bytes, std::size_t{32} * 112 * 112 * 152 * 4);
   const IgemmConfig c{128, 64, 4, 1, true, true, false, false, true};
   EXPECT_EQ(igemm_config_refusal(pl, c), "");
