@@ -102,6 +102,16 @@ __global__ void __launch_bounds__(kPadThreads)
   }
 }
 
+// .im2col's first pass: col[pixel][j] = x at im2col_source (an exact copy), 0 where it has none.
+__global__ void __launch_bounds__(kPadThreads)
+    im2col_kernel(const sm90::Im2col g, const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ col, long long n) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
+    const long long src = sm90::im2col_source(g, e / g.jp, static_cast<int>(e % g.jp));
+    col[e] = src >= 0 ? x[src] : std::uint16_t{0};
+  }
+}
+
 IgemmConfig config_for(const ConvProblem& p, const IgemmPlan& pl, const std::string& text) {
   const auto c = sm90::parse_igemm_config(text);
   if (!c)
@@ -134,7 +144,7 @@ class ConvIgemmWgmma final : public ConvSolver {
   std::string summary() const override {
     return "2D NHWC implicit GEMM on warpgroup MMA (wgmma m64nNk16, sm_90a), cp.async multistage ring, fp32 "
            "accumulation: fwd, bwd-data (sub-pixel classes; stride 1 also as fwd over the flipped filter; short filter rows "
-           "as a dcol GEMM + col2im), bwd-weights "
+           "as a dcol GEMM + col2im), bwd-weights (short filter rows: im2col + a 1x1 GEMM) "
            "(deterministic split-K); fp16/bf16; "
            "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); perf configs via " + std::string(kConvConfigEnv);
   }
@@ -254,6 +264,21 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
         HIPRIM_CHECK_LAUNCH("col2im_kernel", context);
       }
     });
+    return;
+  }
+  if (c.im2col) {  // col = im2col(x) [pixels][Jp], dw' = the 1x1 bwd-weights GEMM of dy and col, cut to dw
+    unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
+    void* const col = ws + L.col_offset;
+    void* const dwp = ws + L.dwp_offset;
+    const long long n = static_cast<long long>(pl.col_bytes / 2);
+    im2col_kernel<<<grid_stride_blocks(n, kPadThreads), kPadThreads, 0, hs>>>(
+        pl.im2col_geom, static_cast<const std::uint16_t*>(t.x), static_cast<std::uint16_t*>(col), n);
+    HIPRIM_CHECK_LAUNCH("im2col_kernel", context);
+    buf = {t.y, col, dwp, nullptr, t.workspace};
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::bwd_weights>(L, c, buf, stream, context);
+    });
+    cut_channels(dwp, t.w, p.k, pl.im2col_geom.j, pl.im2col_geom.jp, hs, context);
     return;
   }
   if (c.flip) {  // bwd-data as the fwd convolution of dy with w' (a workspace copy): L is the fwd plan's

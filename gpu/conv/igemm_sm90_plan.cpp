@@ -42,23 +42,44 @@ AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
 
 int default_stages(int bm, int bn) { return (bm == 128 && bn == 128) ? 3 : 4; }
 
-// The config without its .flip / .col2im (what runs the sub-plan).
+// The config without its lowering (.flip / .col2im / .im2col): what runs the sub-plan.
 IgemmConfig unflipped(IgemmConfig c) {
-  c.flip = false;
-  c.col2im = false;
+  c.flip = c.col2im = c.im2col = false;
   return c;
 }
 
-constexpr int kCol2imMaxRow = 256;                  // R*S*C: one 256-wide tile row at most
-constexpr std::size_t kCol2imMaxDcol = 256u << 20;  // bytes of the fp32 dcol workspace
+constexpr int kColMaxRow = 256;                   // R*S*C of the col lowerings
+constexpr std::size_t kColMaxBytes = 256u << 20;  // bytes of the dcol / col workspace
 
 // The .col2im sub-plan of a bwd-data problem (see the header), or nothing.
+// The .im2col sub-plan of a bwd-weights problem (see the header), or nothing.
+void plan_im2col(const ConvProblem& p, IgemmPlan& pl) {
+  if (p.dir != ConvDir::bwd_weights) return;
+  const long long j = p.filter[0] * p.filter[1] * p.c, jp = (j + 7) / 8 * 8;
+  const bool plain = p.filter[0] == 1 && p.filter[1] == 1 && p.stride[0] == 1 && p.stride[1] == 1 && p.pad[0] == 0 &&
+                     p.pad[1] == 0 && p.c % 8 == 0;  // col would be x itself
+  const Dims out = p.out();
+  const long long pixels = p.n * out[0] * out[1];
+  if (plain || j > kColMaxRow || static_cast<double>(pixels) * jp * 2 > static_cast<double>(kColMaxBytes)) return;
+  ConvProblem g = p;  // dw' = the 1x1 bwd-weights of col [N][P][Q][Jp] and dy
+  g.c = jp, g.in = out, g.filter = {1, 1}, g.pad = {0, 0}, g.stride = {1, 1}, g.dilation = {1, 1};
+  IgemmPlan gp = plan_igemm(g);
+  if (!gp.refusal.empty()) return;
+  pl.im2col = std::make_shared<const IgemmPlan>(std::move(gp));
+  pl.im2col_geom = Im2col{static_cast<int>(p.in[0]), static_cast<int>(p.in[1]), static_cast<int>(p.c), static_cast<int>(out[0]),
+                          static_cast<int>(out[1]), static_cast<int>(p.filter[1]), static_cast<int>(j), static_cast<int>(jp),
+                          static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1]), static_cast<int>(p.pad[0]),
+                          static_cast<int>(p.pad[1]), static_cast<int>(p.dilation[0]), static_cast<int>(p.dilation[1])};
+  pl.col_bytes = static_cast<std::size_t>(pixels * jp) * dtype_size(p.dtype);
+  pl.dwp_bytes = static_cast<std::size_t>(p.k * jp) * dtype_size(p.dtype);
+}
+
 void plan_col2im(const ConvProblem& p, IgemmPlan& pl) {
   if (p.dir != ConvDir::bwd_data) return;
   const long long j = p.filter[0] * p.filter[1] * p.c, jp = (j + 7) / 8 * 8;
   const Dims out = p.out();
   const long long pixels = p.n * out[0] * out[1];
-  if (j > kCol2imMaxRow || pixels % 8 != 0 || static_cast<double>(pixels) * jp * 4 > static_cast<double>(kCol2imMaxDcol))
+  if (j > kColMaxRow || pixels % 8 != 0 || static_cast<double>(pixels) * jp * 4 > static_cast<double>(kColMaxBytes))
     return;
   ConvProblem g;  // dcol [Jp][pixels] = w^T [Jp][K] x dy^T: a fwd 1x1 convolution of w^T with dy as its filter
   g.dir = ConvDir::fwd, g.dtype = p.dtype, g.channels_last = true, g.n = 1, g.c = p.k, g.k = pixels;
@@ -71,6 +92,9 @@ void plan_col2im(const ConvProblem& p, IgemmPlan& pl) {
                           static_cast<int>(p.filter[1]), static_cast<int>(jp), static_cast<int>(p.stride[0]),
                           static_cast<int>(p.stride[1]), static_cast<int>(p.pad[0]), static_cast<int>(p.pad[1]),
                           static_cast<int>(p.dilation[0]), static_cast<int>(p.dilation[1]), pixels};
+  Col2im& cg = pl.col2im_geom;
+  const int gh = std::gcd(cg.dil_h, cg.str_h), gw = std::gcd(cg.dil_w, cg.str_w);
+  cg.step_h = cg.str_h / gh, cg.dp_h = cg.dil_h / gh, cg.step_w = cg.str_w / gw, cg.dp_w = cg.dil_w / gw;
   pl.dcol_bytes = static_cast<std::size_t>(pixels * jp) * sizeof(float);
   pl.wt_bytes = static_cast<std::size_t>(jp * p.k) * dtype_size(p.dtype);
 }
@@ -97,6 +121,7 @@ std::string to_string(const IgemmConfig& c) {
   if (c.se) s += ".se";
   if (c.flip) s += ".flip";
   if (c.col2im) s += ".col2im";
+  if (c.im2col) s += ".im2col";
   return s;
 }
 
@@ -119,6 +144,7 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   if (s.substr(0, 3) == ".se") c.se = true, s.remove_prefix(3);
   if (s == ".flip") c.flip = true, s.remove_prefix(5);
   if (s == ".col2im") c.col2im = true, s.remove_prefix(7);
+  if (s == ".im2col") c.im2col = true, s.remove_prefix(7);
   if (!s.empty()) return std::nullopt;
   if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
   return c;
@@ -153,8 +179,9 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
     padded.flops = static_cast<std::int64_t>(p.flops());
     padded.min_bytes = static_cast<std::int64_t>(e) * (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
     padded.flip = nullptr, padded.flip_w_bytes = 0;  // the flipped filter of padded channels is not offered
-    padded.col2im = nullptr;
-    plan_col2im(p, padded);  // col2im needs no padded channels: planned on p itself
+    padded.col2im = nullptr, padded.im2col = nullptr;
+    plan_col2im(p, padded);  // the col lowerings need no padded channels: planned on p itself
+    plan_im2col(p, padded);
     return padded;
   }
   const Dims out = p.out();
@@ -237,6 +264,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   pl.min_bytes = static_cast<std::int64_t>(dtype_size(p.dtype)) *
                  (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
   plan_col2im(p, pl);
+  plan_im2col(p, pl);
   return pl;
 }
 
@@ -270,7 +298,7 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
                                    [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
   if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
   if (c.se && c.splitk > 1) return "the staged epilogue (.se) writes rounded outputs: split-K's partials stay direct";
-  if (c.flip && c.col2im) return ".flip and .col2im are two different bwd-data lowerings: choose one";
+  if (static_cast<int>(c.flip) + c.col2im + c.im2col > 1) return "at most one lowering (.flip, .col2im, .im2col)";
   if (c.col2im && (c.se || c.splitk > 1))
     return ".col2im writes one fp32 sum per dcol element: no staged epilogue, no split-K";
   if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
@@ -294,9 +322,15 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   }
   if (c.col2im) {
     if (!pl.col2im)
-      return ".col2im takes bwd-data with R*S*C <= " + std::to_string(kCol2imMaxRow) + " and dcol within " +
-             std::to_string(kCol2imMaxDcol >> 20) + " MiB only";
+      return ".col2im takes bwd-data with R*S*C <= " + std::to_string(kColMaxRow) + " and dcol within " +
+             std::to_string(kColMaxBytes >> 20) + " MiB only";
     return igemm_config_refusal(*pl.col2im, unflipped(c));
+  }
+  if (c.im2col) {
+    if (!pl.im2col)
+      return ".im2col takes bwd-weights with R*S*C <= " + std::to_string(kColMaxRow) +
+             " (not a plain 1x1) and col within " + std::to_string(kColMaxBytes >> 20) + " MiB only";
+    return igemm_config_refusal(*pl.im2col, unflipped(c));
   }
   if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
   const long long kb = cdiv(pl.kred_max, kTileK);
@@ -318,6 +352,13 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
     L.params.fp32_out = true;
     L.wt_offset = (pl.dcol_bytes + 255) / 256 * 256;
     L.workspace_bytes = L.wt_offset + (pl.wt_bytes + 255) / 256 * 256;
+    return L;
+  }
+  if (c.im2col && pl.im2col) {  // the 1x1 GEMM's launch (split partials at 0), then col, then dw'
+    IgemmLaunch L = make_igemm_launch(*pl.im2col, unflipped(c));
+    L.col_offset = (L.workspace_bytes + 255) / 256 * 256;
+    L.dwp_offset = L.col_offset + (pl.col_bytes + 255) / 256 * 256;
+    L.workspace_bytes = L.dwp_offset + (pl.dwp_bytes + 255) / 256 * 256;
     return L;
   }
   IgemmLaunch L;
@@ -346,13 +387,13 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
 
 std::vector<IgemmConfig> igemm_config_space() {
   std::vector<IgemmConfig> out;
-  for (int lowering = 0; lowering < 3; ++lowering)  // native; .flip; .col2im
+  for (int lowering = 0; lowering < 4; ++lowering)  // native; .flip; .col2im; .im2col
     for (bool se : {false, true})
       for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
         for (const IgemmTile& t : kTiles)
           for (int st = kMinStages; st <= kMaxStages; ++st)
             for (int sp : kSplits) {
-              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, lowering == 1, lowering == 2};
+              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, lowering == 1, lowering == 2, lowering == 3};
               if (igemm_config_space_refusal(c).empty()) out.push_back(c);
             }
   return out;
@@ -372,6 +413,10 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   if (c.col2im && pl.col2im)  // plus dcol written in fp32 and read back, dx written, two more launches
     return igemm_cost(*pl.col2im, unflipped(c)) +
            (2.0 * static_cast<double>(pl.dcol_bytes) + static_cast<double>(pl.min_bytes)) / kCopyRate + 2 * kExtraLaunch;
+  if (c.im2col && pl.im2col)  // plus col written and x read, dw' written and cut, two more launches
+    return igemm_cost(*pl.im2col, unflipped(c)) +
+           (static_cast<double>(pl.col_bytes + 2 * pl.dwp_bytes) + static_cast<double>(pl.min_bytes)) / kCopyRate +
+           2 * kExtraLaunch;
   const double mac_rate = 790e12 / 2 / kNumSms;  // per SM, MAC/s at the measured bf16 ceiling
   const double bw = kCopyRate;
   const int threads = igemm_threads(c);
@@ -428,6 +473,12 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
   if (pl.col2im) {  // the dcol GEMM's pick (split 1)
     IgemmConfig g = igemm_default_config(*pl.col2im);
     g.splitk = 1, g.se = false, g.col2im = true;
+    if (igemm_config_refusal(pl, g).empty())
+      if (const double cost = igemm_cost(pl, g); cost < best_cost * 0.999) best_cost = cost, best = g;
+  }
+  if (pl.im2col) {  // the 1x1 GEMM's pick
+    IgemmConfig g = igemm_default_config(*pl.im2col);
+    g.im2col = true;
     if (igemm_config_refusal(pl, g).empty() && igemm_cost(pl, g) < best_cost * 0.999) best = g;
   }
   return best;

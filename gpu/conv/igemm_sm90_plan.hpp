@@ -35,6 +35,10 @@
 // rounded once. dcol is pixel-contiguous so the gather's lanes (consecutive w of one stride class)
 // read consecutive floats. No MAC touches a padded channel or an inserted zero; taps outside dy are
 // skipped, not multiplied.
+// bwd-weights with a short filter row J = R*S*C <= 256 (config suffix ".im2col"): col[pixel][j] =
+// x[n][p*str - pad + r*dil][q*str - pad + s*dil][c] (j = (r*S + s)*C + c; 0 in the padding and for
+// J <= j < Jp), a bf16/fp16 copy in the workspace, then dw'[k][j] = the 1x1 bwd-weights GEMM of dy and
+// col (C' = Jp: 152 columns for the stem instead of 7*7*8 = 392 with padded channels), cut to dw.
 // Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
@@ -172,18 +176,33 @@ struct Col2im {
   int n = 0, h = 0, w = 0, c = 0, p = 0, q = 0, r = 0, s = 0, jp = 0;
   int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
   long long pixels = 0;  // N*P*Q, dcol's row length
+  int step_h = 1, step_w = 1, dp_h = 1, dp_w = 1;  // str / gcd(dil, str) and dil / gcd(dil, str) per axis
 };
+// The taps of one axis that reach coordinate y: r = r0, r0 + step, ... (step = str / gcd(dil, str)),
+// each at p = (y + pad - r*dil) / str, which falls by dil / gcd per step; first() finds r0 with at
+// most `step` divisibility tests, so a thread divides a few times, not once per tap.
+struct AxisReach {
+  int r = 0, p = 0;  // the first tap and its output position (r >= taps: none)
+};
+HIPRIM_IG_HD inline AxisReach first_reach(int y, int pad, int dil, int str, int step, int taps) {
+  for (int r = 0; r < step && r < taps; ++r) {
+    const int num = y + pad - r * dil;
+    if (num >= 0 && num % str == 0) return AxisReach{r, num / str};
+    if (num < 0) break;  // larger r only lowers num
+  }
+  return AxisReach{taps, 0};
+}
 // dx[img][y][x][ch] as the fp32 sum of its dcol terms, taps in ascending (r, s).
 HIPRIM_IG_HD inline float col2im_sum(const Col2im& g, const float* dcol, int img, int y, int x, int ch) {
   float sum = 0.0f;
-  for (int r = 0; r < g.r; ++r) {
-    const int py = y + g.pad_h - r * g.dil_h;
-    if (py < 0 || py % g.str_h != 0 || py / g.str_h >= g.p) continue;
-    for (int s = 0; s < g.s; ++s) {
-      const int qx = x + g.pad_w - s * g.dil_w;
-      if (qx < 0 || qx % g.str_w != 0 || qx / g.str_w >= g.q) continue;
-      const long long col = (static_cast<long long>(img) * g.p + py / g.str_h) * g.q + qx / g.str_w;
-      sum += dcol[((r * g.s + s) * g.c + ch) * g.pixels + col];
+  const AxisReach ry = first_reach(y, g.pad_h, g.dil_h, g.str_h, g.step_h, g.r);
+  const AxisReach rx = first_reach(x, g.pad_w, g.dil_w, g.str_w, g.step_w, g.s);
+  const long long img_col = static_cast<long long>(img) * g.p;
+  for (int r = ry.r, py = ry.p; r < g.r && py >= 0; r += g.step_h, py -= g.dp_h) {
+    if (py >= g.p) continue;
+    for (int s = rx.r, qx = rx.p; s < g.s && qx >= 0; s += g.step_w, qx -= g.dp_w) {
+      if (qx >= g.q) continue;
+      sum += dcol[((r * g.s + s) * g.c + ch) * g.pixels + (img_col + py) * g.q + qx];
     }
   }
   return sum;
@@ -211,6 +230,21 @@ HIPRIM_IG_HD inline Col2imElement col2im_element(const Col2im& g, long long t) {
   e.x = b + j * g.str_w;
   e.valid = e.x < g.w;
   return e;
+}
+
+// .im2col geometry and the source of col[pixel][j] in x (NHWC), or -1 for a zero.
+struct Im2col {
+  int h = 0, w = 0, c = 0, p = 0, q = 0, s = 0, j = 0, jp = 0;
+  int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
+};
+HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, long long pixel, int j) {
+  if (j >= g.j) return -1;
+  const int ch = j % g.c, tap = j / g.c, r = tap / g.s, s = tap - r * g.s;
+  const long long img = pixel / (static_cast<long long>(g.p) * g.q);
+  const int rem = static_cast<int>(pixel - img * g.p * g.q), op = rem / g.q, oq = rem - op * g.q;
+  const int y = op * g.str_h - g.pad_h + r * g.dil_h, x = oq * g.str_w - g.pad_w + s * g.dil_w;
+  if (y < 0 || y >= g.h || x < 0 || x >= g.w) return -1;
+  return ((img * g.h + y) * g.w + x) * g.c + ch;
 }
 
 // One GEMM of a launch (a bwd-data class, or the whole problem).
@@ -255,15 +289,16 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // flip (suffix ".flip", stride-1 bwd-data only): the problem runs as flip_problem(p), a fwd
 // convolution, with the rest of the config applied to that fwd plan (so ".ws.tma" is open to it).
 // col2im (suffix ".col2im", bwd-data with R*S*C <= 256, splitk 1, no .se): the dcol GEMM with the
-// rest of the config, then the col2im gather (see the header).
+// rest of the config, then the col2im gather (see the header). im2col (suffix ".im2col",
+// bwd-weights with R*S*C <= 256): the col copy, then the 1x1 GEMM with the rest of the config.
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
-  bool ws = false, tma = false, se = false, flip = false, col2im = false;
+  bool ws = false, tma = false, se = false, flip = false, col2im = false, im2col = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
 // Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then
-// ".flip" or ".col2im" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
+// ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
 inline int igemm_smem_bytes(const IgemmConfig& c) {
@@ -293,6 +328,11 @@ struct IgemmPlan {
   std::shared_ptr<const IgemmPlan> col2im;
   Col2im col2im_geom;
   std::size_t dcol_bytes = 0, wt_bytes = 0;
+  // bwd-weights that .im2col configs can run (R*S*C <= 256, not a plain 1x1, col within 256 MiB):
+  // the plan of the 1x1 GEMM over col (C' = Jp), its geometry, the bytes of col and of dw' [K][Jp].
+  std::shared_ptr<const IgemmPlan> im2col;
+  Im2col im2col_geom;
+  std::size_t col_bytes = 0, dwp_bytes = 0;
 };
 IgemmPlan plan_igemm(const ConvProblem& p);
 // The fwd problem a stride-1 bwd-data problem p equals (see the header): dy as x (C' = K, H' x W' =
@@ -315,6 +355,7 @@ struct IgemmLaunch {
   std::size_t act_pad_offset = 0, w_pad_offset = 0;
   std::size_t w_flip_offset = 0;    // .flip: where w' goes (params are then the fwd plan's)
   std::size_t wt_offset = 0;        // .col2im: where w^T goes (dcol at offset 0; params: the dcol GEMM's)
+  std::size_t col_offset = 0, dwp_offset = 0;  // .im2col: col and dw' after the GEMM's split partials
 };
 IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c);
 // The device buffers of a launch.

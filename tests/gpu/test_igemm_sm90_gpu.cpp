@@ -273,7 +273,8 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
                                     "m128n128k64.s4.splitk1.ws.tma.se", "m128n128k64.s4.splitk1.flip",
                                     "m64n64k64.s4.splitk2.ws.tma.flip", "m128n128k64.s3.splitk1.ws.tma.se.flip",
                                     "m128n64k64.s4.splitk1.col2im", "m128n128k64.s4.splitk1.ws.tma.col2im",
-                                    "m128n256k64.s3.splitk1.ws.col2im"})
+                                    "m128n256k64.s3.splitk1.ws.col2im", "m64n128k64.s4.splitk1.im2col",
+                                    "m128n128k64.s3.splitk2.ws.im2col", "m64n64k64.s4.splitk3.im2col"})
             if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
               EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
             }
@@ -291,7 +292,7 @@ TEST(IgemmConv, SanitizerSubset) {
       for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",
                               "m128n64k64.s4.splitk1.ws.tma", "m128n128k64.s3.splitk1.se", "m64n64k64.s3.splitk1.flip",
                               "m128n64k64.s4.splitk1.ws.tma.flip", "m128n64k64.s4.splitk1.ws.tma.col2im",
-                              "m64n64k64.s3.splitk1.col2im"})
+                              "m64n64k64.s3.splitk1.col2im", "m64n128k64.s4.splitk2.im2col"})
         if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
           EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p);
         }

@@ -280,6 +280,27 @@ void expect_emulation_matches_reference(const ConvProblem& p) {
     }
     for (std::size_t e = 0; e < seen.size(); ++e) ASSERT_EQ(seen[e], 1) << "col2im of " << to_string(p) << " element " << e;
   }
+  const bool plain = p.filter[0] == 1 && p.filter[1] == 1 && p.stride[0] == 1 && p.stride[1] == 1 && p.pad[0] == 0 &&
+                     p.pad[1] == 0 && p.c % 8 == 0;
+  EXPECT_EQ(pl.im2col != nullptr, p.dir == ConvDir::bwd_weights && J <= 256 && !plain) << to_string(p);
+  if (pl.im2col) {  // .im2col: col from x through im2col_source, the 1x1 GEMM's plan, the cut to J columns
+    const Im2col& g = pl.im2col_geom;
+    ConvProblem gp = p;
+    gp.c = g.jp, gp.in = p.out(), gp.filter = {1, 1}, gp.pad = {0, 0}, gp.stride = {1, 1}, gp.dilation = {1, 1};
+    HostTensor col(gp.x_desc());
+    const long long pixels = p.n * p.out()[0] * p.out()[1];
+    ASSERT_EQ(pl.col_bytes, static_cast<std::size_t>(pixels * g.jp) * 2);
+    for (long long px = 0; px < pixels; ++px)
+      for (int j = 0; j < g.jp; ++j) {
+        const long long src = im2col_source(g, px, j);
+        col.data[px * g.jp + j] = src < 0 ? 0.0f : x.data[src];
+      }
+    const std::vector<double> dwp = emulate(gp, *pl.im2col, col, HostTensor(gp.w_desc()), y);
+    ASSERT_EQ(dwp.size(), static_cast<std::size_t>(p.k * g.jp));
+    for (long long k = 0; k < p.k; ++k)
+      for (long long j = 0; j < J; ++j)
+        ASSERT_EQ(dwp[k * g.jp + j], r.value[k * J + j]) << "im2col of " << to_string(p) << " element " << k * J + j;
+  }
 }
 
 TEST(IgemmPlan, EmulatedGemmEqualsReferenceOnFixedProblems) {
@@ -301,7 +322,12 @@ TEST(IgemmPlan, EmulatedGemmEqualsReferenceOnFixedProblems) {
            "conv bwd-data bf16 nhwc n2 c16 k8 in6x5 f1x1 pad0x0 str1x1",          // flip: a dense 1x1 GEMM
            "conv bwd-data fp16 nhwc n1 c8 k16 in9x8 f3x2 pad2x0 str1x1 dil2x3",   // flip: pad' = 2, 3
            "conv bwd-data bf16 nhwc n1 c8 k8 in7x7 f3x3 pad3x1 str1x1",           // pad > R-1: no flip
-           "conv bwd-data fp16 nhwc n2 c8 k8 in8x9 f3x3 pad1x1 str2x3",           // col2im: 32 dy pixels
+           "conv bwd-data fp16 nhwc n2 c8 k8 in8x9 f3x3 pad1x1 str2x3",           // col2im: 24 dy pixels
+           "conv bwd-data bf16 nhwc n8 c8 k8 in11x10 f3x3 pad2x1 str3x2 dil2x3",  // col2im, gcd(dil, str) > 1
+           "conv bwd-data bf16 nhwc n8 c5 k8 in9x7 f2x3 pad0x2 str4x2 dil2x2",
+           "conv bwd-data fp16 nhwc n8 c3 k16 in13x12 f7x7 pad3x3 str2x2",         // the stem's shape
+           "conv bwd-weights bf16 nhwc n2 c3 k16 in13x12 f7x7 pad3x3 str2x2",      // im2col: J = 147
+           "conv bwd-weights fp16 nhwc n1 c5 k8 in9x8 f3x2 pad1x0 str2x3 dil1x2",
        })
     expect_emulation_matches_reference(parse_conv_problem(s));
 }
@@ -394,6 +420,10 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
   EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 2, false, false, false, false, true}), "");  // no split-K
   EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 1, false, false, true, false, true}), "");  // no .se
   EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 1, false, false, false, true, true}), "");  // not both
+  const IgemmConfig im{64, 128, 4, 8, false, false, false, false, false, true};
+  EXPECT_EQ(to_string(im), "m64n128k64.s4.splitk8.im2col");
+  EXPECT_EQ(parse_igemm_config("m64n128k64.s4.splitk8.im2col"), im);
+  EXPECT_NE(igemm_config_space_refusal({64, 128, 4, 1, false, false, false, false, true, true}), "");
   EXPECT_EQ(igemm_threads(c), 256);
   for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
                           "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
@@ -649,5 +679,31 @@ TEST(IgemmCol2im, ShortFilterRowsRunAsADcolGemmAndAGather) {
     ASSERT_EQ(q.refusal, "") << s;
     EXPECT_EQ(q.col2im, nullptr) << s;
     EXPECT_NE(igemm_config_refusal(q, c).find(".col2im"), std::string::npos) << s;
+  }
+}
+
+// .im2col: the stem's bwd-weights takes it (152 GEMM columns, not 392); a plain 1x1 and bwd-data do not.
+TEST(IgemmIm2col, ShortFilterRowsRunAsACopyAndAOneByOneGemm) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2"));
+  ASSERT_EQ(pl.refusal, "");
+  ASSERT_NE(pl.im2col, nullptr);
+  EXPECT_EQ(pl.params.n_cols, 7 * 7 * 8);   // the native plan: padded channels
+  EXPECT_EQ(pl.im2col->params.n_cols, 152);  // the lowering: J = 147 rounded up to 8
+  EXPECT_EQ(pl.col_bytes, std::size_t{32} * 112 * 112 * 152 * 2);
+  const IgemmConfig c{64, 128, 4, 16, false, false, false, false, false, true};
+  EXPECT_EQ(igemm_config_refusal(pl, c), "");
+  const IgemmLaunch L = make_igemm_launch(pl, c);
+  EXPECT_EQ(L.params.dir, IgemmDir::bwd_weights);
+  EXPECT_GE(L.col_offset, static_cast<std::size_t>(16) * 64 * 152 * 4);  // after the split partials
+  EXPECT_GE(L.dwp_offset, L.col_offset + pl.col_bytes);
+  EXPECT_GE(L.workspace_bytes, L.dwp_offset + pl.dwp_bytes);
+  for (const char* s : {"conv bwd-weights bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1",
+                        "conv bwd-data bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"}) {
+    const IgemmPlan q = plan_igemm(parse_conv_problem(s));
+    ASSERT_EQ(q.refusal, "") << s;
+    EXPECT_EQ(q.im2col, nullptr) << s;
+    EXPECT_NE(igemm_config_refusal(q, c).find(".im2col"), std::string::npos) << s;
   }
 }
