@@ -24,6 +24,8 @@ timeout $(( budget + 25 )) python3 scripts/torch_crosscheck.py --batch 32 --dtyp
   > "$OUT/torch.log" 2>&1
 echo "torch rc=$?"
 grep -E "total|peer/torch|FLAG|>10%" "$OUT/torch.log" | tail -n 20
-( cd "$OUT" && gzip -f -- *.json 2>/dev/null; true )
 echo "device_igemm: $(( $(date +%s) - start )) s"
+# Few files come back from the GPU machine: the JSON reports and stage outputs go into one archive.
+( cd "$OUT" && tar -czf igemm.tgz --exclude='*.md' --exclude=igemm.tgz -- * && \
+  find . -maxdepth 1 -type f ! -name '*.md' ! -name igemm.tgz -delete )
 ls -l "$OUT"
