@@ -22,9 +22,10 @@
 //   producer: empty[s] completion j-1 (parity (j-1)&1), for j >= 1
 //   consumer: full[s] completion j (parity j&1), then fence.proxy.async, wgmma, commit,
 //             wait_group(1), arrive empty[(i-1) % stages].
-// TMA (fwd, with WS): producer thread 0 also arrives on full[s] with expect_tx and issues the TMA of
-// the B box (and of the A box when A is dense: 1x1, stride 1, pad 0); full[s] then expects 129
-// arrivals plus the boxes' bytes (1 arrival when both operands come by TMA).
+// TMA (with WS): producer thread 0 also arrives on full[s] with expect_tx and issues the TMA of
+// fwd's B box (and of the A box when A is dense: 1x1, stride 1, pad 0), or of bwd-weights' A boxes
+// (dy, MN-major: one 64 x 64 box per 64 rows of M into its atom column; and B's when x is dense);
+// full[s] then expects 129 arrivals plus the boxes' bytes (1 arrival when both come by TMA).
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
 // (NHWC rows), or (.se) staged in shared memory and stored as 16-byte row pieces; hook for fused
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                       const T* __restrict__ bias, float* __restrict__ partial, int stages,
                       const HIPRIM_GRID_CONSTANT TensorMap tmap_b, const HIPRIM_GRID_CONSTANT TensorMap tmap_a) {
-  static_assert(!TMA || (WS && DIR == IgemmDir::fwd), "TMA feeds fwd's weight operand in the warp-specialised variant");
+  static_assert(!TMA || (WS && DIR != IgemmDir::bwd_data), "TMA feeds fwd and bwd-weights in the warp-specialised variant");
 #if HIPRIM_SM90A
   constexpr int CONSUMERS = BM / 64;
   constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
@@ -240,7 +241,8 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     if (tid == 0) {
       for (int s = 0; s < stages; ++s) {
         // cp.async producers' arrivals (none when A comes by TMA too) + the TMA issuer's expect_tx arrival
-        mbar_init(full(s), TMA ? (p.a_dense ? 1 : 129) : 128);
+        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense : p.b_dense;
+        mbar_init(full(s), TMA ? (all_tma ? 1 : 129) : 128);
         mbar_init(empty(s), CONSUMERS * 128);
       }
       fence_mbarrier_init();
@@ -252,7 +254,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       int stage = 0, use = 0;
       for (int i = 0; i < nkb; ++i) {
         if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
-        if constexpr (TMA) {
+        if constexpr (TMA && DIR == IgemmDir::fwd) {
           const int k0 = (kb_begin + i) * kTileK;
           if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows)
             mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense ? BM : 0)) * kRowBytes);
@@ -261,6 +263,22 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
           }
           if (!p.a_dense) {
             prod.load_a(kb_begin + i, stage_addr(stage), t);
+            cp_async_arrive_noinc(full(stage));
+          }
+        } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
+          const int k0 = (kb_begin + i) * kTileK;
+          if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0)
+            mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense ? BN : 0)) * kRowBytes);
+#pragma unroll
+            for (int j = 0; j < BM / 64; ++j)
+              tma_load_2d(stage_addr(stage) + j * kMnAtomColBytes, &tmap_a, m0 + 64 * j, k0, full(stage));
+            if (p.b_dense)
+#pragma unroll
+              for (int j = 0; j < BN / 64; ++j)
+                tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
+          }
+          if (!p.b_dense) {
+            prod.load_b(kb_begin + i, stage_addr(stage), t);
             cp_async_arrive_noinc(full(stage));
           }
         } else {

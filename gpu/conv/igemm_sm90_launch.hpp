@@ -2,7 +2,7 @@
 // one config (main kernel, then the split-K reduction when splitk > 1), enqueued on a stream with
 // no host synchronisation, allocation or read-back (capturable into a CUDA graph; the one-time
 // raise of a kernel's dynamic shared-memory limit happens on its first launch).
-// TMA configs (fwd): the weight matrix's tensor map is encoded on the host per launch (host work only).
+// TMA configs (fwd, bwd-weights): the dense operands' tensor maps are encoded on the host per launch (host work only).
 // Each direction's .hip instantiates igemm_sm90_launch<T, DIR> for T = __half and bf16
 // (IGEMM_SM90_INSTANTIATE), so the three directions compile in parallel.
 #pragma once
@@ -74,9 +74,12 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>;
   raise_smem_limit<T, BM, BN, DIR, WS, TMA>();
   TensorMap map_b{}, map_a{};
-  if constexpr (TMA) {
+  if constexpr (TMA && DIR == IgemmDir::fwd) {
     map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
     if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
+  } else if constexpr (TMA) {  // bwd-weights, MN-major boxes of 64 channels x 64 pixels
+    map_a = matrix_tensor_map<T>(buf.a, L.params.a_ld, L.params.cls[0].kred, 64, context);
+    if (L.params.b_dense) map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
   }
   kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
       L.params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
@@ -85,14 +88,14 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
 }
 
-// The warp-specialised tiles with a TMA weight operand exist for fwd only.
+// The warp-specialised tiles with a TMA operand exist for fwd and bwd-weights.
 template <typename T, int BM, int BN, IgemmDir DIR>
 void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                 const std::string& context) {
-  if constexpr (DIR == IgemmDir::fwd)
+  if constexpr (DIR != IgemmDir::bwd_data)
     launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
   else
-    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) is fwd only");
+    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) is for fwd and bwd-weights");
 }
 }  // namespace detail
 
@@ -105,7 +108,7 @@ void igemm_sm90_prepare() {
   raise_smem_limit<T, 128, 128, DIR, true, false>(), raise_smem_limit<T, 128, 256, DIR, true, false>();
   raise_smem_limit<T, 128, 64, DIR, true, false>(), raise_smem_limit<T, 64, 128, DIR, true, false>();
   raise_smem_limit<T, 64, 64, DIR, true, false>();
-  if constexpr (DIR == IgemmDir::fwd) {
+  if constexpr (DIR != IgemmDir::bwd_data) {
     raise_smem_limit<T, 128, 128, DIR, true, true>(), raise_smem_limit<T, 128, 256, DIR, true, true>();
     raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
     raise_smem_limit<T, 64, 64, DIR, true, true>();

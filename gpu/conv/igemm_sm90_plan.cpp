@@ -253,6 +253,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
                           static_cast<int>(ow), static_cast<int>(r), static_cast<int>(s), sh, sw, ph, pw, dh, dw,
                           cl.kred};
       q.a_ld = static_cast<int>(k);
+      q.b_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;  // B = x [N*H*W][C]
       break;
     }
   }
@@ -332,7 +333,8 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
              " (not a plain 1x1) and col within " + std::to_string(kColMaxBytes >> 20) + " MiB only";
     return igemm_config_refusal(*pl.im2col, unflipped(c));
   }
-  if (c.tma && pl.params.dir != IgemmDir::fwd) return "the TMA producer is for fwd's dense weight operand only";
+  if (c.tma && pl.params.dir == IgemmDir::bwd_data)
+    return "the TMA producer feeds fwd and bwd-weights (bwd-data takes it through .flip)";
   const long long kb = cdiv(pl.kred_max, kTileK);
   if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
   if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);

@@ -264,6 +264,7 @@ struct IgemmParams {
   PixelGather pix;                 // bwd-weights B
   int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
   bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
+  bool b_dense = false;            // bwd-weights 1x1, stride 1, pad 0: B is x as a dense [pixels][C] matrix
   int splitk = 1, kb_per_split = 0;
   bool staged_epilogue = false;    // the config's .se
   bool fp32_out = false;           // .col2im: every tile writes fp32 sums to partial[0][m][n] (no rounding)
@@ -281,9 +282,10 @@ inline constexpr int kMinStages = 3, kMaxStages = 8;
 inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
 // ws: warp-specialised (a producer warpgroup and mbarriers, suffix ".ws"); else every thread both
-// produces and consumes. tma (with ws, fwd only, suffix ".tma"): the dense weight operand B comes
-// by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async, and so does A where it is dense
-// (IgemmParams::a_dense: 1x1, stride 1, pad 0).
+// produces and consumes. tma (with ws, fwd and bwd-weights, suffix ".tma"): the dense operand comes
+// by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async: fwd's weights B (K-major), and A
+// where it is dense (IgemmParams::a_dense: 1x1, stride 1, pad 0); bwd-weights' dy A (MN-major, one
+// box per 64 rows of M), and B where it is dense (b_dense). bwd-data takes TMA through .flip.
 // se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
 // 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
 // flip (suffix ".flip", stride-1 bwd-data only): the problem runs as flip_problem(p), a fwd

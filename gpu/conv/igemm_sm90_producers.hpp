@@ -153,6 +153,7 @@ struct StageProducers {
     lb.load(kb, stage + BM * kRowBytes, tid);
   }
   __device__ void load_a(int kb, std::uint32_t stage, int tid) const { la.load(kb, stage, tid); }
+  __device__ void load_b(int kb, std::uint32_t stage, int tid) const { lb.load(kb, stage + BM * kRowBytes, tid); }
 };
 #endif  // HIPRIM_SM90A
 

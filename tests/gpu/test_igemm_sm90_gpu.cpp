@@ -215,7 +215,7 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
             for (int split : large ? std::vector<int>{1, 2} : std::vector<int>{1, 3}) {
               const bool ws = variant >= 1, tma = variant == 2;
               if (ws && t.bm > 128) continue;                // no warp-specialised 256-row tile
-              if (tma && dir != ConvDir::fwd) continue;      // TMA feeds fwd's dense weights only
+              if (tma && dir == ConvDir::bwd_data) continue;  // bwd-data takes TMA through .flip
               if (split > (K + 63) / 64) continue;           // more splits than k-blocks is not a listed config
               const bool se = split == 1 && (t.bn + stages + variant) % 2 == 0;  // the staged epilogue on half
               check_gemm(dir, DType::bf16, M, N, K, to_string(sm90::IgemmConfig{t.bm, t.bn, stages, split, ws, tma, se}));
@@ -226,6 +226,8 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
   check_gemm(ConvDir::bwd_weights, DType::fp16, 256, 1000, 2000, "m128n256k64.s4.splitk4");
   check_gemm(ConvDir::bwd_data, DType::fp16, 1000, 264, 520, "m128n128k64.s4.splitk1.ws");
   check_gemm(ConvDir::fwd, DType::fp16, 1000, 264, 520, "m128n256k64.s3.splitk2.ws.tma");
+  check_gemm(ConvDir::bwd_weights, DType::fp16, 256, 1000, 2000, "m128n256k64.s4.splitk4.ws.tma");
+  check_gemm(ConvDir::bwd_weights, DType::bf16, 72, 200, 136, "m128n128k64.s3.splitk2.ws.tma");  // M, N tails
   for (const char* cfg : {"m128n128k64.s4.splitk1.se", "m256n128k64.s3.splitk1.se", "m128n256k64.s4.splitk1.ws.se",
                           "m64n64k64.s3.splitk1.ws.tma.se"})
     check_gemm(ConvDir::fwd, DType::bf16, 1000, 264, 520, cfg);

@@ -467,7 +467,7 @@ TEST(IgemmConfig, TheSpaceHoldsEveryProblemsConfigs) {
     const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
     const std::vector<IgemmConfig> mine = igemm_configs(pl);
     ASSERT_FALSE(mine.empty()) << s;
-    EXPECT_LT(mine.size(), space.size()) << s;  // each problem takes a strict subset (tma is fwd only, ...)
+    EXPECT_LT(mine.size(), space.size()) << s;  // each problem takes a strict subset (no tma for bwd-data, ...)
     for (const IgemmConfig& c : mine) EXPECT_NE(std::find(space.begin(), space.end(), c), space.end()) << s << ": " << to_string(c);
     EXPECT_NE(igemm_config_refusal(pl, {96, 128, 3, 1}), "");
     EXPECT_NE(igemm_config_refusal(pl, {128, 128, 3, 1, false, true}), "");
@@ -551,6 +551,12 @@ TEST(IgemmPlan, DenseActivationOperandOnlyForUnitStridedOneByOneFwd) {
                         "conv fwd bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f1x1",
                         "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1"})
     EXPECT_FALSE(plan_igemm(parse_conv_problem(s)).params.a_dense) << s;
+  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1")).params.b_dense);
+  for (const char* s : {"conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1 str2x2", "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1",
+                        "conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1"})
+    EXPECT_FALSE(plan_igemm(parse_conv_problem(s)).params.b_dense) << s;
+  const IgemmPlan wg = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1"));
+  EXPECT_EQ(igemm_config_refusal(wg, {128, 128, 4, 2, true, true}), "");  // dy by TMA, x gathered
   // Where it is set, the gather is the dense matrix: A[m][kk] at m*C + kk.
   const ConvProblem p = parse_conv_problem("conv fwd bf16 nhwc n2 c16 k8 in5x3 f1x1");
   const IgemmPlan pl = plan_igemm(p);

@@ -112,6 +112,17 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
       add(best);
     }
   }
+  for (const sm90::IgemmTile& t : sm90::kTiles)  // the TMA variant of each tile with the model's best split
+    for (int st : {4, 6}) {
+      sm90::IgemmConfig best{t.bm, t.bn, st, 1, true, true};
+      double cost = 1e30;
+      for (int sp : sm90::kSplits) {
+        const sm90::IgemmConfig c{t.bm, t.bn, st, sp, true, true};
+        if (!listed(c)) continue;
+        if (const double k = sm90::igemm_cost(pl, c); k < cost) cost = k, best = c;
+      }
+      add(best);
+    }
   for (int st = 3; st <= 6; ++st) add({pick.bm, pick.bn, st, pick.splitk});
   for (int st : {3, 4, 6}) add({pick.bm, pick.bn, st, pick.splitk, true});  // warp-specialised
   for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, pick.splitk, true});
