@@ -123,7 +123,7 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
       h.from_bytes(bytes.data());
       return h;
     };
-    const ref::ConvOutput& exp = c.expected(s.name() == "ref.conv.fast");
+    const ref::ConvOutput& exp = c.expected(s.needs_independent_oracle());
     const Tolerance tol = c.tolerance(s.accumulation_error_factor());
     std::optional<HostTensor> got;  // converted only when a judge or a dump needs it
     if (o.hooks.judge_bytes) {

@@ -66,8 +66,8 @@ class PreparedCase {
   const std::vector<unsigned char>& bias_bytes() const { return stored(bias_, bias_bytes_); }
   // Converts the inputs of the problem's direction now (e.g. on a preparing thread).
   void convert_inputs() const;
-  // The oracle: ref::conv (naive or fast by size); naive_only forces the naive loops (used when the
-  // solver under test is the fast reference itself). The hooks' oracle, when given, replaces both.
+  // The oracle: ref::conv (naive or fast by size); naive_only forces the naive loops (for a solver
+  // that needs_independent_oracle(): the fast reference itself). The hooks' oracle, when given, replaces both.
   const ref::ConvOutput& expected(bool naive_only) const;
   // algorithm_factor: the solver's accumulation_error_factor() (compare.hpp).
   Tolerance tolerance(double algorithm_factor = 1.0) const;

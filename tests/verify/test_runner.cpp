@@ -157,6 +157,14 @@ TEST(SelectConvSolvers, CommaSeparatedGlobsSelectTheUnion) {
   EXPECT_THROW(select_conv_solvers(","), hiprim::InputError);
 }
 
+// The oracle rule is a property each solver declares: the fast CPU reference runs the code of conv's
+// default oracle, so it alone is judged by the naive loops; every other solver keeps the default.
+TEST(Runner, OnlyTheFastReferenceNeedsAnIndependentOracle) {
+  for (const auto& s : hiprim::verify::select_conv_solvers("*"))
+    EXPECT_EQ(s->needs_independent_oracle(), s->name() == "ref.conv.fast") << s->name();
+  EXPECT_TRUE(hiprim::verify::make_fast_reference_solver()->needs_independent_oracle());
+}
+
 // ConvSolver::run checks the preconditions once for every solver (core/conv_solver.cpp) and calls
 // run_checked only when they hold.
 namespace hiprim::verify_test {
