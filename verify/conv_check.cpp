@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "core/conv_solver.hpp"
 #include "core/error.hpp"
 #include "verify/case_check.hpp"
 #include "verify/npy.hpp"
@@ -108,11 +109,13 @@ const ConvCheck& conv_check(const PreparedCase& c) {
 std::unique_ptr<const CaseCheck> make_conv_check(const RunOptions& o) { return std::make_unique<ConvCheck>(o); }
 
 std::uint64_t conv_fill_tag(std::string_view name) {
-  if (name == "x" || name == "dx") return kTagX;
-  if (name == "w" || name == "dw") return kTagW;
-  if (name == "y" || name == "dy") return kTagY;
-  if (name == "bias") return kTagBias;
-  throw InputError("conv has no tensor '" + std::string(name) + "'");
+  switch (conv_slot(name)) {
+    case ConvSlot::x: return kTagX;
+    case ConvSlot::w: return kTagW;
+    case ConvSlot::y: return kTagY;
+    case ConvSlot::bias: return kTagBias;
+  }
+  return 0;
 }
 
 const ConvProblem& conv_problem(const PreparedCase& c) { return ConvCheck::cast(c.problem()); }
@@ -123,11 +126,11 @@ ref::ConvInputs conv_inputs(const PreparedCase& c) {
   for (std::size_t i = 0; i < ts.size(); ++i) {
     if (ts[i].role == OpTensor::Role::output) continue;
     const HostTensor* t = &c.data()[i];
-    switch (conv_fill_tag(ts[i].name)) {
-      case kTagX: in.x = t; break;
-      case kTagW: in.w = t; break;
-      case kTagY: in.y = t; break;
-      default: in.bias = t; break;
+    switch (conv_slot(ts[i].name)) {
+      case ConvSlot::x: in.x = t; break;
+      case ConvSlot::w: in.w = t; break;
+      case ConvSlot::y: in.y = t; break;
+      case ConvSlot::bias: in.bias = t; break;
     }
   }
   return in;

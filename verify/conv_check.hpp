@@ -15,8 +15,8 @@
 
 namespace hiprim::verify {
 
-// The fill tag of a conv tensor by its tensors() name: x and dx kTagX, w and dw kTagW, y and dy
-// kTagY, bias kTagBias (InputError otherwise).
+// The fill tag of a conv tensor by its tensors() name (its conv_slot, core/conv_solver.hpp): x and
+// dx kTagX, w and dw kTagW, y and dy kTagY, bias kTagBias (InputError otherwise).
 std::uint64_t conv_fill_tag(std::string_view tensor_name);
 
 // The conv view of a case whose problem is a convolution (InputError otherwise).
