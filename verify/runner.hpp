@@ -1,12 +1,12 @@
 // The runner: problem x solver -> verdict, one for every primitive. For one problem it fills the
-// inputs (seeded) and asks the primitive's oracle for the expected outputs once (the primitive's own
-// part: verify/case_check.hpp); then it runs each solver through the buffer-list interface
-// (OpSolver: one buffer per OpProblem::tensors() entry; conv solvers through ConvOpSolver) on buffers with guard
-// regions, inputs set, in_out tensors reset to their initial values and outputs poisoned (a
-// signaling NaN no arithmetic produces, verify/guarded_buffer.hpp) before every run; after it:
-// guards intact, inputs unchanged, no output element still holding the poison (never written:
-// failed, whatever the judge would say), the primitive's judgement, and (for solvers that claim it)
-// bitwise determinism over a second run.
+// inputs (seeded) and asks the primitive's oracle for the expected outputs once (the primitive's
+// own part: verify/case_check.hpp); then it runs each solver through the buffer-list interface
+// (OpSolver: one buffer per OpProblem::tensors() entry; conv solvers through ConvOpSolver) on
+// buffers with guard regions: inputs set, in_out tensors reset to their initial values and
+// outputs poisoned (a signaling NaN no arithmetic produces, verify/guarded_buffer.hpp) before
+// every run; after it: guards intact, inputs unchanged, no output element still holding the
+// poison (never written: failed, whatever the judge would say), the primitive's judgement, and
+// (for solvers that claim it) bitwise determinism over a second run.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -33,13 +33,15 @@ struct CaseHooks {
   // Edits each filled input and in_out tensor (`tensor`: its tensors() entry, name and role) before
   // anyone sees it (special values: NaN, Inf, -0, subnormals, huge).
   std::function<void(HostTensor& t, const OpTensor& tensor)> adjust_input;
-  // Conv's judgement (verify/conv_check.hpp; a case of another primitive refuses them):
-  // replaces the CPU oracle (e.g. the GPU naive solver's output in the exact tier).
+  // The three below are conv's judgement (verify/conv_check.hpp); a case of another primitive
+  // refuses them (InputError). oracle: replaces the CPU oracle (e.g. the GPU naive solver's
+  // output in the exact tier).
   std::function<ref::ConvOutput(const PreparedCase& c)> oracle;
-  // Replaces compare() (e.g. NaN/Inf propagation, then compare() on the finite elements).
+  // judge: replaces compare() (e.g. NaN/Inf propagation, then compare() on the finite elements).
   std::function<Verdict(const HostTensor& got, const ref::ConvOutput& expected, const Tolerance& tol)> judge;
-  // Takes judge's place when given: the output as the solver stored it (its desc's storage in its
-  // dtype), so an output equal to the correct one is judged without converting it (bench/).
+  // judge_bytes: takes judge's place when given: the output as the solver stored it (its desc's
+  // storage in its dtype), so an output equal to the correct one is judged without converting it
+  // (bench/).
   std::function<Verdict(const std::vector<unsigned char>& got, const Tolerance& tol)> judge_bytes;
   std::string repro_flags;  // appended to the repro line, e.g. "--special nan"
 };
