@@ -16,6 +16,7 @@
 #include "bench/bench_timing.hpp"
 #include "bench/reference_cache.hpp"
 #include "core/error.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "verify/solvers.hpp"
 #ifdef HIPRIM_WITH_GPU
@@ -162,7 +163,7 @@ Bench::Prepared Bench::prepare(const ConvProblem& p) const {
       };
     }
     out.pc = std::make_unique<PreparedCase>(p, out.ro);
-    if (o.verify == VerifyMode::full) (void)out.pc->expected(false);  // here, not on the device thread
+    if (o.verify == VerifyMode::full) (void)conv_expected(*out.pc, false);  // here, not on the device thread
     out.pc->convert_inputs();                                             // likewise the inputs' bytes
     if (o.verify == VerifyMode::quick) out.oracle = std::make_unique<SampleOracle>(*out.pc);
   } catch (const std::exception& e) {
@@ -337,11 +338,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
         auto bounded_retry = [&](Verdict exact, const HostTensor& got) {
           if (exact.status != Status::failed || tier != FillTier::exact || o.verify != VerifyMode::full) return exact;
           if (!with_abs_sum) {
-            ref::ConvInputs in;
-            if (p.dir != ConvDir::bwd_data) in.x = &prep.pc->x();
-            if (p.dir != ConvDir::bwd_weights) in.w = &prep.pc->w();
-            if (p.dir != ConvDir::fwd) in.y = &prep.pc->y();
-            if (p.bias) in.bias = &prep.pc->bias();
+            const ref::ConvInputs in = conv_inputs(*prep.pc);
             with_abs_sum = s_->phases.time("peer_bounded_reference", [&] { return ref::conv(p, in, /*with_abs_sum=*/true); });
           }
           Verdict b = compare(got, with_abs_sum->value, with_abs_sum->abs_sum, with_abs_sum->desc,
@@ -368,7 +365,7 @@ void Bench::run_first(ProblemState& st, Prepared& prep) {
           }
           const HostTensor got = vb->download_output();
           if (o.verify == VerifyMode::quick) return prep.oracle->check(got, pr.algorithm_factor);
-          const ref::ConvOutput& e = prep.pc->expected(false);
+          const ref::ConvOutput& e = conv_expected(*prep.pc, false);
           return compare(got, e.value, e.abs_sum, e.desc, tol);
         };
         auto time_ms = [&](int i) {

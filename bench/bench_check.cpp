@@ -100,19 +100,19 @@ Verdict all_finite(const HostTensor& got) {
 
 }  // namespace
 
-SampleOracle::SampleOracle(const PreparedCase& c, std::int64_t channels) : c_(c), q_(sample_problem(c.problem(), channels)) {
-  const ConvProblem& p = c.problem();
+SampleOracle::SampleOracle(const PreparedCase& c, std::int64_t channels) : c_(c), q_(sample_problem(conv_problem(c), channels)) {
+  const ref::ConvInputs full = conv_inputs(c);
   HostTensor x, w, y, bias;
   ref::ConvInputs in;
-  if (p.dir != ConvDir::bwd_data) in.x = &(x = prefix_box(c.x(), q_.x_desc()));
-  if (p.dir != ConvDir::bwd_weights) in.w = &(w = prefix_box(c.w(), q_.w_desc()));
-  if (p.dir != ConvDir::fwd) in.y = &(y = prefix_box(c.y(), q_.y_desc()));
-  if (p.bias) in.bias = &(bias = prefix_box(c.bias(), q_.bias_desc()));
+  if (full.x) in.x = &(x = prefix_box(*full.x, q_.x_desc()));
+  if (full.w) in.w = &(w = prefix_box(*full.w, q_.w_desc()));
+  if (full.y) in.y = &(y = prefix_box(*full.y, q_.y_desc()));
+  if (full.bias) in.bias = &(bias = prefix_box(*full.bias, q_.bias_desc()));
   expected_ = ref::conv(q_, in);
 }
 
 Verdict SampleOracle::check(const HostTensor& got, double algorithm_factor) const {
-  const ConvProblem& p = c_.problem();
+  const ConvProblem& p = conv_problem(c_);
   Verdict finite = all_finite(got);
   if (finite.status != Status::passed) return finite;
   const HostTensor got_box = prefix_box(got, output_desc(q_));
@@ -125,7 +125,7 @@ Verdict SampleOracle::check(const HostTensor& got, double algorithm_factor) cons
 
 Verdict check_output(const PreparedCase& c, const HostTensor& got, VerifyMode mode, double algorithm_factor,
                      const SampleOracle* oracle) {
-  const TensorDesc want = output_desc(c.problem());
+  const TensorDesc want = output_desc(conv_problem(c));
   if (got.desc.dims != want.dims)
     throw InputError("check_output: output dims " + got.desc.str() + " differ from the output role's " + want.str());
   switch (mode) {
@@ -134,8 +134,8 @@ Verdict check_output(const PreparedCase& c, const HostTensor& got, VerifyMode mo
       if (oracle) return oracle->check(got, algorithm_factor);
       return SampleOracle(c).check(got, algorithm_factor);
     case VerifyMode::full: {
-      const ref::ConvOutput& exp = c.expected(false);
-      return compare(got, exp.value, exp.abs_sum, exp.desc, tolerance_for(c.problem(), c.fill(), algorithm_factor));
+      const ref::ConvOutput& exp = conv_expected(c, false);
+      return compare(got, exp.value, exp.abs_sum, exp.desc, conv_tolerance(c, algorithm_factor));
     }
   }
   throw InputError("check_output: unknown verify mode");

@@ -23,6 +23,7 @@
 #include "core/conv_problem.hpp"
 #include "reference/conv.hpp"
 #include "verify/compare.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 
 namespace hiprim::verify {

@@ -12,7 +12,8 @@
 #include "bench/bench_clocks.hpp"
 #include "bench/bench_stats.hpp"
 #include "bench/bench_timing.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/op_check.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/runtime/device.hpp"
@@ -34,12 +35,6 @@ std::int64_t count_poisoned(const std::vector<unsigned char>& bytes, std::size_t
 
 namespace {
 
-// The byte form of every tensor a solver reads (PreparedOpCase::bytes), made on the preparing thread.
-void convert_inputs(const PreparedOpCase& c) {
-  for (std::size_t k = 0; k < c.tensors().size(); ++k)
-    if (c.tensors()[k].role != OpTensor::Role::output) (void)c.bytes(k);
-}
-
 constexpr const char* kNoOpPeer = "cuDNN is the peer of convolutions only: no cuDNN call is wired for this op";
 
 #ifdef HIPRIM_WITH_GPU
@@ -49,7 +44,7 @@ std::size_t storage_bytes(const TensorDesc& d) { return static_cast<std::size_t>
 // prepared inputs and in_out values, the other sets copies of them.
 class OpDeviceSets {
  public:
-  OpDeviceSets(const PreparedOpCase& c, std::size_t l2) : ts_(c.tensors()) {
+  OpDeviceSets(const PreparedCase& c, std::size_t l2) : ts_(c.tensors()) {
     std::size_t set_bytes = 0;
     for (const OpTensor& t : ts_) set_bytes += storage_bytes(t.desc);
     count_ = rotation_sets(set_bytes, l2);
@@ -121,8 +116,8 @@ struct OpBench::State {
 };
 
 struct OpBench::Prepared {
-  std::unique_ptr<PreparedOpCase> full;    // the problem's inputs (and, repeat 1 with verify full, its reference)
-  std::unique_ptr<PreparedOpCase> sample;  // verify quick: the problem at kOpSampleBatch, reference computed
+  std::unique_ptr<PreparedCase> full;    // the problem's inputs (and, repeat 1 with verify full, its reference)
+  std::unique_ptr<PreparedCase> sample;  // verify quick: the problem at kOpSampleBatch, reference computed
   std::string error;                       // non-empty: preparing failed
 };
 
@@ -198,12 +193,12 @@ OpBench::Prepared OpBench::prepare(const OpProblemPtr& p) const {
   try {
     RunOptions ro;
     ro.seed = s_->o.seed;
-    out.full = std::make_unique<PreparedOpCase>(p, ro);
-    convert_inputs(*out.full);
-    if (s_->o.verify == VerifyMode::full) (void)out.full->expected();
+    out.full = std::make_unique<PreparedCase>(p, ro);
+    out.full->convert_inputs();  // the inputs' bytes, on the preparing thread
+    if (s_->o.verify == VerifyMode::full) (void)op_expected_of(*out.full);
     if (s_->o.verify == VerifyMode::quick) {
-      out.sample = std::make_unique<PreparedOpCase>(op_problem_at_batch(*p, kOpSampleBatch), ro);
-      (void)out.sample->expected();
+      out.sample = std::make_unique<PreparedCase>(op_problem_at_batch(*p, kOpSampleBatch), ro);
+      (void)op_expected_of(*out.sample);
     }
   } catch (const std::exception& e) {
     out.error = std::string("preparing the problem: ") + e.what();
@@ -237,8 +232,8 @@ json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::fu
           try {
             RunOptions ro;
             ro.seed = s_->o.seed;
-            out.full = std::make_unique<PreparedOpCase>(p, ro);
-            convert_inputs(*out.full);
+            out.full = std::make_unique<PreparedCase>(p, ro);
+            out.full->convert_inputs();  // the inputs' bytes, on the preparing thread
           } catch (const std::exception& e) {
             out.error = std::string("preparing the problem: ") + e.what();
           }
@@ -313,9 +308,9 @@ void OpBench::run_first(ProblemState& st, Prepared& prep) {
       if (auto a = s.applicable(p); !a) {
         r.rec.verdict = Verdict{Status::unsupported, a.reason, {}};
       } else if (o.verify == VerifyMode::full) {
-        r.rec = run_op_case(*prep.full, s, ro);
+        r.rec = run_case(*prep.full, s, ro);
       } else if (o.verify == VerifyMode::quick) {
-        const CaseRecord small = run_op_case(*prep.sample, s, ro);
+        const CaseRecord small = run_case(*prep.sample, s, ro);
         r.rec.verdict = small.verdict;
         r.rec.tolerance = small.tolerance;
         r.rec.deterministic = small.deterministic;

@@ -8,10 +8,10 @@
 // no peer for ops (the peer columns say "unavailable").
 //
 // Verification (--verify), before a solver is timed:
-//   full:    the op runner (verify/op_runner.hpp) on the whole problem, at the timed size: guard
+//   full:    the runner (verify/runner.hpp) on the whole problem, at the timed size: guard
 //            regions, inputs left unchanged, every element of every output against the reference,
 //            determinism re-run. The default, and the only mode a committed claim may use.
-//   quick:   a labelled quick look, never for claims: the op runner on the same problem at batch
+//   quick:   a labelled quick look, never for claims: the runner on the same problem at batch
 //            kOpSampleBatch (op_problem_at_batch), and at full size one run on the bench's own
 //            buffers, outputs poisoned with all-ones bytes before it, after which no output element
 //            may still hold that pattern (every element written).

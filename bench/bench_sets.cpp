@@ -58,7 +58,8 @@ PeerBuffers TimingSets::peer(int i, const gpu::DeviceBuffer& ws, void* stream) c
   return PeerBuffers{x_[k].data(), w_[k].data(), y_[k].data(), p_.bias ? bias_[k].data() : nullptr, ws.data(), ws.bytes(), stream};
 }
 
-VerifyBuffers::VerifyBuffers(const PreparedCase& c) : p_(c.problem()) {
+VerifyBuffers::VerifyBuffers(const PreparedCase& c) : p_(conv_problem(c)) {
+  const ref::ConvInputs in = conv_inputs(c);
   auto make = [](gpu::DeviceBuffer& d, const TensorDesc& desc, const HostTensor* h, const std::string& what) {
     d = gpu::DeviceBuffer(storage_bytes(desc), what + " (verification)");
     if (h && !h->data.empty()) {
@@ -66,10 +67,10 @@ VerifyBuffers::VerifyBuffers(const PreparedCase& c) : p_(c.problem()) {
       d.upload(bytes.data(), bytes.size());
     }
   };
-  make(x_, p_.x_desc(), p_.dir != ConvDir::bwd_data ? &c.x() : nullptr, "x");
-  make(w_, p_.w_desc(), p_.dir != ConvDir::bwd_weights ? &c.w() : nullptr, "w");
-  make(y_, p_.y_desc(), p_.dir != ConvDir::fwd ? &c.y() : nullptr, "y");
-  if (p_.bias) make(bias_, p_.bias_desc(), &c.bias(), "bias");
+  make(x_, p_.x_desc(), in.x, "x");
+  make(w_, p_.w_desc(), in.w, "w");
+  make(y_, p_.y_desc(), in.y, "y");
+  if (p_.bias) make(bias_, p_.bias_desc(), in.bias, "bias");
 }
 
 ConvTensors VerifyBuffers::tensors(const gpu::DeviceBuffer& ws, void* stream) const {

@@ -15,6 +15,7 @@
 #include "core/conv_problem.hpp"
 #include "core/conv_solver.hpp"
 #include "gpu/runtime/device.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 
 namespace hiprim::verify {

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "verify/fill.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 
 namespace hiprim::verify {
@@ -26,12 +27,7 @@ ref::ConvOutput exact_reference(const ConvProblem& key, std::uint64_t seed) {
   ro.seed = seed;
   ro.fill = FillTier::exact;
   const PreparedCase c(key, ro);  // the runner's own fills: the same inputs every variant gets
-  ref::ConvInputs in;
-  if (key.dir != ConvDir::bwd_data) in.x = &c.x();
-  if (key.dir != ConvDir::bwd_weights) in.w = &c.w();
-  if (key.dir != ConvDir::fwd) in.y = &c.y();
-  if (key.bias) in.bias = &c.bias();
-  return ref::conv(key, in, /*with_abs_sum=*/false);
+  return ref::conv(key, conv_inputs(c), /*with_abs_sum=*/false);
 }
 
 void ReferenceCache::expect(const ConvProblem& p) {

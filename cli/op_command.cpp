@@ -5,19 +5,19 @@
 
 #include "cli/output.hpp"
 #include "core/error.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
 
 namespace hiprim::cli {
 
 void run_op_problem(const OpProblemPtr& p, const OpSolverList& solvers, const verify::RunOptions& o,
                     std::vector<verify::CaseRecord>& out, bool print_passed) {
-  verify::PreparedOpCase c(p, o);
+  verify::PreparedCase c(p, o);
   for (auto& s : solvers) {
     if (s->op() != p->op()) continue;
     verify::RunOptions so = o;
     if (!o.dump_dir.empty()) so.dump_dir = o.dump_dir + "/" + s->name();
-    auto rec = verify::run_op_case(c, *s, so);
+    auto rec = verify::run_case(c, *s, so);
     if (print_passed || rec.verdict.status != verify::Status::passed) print_case_line(rec);
     out.push_back(std::move(rec));
   }

@@ -28,4 +28,44 @@ void ConvSolver::run(const ConvProblem& p, const ConvTensors& t) const {
   run_checked(p, t);
 }
 
+ConvSlot conv_slot(std::string_view name) {
+  if (name == "x" || name == "dx") return ConvSlot::x;
+  if (name == "w" || name == "dw") return ConvSlot::w;
+  if (name == "y" || name == "dy") return ConvSlot::y;
+  if (name == "bias") return ConvSlot::bias;
+  throw InputError("a conv problem has no tensor '" + std::string(name) + "' (x, w, y, dx, dw, dy, bias)");
+}
+
+Applicability ConvOpSolver::applicable(const OpProblem& p) const {
+  const ConvProblem* q = op_problem_cast<ConvProblem>(p);
+  if (!q) return Applicability::no("not a conv problem (" + p.op() + ")");
+  return s_.applicable(*q);
+}
+
+std::size_t ConvOpSolver::workspace_bytes(const OpProblem& p) const {
+  const ConvProblem* q = op_problem_cast<ConvProblem>(p);
+  return q ? s_.workspace_bytes(*q) : 0;
+}
+
+void ConvOpSolver::run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
+                       void* stream) const {
+  const ConvProblem* q = op_problem_cast<ConvProblem>(p);
+  const std::vector<OpTensor> ts = q ? q->tensors() : std::vector<OpTensor>{};
+  // The type and the buffer count here; applicability, null buffers and the workspace in run(*q, t).
+  check_op_run(s_.name(), p, q != nullptr, buffers.size(), ws_bytes, 0);
+  ConvTensors t;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    switch (conv_slot(ts[i].name)) {
+      case ConvSlot::x: t.x = buffers[i]; break;
+      case ConvSlot::w: t.w = buffers[i]; break;
+      case ConvSlot::y: t.y = buffers[i]; break;
+      case ConvSlot::bias: t.bias = buffers[i]; break;
+    }
+  }
+  t.workspace = workspace;
+  t.workspace_bytes = ws_bytes;
+  t.stream = stream;
+  s_.run(*q, t);
+}
+
 }  // namespace hiprim

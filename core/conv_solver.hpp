@@ -3,14 +3,16 @@
 // the problem's dtype with the packed strides of ConvProblem::{x,w,y}_desc() (the layout decides).
 // Direction roles (MIOpen's): fwd reads x, w (and bias) and writes y; bwd-data reads y (= dy) and w
 // and writes x (= dx); bwd-weights reads x and y (= dy) and writes w (= dw).
+// ConvOpSolver (below) runs a conv solver through the buffer-list interface of every primitive.
 #pragma once
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/conv_problem.hpp"
-#include "core/solver.hpp"  // Solver, Backend, Applicability
+#include "core/op_solver.hpp"  // OpSolver; Solver, Backend, Applicability
 
 namespace hiprim {
 
@@ -62,6 +64,11 @@ struct ConvTensors {
   void* stream = nullptr;  // device solvers: the hipStream_t to launch on (nullptr: default stream)
 };
 
+// The ConvTensors slot of a tensors() entry of a conv problem, by its name: x (x, dx), w (w, dw),
+// y (y, dy), bias; InputError for any other name.
+enum class ConvSlot { x, w, y, bias };
+ConvSlot conv_slot(std::string_view tensor_name);
+
 class ConvSolver : public Solver {
  public:
   // What it does with the implicit zeros of p (see ImplicitZeros above); the fuzzer's special-value
@@ -85,6 +92,33 @@ class ConvSolver : public Solver {
 // or when t's workspace is smaller than ws_needed or null while needed.
 void check_conv_run(const std::string& solver, const ConvProblem& p, const ConvTensors& t, const Applicability& a,
                     std::size_t ws_needed);
+
+// A conv solver seen as an OpSolver of "conv" (the one runner, verify/runner.hpp, runs every
+// primitive's solvers through that interface): the buffers of ConvProblem::tensors() (fwd x, w,
+// [bias], y; bwd-data dy, w, dx; bwd-weights x, dy, dw) become ConvTensors by conv_slot(), here
+// only, then ConvSolver::run. Another op's problem: applicable() says no, run() throws InputError.
+// It refers to s (which must outlive it) and reports s's every Solver property.
+class ConvOpSolver final : public OpSolver {
+ public:
+  explicit ConvOpSolver(const ConvSolver& s) : s_(s) {}
+  const ConvSolver& conv_solver() const { return s_; }
+  std::string name() const override { return s_.name(); }
+  Backend backend() const override { return s_.backend(); }
+  std::string summary() const override { return s_.summary(); }
+  bool deterministic() const override { return s_.deterministic(); }
+  double accumulation_error_factor() const override { return s_.accumulation_error_factor(); }
+  bool needs_independent_oracle() const override { return s_.needs_independent_oracle(); }
+  std::vector<std::string> perf_configs() const override { return s_.perf_configs(); }
+  std::string default_perf_config() const override { return s_.default_perf_config(); }
+  std::string op() const override { return std::string(ConvProblem::kOp); }
+  Applicability applicable(const OpProblem& p) const override;
+  std::size_t workspace_bytes(const OpProblem& p) const override;
+  void run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
+           void* stream) const override;
+
+ private:
+  const ConvSolver& s_;
+};
 
 using ConvSolverList = std::vector<std::shared_ptr<const ConvSolver>>;
 

@@ -33,6 +33,10 @@ class Solver {
   // The factor on gamma(L) of its fp32 accumulation's error bound (verify/compare.hpp): 1 for
   // round-to-nearest adds; 2 where the adder truncates (tensor-core mma: each add errs by < 2u).
   virtual double accumulation_error_factor() const { return 1.0; }
+  // Whether it runs the code of its primitive's default oracle (ref.conv.fast is the fast CPU
+  // reference that checks large conv problems): the runner then judges it by the reference's
+  // independent naive loops, so that no solver is checked against its own code.
+  virtual bool needs_independent_oracle() const { return false; }
   // Its perf-config space: the canonical strings of the tuning variants it can be run with (each
   // problem takes a subset of them). Empty: one implicit config, nothing to tune.
   virtual std::vector<std::string> perf_configs() const { return {}; }

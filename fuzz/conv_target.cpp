@@ -8,6 +8,7 @@
 #include "fuzz/conv_implicit_zero.hpp"
 #include "fuzz/gpu_oracle.hpp"
 #include "reference/conv.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/host_solvers.hpp"
 
 namespace hiprim::fuzz {
@@ -61,14 +62,15 @@ verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d,
   if (d.special != Special::none) {
     const Special kind = d.special;
     const std::uint64_t seed = d.seed;
-    o.hooks.adjust_input = [kind, seed, p](HostTensor& t, std::uint64_t tag) { apply_special(kind, p, seed, tag, t); };
+    o.hooks.adjust_input = [kind, seed, p](HostTensor& t, const OpTensor& tensor) {
+      apply_special(kind, p, seed, verify::conv_fill_tag(tensor.name), t);
+    };
     // The oracle also records which implicit zeros meet Inf/NaN; the judge of the same case turns
     // that into this solver's answer (its declaration) and requires exactly it.
     auto kinds = std::make_shared<std::vector<std::uint8_t>>();
     o.hooks.oracle = [kinds](const verify::PreparedCase& c) {
-      const ConvProblem& q = c.problem();
-      ref::ConvInputs in{q.dir != ConvDir::bwd_data ? &c.x() : nullptr, q.dir != ConvDir::bwd_weights ? &c.w() : nullptr,
-                         q.dir != ConvDir::fwd ? &c.y() : nullptr, q.bias ? &c.bias() : nullptr};
+      const ConvProblem& q = verify::conv_problem(c);
+      const ref::ConvInputs in = verify::conv_inputs(c);
       ref::ConvOutput out = ref::conv_naive(q, in);
       *kinds = implicit_zero_kinds(q, in, out.desc);
       return out;
@@ -167,7 +169,7 @@ verify::CaseRecord ConvFuzzTarget::run(const CaseSpec& spec) const {
     verify::PreparedCase pc(c.problem, o);
     // Data whose expected output is mostly zeros (a short reduction over fills that hit zero, -0
     // special values) would be mistrusted: the case takes the next seed of its sequence instead.
-    const ref::ConvOutput& e = pc.expected(solver_->name() == verify::kFastReferenceSolverName);
+    const ref::ConvOutput& e = verify::conv_expected(pc, solver_->needs_independent_oracle());
     if (attempt < kMaxReseeds && verify::mostly_zero(e.value, e.desc)) {
       c.data.seed = 1 + verify::fill_hash(c.data.seed, kReseedSalt, static_cast<std::uint64_t>(attempt)) % ((std::uint64_t{1} << 31) - 1);
       continue;

@@ -30,7 +30,7 @@ bool gpu_oracle_available(std::string* why) {
 }
 
 ref::ConvOutput device_solver_output(const verify::PreparedCase& c, const ConvSolver& oracle) {
-  const ConvProblem& p = c.problem();
+  const ConvProblem& p = verify::conv_problem(c);
   if (auto a = oracle.applicable(p); !a) throw InputError(oracle.name() + " refuses " + to_string(p) + ": " + a.reason);
 #ifdef HIPRIM_WITH_GPU
   auto bytes = [](const TensorDesc& d) { return static_cast<std::size_t>(d.storage_elements()) * dtype_size(d.dtype); };
@@ -42,10 +42,11 @@ ref::ConvOutput device_solver_output(const verify::PreparedCase& c, const ConvSo
     auto v = t.to_bytes();
     if (!v.empty()) b.upload(v.data(), v.size());
   };
-  if (p.dir != ConvDir::bwd_data) up(x, c.x());
-  if (p.dir != ConvDir::bwd_weights) up(w, c.w());
-  if (p.dir != ConvDir::fwd) up(y, c.y());
-  if (p.bias) up(bias, c.bias());
+  const ref::ConvInputs in = verify::conv_inputs(c);
+  if (in.x) up(x, *in.x);
+  if (in.w) up(w, *in.w);
+  if (in.y) up(y, *in.y);
+  if (in.bias) up(bias, *in.bias);
   const TensorDesc out = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
   gpu::DeviceBuffer& ob = p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w;
   // The output starts as the runner's poison: an element the oracle does not write is an error, not garbage.

@@ -3,6 +3,7 @@
 #pragma once
 #include "core/conv_solver.hpp"
 #include "reference/conv.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 
 namespace hiprim::fuzz {

@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "fuzz/gen_util.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
 
 namespace hiprim::fuzz {
@@ -100,8 +100,8 @@ verify::CaseRecord run_op_fuzz_case(const OpCase& c, const OpSolver& s, bool che
   verify::RunOptions o;
   o.seed = c.seed;
   o.check_determinism = check_determinism;
-  verify::PreparedOpCase pc(c.problem, o);
-  return verify::run_op_case(pc, s, o);
+  verify::PreparedCase pc(c.problem, o);
+  return verify::run_case(pc, s, o);
 }
 
 }  // namespace hiprim::fuzz

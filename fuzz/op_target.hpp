@@ -1,6 +1,6 @@
 // The fuzz target of the non-convolution primitives: one class for every op, parameterized by the
 // op's generator (fuzz/op_gen.hpp) and one OpSolver. Cases are (problem, fill seed); they run
-// through the op runner (verify/op_runner.hpp: guards, poisoned outputs, inputs unchanged,
+// through the runner (verify/runner.hpp: guards, poisoned outputs, inputs unchanged,
 // per-element bounds of the CPU reference, determinism check), so a failure's repro line is
 //   hiprim repro "<op problem>" --solver S --seed N
 // The oracle is always the CPU reference (no special-value contract, no GPU oracle for ops).

@@ -16,6 +16,7 @@ class FastReferenceSolver final : public ConvSolver {
  public:
   std::string name() const override { return kFastReferenceSolverName; }
   Backend backend() const override { return Backend::host; }
+  bool needs_independent_oracle() const override { return true; }  // it is the oracle's fast path
   // gather and weights GEMM over im2col's zeros (multiplied, in double); scatter's col2im adds real taps only.
   ImplicitZeros implicit_zeros(const ConvProblem&) const override {
     return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::skipped, .stride_holes = ZeroTerm::skipped};

@@ -1,78 +1,78 @@
 #include "verify/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "verify/case_check.hpp"
 #include "verify/guarded_buffer.hpp"
-#include "verify/npy.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/runtime/device.hpp"
 #endif
 
 namespace hiprim::verify {
 
-PreparedCase::PreparedCase(const ConvProblem& p, const RunOptions& o)
-    : p_(p), seed_(o.seed), fill_given_(o.fill.has_value()), oracle_(o.hooks.oracle), repro_flags_(o.hooks.repro_flags) {
-  auto errs = p.validate();
-  if (!errs.empty()) throw InputError("invalid problem " + to_string(p) + ": " + errs.front());
-  int range = exact_fill_range(p);
-  fill_ = o.fill.value_or(range > 0 ? FillTier::exact : FillTier::bounded);
-  if (fill_ == FillTier::exact && range == 0)
-    throw InputError("--fill exact: the problem's reduction length " + std::to_string(p.reduction_length()) +
-                     " is too long for exact integer sums in fp32");
-  auto make = [&](HostTensor& t, const TensorDesc& d, std::uint64_t tag) {
-    t = HostTensor(d);
-    verify::fill(t, fill_, seed_, tag, range);
-    if (o.hooks.adjust_input) o.hooks.adjust_input(t, tag);
-  };
-  if (p.dir != ConvDir::bwd_data) make(x_, p.x_desc(), kTagX);
-  if (p.dir != ConvDir::bwd_weights) make(w_, p.w_desc(), kTagW);
-  if (p.dir != ConvDir::fwd) make(y_, p.y_desc(), kTagY);
-  if (p.bias) make(bias_, p.bias_desc(), kTagBias);
+PreparedCase::PreparedCase(OpProblemPtr p, const RunOptions& o)
+    : p_(std::move(p)), seed_(o.seed), repro_flags_(o.hooks.repro_flags), hooks_(o.hooks) {
+  if (!p_) throw InputError("no problem given");
+  check_ = make_case_check(*p_, o);
+  fill_ = check_->fill_tier(*p_, o.fill);
+  fill_given_ = o.fill.has_value() && check_->takes_fill_tiers();
+  tensors_ = p_->tensors();
+  data_ = check_->fill(*p_, fill_, seed_);
+  if (o.hooks.adjust_input)
+    for (std::size_t i = 0; i < tensors_.size(); ++i)
+      if (tensors_[i].role != OpTensor::Role::output) o.hooks.adjust_input(data_[i], tensors_[i]);
+  bytes_.resize(data_.size());
 }
 
-const ref::ConvOutput& PreparedCase::expected(bool naive_only) const {
-  ref::ConvInputs in{p_.dir != ConvDir::bwd_data ? &x_ : nullptr, p_.dir != ConvDir::bwd_weights ? &w_ : nullptr,
-                     p_.dir != ConvDir::fwd ? &y_ : nullptr, p_.bias ? &bias_ : nullptr};
-  if (oracle_) {
-    if (!auto_) auto_ = oracle_(*this);
-    return *auto_;
-  }
-  if (naive_only || p_.macs() < ref::kFastThresholdMacs) {
-    if (!naive_) naive_ = ref::conv_naive(p_, in);
-    return *naive_;
-  }
-  if (!auto_) auto_ = ref::conv(p_, in);
-  return *auto_;
+PreparedCase::PreparedCase(const ConvProblem& p, const RunOptions& o) : PreparedCase(make_op_problem(p), o) {}
+PreparedCase::~PreparedCase() = default;
+PreparedCase::PreparedCase(PreparedCase&&) noexcept = default;
+
+const HostTensor& PreparedCase::tensor(std::string_view name) const {
+  for (std::size_t i = 0; i < tensors_.size(); ++i)
+    if (tensors_[i].name == name) return data_[i];
+  throw InputError("the " + p_->op() + " problem " + p_->str() + " has no tensor '" + std::string(name) + "'");
+}
+
+const std::vector<unsigned char>& PreparedCase::bytes(std::size_t i) const {
+  if (i >= data_.size()) throw InputError("PreparedCase::bytes: tensor " + std::to_string(i) + " of " + std::to_string(data_.size()));
+  if (!bytes_[i]) bytes_[i] = data_[i].to_bytes();
+  return *bytes_[i];
 }
 
 void PreparedCase::convert_inputs() const {
-  if (p_.dir != ConvDir::bwd_data) (void)x_bytes();
-  if (p_.dir != ConvDir::bwd_weights) (void)w_bytes();
-  if (p_.dir != ConvDir::fwd) (void)y_bytes();
-  if (p_.bias) (void)bias_bytes();
+  for (std::size_t i = 0; i < tensors_.size(); ++i)
+    if (tensors_[i].role != OpTensor::Role::output) (void)bytes(i);
 }
 
-Tolerance PreparedCase::tolerance(double algorithm_factor) const { return tolerance_for(p_, fill_, algorithm_factor); }
+std::unique_ptr<const CaseCheck> make_case_check(const OpProblem& p, const RunOptions& o) {
+  return p.op() == "conv" ? make_conv_check(o) : make_op_check(p, o);
+}
+
+HostTensor tensor_from_bytes(const OpTensor& t, const std::vector<unsigned char>& bytes) {
+  HostTensor h(t.desc);
+  h.from_bytes(bytes.data());
+  return h;
+}
 
 std::string repro_command(const PreparedCase& c, const std::string& solver) {
-  std::string s = "hiprim repro \"" + to_string(c.problem()) + "\" --solver " + solver + " --seed " + std::to_string(c.seed());
+  std::string s = repro_command(c.problem().str(), solver, c.seed());
   if (c.fill_given()) s += " --fill " + std::string(fill_tier_name(c.fill()));
   if (!c.repro_flags().empty()) s += " " + c.repro_flags();
   return s;
 }
 
-CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions& o) {
-  const ConvProblem& p = c.problem();
+CaseRecord run_case(const PreparedCase& c, const OpSolver& s, const RunOptions& o) {
+  const OpProblem& p = c.problem();
   CaseRecord rec;
-  rec.problem = to_string(p);
+  rec.problem = p.str();
   rec.solver = s.name();
   rec.seed = c.seed();
   rec.fill = c.fill();
-  rec.tolerance = c.tolerance(s.accumulation_error_factor()).describe();
+  rec.tolerance = c.check().tolerance(c, s);
   rec.time_ms = 0;
   rec.repro = repro_command(c, s.name());
   auto finish = [&](Status st, std::string reason) {
@@ -80,92 +80,76 @@ CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions
     rec.verdict.reason = std::move(reason);
     return rec;
   };
+  if (s.op() != p.op()) return finish(Status::unsupported, "solver of op " + s.op() + ", problem of op " + p.op());
   if (auto why = backend_unavailable(s.backend())) return finish(Status::unsupported, *why);
   if (auto a = s.applicable(p); !a) return finish(Status::unsupported, a.reason);
   try {
     const Backend b = s.backend();
-    // Input roles get the filled tensors; the output role is poisoned.
-    const TensorDesc out_desc = p.dir == ConvDir::fwd ? p.y_desc() : p.dir == ConvDir::bwd_data ? p.x_desc() : p.w_desc();
-    auto bytes_of = [&](const TensorDesc& d) { return static_cast<std::size_t>(d.storage_elements()) * dtype_size(d.dtype); };
-    GuardedBuffer x(b, bytes_of(p.x_desc()), "x"), w(b, bytes_of(p.w_desc()), "w"), y(b, bytes_of(p.y_desc()), "y");
-    GuardedBuffer bias(b, p.bias ? bytes_of(p.bias_desc()) : 0, "bias");
+    const auto& ts = c.tensors();
+    rec.tolerance = c.check().expect(c, s);
+    std::vector<GuardedBuffer> bufs;
+    bufs.reserve(ts.size());
+    for (const OpTensor& t : ts)
+      bufs.emplace_back(b, static_cast<std::size_t>(t.desc.storage_elements()) * dtype_size(t.desc.dtype), t.name);
+    std::vector<void*> ptrs;
+    for (auto& g : bufs) ptrs.push_back(g.data());
     GuardedBuffer ws(b, s.workspace_bytes(p), "workspace");
-    GuardedBuffer& out = p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w;
-    std::vector<std::pair<GuardedBuffer*, const std::vector<unsigned char>*>> inputs;  // buffer, the bytes set
-    auto set_input = [&](GuardedBuffer& g, const std::vector<unsigned char>& bytes) {
-      g.set(bytes);
-      inputs.emplace_back(&g, &bytes);
-    };
-    if (p.dir != ConvDir::bwd_data) set_input(x, c.x_bytes());
-    if (p.dir != ConvDir::bwd_weights) set_input(w, c.w_bytes());
-    if (p.dir != ConvDir::fwd) set_input(y, c.y_bytes());
-    if (p.bias) set_input(bias, c.bias_bytes());
-    ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.payload(), nullptr};
-
-    auto run_once = [&]() -> std::vector<unsigned char> {
-      out.poison(out_desc.dtype);
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (ts[i].role == OpTensor::Role::input) bufs[i].set(c.bytes(i));
+    // Returns every non-input buffer's payload, indexed like ts (inputs: empty).
+    auto run_once = [&]() {
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        if (ts[i].role == OpTensor::Role::in_out) bufs[i].set(c.bytes(i));
+        if (ts[i].role == OpTensor::Role::output) bufs[i].poison(ts[i].desc.dtype);
+      }
       auto t0 = std::chrono::steady_clock::now();
-      s.run(p, t);
+      s.run(p, ptrs, ws.data(), ws.payload(), nullptr);
       synchronize_backend(b);
       rec.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      return out.read_payload();
+      std::vector<std::vector<unsigned char>> out(ts.size());
+      for (std::size_t i = 0; i < ts.size(); ++i)
+        if (ts[i].role != OpTensor::Role::input) out[i] = bufs[i].read_payload();
+      return out;
     };
-    const std::vector<unsigned char> got_bytes = run_once();
-    for (GuardedBuffer* g : {&x, &w, &y, &bias, &ws})
-      if (auto bad = g->guards_intact()) return finish(Status::failed, *bad);
-    for (const auto& [g, bytes] : inputs)
-      if (g->read_payload() != *bytes) return finish(Status::failed, "modified its input buffer " + g->what());
-    // Before any comparison: an unwritten element fails even where the judge would accept a NaN.
-    if (auto bad = check_written(got_bytes, out_desc, out.what())) return finish(Status::failed, *bad);
-
-    auto as_tensor = [&](const std::vector<unsigned char>& bytes) {
-      HostTensor h(out_desc);
-      h.from_bytes(bytes.data());
-      return h;
-    };
-    const ref::ConvOutput& exp = c.expected(s.name() == "ref.conv.fast");
-    const Tolerance tol = c.tolerance(s.accumulation_error_factor());
-    std::optional<HostTensor> got;  // converted only when a judge or a dump needs it
-    if (o.hooks.judge_bytes) {
-      rec.verdict = o.hooks.judge_bytes(got_bytes, tol);
-    } else {
-      got = as_tensor(got_bytes);
-      rec.verdict = o.hooks.judge ? o.hooks.judge(*got, exp, tol) : compare(*got, exp.value, exp.abs_sum, exp.desc, tol);
+    const auto first = run_once();
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      if (auto bad = bufs[i].guards_intact()) return finish(Status::failed, *bad);
+      if (ts[i].role == OpTensor::Role::input && bufs[i].read_payload() != c.bytes(i))
+        return finish(Status::failed, "modified its input buffer " + ts[i].name);
     }
+    if (auto bad = ws.guards_intact()) return finish(Status::failed, *bad);
+    // Before any comparison: an unwritten element fails even where the judge would accept a NaN.
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (ts[i].role == OpTensor::Role::output)
+        if (auto bad = check_written(first[i], ts[i].desc, ts[i].name)) return finish(Status::failed, *bad);
+
+    rec.verdict = c.check().judge(c, s, first);
     if (!o.dump_dir.empty()) {
-      if (!got) got = as_tensor(got_bytes);
       std::filesystem::create_directories(o.dump_dir);
-      auto dump = [&](const std::string& name, const HostTensor& h) {
-        write_npy(o.dump_dir + "/" + name + ".npy", h.desc.dims, logical_values(h.desc, h.data));
-      };
-      if (p.dir != ConvDir::bwd_data) dump("x", c.x());
-      if (p.dir != ConvDir::bwd_weights) dump("w", c.w());
-      if (p.dir != ConvDir::fwd) dump("dy", c.y());
-      if (p.bias) dump("bias", c.bias());
-      dump("output", *got);
-      write_npy(o.dump_dir + "/reference.npy", exp.desc.dims, logical_values(exp.desc, exp.value));
+      c.check().dump(c, s, first, o.dump_dir);
     }
     if (s.deterministic() && o.check_determinism && rec.verdict.status == Status::passed) {
       const double first_ms = rec.time_ms;
-      const std::vector<unsigned char> again = run_once();
+      const auto again = run_once();
       rec.time_ms = std::min(first_ms, rec.time_ms);
       // Equal bytes are equal elements; otherwise the element comparison decides and names the first.
-      const bool same = again == got_bytes;
-      Verdict d;
-      if (!same) {
-        if (!got) got = as_tensor(got_bytes);
-        d = compare_bitwise(*got, as_tensor(again));
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        if (ts[i].role == OpTensor::Role::input || again[i] == first[i]) continue;
+        const Verdict d = compare_bitwise(tensor_from_bytes(ts[i], first[i]), tensor_from_bytes(ts[i], again[i]));
+        if (d.status != Status::passed) {
+          rec.deterministic = false;
+          return finish(Status::failed, "claims to be deterministic but a second run differs in " + ts[i].name + ": " + d.reason);
+        }
       }
-      rec.deterministic = same || d.status == Status::passed;
-      if (!*rec.deterministic) return finish(Status::failed, "claims to be deterministic but a second run differs: " + d.reason);
+      rec.deterministic = true;
     }
-  } catch (const InputError& e) {
-    return finish(Status::error, e.what());
   } catch (const std::exception& e) {
     return finish(Status::error, e.what());
   }
   return rec;
 }
+
+CaseRecord run_case(const PreparedCase& c, const ConvSolver& s, const RunOptions& o) { return run_case(c, ConvOpSolver(s), o); }
 
 nlohmann::json gpu_json() {
 #ifdef HIPRIM_WITH_GPU

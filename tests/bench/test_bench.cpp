@@ -13,6 +13,7 @@
 #include "bench/bench.hpp"
 #include "bench/bench_check.hpp"
 #include "bench/bench_report.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/report.hpp"
 
 using namespace hiprim;
@@ -57,10 +58,10 @@ namespace {
 
 // The reference's output of the prepared case rounded to the dtype: what a correct solver returns.
 HostTensor correct_output(const PreparedCase& c) {
-  const auto& e = c.expected(false);
-  HostTensor got(output_desc(c.problem()));
+  const auto& e = conv_expected(c, false);
+  HostTensor got(output_desc(conv_problem(c)));
   for_each_index(got.desc.dims, [&](const Dims& i) {
-    got.at(i) = round_to(c.problem().dtype, e.value[static_cast<std::size_t>(e.desc.offset(i))]);
+    got.at(i) = round_to(conv_problem(c).dtype, e.value[static_cast<std::size_t>(e.desc.offset(i))]);
   });
   return got;
 }

@@ -19,6 +19,7 @@
 #include "gpu/runtime/hip_compat.hpp"  // cuDNN is NVIDIA-only: the capture below uses CUDA's graph calls
 #include "verify/compare.hpp"
 #include "verify/fill.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 
 using namespace hiprim;
@@ -72,11 +73,12 @@ std::size_t max_workspace(const CudnnGraphConv& g) {
 }
 
 Buffers case_buffers(const verify::PreparedCase& c, std::size_t ws) {
-  const ConvProblem& p = c.problem();
+  const ConvProblem& p = verify::conv_problem(c);
+  const ref::ConvInputs in = verify::conv_inputs(c);
   Buffers b;
-  b.x = device_tensor(p.x_desc(), &c.x(), "x");
-  b.w = device_tensor(p.w_desc(), &c.w(), "w");
-  b.y = device_tensor(p.y_desc(), &c.y(), "y");
+  b.x = device_tensor(p.x_desc(), in.x, "x");
+  b.w = device_tensor(p.w_desc(), in.w, "w");
+  b.y = device_tensor(p.y_desc(), in.y, "y");
   b.ws = DeviceBuffer(ws, "workspace");
   return b;
 }
@@ -308,7 +310,7 @@ void check_fused(const std::shared_ptr<CudnnGraphPeer>& peer, const std::string&
   HostTensor bias(p.bias_desc()), z(p.y_desc());
   verify::fill(bias, verify::FillTier::exact, 11, verify::kTagBias, r);
   verify::fill(z, verify::FillTier::exact, 11, kTagZ, r);
-  const ref::ConvOutput& conv = c.expected(false);
+  const ref::ConvOutput& conv = verify::conv_expected(c, false);
   const TensorDesc yd = p.y_desc();
   std::vector<double> want(conv.value.size(), 0.0);
   for_each_index(yd.dims, [&](const Dims& idx) {

@@ -18,6 +18,7 @@
 #include "reference/conv.hpp"
 #include "tests/fuzz/judge_fixture.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/host_solvers.hpp"
 #include "verify/solvers.hpp"
 
@@ -193,9 +194,8 @@ std::optional<fuzz::ConvCase> discriminating_case(const ConvProblem& p, std::uin
       const fuzz::ConvCase c{p, {seed, std::nullopt, sp}};
       const auto o = fuzz::conv_run_options(p, c.data, *verify::make_fast_reference_solver());
       const verify::PreparedCase pc(p, o);
-      const ref::ConvInputs in{p.dir != ConvDir::bwd_data ? &pc.x() : nullptr, p.dir != ConvDir::bwd_weights ? &pc.w() : nullptr,
-                               p.dir != ConvDir::fwd ? &pc.y() : nullptr, p.bias ? &pc.bias() : nullptr};
-      const ref::ConvOutput& e = pc.expected(true);
+      const ref::ConvInputs in = verify::conv_inputs(pc);
+      const ref::ConvOutput& e = verify::conv_expected(pc, true);
       const auto kinds = fuzz::implicit_zero_kinds(p, in, e.desc);
       for (std::size_t i = 0; i < kinds.size(); ++i)
         if (kinds[i] == bit && !std::isnan(e.value[i])) return c;

@@ -80,7 +80,7 @@ TEST(FuzzSpecial, SubnormalScalingMakesEveryNonzeroInputSubnormalAndStaysExact) 
     const fuzz::ConvCase c{parse_conv_problem(prob), {5, std::nullopt, fuzz::Special::subnormal}};
     const auto o = fuzz::conv_run_options(c.problem, c.data, *make_host_mutant(Bug::none));
     verify::PreparedCase pc(c.problem, o);
-    const HostTensor& act = c.problem.dir == ConvDir::bwd_data ? pc.y() : pc.x();
+    const HostTensor& act = pc.tensor(c.problem.dir == ConvDir::bwd_data ? "dy" : "x");
     const double smallest_normal = c.problem.dtype == DType::fp16 ? std::ldexp(1.0, -14) : std::ldexp(1.0, -126);
     int nonzero = 0;
     for (float v : act.data)

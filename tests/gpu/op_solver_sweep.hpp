@@ -1,5 +1,5 @@
 // The op solver tests' sweep (GPU solvers on a device, or their kernels on the host emulation):
-// every solver of a list on every problem of its op, through the op runner against the CPU
+// every solver of a list on every problem of its op, through the runner against the CPU
 // reference.
 #pragma once
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "core/op_problem.hpp"
 #include "core/op_solver.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_suite.hpp"
 
 namespace hiprim::test_ops {
@@ -30,10 +30,10 @@ inline std::map<std::string, int> expect_solvers_pass(const std::vector<OpProble
                                                       const verify::RunOptions& o = {}) {
   std::map<std::string, int> ran;
   for (const auto& p : problems) {
-    verify::PreparedOpCase c(p, o);
+    verify::PreparedCase c(p, o);
     for (const auto& s : solvers) {
       if (s->op() != p->op()) continue;
-      const verify::CaseRecord r = verify::run_op_case(c, *s, o);
+      const verify::CaseRecord r = verify::run_case(c, *s, o);
       if (!s->applicable(*p)) {
         EXPECT_EQ(r.verdict.status, verify::Status::unsupported) << r.repro;
         continue;

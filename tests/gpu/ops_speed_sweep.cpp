@@ -7,7 +7,7 @@
 //      blocks: bytes read + written over the time of one copy.
 //   2. per case (a large tensor of each op family, each --dtype x --layout) and every GPU solver of
 //      its op (plus variants outside the registry: bnorm.spatial.persistent with 512-thread blocks):
-//      check: the op runner at batch 2 against the CPU reference (a failed solver is not timed);
+//      check: the runner at batch 2 against the CPU reference (a failed solver is not timed);
 //      written: at full size, outputs poisoned, one run, no output element may still hold poison;
 //      time: a CUDA graph of K runs rotating over enough buffer sets to cover 3 x L2 (at most 16
 //      sets), 2 warm replays, 5 timed replays, median / K; inputs filled on the device with values
@@ -36,7 +36,7 @@
 #include "gpu/bnorm/solvers.hpp"
 #include "gpu/ops_registry.hpp"
 #include "tests/gpu/ops_speed_kernels.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
 
 using namespace hiprim;
@@ -244,11 +244,11 @@ int main(int argc, char** argv) {
               b.push_back(q);
             }
           verify::RunOptions ro;
-          const verify::PreparedOpCase small_case(small, ro);
+          const verify::PreparedCase small_case(small, ro);
           for (const auto& v : all) {
             if (v.solver->op() != p->op() || !v.solver->applicable(*p)) continue;
             Row r{cs.family, p->str(), v.label, dt, ly, "", "", 0, 0, 0};
-            const auto rec = verify::run_op_case(small_case, *v.solver, ro);
+            const auto rec = verify::run_case(small_case, *v.solver, ro);
             r.check = std::string(verify::status_name(rec.verdict.status));
             if (rec.verdict.status != verify::Status::passed && rec.verdict.status != verify::Status::unsupported) {
               std::printf("%-8s %-80s %-32s check %s: %s\n", cs.family.c_str(), p->str().c_str(), v.label.c_str(), r.check.c_str(),

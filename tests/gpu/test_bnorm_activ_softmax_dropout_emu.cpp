@@ -1,6 +1,6 @@
 // The bnorm, activ, softmax and dropout GPU solvers, their kernel sources compiled for the host
 // emulation of the HIP layer (tests/gpu/emu: every thread of a block is a CPU thread meeting the
-// others at __syncthreads(), warpSize 64), through the op runner against the CPU reference: group
+// others at __syncthreads(), warpSize 64), through the runner against the CPU reference: group
 // and row index math in both layouts, the 4-wide packs and tails, the shared-memory trees, the
 // Philox mask on the "device" side. Every smoke_ops problem of these ops plus shapes that cross
 // block and pack boundaries (few rows/groups: every block costs the emulation 256 CPU threads
@@ -11,7 +11,7 @@
 #include "emu/emulated_solver.hpp"
 #include "emu/misaligned.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
 OpSolverList bnorm_solvers();

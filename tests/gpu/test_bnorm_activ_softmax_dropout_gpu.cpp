@@ -1,4 +1,4 @@
-// The GPU op solvers (gpu/ops_registry.hpp) through the op runner: every solver on every smoke_ops
+// The GPU op solvers (gpu/ops_registry.hpp) through the runner: every solver on every smoke_ops
 // problem of its op (and a few larger shapes) must pass against the CPU reference, or be refused by
 // its own applicable(). Device tests GTEST_SKIP without a GPU; the registry checks run anywhere.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "gpu/runtime/device.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;

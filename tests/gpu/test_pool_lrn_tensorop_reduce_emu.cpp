@@ -1,6 +1,6 @@
 // The pooling, LRN, tensor-op and reduction GPU solvers, their kernel sources compiled for the host
 // emulation of the HIP layer (tests/gpu/emu: every thread of every block runs on the CPU, 64-lane
-// warpSize, real barriers), through the op runner against the CPU reference: index math, layouts,
+// warpSize, real barriers), through the runner against the CPU reference: index math, layouts,
 // 16-byte packs, the shared-memory trees and the tie/NaN rules are checked on machines without a
 // GPU: a fixed list of problems (with the determinism re-run) and random problems (tensor ops
 // broadcasting over any dims of rank <= 5, reductions over any set of dims, any pooling geometry).
@@ -18,7 +18,7 @@
 #include "emu/emulated_solver.hpp"
 #include "emu/misaligned.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
 OpSolverList pool_solvers();
@@ -132,10 +132,10 @@ void check_all(const OpProblemPtr& p, const std::function<bool(const OpSolver&)>
   verify::RunOptions o;
   o.seed = *rc::gen::inRange<std::uint64_t>(1, 1000);
   o.check_determinism = false;  // covered by the fixed cases above; halves the emulation time
-  verify::PreparedOpCase c(p, o);
+  verify::PreparedCase c(p, o);
   for (const auto& s : solvers) {
     if (s->op() != p->op() || !s->applicable(*p) || (keep && !keep(*s))) continue;
-    const verify::CaseRecord rec = verify::run_op_case(c, *s, o);
+    const verify::CaseRecord rec = verify::run_case(c, *s, o);
     RC_ASSERT(rec.verdict.status == verify::Status::passed);
   }
 }

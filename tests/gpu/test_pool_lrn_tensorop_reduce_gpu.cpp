@@ -14,7 +14,7 @@
 #include "tests/gpu/guarded_device.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 
 namespace hiprim {
 namespace {

@@ -10,7 +10,8 @@
 #include "core/error.hpp"
 #include "core/op_solver.hpp"
 #include "verify/op_fill.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/op_check.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 
@@ -113,9 +114,9 @@ TEST(OpSuites, SmokeOpsAndOpsParseAndExpand) {
 TEST(OpRunner, ReferenceSolversPassTheSmokeSuite) {
   RunOptions o;
   for (const auto& p : load_any_suite("smoke_ops", {}).ops) {
-    PreparedOpCase c(p, o);
+    PreparedCase c(p, o);
     for (const auto& s : match_op_solvers("ref.*", p->op())) {
-      const CaseRecord r = run_op_case(c, *s, o);
+      const CaseRecord r = run_case(c, *s, o);
       EXPECT_EQ(r.verdict.status, Status::passed) << r.problem << ": " << r.verdict.reason;
       EXPECT_EQ(r.repro, "hiprim repro \"" + p->str() + "\" --solver " + s->name() + " --seed 1");
       EXPECT_TRUE(r.deterministic.value_or(false));
@@ -166,8 +167,8 @@ class FaultyRelu final : public TypedOpSolver<ActivProblem> {
 
 Status run_faulty(Fault f, std::string* reason = nullptr) {
   RunOptions o;
-  PreparedOpCase c(parse_op_problem("activ fwd relu fp32 nchw n1 c2 in5x5"), o);
-  const CaseRecord r = run_op_case(c, FaultyRelu(f), o);
+  PreparedCase c(parse_op_problem("activ fwd relu fp32 nchw n1 c2 in5x5"), o);
+  const CaseRecord r = run_case(c, FaultyRelu(f), o);
   if (reason) *reason = r.verdict.reason;
   return r.verdict.status;
 }
@@ -192,6 +193,6 @@ TEST(OpRunner, BrokenSolversAreCaught) {
   EXPECT_TRUE(has(why, "claims to be deterministic")) << why;
   EXPECT_EQ(run_faulty(Fault::negate_zero, &why), Status::failed) << why;
   RunOptions o;
-  PreparedOpCase other(parse_op_problem("activ fwd tanh fp32 nchw n1 c2 in5x5 alpha1 beta1"), o);
-  EXPECT_EQ(run_op_case(other, FaultyRelu(Fault::none), o).verdict.status, Status::unsupported);
+  PreparedCase other(parse_op_problem("activ fwd tanh fp32 nchw n1 c2 in5x5 alpha1 beta1"), o);
+  EXPECT_EQ(run_case(other, FaultyRelu(Fault::none), o).verdict.status, Status::unsupported);
 }

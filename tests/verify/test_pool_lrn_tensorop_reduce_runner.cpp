@@ -1,4 +1,4 @@
-// Pooling, LRN, tensor-op and reduction cases through the op runner on the host reference solver
+// Pooling, LRN, tensor-op and reduction cases through the runner on the host reference solver
 // (fills, references, bounds and comparison without a GPU), and the fills' promises: max-pool and
 // min/max reduction data hold ties and NaNs, saved pooling indices point inside the input.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"
 #include "verify/op_fill.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 
@@ -24,9 +24,9 @@ TEST(PoolLrnTensorOpReduceRunner, SmokeProblemsPassOnTheHostReferenceSolver) {
     if (op != "pool" && op != "lrn" && op != "tensorop" && op != "reduce") continue;
     RunOptions o;
     o.seed = 3;
-    PreparedOpCase c(p, o);
+    PreparedCase c(p, o);
     const auto solver = make_op_reference_solver(op);
-    const CaseRecord rec = run_op_case(c, *solver, o);
+    const CaseRecord rec = run_case(c, *solver, o);
     EXPECT_EQ(rec.verdict.status, Status::passed) << p->str() << ": " << rec.verdict.reason;
     ++ran;
   }

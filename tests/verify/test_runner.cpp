@@ -13,6 +13,7 @@
 #include "verify/guarded_buffer.hpp"
 #include "verify/host_solvers.hpp"
 #include "verify/op_solvers.hpp"
+#include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "verify/solvers.hpp"
 #include "core/error.hpp"
@@ -50,8 +51,8 @@ TEST(Runner, ToleranceUsesTheSolversAccumulationFactor) {
   EXPECT_EQ(two.verdict.status, verify::Status::passed) << two.verdict.reason;
   EXPECT_NE(one.tolerance.find("(1*gamma"), std::string::npos) << one.tolerance;
   EXPECT_NE(two.tolerance.find("(2*gamma"), std::string::npos) << two.tolerance;
-  EXPECT_EQ(c.tolerance(2.0).algorithm_factor, 2.0);
-  EXPECT_EQ(c.tolerance().algorithm_factor, 1.0);
+  EXPECT_EQ(verify::conv_tolerance(c, 2.0).algorithm_factor, 2.0);
+  EXPECT_EQ(verify::conv_tolerance(c).algorithm_factor, 1.0);
 }
 
 // The fast reference, then element `skip` (storage offset) of the output put back to the poison, as
@@ -155,6 +156,14 @@ TEST(SelectConvSolvers, CommaSeparatedGlobsSelectTheUnion) {
   for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(both[i]->name(), all[i]->name());
   EXPECT_THROW(select_conv_solvers("nothing.*,neither.*"), hiprim::InputError);
   EXPECT_THROW(select_conv_solvers(","), hiprim::InputError);
+}
+
+// The oracle rule is a property each solver declares: the fast CPU reference runs the code of conv's
+// default oracle, so it alone is judged by the naive loops; every other solver keeps the default.
+TEST(Runner, OnlyTheFastReferenceNeedsAnIndependentOracle) {
+  for (const auto& s : hiprim::verify::select_conv_solvers("*"))
+    EXPECT_EQ(s->needs_independent_oracle(), s->name() == "ref.conv.fast") << s->name();
+  EXPECT_TRUE(hiprim::verify::make_fast_reference_solver()->needs_independent_oracle());
 }
 
 // ConvSolver::run checks the preconditions once for every solver (core/conv_solver.cpp) and calls

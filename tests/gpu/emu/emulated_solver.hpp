@@ -1,5 +1,5 @@
 // A device solver run on the host emulation of the HIP layer (tests/gpu/emu): the same solver,
-// reporting Backend::host so the op runner gives it host buffers (the emulated kernels' "device"
+// reporting Backend::host so the runner gives it host buffers (the emulated kernels' "device"
 // memory is host memory).
 #pragma once
 #include <memory>

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "core/op_solver.hpp"
-#include "verify/op_runner.hpp"
+#include "verify/runner.hpp"
 
 namespace hiprim {
 
 inline void expect_same_when_misaligned(const OpProblemPtr& p, const OpSolver& s, std::size_t shift) {
   verify::RunOptions o;
-  verify::PreparedOpCase c(p, o);
+  verify::PreparedCase c(p, o);
   const auto& ts = c.tensors();
   auto run = [&](std::size_t offset) {
     std::vector<std::vector<unsigned char>> store;

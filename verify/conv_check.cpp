@@ -1,0 +1,145 @@
+#include "verify/conv_check.hpp"
+
+#include <optional>
+
+#include "core/conv_solver.hpp"
+#include "core/error.hpp"
+#include "verify/case_check.hpp"
+#include "verify/npy.hpp"
+
+namespace hiprim::verify {
+namespace {
+
+class ConvCheck final : public CaseCheck {
+ public:
+  explicit ConvCheck(const RunOptions& o) : oracle_(o.hooks.oracle), judge_(o.hooks.judge), judge_bytes_(o.hooks.judge_bytes) {}
+
+  FillTier fill_tier(const OpProblem& op, std::optional<FillTier> asked) const override {
+    const ConvProblem& p = cast(op);
+    auto errs = p.validate();
+    if (!errs.empty()) throw InputError("invalid problem " + to_string(p) + ": " + errs.front());
+    const FillTier tier = asked.value_or(exact_fill_range(p) > 0 ? FillTier::exact : FillTier::bounded);
+    if (tier == FillTier::exact && exact_fill_range(p) == 0)
+      throw InputError("--fill exact: the problem's reduction length " + std::to_string(p.reduction_length()) +
+                       " is too long for exact integer sums in fp32");
+    return tier;
+  }
+  bool takes_fill_tiers() const override { return true; }
+  std::vector<HostTensor> fill(const OpProblem& op, FillTier tier, std::uint64_t seed) const override {
+    const int range = exact_fill_range(cast(op));
+    std::vector<HostTensor> data;
+    for (const OpTensor& t : op.tensors()) {
+      data.emplace_back(t.desc);
+      if (t.role != OpTensor::Role::output) verify::fill(data.back(), tier, seed, conv_fill_tag(t.name), range);
+    }
+    return data;
+  }
+  std::string tolerance(const PreparedCase& c, const Solver& s) const override {
+    return conv_tolerance(c, s.accumulation_error_factor()).describe();
+  }
+  std::string expect(const PreparedCase& c, const Solver& s) const override {
+    (void)expected(c, s.needs_independent_oracle());
+    return tolerance(c, s);
+  }
+  Verdict judge(const PreparedCase& c, const Solver& s, const std::vector<std::vector<unsigned char>>& got) const override {
+    const std::size_t out = output_index(c);
+    const ref::ConvOutput& exp = expected(c, s.needs_independent_oracle());
+    const Tolerance tol = conv_tolerance(c, s.accumulation_error_factor());
+    if (judge_bytes_) return judge_bytes_(got[out], tol);
+    const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
+    return judge_ ? judge_(g, exp, tol) : compare(g, exp.value, exp.abs_sum, exp.desc, tol);
+  }
+  void dump(const PreparedCase& c, const Solver& s, const std::vector<std::vector<unsigned char>>& got,
+            const std::string& dir) const override {
+    auto write = [&](const std::string& name, const TensorDesc& d, const std::vector<float>& values) {
+      write_npy(dir + "/" + name + ".npy", d.dims, logical_values(d, values));
+    };
+    const auto& ts = c.tensors();
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (ts[i].role != OpTensor::Role::output) write(ts[i].name, ts[i].desc, c.data()[i].data);
+    const std::size_t out = output_index(c);
+    write("output", ts[out].desc, tensor_from_bytes(ts[out], got[out]).data);
+    const ref::ConvOutput& exp = expected(c, s.needs_independent_oracle());
+    write_npy(dir + "/reference.npy", exp.desc.dims, logical_values(exp.desc, exp.value));
+  }
+
+  const ref::ConvOutput& expected(const PreparedCase& c, bool naive_only) const {
+    const ConvProblem& p = conv_problem(c);
+    if (oracle_) {
+      if (!auto_) auto_ = oracle_(c);
+      return *auto_;
+    }
+    const ref::ConvInputs in = conv_inputs(c);
+    if (naive_only || p.macs() < ref::kFastThresholdMacs) {
+      if (!naive_) naive_ = ref::conv_naive(p, in);
+      return *naive_;
+    }
+    if (!auto_) auto_ = ref::conv(p, in);
+    return *auto_;
+  }
+
+  static const ConvProblem& cast(const OpProblem& op) {
+    const ConvProblem* p = op_problem_cast<ConvProblem>(op);
+    if (!p) throw InputError("not a conv problem: " + op.str());
+    return *p;
+  }
+
+ private:
+  static std::size_t output_index(const PreparedCase& c) {
+    const auto& ts = c.tensors();
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (ts[i].role == OpTensor::Role::output) return i;
+    throw RuntimeError("conv problem " + c.problem().str() + " without an output tensor");
+  }
+
+  std::function<ref::ConvOutput(const PreparedCase&)> oracle_;
+  std::function<Verdict(const HostTensor&, const ref::ConvOutput&, const Tolerance&)> judge_;
+  std::function<Verdict(const std::vector<unsigned char>&, const Tolerance&)> judge_bytes_;
+  mutable std::optional<ref::ConvOutput> auto_, naive_;
+};
+
+const ConvCheck& conv_check(const PreparedCase& c) {
+  auto* k = dynamic_cast<const ConvCheck*>(&c.check());
+  if (!k) throw InputError("not a conv case: " + c.problem().str());
+  return *k;
+}
+
+}  // namespace
+
+std::unique_ptr<const CaseCheck> make_conv_check(const RunOptions& o) { return std::make_unique<ConvCheck>(o); }
+
+std::uint64_t conv_fill_tag(std::string_view name) {
+  switch (conv_slot(name)) {
+    case ConvSlot::x: return kTagX;
+    case ConvSlot::w: return kTagW;
+    case ConvSlot::y: return kTagY;
+    case ConvSlot::bias: return kTagBias;
+  }
+  return 0;
+}
+
+const ConvProblem& conv_problem(const PreparedCase& c) { return ConvCheck::cast(c.problem()); }
+
+ref::ConvInputs conv_inputs(const PreparedCase& c) {
+  ref::ConvInputs in;
+  const auto& ts = c.tensors();
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i].role == OpTensor::Role::output) continue;
+    const HostTensor* t = &c.data()[i];
+    switch (conv_slot(ts[i].name)) {
+      case ConvSlot::x: in.x = t; break;
+      case ConvSlot::w: in.w = t; break;
+      case ConvSlot::y: in.y = t; break;
+      case ConvSlot::bias: in.bias = t; break;
+    }
+  }
+  return in;
+}
+
+const ref::ConvOutput& conv_expected(const PreparedCase& c, bool naive_only) { return conv_check(c).expected(c, naive_only); }
+
+Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor) {
+  return tolerance_for(conv_problem(c), c.fill(), algorithm_factor);
+}
+
+}  // namespace hiprim::verify

@@ -1,0 +1,32 @@
+// Conv's part of the one runner (verify/case_check.hpp) and the conv view of a PreparedCase.
+// Fill: the tier asked for, else exact when exact_fill_range(p) > 0, else bounded; tensor tags
+// kTagX (x, dx), kTagW (w, dw), kTagY (y, dy), kTagBias (verify/fill.hpp). Oracle: ref::conv (naive
+// below kFastThresholdMacs, fast above), the naive loops for a solver that needs_independent_oracle(),
+// or the hooks' oracle. Judge: compare() with tolerance_for(p, tier, s.accumulation_error_factor()),
+// or the hooks' judge / judge_bytes.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "core/conv_problem.hpp"
+#include "reference/conv.hpp"
+#include "verify/compare.hpp"
+#include "verify/runner.hpp"
+
+namespace hiprim::verify {
+
+// The fill tag of a conv tensor by its tensors() name (its conv_slot, core/conv_solver.hpp): x and
+// dx kTagX, w and dw kTagW, y and dy kTagY, bias kTagBias (InputError otherwise).
+std::uint64_t conv_fill_tag(std::string_view tensor_name);
+
+// The conv view of a case whose problem is a convolution (InputError otherwise).
+const ConvProblem& conv_problem(const PreparedCase& c);
+// The filled inputs of the problem's direction (the others null).
+ref::ConvInputs conv_inputs(const PreparedCase& c);
+// The oracle's answer (computed on first use and kept): ref::conv, or with naive_only the naive
+// loops; the hooks' oracle, when given, replaces both.
+const ref::ConvOutput& conv_expected(const PreparedCase& c, bool naive_only);
+// algorithm_factor: the solver's accumulation_error_factor() (compare.hpp).
+Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor = 1.0);
+
+}  // namespace hiprim::verify
