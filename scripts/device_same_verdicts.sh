@@ -3,7 +3,9 @@
 # a hiprim binary) run the same conformance suites over every solver, and every case's status must
 # agree. Suites: smoke + edge + resnet50 (batch 2) over the conv solvers in fp32/fp16/bf16 x NCHW/NHWC,
 # and the op suites (smoke_ops, ops). Writes each build's reports and verdicts_diff.txt to $OUT.
-# Usage: OUT=... BASE=devbase NEW=devbin scripts/device_same_verdicts.sh   (LIMIT_S per check, default 120)
+# Usage: OUT=... BASE=devbase NEW=devbin scripts/device_same_verdicts.sh   (LIMIT_S per check, default 120;
+# CONV_SUITES, default smoke,edge,resnet50; DTYPES, LAYOUTS of the generated suites; SKIP_OPS=1 leaves the
+# op suites out)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?}" "${BASE:?}" "${NEW:?}"
@@ -12,9 +14,10 @@ for side in BASE NEW; do
   dir=${!side}
   for a in "$dir"/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C "$dir"; done
   name=$(echo "$side" | tr 'A-Z' 'a-z')
-  timeout "$limit" "$dir/hiprim" check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp32,fp16,bf16 \
-    --layout nchw,nhwc --report "$OUT/conv_$name.json" > "$OUT/conv_$name.log" 2>&1
+  timeout "$limit" "$dir/hiprim" check --require-gpu --suite "${CONV_SUITES:-smoke,edge,resnet50}" --batch 2 --dtype "${DTYPES:-fp32,fp16,bf16}" \
+    --layout "${LAYOUTS:-nchw,nhwc}" --report "$OUT/conv_$name.json" > "$OUT/conv_$name.log" 2>&1
   echo "$side conv check rc=$? ($(tail -n 1 "$OUT/conv_$name.log"))"
+  [ "${SKIP_OPS:-0}" = 1 ] && continue
   timeout "$limit" "$dir/hiprim" check --require-gpu --suite smoke_ops,ops --report "$OUT/ops_$name.json" \
     > "$OUT/ops_$name.log" 2>&1
   echo "$side ops check rc=$? ($(tail -n 1 "$OUT/ops_$name.log"))"
