@@ -1,0 +1,108 @@
+// Host tests of conv.igemm.wgmma's bwd-data and bwd-weights lowerings (.flip, .col2im, .im2col):
+// which problems take each, what sub-plan and workspace it runs, and the tuned picks that use them.
+// Their arithmetic is checked end to end by the host emulation in test_igemm_sm90_plan.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "gpu/conv/igemm_sm90_plan.hpp"
+
+// .flip: which problems take it, what it runs, and that the tuned default uses it where the H200
+// bwd-data sweep found it fastest.
+TEST(IgemmFlip, StrideOneBwdDataRunsAsTheFlippedFwdProblem) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  std::string why;
+  EXPECT_EQ(to_string(flip_problem(parse_conv_problem("conv bwd-data bf16 nhwc n32 c256 k1024 in14x14 f1x1"), &why)),
+            "conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1 pad0x0 str1x1 dil1x1 g1");
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(to_string(flip_problem(parse_conv_problem("conv bwd-data fp16 nhwc n2 c64 k32 in9x12 f3x5 pad1x0 dil1x2"), &why)),
+            "conv fwd fp16 nhwc n2 c32 k64 in9x4 f3x5 pad1x8 str1x1 dil1x2 g1");
+  EXPECT_EQ(why, "");
+  for (const char* s : {"conv bwd-data bf16 nhwc n32 c128 k128 in56x56 f3x3 pad1x1 str2x2", "conv fwd bf16 nhwc n2 c8 k8 in5x5 f3x3",
+                        "conv bwd-weights bf16 nhwc n2 c8 k8 in5x5 f3x3", "conv bwd-data bf16 nhwc n2 c8 k8 in5x5 f1x1 pad1x1",
+                        "conv bwd-data bf16 nhwc n2 c3 k8 in5x5 f3x3 pad1x1"}) {
+    const ConvProblem p = parse_conv_problem(s);
+    const IgemmPlan pl = plan_igemm(p);
+    ASSERT_EQ(pl.refusal, "") << s;
+    EXPECT_EQ(pl.flip, nullptr) << s;
+    EXPECT_NE(igemm_config_refusal(pl, {128, 128, 4, 1, false, false, false, true}).find(".flip"), std::string::npos) << s;
+  }
+  const ConvProblem p = parse_conv_problem("conv bwd-data bf16 nhwc n32 c256 k1024 in14x14 f1x1");
+  const IgemmPlan pl = plan_igemm(p);
+  ASSERT_NE(pl.flip, nullptr);
+  EXPECT_TRUE(pl.flip->params.a_dense);
+  const IgemmConfig tma{128, 128, 4, 1, true, true, false, true};
+  EXPECT_EQ(igemm_config_refusal(pl, tma), "");  // TMA is open to the flipped (fwd) problem
+  EXPECT_NE(igemm_config_refusal(pl, {128, 128, 4, 1, true, true}), "");  // but not to native bwd-data
+  const std::vector<IgemmConfig> mine = igemm_configs(pl);
+  EXPECT_NE(std::find(mine.begin(), mine.end(), tma), mine.end());
+  const IgemmLaunch L = make_igemm_launch(pl, tma);
+  EXPECT_EQ(L.params.dir, IgemmDir::fwd);
+  EXPECT_EQ(L.w_flip_offset % 256, 0u);
+  EXPECT_GE(L.workspace_bytes, L.w_flip_offset + pl.flip_w_bytes);
+  // The H200 bwd-data sweep's fastest config for it (reports/h200/s5-2026-12-01) is a .flip one.
+  const IgemmConfig d = igemm_default_config(p, pl);
+  EXPECT_TRUE(d.flip) << to_string(d);
+  EXPECT_EQ(igemm_config_refusal(pl, d), "");
+}
+
+// .col2im: the stem's bwd-data (C = 3, a 147-wide filter row) takes it; wide filter rows do not.
+TEST(IgemmCol2im, ShortFilterRowsRunAsADcolGemmAndAGather) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  const ConvProblem stem = parse_conv_problem("conv bwd-data bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2");
+  const IgemmPlan pl = plan_igemm(stem);
+  ASSERT_EQ(pl.refusal, "");
+  ASSERT_NE(pl.col2im, nullptr);
+  EXPECT_EQ(pl.col2im_geom.jp, 152);
+  EXPECT_TRUE(pl.col2im->params.a_dense);  // w^T as a dense [Jp][K] matrix (and dy as the dense filter): TMA-able
+  EXPECT_EQ(pl.col2im->params.n_cols, 32 * 112 * 112);
+  EXPECT_EQ(pl.col2im->params.cls[0].m, 152);
+  EXPECT_EQ(pl.dcol_bytes, std::size_t{32} * 112 * 112 * 152 * 4);
+  const IgemmConfig c{128, 64, 4, 1, true, true, false, false, true};
+  EXPECT_EQ(igemm_config_refusal(pl, c), "");
+  const IgemmLaunch L = make_igemm_launch(pl, c);
+  EXPECT_TRUE(L.params.fp32_out);
+  EXPECT_EQ(L.params.dir, IgemmDir::fwd);
+  EXPECT_GE(L.wt_offset, pl.dcol_bytes);
+  EXPECT_GE(L.workspace_bytes, L.wt_offset + pl.wt_bytes);
+  const std::vector<IgemmConfig> mine = igemm_configs(pl);
+  EXPECT_NE(std::find(mine.begin(), mine.end(), c), mine.end());
+  for (const char* s : {"conv bwd-data bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv fwd bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2",
+                        "conv bwd-weights bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"}) {
+    const IgemmPlan q = plan_igemm(parse_conv_problem(s));
+    ASSERT_EQ(q.refusal, "") << s;
+    EXPECT_EQ(q.col2im, nullptr) << s;
+    EXPECT_NE(igemm_config_refusal(q, c).find(".col2im"), std::string::npos) << s;
+  }
+}
+
+// .im2col: the stem's bwd-weights takes it (152 GEMM columns, not 392); a plain 1x1 and bwd-data do not.
+TEST(IgemmIm2col, ShortFilterRowsRunAsACopyAndAOneByOneGemm) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2"));
+  ASSERT_EQ(pl.refusal, "");
+  ASSERT_NE(pl.im2col, nullptr);
+  EXPECT_EQ(pl.params.n_cols, 7 * 7 * 8);   // the native plan: padded channels
+  EXPECT_EQ(pl.im2col->params.n_cols, 152);  // the lowering: J = 147 rounded up to 8
+  EXPECT_EQ(pl.col_bytes, std::size_t{32} * 112 * 112 * 152 * 2);
+  const IgemmConfig c{64, 128, 4, 16, false, false, false, false, false, true};
+  EXPECT_EQ(igemm_config_refusal(pl, c), "");
+  const IgemmLaunch L = make_igemm_launch(pl, c);
+  EXPECT_EQ(L.params.dir, IgemmDir::bwd_weights);
+  EXPECT_GE(L.col_offset, static_cast<std::size_t>(16) * 64 * 152 * 4);  // after the split partials
+  EXPECT_GE(L.dwp_offset, L.col_offset + pl.col_bytes);
+  EXPECT_GE(L.workspace_bytes, L.dwp_offset + pl.dwp_bytes);
+  for (const char* s : {"conv bwd-weights bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1",
+                        "conv bwd-data bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"}) {
+    const IgemmPlan q = plan_igemm(parse_conv_problem(s));
+    ASSERT_EQ(q.refusal, "") << s;
+    EXPECT_EQ(q.im2col, nullptr) << s;
+    EXPECT_NE(igemm_config_refusal(q, c).find(".im2col"), std::string::npos) << s;
+  }
+}
