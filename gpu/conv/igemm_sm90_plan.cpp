@@ -103,6 +103,10 @@ void plan_col2im(const ConvProblem& p, IgemmPlan& pl) {
 // the same GEMM for ResNet-50's stride-1 3x3 layers (H200, reports/h200/s4-2026-12-01): its
 // efficiency prior relative to fwd's.
 constexpr double kBwdDataEfficiency = 1.0 / 1.35;
+// bwd-weights with both operands by TMA (1x1, stride 1, pad 0) took 0.45-0.59x the time of the best
+// cp.async config on ResNet-50's twelve such layers (reports/h200/s5-2026-12-01/sweep_bwd_weights_h200.csv).
+constexpr double kAllTmaBwdWeightsEfficiency = 1.9;
+constexpr int kTmaDefaultStages = 6;  // the stage count of most of those winners
 constexpr double kCopyRate = 3.0e12;       // bytes/s, a conservative copy rate
 constexpr double kExtraLaunch = 2e-6;      // seconds: one more kernel in a graph
 
@@ -425,8 +429,10 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   const int regs = std::min(255, c.bn / 2 + 48);
   const int occ = std::max(1, std::min({(228 * 1024) / (igemm_smem_bytes(c) + 1024), 2048 / threads,
                                         65536 / (threads * regs)}));
+  const bool all_tma_weights = c.tma && pl.params.dir == IgemmDir::bwd_weights && pl.params.b_dense;
   const double eff = tile_efficiency(c.bm, c.bn) * (occ >= 2 ? 1.15 : 1.0) *
-                     (pl.params.dir == IgemmDir::bwd_data ? kBwdDataEfficiency : 1.0);
+                     (pl.params.dir == IgemmDir::bwd_data ? kBwdDataEfficiency : 1.0) *
+                     (all_tma_weights ? kAllTmaBwdWeightsEfficiency : 1.0);
   // Tiles of each class; a class without taps (Kred 0) only stores zeros.
   double tile_units = 0;  // sum over tiles of (k-blocks + 1.5 for prologue/epilogue), in rounds of kNumSms
   long long tiles = 0;
@@ -458,15 +464,21 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
   IgemmConfig best;
   double best_cost = std::numeric_limits<double>::infinity();
   const long long kb = cdiv(pl.kred_max, kTileK);
-  for (const IgemmTile& t : kTiles)
-    for (int sp : kSplits) {
-      const IgemmConfig c{t.bm, t.bn, default_stages(t.bm, t.bn), sp};
-      if (!igemm_config_refusal(pl, c).empty()) continue;
-      if (sp > 1 && kb / sp < 4) continue;  // at least 4 k-blocks per split
-      if (make_igemm_launch(pl, c).workspace_bytes > (std::size_t{256} << 20)) continue;
-      const double cost = igemm_cost(pl, c);
-      if (cost < best_cost * 0.999) best_cost = cost, best = c;
+  // bwd-weights with dense operands also weighs the all-TMA variant (the only variant the sweeps
+  // showed ahead there; elsewhere the cp.async one won or tied).
+  const bool tma_too = pl.params.dir == IgemmDir::bwd_weights && pl.params.b_dense;
+  for (int tma = 0; tma <= (tma_too ? 1 : 0); ++tma) {
+    for (const IgemmTile& t : kTiles) {
+      for (int sp : kSplits) {
+        const IgemmConfig c{t.bm, t.bn, tma ? kTmaDefaultStages : default_stages(t.bm, t.bn), sp, tma == 1, tma == 1};
+        if (!igemm_config_refusal(pl, c).empty()) continue;
+        if (sp > 1 && kb / sp < 4) continue;  // at least 4 k-blocks per split
+        if (make_igemm_launch(pl, c).workspace_bytes > (std::size_t{256} << 20)) continue;
+        const double cost = igemm_cost(pl, c);
+        if (cost < best_cost * 0.999) best_cost = cost, best = c;
+      }
     }
+  }
   if (pl.flip) {  // the fwd plan's own pick, run flipped, when the model says it is faster
     IgemmConfig f = igemm_default_config(*pl.flip);
     f.flip = true;

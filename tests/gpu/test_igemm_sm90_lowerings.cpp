@@ -106,3 +106,23 @@ TEST(IgemmIm2col, ShortFilterRowsRunAsACopyAndAOneByOneGemm) {
     EXPECT_NE(igemm_config_refusal(q, c).find(".im2col"), std::string::npos) << s;
   }
 }
+
+// The model's default for bwd-weights shapes the table does not hold: all-TMA where both operands
+// are dense (the sweep's winners on every such ResNet-50 layer), cp.async otherwise.
+TEST(IgemmHeuristic, DenseWeightGradientsDefaultToTheAllTmaVariant) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  for (const char* s : {"conv bwd-weights bf16 nhwc n8 c1024 k512 in14x14 f1x1", "conv bwd-weights fp16 nhwc n16 c256 k64 in56x56 f1x1"}) {
+    const ConvProblem p = parse_conv_problem(s);
+    const IgemmPlan pl = plan_igemm(p);
+    ASSERT_FALSE(igemm_tuned_config(p, pl).has_value()) << s;
+    const IgemmConfig d = igemm_default_config(p, pl);
+    EXPECT_TRUE(d.ws && d.tma) << s << ": " << to_string(d);
+    EXPECT_EQ(igemm_config_refusal(pl, d), "") << s;
+  }
+  for (const char* s : {"conv bwd-weights bf16 nhwc n8 c256 k256 in14x14 f3x3 pad1x1", "conv bwd-weights bf16 nhwc n8 c256 k512 in28x28 f1x1 str2x2",
+                        "conv fwd bf16 nhwc n8 c1024 k512 in14x14 f1x1"}) {
+    const ConvProblem p = parse_conv_problem(s);
+    EXPECT_FALSE(igemm_default_config(p, plan_igemm(p)).tma) << s;
+  }
+}
