@@ -40,7 +40,9 @@ TEST(FuzzGpuMutants, ControlSurvivesAndEveryMutantIsCaught) {
                 static_cast<long long>(f->cases_to_catch), f->found_size, f->shrunk_size, f->shrunk.repro.c_str(), f->shrunk.verdict.reason.c_str());
   }
   const std::string path = write_mutant_report_if_asked(hunts, control, "test_fuzz_gpu --gtest_filter=FuzzGpuMutants.*");
-  if (!path.empty()) EXPECT_TRUE(verify::check_report_schema(verify::read_json(path)).empty());
+  if (!path.empty()) {
+    EXPECT_TRUE(verify::check_report_schema(verify::read_json(path)).empty());
+  }
 }
 
 }  // namespace

@@ -211,9 +211,9 @@ TEST(IgemmSweep, ResNet50Layers) {
       std::snprintf(text, sizeof text, "conv %s bf16 nhwc n%ld c%ld k%ld in%ldx%ld f%ldx%ld pad%ldx%ld str%ldx%ld", dir,
                     batch, L.c, L.k, L.h, L.w, L.r, L.s, L.pad, L.pad, L.stride, L.stride);
       const ConvProblem p = parse_conv_problem(text);
-      const std::string layer = "c" + std::to_string(L.c) + " k" + std::to_string(L.k) + " " + std::to_string(L.h) +
-                                "x" + std::to_string(L.w) + " " + std::to_string(L.r) + "x" + std::to_string(L.s) +
-                                " s" + std::to_string(L.stride);
+      std::string layer = "c";  // built by appends (GCC 12 warns falsely on "c" + std::string)
+      layer += std::to_string(L.c) + " k" + std::to_string(L.k) + " " + std::to_string(L.h) + "x" + std::to_string(L.w) +
+               " " + std::to_string(L.r) + "x" + std::to_string(L.s) + " s" + std::to_string(L.stride);
       if (!sm90::plan_igemm(p).refusal.empty()) {
         std::printf("%-28s %-11s refused: %s\n", layer.c_str(), dir, sm90::plan_igemm(p).refusal.c_str());
         continue;
