@@ -1,11 +1,11 @@
 // hiprim check: a suite (or the fuzz corpus) x solvers -> report.
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "cli/conv_command.hpp"
-#include "cli/op_command.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/run_command.hpp"
 #include "core/error.hpp"
 #include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
@@ -61,9 +61,7 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
       cases.push_back(std::move(r));
     }
   }
-  print_summary(cases);
-  write_report_if_asked(report, cases);
-  return exit_code_for(cases, require_gpu);
+  return finish_run(cases, report, "", require_gpu);
 }
 
 }  // namespace
@@ -92,35 +90,28 @@ Command add_check(CLI::App& app) {
     if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose,
                                                         f->require_gpu);
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
-    // Conv lines go through the conv solvers, op lines through the op solvers of their op.
-    verify::SuiteProblems problems;
+    // Every problem (conv's first) through the selected solvers of its primitive.
+    verify::SuiteProblems suites;
     for (auto& name : split_list(f->suite)) {
       auto more = verify::load_any_suite(name, so);
-      problems.conv.insert(problems.conv.end(), more.conv.begin(), more.conv.end());
-      problems.ops.insert(problems.ops.end(), more.ops.begin(), more.ops.end());
+      suites.conv.insert(suites.conv.end(), more.conv.begin(), more.conv.end());
+      suites.ops.insert(suites.ops.end(), more.ops.begin(), more.ops.end());
     }
-    const ConvSolverList conv_solvers = verify::match_solvers(verify::conv_solvers(), f->solver);
-    const OpSolverList op_solvers = verify::match_op_solvers(f->solver);
-    if (conv_solvers.empty() && op_solvers.empty()) verify::select_conv_solvers(f->solver);  // throws, naming the solvers
-    std::printf("suite %s: %zu conv problems x %zu conv solvers, %zu op problems x %zu op solvers\n", f->suite.c_str(),
-                problems.conv.size(), conv_solvers.size(), problems.ops.size(), op_solvers.size());
+    std::vector<OpProblemPtr> problems;
+    for (auto& p : suites.conv) problems.push_back(make_op_problem(p));
+    problems.insert(problems.end(), suites.ops.begin(), suites.ops.end());
+    const std::size_t conv_problems = suites.conv.size();
+    const OpSolverList solvers = verify::match_solvers(verify::all_solvers(), f->solver);
+    if (solvers.empty()) verify::select_conv_solvers(f->solver);  // throws, naming the solvers
+    const auto conv_solvers = std::count_if(solvers.begin(), solvers.end(), [](auto& s) { return s->op() == ConvProblem::kOp; });
+    std::printf("suite %s: %zu conv problems x %zu conv solvers, %zu op problems x %zu op solvers\n", f->suite.c_str(), conv_problems,
+                static_cast<std::size_t>(conv_solvers), problems.size() - conv_problems, solvers.size() - static_cast<std::size_t>(conv_solvers));
     std::fflush(stdout);
     std::vector<verify::CaseRecord> cases;
-    std::size_t done = 0;
-    const std::size_t total = problems.size();
-    auto progress = [&] {
-      if (++done % 25 == 0) std::fprintf(stderr, "  %zu/%zu problems\n", done, total);
-    };
-    if (!conv_solvers.empty())
-      for (auto& p : problems.conv) {
-        run_problem(p, conv_solvers, f->run.options(), cases, f->verbose);
-        progress();
-      }
-    for (auto& p : problems.ops) {
-      run_op_problem(p, op_solvers, f->run.options(), cases, f->verbose);
-      progress();
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      run_problem(problems[i], solvers, f->run.options(), cases, f->verbose);
+      if ((i + 1) % 25 == 0) std::fprintf(stderr, "  %zu/%zu problems\n", i + 1, problems.size());
     }
-    print_summary(cases);
     std::string path = f->report;
     if (path.empty()) {
       std::string base = f->suite;
@@ -128,8 +119,7 @@ Command add_check(CLI::App& app) {
         if (c == '/' || c == '.') c = '_';
       path = "hiprim_check_" + base + ".json";
     }
-    write_report_if_asked(path, cases);
-    return exit_code_for(cases, f->require_gpu);
+    return finish_run(cases, path, "", f->require_gpu);
   };
 }
 
