@@ -7,9 +7,8 @@
 #include "cli/output.hpp"
 #include "cli/run_command.hpp"
 #include "core/error.hpp"
-#include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/primitive.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 #include "verify/solvers.hpp"
@@ -28,33 +27,25 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
   for (auto& e : entries) {
     std::vector<verify::CaseRecord> recs;
     auto selected = [&](const std::string& name) { return verify::glob_list_match(solver_glob, name) && verify::glob_match(e.repro.solver, name); };
-    auto none_matches = [&](const std::string& problem) {
+    // The entry's case (a bad line's InputError names the corpus file) on every selected solver of
+    // its primitive.
+    const fuzz::FuzzPrimitive& primitive = fuzz::fuzz_primitive(e.repro.op());
+    fuzz::CaseSpecPtr c;
+    try {
+      c = primitive.case_from_repro(e.repro);
+    } catch (const InputError& err) {
+      throw InputError(e.source + ": " + err.what());
+    }
+    for (auto& s : verify::all_solvers())
+      if (s->op() == e.repro.op() && selected(s->name())) recs.push_back(primitive.run(*c, *s));
+    if (recs.empty()) {
       verify::CaseRecord r;
-      r.problem = problem;
+      r.problem = c->problem();
       r.solver = e.repro.solver;
       r.verdict.status = verify::Status::unsupported;
       r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
       r.repro = e.repro.str();
-      return r;
-    };
-    // The entry's case; a bad line's InputError names the corpus file.
-    auto case_of = [&e](auto from_repro) {
-      try {
-        return from_repro(e.repro);
-      } catch (const InputError& err) {
-        throw InputError(e.source + ": " + err.what());
-      }
-    };
-    if (e.repro.op() != "conv") {
-      const fuzz::OpCase c = case_of(fuzz::op_case_from_repro);
-      for (auto& s : verify::op_solvers())
-        if (s->op() == c.problem->op() && selected(s->name())) recs.push_back(fuzz::run_op_fuzz_case(c, *s));
-      if (recs.empty()) recs.push_back(none_matches(c.problem->str()));
-    } else {
-      const fuzz::ConvCase c = case_of(fuzz::conv_case_from_repro);
-      for (auto& s : verify::conv_solvers())
-        if (selected(s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
-      if (recs.empty()) recs.push_back(none_matches(to_string(c.problem)));
+      recs.push_back(std::move(r));
     }
     for (auto& r : recs) {
       if (verbose || r.verdict.status != verify::Status::passed) print_case_line(r);
