@@ -1,15 +1,14 @@
 // hiprim check: a suite (or the fuzz corpus) x solvers -> report.
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "cli/conv_command.hpp"
-#include "cli/op_command.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/run_command.hpp"
 #include "core/error.hpp"
-#include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/primitive.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
 #include "verify/solvers.hpp"
@@ -28,42 +27,32 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
   for (auto& e : entries) {
     std::vector<verify::CaseRecord> recs;
     auto selected = [&](const std::string& name) { return verify::glob_list_match(solver_glob, name) && verify::glob_match(e.repro.solver, name); };
-    auto none_matches = [&](const std::string& problem) {
+    // The entry's case (a bad line's InputError names the corpus file) on every selected solver of
+    // its primitive.
+    const fuzz::FuzzPrimitive& primitive = fuzz::fuzz_primitive(e.repro.op());
+    fuzz::CaseSpecPtr c;
+    try {
+      c = primitive.case_from_repro(e.repro);
+    } catch (const InputError& err) {
+      throw InputError(e.source + ": " + err.what());
+    }
+    for (auto& s : verify::all_solvers())
+      if (s->op() == e.repro.op() && selected(s->name())) recs.push_back(primitive.run(*c, *s));
+    if (recs.empty()) {
       verify::CaseRecord r;
-      r.problem = problem;
+      r.problem = c->problem();
       r.solver = e.repro.solver;
       r.verdict.status = verify::Status::unsupported;
       r.verdict.reason = e.source + ": no solver of this build matches '" + e.repro.solver + "' and --solver '" + solver_glob + "'";
       r.repro = e.repro.str();
-      return r;
-    };
-    // The entry's case; a bad line's InputError names the corpus file.
-    auto case_of = [&e](auto from_repro) {
-      try {
-        return from_repro(e.repro);
-      } catch (const InputError& err) {
-        throw InputError(e.source + ": " + err.what());
-      }
-    };
-    if (e.repro.op() != "conv") {
-      const fuzz::OpCase c = case_of(fuzz::op_case_from_repro);
-      for (auto& s : verify::op_solvers())
-        if (s->op() == c.problem->op() && selected(s->name())) recs.push_back(fuzz::run_op_fuzz_case(c, *s));
-      if (recs.empty()) recs.push_back(none_matches(c.problem->str()));
-    } else {
-      const fuzz::ConvCase c = case_of(fuzz::conv_case_from_repro);
-      for (auto& s : verify::conv_solvers())
-        if (selected(s->name())) recs.push_back(fuzz::run_conv_case(c, *s));
-      if (recs.empty()) recs.push_back(none_matches(to_string(c.problem)));
+      recs.push_back(std::move(r));
     }
     for (auto& r : recs) {
       if (verbose || r.verdict.status != verify::Status::passed) print_case_line(r);
       cases.push_back(std::move(r));
     }
   }
-  print_summary(cases);
-  write_report_if_asked(report, cases);
-  return exit_code_for(cases, require_gpu);
+  return finish_run(cases, report, "", require_gpu);
 }
 
 }  // namespace
@@ -92,35 +81,28 @@ Command add_check(CLI::App& app) {
     if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose,
                                                         f->require_gpu);
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
-    // Conv lines go through the conv solvers, op lines through the op solvers of their op.
-    verify::SuiteProblems problems;
+    // Every problem (conv's first) through the selected solvers of its primitive.
+    verify::SuiteProblems suites;
     for (auto& name : split_list(f->suite)) {
       auto more = verify::load_any_suite(name, so);
-      problems.conv.insert(problems.conv.end(), more.conv.begin(), more.conv.end());
-      problems.ops.insert(problems.ops.end(), more.ops.begin(), more.ops.end());
+      suites.conv.insert(suites.conv.end(), more.conv.begin(), more.conv.end());
+      suites.ops.insert(suites.ops.end(), more.ops.begin(), more.ops.end());
     }
-    const ConvSolverList conv_solvers = verify::match_solvers(verify::conv_solvers(), f->solver);
-    const OpSolverList op_solvers = verify::match_op_solvers(f->solver);
-    if (conv_solvers.empty() && op_solvers.empty()) verify::select_conv_solvers(f->solver);  // throws, naming the solvers
-    std::printf("suite %s: %zu conv problems x %zu conv solvers, %zu op problems x %zu op solvers\n", f->suite.c_str(),
-                problems.conv.size(), conv_solvers.size(), problems.ops.size(), op_solvers.size());
+    std::vector<OpProblemPtr> problems;
+    for (auto& p : suites.conv) problems.push_back(make_op_problem(p));
+    problems.insert(problems.end(), suites.ops.begin(), suites.ops.end());
+    const std::size_t conv_problems = suites.conv.size();
+    const OpSolverList solvers = verify::match_solvers(verify::all_solvers(), f->solver);
+    if (solvers.empty()) verify::select_conv_solvers(f->solver);  // throws, naming the solvers
+    const auto conv_solvers = std::count_if(solvers.begin(), solvers.end(), [](auto& s) { return s->op() == ConvProblem::kOp; });
+    std::printf("suite %s: %zu conv problems x %zu conv solvers, %zu op problems x %zu op solvers\n", f->suite.c_str(), conv_problems,
+                static_cast<std::size_t>(conv_solvers), problems.size() - conv_problems, solvers.size() - static_cast<std::size_t>(conv_solvers));
     std::fflush(stdout);
     std::vector<verify::CaseRecord> cases;
-    std::size_t done = 0;
-    const std::size_t total = problems.size();
-    auto progress = [&] {
-      if (++done % 25 == 0) std::fprintf(stderr, "  %zu/%zu problems\n", done, total);
-    };
-    if (!conv_solvers.empty())
-      for (auto& p : problems.conv) {
-        run_problem(p, conv_solvers, f->run.options(), cases, f->verbose);
-        progress();
-      }
-    for (auto& p : problems.ops) {
-      run_op_problem(p, op_solvers, f->run.options(), cases, f->verbose);
-      progress();
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      run_problem(problems[i], solvers, f->run.options(), cases, f->verbose);
+      if ((i + 1) % 25 == 0) std::fprintf(stderr, "  %zu/%zu problems\n", i + 1, problems.size());
     }
-    print_summary(cases);
     std::string path = f->report;
     if (path.empty()) {
       std::string base = f->suite;
@@ -128,8 +110,7 @@ Command add_check(CLI::App& app) {
         if (c == '/' || c == '.') c = '_';
       path = "hiprim_check_" + base + ".json";
     }
-    write_report_if_asked(path, cases);
-    return exit_code_for(cases, f->require_gpu);
+    return finish_run(cases, path, "", f->require_gpu);
   };
 }
 

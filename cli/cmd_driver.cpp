@@ -7,10 +7,9 @@
 #include <map>
 
 #include "cli/commands.hpp"
-#include "cli/conv_command.hpp"
 #include "cli/miopen/translation.hpp"
-#include "cli/op_command.hpp"
 #include "cli/options.hpp"
+#include "cli/run_command.hpp"
 #include "core/error.hpp"
 #include "core/primitives.hpp"
 
@@ -36,17 +35,17 @@ int run_result(const mdriver::Result& r, const std::string& command) {
     for (auto& s : t.problem_strings()) std::printf("%s\n", s.c_str());
     return 0;
   }
-  RunFlags run;
-  run.seed = t.hiprim.seed;
-  run.fill = t.hiprim.fill;
-  run.no_determinism = t.hiprim.no_determinism_check;
-  if (!t.conv.empty()) return run_conv_problems(t.conv, t.hiprim.solver, run, t.hiprim.dump, t.hiprim.report, false);
-  OpCommonFlags o;
+  RunCommandFlags o;
   o.solver = t.hiprim.solver;
   o.report = t.hiprim.report;
   o.dump = t.hiprim.dump;
-  o.run = run;
-  return run_op_problems(t.ops, o);
+  o.run.seed = t.hiprim.seed;
+  o.run.fill = t.hiprim.fill;
+  o.run.no_determinism = t.hiprim.no_determinism_check;
+  std::vector<OpProblemPtr> problems;
+  for (auto& p : t.conv) problems.push_back(make_op_problem(p));
+  problems.insert(problems.end(), t.ops.begin(), t.ops.end());
+  return run_problems(problems, o);
 }
 
 // `hiprim driver --file F`: every line translated, nothing run; one line of output per input line.

@@ -17,6 +17,7 @@
 #include "fuzz/gpu_oracle.hpp"
 #include "fuzz/op_gen.hpp"
 #include "fuzz/op_target.hpp"
+#include "fuzz/primitive.hpp"
 #include "report/report_diff.hpp"
 #include "verify/guarded_buffer.hpp"
 #include "verify/op_solvers.hpp"
@@ -134,8 +135,7 @@ std::string gpu_targets_not_run(const std::vector<fuzz::FuzzTargetPtr>& targets)
   std::vector<std::string> device;
   for (auto& t : targets) {
     bool on_device = false;
-    for (auto& s : verify::conv_solvers()) on_device = on_device || (s->name() == t->solver() && s->backend() == Backend::device);
-    for (auto& s : verify::op_solvers()) on_device = on_device || (s->name() == t->solver() && s->backend() == Backend::device);
+    for (auto& s : verify::all_solvers()) on_device = on_device || (s->name() == t->solver() && s->backend() == Backend::device);
     if (on_device) device.push_back(t->solver());
   }
   return device.empty() ? "" : not_run_line(device.size(), device.size() == 1 ? "solver" : "solvers", *why, device, "fuzzed");
@@ -339,7 +339,7 @@ Command add_fuzz(CLI::App& app) {
       return finish(run_device_workers(*f, o.shard, devices, static_cast<int>(f->jobs_per_device), fuzz::gpu_device_count() > 0));
     const char* worker = std::getenv("HIPRIM_FUZZ_WORKER");
     auto result = fuzz::run_campaign(targets, o, progress_printer(o.shard, worker ? "[" + std::string(worker) + "] " : "", worker != nullptr));
-    print_result(result, f->op == "conv" ? "MACs" : "elements");
+    print_result(result, fuzz::fuzz_primitive(f->op).size_unit());
     if (result.cases == 0)
       std::fprintf(stderr, "hiprim fuzz: warning: no case ran (%lld refused); see the solvers' reasons with 'hiprim list solvers --problem ...'\n",
                    static_cast<long long>(result.discards));

@@ -6,14 +6,12 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "core/conv_problem.hpp"
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
 #include "core/solver.hpp"
 #include "bench/bench_ops_suite.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/op_suite.hpp"
-#include "verify/solvers.hpp"
 #include "verify/suite.hpp"
 
 namespace hiprim::cli {
@@ -31,14 +29,7 @@ Command add_list(CLI::App& app) {
   return [solvers, suites, ops, problem, globs] {
     if (solvers->parsed()) {
       // With --problem, the solvers of its primitive (conv or an op) and whether each applies.
-      std::optional<ConvProblem> conv;
-      OpProblemPtr op;
-      if (!problem->empty()) {
-        if (first_token(*problem) == "conv")
-          conv = parse_conv_problem(*problem);
-        else
-          op = parse_op_problem(*problem);
-      }
+      const OpProblemPtr p = problem->empty() ? nullptr : parse_op_problem(*problem);
       auto line = [](const auto& s) {
         std::printf("%-26s %-6s %-6s %s\n", s->name().c_str(), s->backend() == Backend::device ? "device" : "host",
                     s->deterministic() ? "det" : "nondet", s->summary().c_str());
@@ -54,19 +45,12 @@ Command add_list(CLI::App& app) {
         std::printf("    perf configs: %zu, %s .. %s; default: %s\n", c.size(), c.front().c_str(), c.back().c_str(),
                     d.empty() ? "picked per problem" : d.c_str());
       };
-      if (!op)
-        for (auto& s : verify::conv_solvers()) {
-          line(s);
-          if (conv) verdict(s->applicable(*conv));
-          configs(*s);
-        }
-      if (!conv)
-        for (auto& s : verify::op_solvers()) {
-          if (op && s->op() != op->op()) continue;
-          line(s);
-          if (op) verdict(s->applicable(*op));
-          configs(*s);
-        }
+      for (auto& s : verify::all_solvers()) {
+        if (p && s->op() != p->op()) continue;
+        line(s);
+        if (p) verdict(s->applicable(*p));
+        configs(*s);
+      }
     } else if (suites->parsed()) {
       for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());
       for (auto& n : verify::op_bench_suite_names()) std::printf("%s (hiprim bench --op ...)\n", n.c_str());

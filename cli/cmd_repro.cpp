@@ -1,10 +1,9 @@
 // hiprim repro "<canonical string>": exactly one case (conv or an op; with --special, a fuzz case
 // with special input values).
 #include "cli/commands.hpp"
-#include "cli/conv_command.hpp"
-#include "cli/op_command.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/run_command.hpp"
 #include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
 #include "verify/solvers.hpp"
@@ -27,9 +26,7 @@ int run_special_repro(const std::string& problem, const std::string& solver_glob
     cases.push_back(fuzz::run_conv_case(c, *s, !flags.no_determinism));
     print_case_line(cases.back());
   }
-  print_summary(cases);
-  write_report_if_asked(report, cases);
-  return exit_code_for(cases);
+  return finish_run(cases, report);
 }
 
 }  // namespace
@@ -37,32 +34,21 @@ int run_special_repro(const std::string& problem, const std::string& solver_glob
 Command add_repro(CLI::App& app) {
   auto* sub = app.add_subcommand("repro", "Run exactly one case given by its canonical problem string");
   struct Flags {
-    std::string problem, solver = "*", report, dump, special;
-    bool print_problem = false;
-    RunFlags run;
+    std::string problem, special;
+    RunCommandFlags run;
   };
   auto f = std::make_shared<Flags>();
   sub->add_option("--special", f->special, "Special input values of a fuzz case: nan, inf, signed_zero, subnormal, huge, mixed (conv)");
   sub->add_option("problem", f->problem, "Canonical problem string, e.g. \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3\" or \"activ fwd relu fp32 nchw n1 c3 in8x8\"")->required();
-  sub->add_option("--solver", f->solver, "Solver name glob")->capture_default_str();
-  sub->add_option("--report", f->report, "Write a JSON conformance report here");
-  sub->add_option("--dump", f->dump, "Write inputs, output and reference as .npy files under this folder");
-  sub->add_flag("--print-problem", f->print_problem, "Print the canonical problem string and exit");
-  f->run.add_to(*sub);
+  sub->add_option("--solver", f->run.solver, "Solver name glob")->capture_default_str();
+  sub->add_option("--report", f->run.report, "Write a JSON conformance report here");
+  sub->add_option("--dump", f->run.dump, "Write inputs, output and reference as .npy files under this folder");
+  sub->add_flag("--print-problem", f->run.print_problem, "Print the canonical problem string and exit");
+  f->run.run.add_to(*sub);
   return [f] {
-    if (!f->special.empty() && !f->print_problem) return run_special_repro(f->problem, f->solver, f->run, f->special, f->report);
-    // The first token picks the path: conv's, or the ops' (bnorm, activ, softmax, pool, ...).
-    if (first_token(f->problem) != "conv") {
-      OpCommonFlags o;
-      o.solver = f->solver;
-      o.report = f->report;
-      o.dump = f->dump;
-      o.print_problem = f->print_problem;
-      o.run = f->run;
-      return run_op_problems({parse_op_problem(f->problem)}, o);
-    }
-    ConvProblem p = parse_conv_problem(f->problem);
-    return run_conv_problems({p}, f->solver, f->run, f->dump, f->report, f->print_problem);
+    if (!f->special.empty() && !f->run.print_problem)
+      return run_special_repro(f->problem, f->run.solver, f->run.run, f->special, f->run.report);
+    return run_problems({parse_op_problem(f->problem)}, f->run);
   };
 }
 

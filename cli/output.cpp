@@ -10,6 +10,10 @@ namespace hiprim::cli {
 
 using verify::Status;
 
+bool is_bad(const verify::CaseRecord& r) {
+  return r.verdict.status == Status::failed || r.verdict.status == Status::error || r.verdict.status == Status::mistrusted;
+}
+
 void print_case_line(const verify::CaseRecord& r) {
   const auto& m = r.verdict.metrics;
   std::printf("%-11s %-22s %s", std::string(verify::status_name(r.verdict.status)).c_str(), r.solver.c_str(), r.problem.c_str());
@@ -19,8 +23,7 @@ void print_case_line(const verify::CaseRecord& r) {
   std::printf("\n");
   if (r.verdict.status != Status::passed) {
     if (!r.verdict.reason.empty()) std::printf("            reason: %s\n", r.verdict.reason.c_str());
-    if (r.verdict.status == Status::failed || r.verdict.status == Status::error || r.verdict.status == Status::mistrusted)
-      std::printf("            repro:  %s\n", r.repro.c_str());
+    if (is_bad(r)) std::printf("            repro:  %s\n", r.repro.c_str());
   }
 }
 
@@ -71,7 +74,7 @@ int require_gpu_exit(bool require_gpu, const std::string& line) {
 
 int exit_code_for(const std::vector<verify::CaseRecord>& cases, bool require_gpu) {
   for (auto& c : cases)
-    if (c.verdict.status == Status::failed || c.verdict.status == Status::error || c.verdict.status == Status::mistrusted) return 1;
+    if (is_bad(c)) return 1;
   return require_gpu_exit(require_gpu, not_run_line(cases));
 }
 

@@ -7,6 +7,8 @@
 
 namespace hiprim::cli {
 
+// Whether the case failed, errored or was mistrusted (its line gets a repro line; the exit code is 1).
+bool is_bad(const verify::CaseRecord& r);
 void print_case_line(const verify::CaseRecord& r);
 // The table of statuses by solver, then the not_run_line() of the cases that did not run for want of a GPU.
 void print_summary(const std::vector<verify::CaseRecord>& cases);

@@ -81,4 +81,22 @@ OpSolverList match_op_solvers(const std::string& globs, std::string_view op) {
   return out;
 }
 
+const OpSolverList& all_solvers() {
+  // A conv solver's ConvOpSolver view, held together with the solver it refers to.
+  struct Held {
+    std::shared_ptr<const ConvSolver> solver;
+    ConvOpSolver view;
+  };
+  static const OpSolverList list = [] {
+    OpSolverList out;
+    for (auto& s : conv_solvers()) {
+      auto held = std::make_shared<const Held>(Held{s, ConvOpSolver(*s)});
+      out.push_back(std::shared_ptr<const OpSolver>(held, &held->view));
+    }
+    out.insert(out.end(), op_solvers().begin(), op_solvers().end());
+    return out;
+  }();
+  return list;
+}
+
 }  // namespace hiprim::verify

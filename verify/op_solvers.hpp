@@ -18,6 +18,9 @@ const OpSolverList& op_solvers();
 OpSolverList match_op_solvers(const std::string& globs);
 // Same, limited to solvers of `op`.
 OpSolverList match_op_solvers(const std::string& globs, std::string_view op);
+// Every solver of every primitive as the runner takes it (one buffer per tensors() entry): the conv
+// solvers (conv_solvers(), each through a ConvOpSolver that keeps it alive), then op_solvers().
+const OpSolverList& all_solvers();
 
 // The host solver "ref.<op>" (registered reference, values rounded to the tensors' dtypes).
 std::shared_ptr<const OpSolver> make_op_reference_solver(const std::string& op);

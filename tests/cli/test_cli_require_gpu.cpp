@@ -123,6 +123,32 @@ TEST(RequireGpu, CheckSaysTheGpuSolversWereNotCheckedAndFailsUnderTheFlag) {
   fs::remove_all(dir);
 }
 
+// One rule for every primitive: without --verbose, check prints the lines of cases that failed or
+// errored only; the cases that did not run for want of a GPU are counted in the summary's line.
+TEST(RequireGpu, CheckHidesTheCasesThatDidNotRunOfEveryPrimitiveUnlessVerbose) {
+  if (build_has_no_gpu_solvers()) GTEST_SKIP() << "built without a GPU backend: no GPU solver to leave unrun";
+  const auto why = verify::backend_unavailable(hiprim::Backend::device);
+  if (!why) GTEST_SKIP() << "a GPU machine: every case runs";
+  const fs::path dir = fs::temp_directory_path() / "hiprim_test_check_lines";
+  fs::create_directories(dir);
+  const fs::path suite = dir / "mixed.txt", report = dir / "check.json";
+  std::ofstream(suite) << "conv fwd fp32 nchw n1 c2 k3 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1\n"
+                          "activ fwd relu fp32 nchw n1 c3 in8x8\n";
+  const std::string args = "check --suite " + suite.string() + " --solver 'conv.naive,ref.conv.fast,activ.elementwise,ref.activ' --report " +
+                           report.string();
+  auto r = hiprim(args);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(has(r.out, "\nunsupported ")) << r.out;
+  EXPECT_FALSE(has(r.out, "\npassed ")) << r.out;
+  EXPECT_TRUE(has(r.out, "2 cases did not run: " + *why + "; the GPU solvers (activ.elementwise, conv.naive) were NOT checked")) << r.out;
+  r = hiprim(args + " --verbose");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "\nunsupported conv.naive ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\nunsupported activ.elementwise ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\npassed      ref.activ ")) << r.out;
+  fs::remove_all(dir);
+}
+
 TEST(RequireGpu, FuzzSaysTheGpuSolversWereNotFuzzedAndFailsUnderTheFlag) {
   if (build_has_no_gpu_solvers()) GTEST_SKIP() << "built without a GPU backend: no GPU solver to leave unrun";
   const std::string args = "fuzz --op activ --solver 'activ.elementwise,ref.activ' --cases 20 --shrink-runs 0";

@@ -8,6 +8,7 @@
 #include "fuzz/conv_target.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/op_target.hpp"
+#include "fuzz/primitive.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/solvers.hpp"
 
@@ -100,23 +101,45 @@ TEST(FuzzCorpus, CommittedCorpusReplaysClean) {
   };
   for (const auto& e : entries) {
     SCOPED_TRACE(e.source);
-    if (e.repro.op() != "conv") {
-      const OpCase c = op_case_from_repro(e.repro);
-      for (const auto& s : verify::match_op_solvers(e.repro.solver, e.repro.op())) {
-        check(run_op_fuzz_case(c, *s));
-        ++op_runs;
-      }
-      continue;
-    }
-    const ConvCase c = conv_case_from_repro(e.repro);
-    for (const auto& s : verify::conv_solvers()) {
-      if (!verify::glob_match(e.repro.solver, s->name())) continue;
-      check(run_conv_case(c, *s));
-      ++runs;
+    const FuzzPrimitive& primitive = fuzz_primitive(e.repro.op());
+    const CaseSpecPtr c = primitive.case_from_repro(e.repro);
+    for (const auto& s : verify::all_solvers()) {
+      if (s->op() != e.repro.op() || !verify::glob_match(e.repro.solver, s->name())) continue;
+      check(primitive.run(*c, *s));
+      ++(e.repro.op() == "conv" ? runs : op_runs);
     }
   }
   EXPECT_GT(runs, 0);
   EXPECT_GT(op_runs, 0);
+}
+
+// The primitive's repro-line case runs exactly as its own path does (conv: run_conv_case on the
+// ConvSolver behind the ConvOpSolver; ops: run_op_fuzz_case), and conv's refuses another op's solver.
+TEST(FuzzCorpus, ThePrimitivesCaseOfAReproLineRunsAsItsOwnPath) {
+  ReproLine conv_line{"conv fwd fp32 nchw n1 c1 k1 in1x1 f1x3 pad0x1 str1x1 dil1x1 g1", "ref.conv.fast", 120, "bounded", "nan"};
+  ReproLine op_line{"activ bwd clippedrelu fp32 nchw n1 c1 in1x8 alpha0.01", "ref.activ", 3, "", ""};
+  auto solver = [](const std::string& name) {
+    for (const auto& s : verify::all_solvers())
+      if (s->name() == name) return s;
+    throw InputError("no solver " + name);
+  };
+  const FuzzPrimitive& conv = fuzz_primitive("conv");
+  const FuzzPrimitive& ops = fuzz_primitive("activ");
+  EXPECT_STREQ(conv.size_unit(), "MACs");
+  EXPECT_STREQ(ops.size_unit(), "elements");
+  const auto a = conv.run(*conv.case_from_repro(conv_line), *solver("ref.conv.fast"));
+  const auto b = run_conv_case(conv_case_from_repro(conv_line), *verify::select_conv_solvers("ref.conv.fast").front());
+  EXPECT_EQ(a.verdict.status, verify::Status::passed) << a.verdict.reason;
+  EXPECT_EQ(a.repro, b.repro);
+  EXPECT_EQ(a.verdict.reason, b.verdict.reason);
+  EXPECT_NE(a.repro.find("--special nan"), std::string::npos) << a.repro;
+  const auto c = ops.run(*ops.case_from_repro(op_line), *solver("ref.activ"));
+  const auto d = run_op_fuzz_case(op_case_from_repro(op_line), *solver("ref.activ"));
+  EXPECT_EQ(c.verdict.status, verify::Status::passed) << c.verdict.reason;
+  EXPECT_EQ(c.repro, d.repro);
+  EXPECT_EQ(c.verdict.metrics.worst_ratio, d.verdict.metrics.worst_ratio);
+  EXPECT_THROW(conv.run(*conv.case_from_repro(conv_line), *solver("ref.activ")), InputError);
+  EXPECT_THROW(ops.case_from_repro(conv_line), InputError);  // a conv line is no op case
 }
 
 }  // namespace
