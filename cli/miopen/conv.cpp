@@ -173,7 +173,10 @@ Translation translate_conv(Context& c, const std::vector<std::string>& args) {
     }
     if (f.given("pad_mode")) {
       std::string pads;
-      for (auto p : geo.pad) pads += (pads.empty() ? "" : "x") + std::to_string(p);
+      for (auto p : geo.pad) {
+        if (!pads.empty()) pads += 'x';
+        pads += std::to_string(p);
+      }
       f.note("--pad_mode " + pad_mode + ": MIOpenDriver replaces the padding by " + pads + " (conv_driver.hpp SetConvDescriptorFromCmdLineArgs)");
     }
   } else if (f.given("pad_mode") && (pad_mode == "same" || pad_mode == "valid")) {

@@ -117,7 +117,9 @@ TEST(Cli, ListsSolversWithApplicability) {
   EXPECT_TRUE(has(r.out, "ref.conv.fast")) << r.out;
   EXPECT_TRUE(has(r.out, "applicable")) << r.out;
   // A solver with a perf-config space (conv.igemm.wgmma, in GPU builds) lists it on a line of its own.
-  if (has(r.out, "conv.igemm.wgmma")) EXPECT_TRUE(has(r.out, "    perf configs: ")) << r.out;
+  if (has(r.out, "conv.igemm.wgmma")) {
+    EXPECT_TRUE(has(r.out, "    perf configs: ")) << r.out;
+  }
   EXPECT_FALSE(has(r.out.substr(0, r.out.find("conv.igemm.wgmma")), "perf configs")) << r.out;
   r = hiprim("list suites");
   EXPECT_TRUE(has(r.out, "smoke") && has(r.out, "resnet50") && has(r.out, "edge")) << r.out;
