@@ -4,11 +4,25 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/conv_problem.hpp"
 #include "gpu/conv/igemm_sm90_plan.hpp"
+
+// Each problem is planned, has no such sub-plan, and the lowering's config is refused naming it.
+void expect_lowering_refused(std::initializer_list<const char*> problems, const hiprim::gpu::sm90::IgemmConfig& c,
+                             std::shared_ptr<const hiprim::gpu::sm90::IgemmPlan> hiprim::gpu::sm90::IgemmPlan::*sub,
+                             const std::string& suffix) {
+  for (const char* s : problems) {
+    const hiprim::gpu::sm90::IgemmPlan q = hiprim::gpu::sm90::plan_igemm(hiprim::parse_conv_problem(s));
+    ASSERT_EQ(q.refusal, "") << s;
+    EXPECT_EQ(q.*sub, nullptr) << s;
+    EXPECT_NE(hiprim::gpu::sm90::igemm_config_refusal(q, c).find(suffix), std::string::npos) << s;
+  }
+}
 
 // .flip: which problems take it, what it runs, and that the tuned default uses it where the H200
 // bwd-data sweep found it fastest.
@@ -72,13 +86,9 @@ TEST(IgemmCol2im, ShortFilterRowsRunAsADcolGemmAndAGather) {
   EXPECT_GE(L.workspace_bytes, L.wt_offset + pl.wt_bytes);
   const std::vector<IgemmConfig> mine = igemm_configs(pl);
   EXPECT_NE(std::find(mine.begin(), mine.end(), c), mine.end());
-  for (const char* s : {"conv bwd-data bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv fwd bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2",
-                        "conv bwd-weights bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"}) {
-    const IgemmPlan q = plan_igemm(parse_conv_problem(s));
-    ASSERT_EQ(q.refusal, "") << s;
-    EXPECT_EQ(q.col2im, nullptr) << s;
-    EXPECT_NE(igemm_config_refusal(q, c).find(".col2im"), std::string::npos) << s;
-  }
+  expect_lowering_refused({"conv bwd-data bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv fwd bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2",
+                           "conv bwd-weights bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"},
+                          c, &IgemmPlan::col2im, ".col2im");
 }
 
 // .im2col: the stem's bwd-weights takes it (152 GEMM columns, not 392); a plain 1x1 and bwd-data do not.
@@ -98,13 +108,9 @@ TEST(IgemmIm2col, ShortFilterRowsRunAsACopyAndAOneByOneGemm) {
   EXPECT_GE(L.col_offset, static_cast<std::size_t>(16) * 64 * 152 * 4);  // after the split partials
   EXPECT_GE(L.dwp_offset, L.col_offset + pl.col_bytes);
   EXPECT_GE(L.workspace_bytes, L.dwp_offset + pl.dwp_bytes);
-  for (const char* s : {"conv bwd-weights bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1",
-                        "conv bwd-data bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"}) {
-    const IgemmPlan q = plan_igemm(parse_conv_problem(s));
-    ASSERT_EQ(q.refusal, "") << s;
-    EXPECT_EQ(q.im2col, nullptr) << s;
-    EXPECT_NE(igemm_config_refusal(q, c).find(".im2col"), std::string::npos) << s;
-  }
+  expect_lowering_refused({"conv bwd-weights bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1",
+                           "conv bwd-data bf16 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2"},
+                          c, &IgemmPlan::im2col, ".im2col");
 }
 
 // The model's default for bwd-weights shapes the table does not hold: all-TMA where both operands
