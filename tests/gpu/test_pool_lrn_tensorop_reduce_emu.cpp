@@ -18,6 +18,7 @@
 #include "emu/emulated_solver.hpp"
 #include "emu/misaligned.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
+#include "tests/gpu/pool_lrn_tensorop_reduce_cases.hpp"
 #include "verify/runner.hpp"
 
 namespace hiprim::gpu_emu {  // the emulated build of hiprim::gpu (compiled with -Dgpu=gpu_emu)
@@ -42,40 +43,15 @@ OpSolverList emulated_solvers() {
 // device test (tests/gpu/test_pool_lrn_tensorop_reduce_gpu.cpp): modes, directions, 2D/3D,
 // layouts, dtypes, the packed and scalar paths, broadcasts, NaN modes, indices, slices longer than
 // a block.
-const char* const kProblems[] = {
-    "pool fwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
-    "pool bwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
-    "pool fwd max bf16 nhwc n2 c8 in8x8 win2x2 pad0x0 str2x2",
+// Besides test_ops::kPoolLrnTensorOpReduceShared (pool_lrn_tensorop_reduce_cases.hpp):
+const std::vector<const char*> kOwnProblems = {
     "pool bwd max fp16 nhwc n1 c16 in6x6 win3x3 pad1x1 str1x1",
-    "pool fwd max fp32 nhwc n1 c12 in11x7 win3x2 pad1x1 str2x1",
-    "pool fwd avg_incl fp16 nhwc n2 c8 in7x7 win3x3 pad1x1 str1x1",
-    "pool bwd avg_incl fp32 nchw n2 c5 in7x9 win3x3 pad1x1 str1x2",
-    "pool fwd avg_excl fp32 nhwc n2 c4 in7x7 win3x3 pad1x1 str2x2",
-    "pool bwd avg_excl bf16 nhwc n2 c8 in7x7 win3x3 pad1x1 str2x2",
-    "pool fwd avg_excl fp32 ncdhw n1 c4 in5x6x6 win2x3x3 pad1x1x1 str2x2x2",
-    "pool bwd max fp16 ndhwc n1 c8 in5x6x6 win3x3x3 pad1x1x1 str2x2x2",
-    "pool bwd avg_incl bf16 ncdhw n1 c3 in4x5x6 win3x3x3 pad1x1x1 str1x1x1",
-    "lrn fwd across fp32 nchw n2 c8 in5x5 size5 alpha1 beta0.75 k2",
-    "lrn bwd across fp16 nhwc n2 c8 in5x5 size3 alpha0.5 beta0.75 k1",
-    "lrn bwd across fp32 nchw n2 c7 in6x5 size5 alpha2 beta1.5 k1",
-    "lrn fwd within bf16 nchw n2 c3 in7x7 size3 alpha1 beta0.75 k1",
-    "lrn bwd within fp32 nhwc n2 c3 in7x6 size5 alpha1 beta0.75 k1",
-    "lrn bwd within fp32 ncdhw n1 c2 in4x5x5 size3 alpha1 beta0.5 k1",
-    // lrn.across.tile: tiles cut by the tensor's end (channels first: S = 45 = 32 + 13; channels
-    // last: N*S = 35 rows), the window wider than C, 3D.
     "lrn fwd across bf16 nchw n2 c6 in5x9 size5 alpha1 beta0.75 k2",
     "lrn bwd across fp16 nhwc n1 c12 in5x7 size5 alpha0.5 beta0.75 k1",
     "lrn bwd across fp32 nchw n2 c3 in5x9 size7 alpha2 beta1.5 k1",
     "lrn fwd across fp32 ndhwc n1 c5 in3x4x5 size3 alpha1 beta0.75 k1",
-    "tensorop add fp32 nchw a2x3x5x5 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
-    "tensorop add bf16 nchw a3x8x40x41 b3x8x40x41 alpha1=1 alpha2=1 beta=0",  // unrolled steps, scalar tail
-    "tensorop max fp16 nhwc a4x16x24x24 b1x16x1x1 alpha1=1 alpha2=1 beta=0.5",  // channels-last bias, unrolled
-    "tensorop add fp32 nchw a2x3x5x8 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
-    "tensorop mul fp16 nhwc a2x8x4x4 b2x8x1x4 alpha1=0.5 alpha2=2 beta=1",
-    "tensorop min bf16 a3x17 b1x17 alpha1=1 alpha2=-1 beta=0",
-    "tensorop max fp32 ndhwc a1x4x2x3x8 b1x1x2x1x8 alpha1=1 alpha2=1 beta=0.5",
-    "tensorop max fp32 a4x6x8 b4x1x8 alpha1=1 alpha2=1 beta=0",
-    "tensorop add fp32 a5 b1 alpha1=2 alpha2=1 beta=-1",
+    "tensorop add bf16 nchw a3x8x40x41 b3x8x40x41 alpha1=1 alpha2=1 beta=0",
+    "tensorop max fp16 nhwc a4x16x24x24 b1x16x1x1 alpha1=1 alpha2=1 beta=0.5",
     "reduce add fp32 nchw dims2x3x4x4 over2x3 nan_ignore",
     "reduce add bf16 nhwc dims2x3x4x4 over0x2 nan_ignore",
     "reduce max fp16 nhwc dims2x8x2x2 over1 nan_propagate indices",
@@ -84,10 +60,6 @@ const char* const kProblems[] = {
     "reduce max fp32 dims2x600 over1 nan_ignore indices",
     "reduce avg fp32 dims3x100 over1 nan_ignore",
     "reduce norm2 fp16 nchw dims2x4x3x3 over0x1 nan_ignore",
-    "reduce norm1 bf16 dims17 over0 nan_ignore",
-    "reduce mul fp32 dims3x40 over1 nan_ignore",
-    // reduce.split: rows split into chunks (16-byte packs, logical weights of non-adjacent dims),
-    // columns of consecutive outputs split over the positions, selections with indices.
     "reduce add fp32 nchw dims4x8x16x16 over0x2x3 nan_ignore",
     "reduce add bf16 nhwc dims4x16x12x12 over0x2x3 nan_ignore",
     "reduce max fp16 nhwc dims2x16x9x9 over1x2 nan_propagate indices",
@@ -101,7 +73,7 @@ const char* const kProblems[] = {
 TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
   verify::RunOptions o;
   o.seed = 5;
-  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems({std::begin(kProblems), std::end(kProblems)}), emulated_solvers(), o);
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems(test_ops::with_shared(kOwnProblems)), emulated_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})

@@ -13,6 +13,7 @@
 #include "reference/op_reference.hpp"
 #include "tests/gpu/guarded_device.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
+#include "tests/gpu/pool_lrn_tensorop_reduce_cases.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
 #include "verify/runner.hpp"
 
@@ -22,34 +23,11 @@ namespace {
 // Every feature of the four primitives: modes, directions, 2D/3D, layouts, dtypes, sizes that hit
 // and miss the vectorized solvers (C or the innermost dim a multiple of 4/8 or not), broadcasts,
 // NaN modes and indices.
-const char* const kProblems[] = {
-    "pool fwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
-    "pool bwd max fp32 nchw n2 c3 in9x9 win3x3 pad1x1 str2x2",
-    "pool fwd max bf16 nhwc n2 c8 in8x8 win2x2 pad0x0 str2x2",
+// Besides test_ops::kPoolLrnTensorOpReduceShared (pool_lrn_tensorop_reduce_cases.hpp):
+const std::vector<const char*> kOwnProblems = {
     "pool bwd max fp16 nhwc n2 c16 in8x8 win3x3 pad1x1 str1x1",
-    "pool fwd max fp32 nhwc n1 c12 in11x7 win3x2 pad1x1 str2x1",
-    "pool fwd avg_incl fp16 nhwc n2 c8 in7x7 win3x3 pad1x1 str1x1",
-    "pool bwd avg_incl fp32 nchw n2 c5 in7x9 win3x3 pad1x1 str1x2",
-    "pool fwd avg_excl fp32 nhwc n2 c4 in7x7 win3x3 pad1x1 str2x2",
-    "pool bwd avg_excl bf16 nhwc n2 c8 in7x7 win3x3 pad1x1 str2x2",
-    "pool fwd avg_excl fp32 ncdhw n1 c4 in5x6x6 win2x3x3 pad1x1x1 str2x2x2",
-    "pool bwd max fp16 ndhwc n1 c8 in5x6x6 win3x3x3 pad1x1x1 str2x2x2",
     "pool fwd max fp32 ndhwc n1 c4 in4x5x6 win2x2x2 pad0x1x1 str1x2x2",
-    "pool bwd avg_incl bf16 ncdhw n1 c3 in4x5x6 win3x3x3 pad1x1x1 str1x1x1",
-    "lrn fwd across fp32 nchw n2 c8 in5x5 size5 alpha1 beta0.75 k2",
-    "lrn bwd across fp16 nhwc n2 c8 in5x5 size3 alpha0.5 beta0.75 k1",
-    "lrn bwd across fp32 nchw n2 c7 in6x5 size5 alpha2 beta1.5 k1",
-    "lrn fwd within bf16 nchw n2 c3 in7x7 size3 alpha1 beta0.75 k1",
-    "lrn bwd within fp32 nhwc n2 c3 in7x6 size5 alpha1 beta0.75 k1",
-    "lrn bwd within fp32 ncdhw n1 c2 in4x5x5 size3 alpha1 beta0.5 k1",
     "lrn fwd across bf16 ndhwc n1 c6 in3x4x5 size3 alpha1 beta0.75 k1",
-    "tensorop add fp32 nchw a2x3x5x5 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
-    "tensorop add fp32 nchw a2x3x5x8 b1x3x1x1 alpha1=1 alpha2=1 beta=0",
-    "tensorop mul fp16 nhwc a2x8x4x4 b2x8x1x4 alpha1=0.5 alpha2=2 beta=1",
-    "tensorop min bf16 a3x17 b1x17 alpha1=1 alpha2=-1 beta=0",
-    "tensorop max fp32 ndhwc a1x4x2x3x8 b1x1x2x1x8 alpha1=1 alpha2=1 beta=0.5",
-    "tensorop max fp32 a4x6x8 b4x1x8 alpha1=1 alpha2=1 beta=0",
-    "tensorop add fp32 a5 b1 alpha1=2 alpha2=1 beta=-1",
     "tensorop mul bf16 a16 b16 alpha1=1 alpha2=1 beta=0",
     "reduce add fp32 nchw dims2x3x8x8 over2x3 nan_ignore",
     "reduce add bf16 nhwc dims2x3x8x8 over2x3 nan_ignore",
@@ -61,10 +39,7 @@ const char* const kProblems[] = {
     "reduce min fp32 dims700x3 over0 nan_ignore indices",
     "reduce avg fp32 dims4x100 over1 nan_ignore",
     "reduce norm2 fp16 nchw dims2x4x6x6 over0x1 nan_ignore",
-    "reduce norm1 bf16 dims17 over0 nan_ignore",
-    "reduce mul fp32 dims3x40 over1 nan_ignore",
     "reduce add fp32 dims3000 over0 nan_ignore",
-    // reduce.split with slices over many blocks (rows and columns), lrn.across.tile with many tiles
     "reduce add fp32 nchw dims8x4x64x64 over0x2x3 nan_ignore",
     "reduce max bf16 nhwc dims16x16x32x32 over0x2x3 nan_propagate indices",
     "reduce norm2 fp16 dims4x300000 over1 nan_ignore",
@@ -76,7 +51,7 @@ TEST(PoolLrnTensorOpReduceGpu, EveryApplicableSolverPassesEveryProblem) {
   HIPRIM_SKIP_WITHOUT_GPU();
   verify::RunOptions o;
   o.seed = 7;
-  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems({std::begin(kProblems), std::end(kProblems)}), gpu::gpu_op_solvers(), o);
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems(test_ops::with_shared(kOwnProblems)), gpu::gpu_op_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})

@@ -1,0 +1,168 @@
+// Host tests of conv.igemm.wgmma's perf configs (gpu/conv/igemm_sm90_plan.hpp): the canonical
+// strings, the config space and each problem's subset, split-K, the grid, refusals with reasons, and
+// the heuristic's split choice.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "gpu/conv/igemm_sm90_plan.hpp"
+
+namespace hiprim::gpu::sm90 {
+namespace {
+
+TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
+  const IgemmConfig c{128, 256, 4, 8};
+  EXPECT_EQ(to_string(c), "m128n256k64.s4.splitk8");
+  EXPECT_EQ(parse_igemm_config("m128n256k64.s4.splitk8"), c);
+  const IgemmConfig w{64, 128, 5, 1, true};
+  EXPECT_EQ(to_string(w), "m64n128k64.s5.splitk1.ws");
+  EXPECT_EQ(parse_igemm_config("m64n128k64.s5.splitk1.ws"), w);
+  EXPECT_EQ(igemm_threads(w), 256);
+  const IgemmConfig tm{128, 128, 4, 1, true, true};
+  EXPECT_EQ(to_string(tm), "m128n128k64.s4.splitk1.ws.tma");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma"), tm);
+  const IgemmConfig se{128, 128, 4, 1, true, true, true};
+  EXPECT_EQ(to_string(se), "m128n128k64.s4.splitk1.ws.tma.se");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma.se"), se);
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.se"), (IgemmConfig{128, 128, 4, 1, false, false, true}));
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.tma"), (IgemmConfig{128, 128, 4, 1, false, true}));  // refused later
+  const IgemmConfig fl{128, 128, 4, 1, true, true, true, true};
+  EXPECT_EQ(to_string(fl), "m128n128k64.s4.splitk1.ws.tma.se.flip");
+  EXPECT_EQ(parse_igemm_config("m128n128k64.s4.splitk1.ws.tma.se.flip"), fl);
+  EXPECT_EQ(parse_igemm_config("m64n64k64.s3.splitk2.flip"), (IgemmConfig{64, 64, 3, 2, false, false, false, true}));
+  const IgemmConfig ci{128, 64, 4, 1, true, true, false, false, true};
+  EXPECT_EQ(to_string(ci), "m128n64k64.s4.splitk1.ws.tma.col2im");
+  EXPECT_EQ(parse_igemm_config("m128n64k64.s4.splitk1.ws.tma.col2im"), ci);
+  EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 2, false, false, false, false, true}), "");  // no split-K
+  EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 1, false, false, true, false, true}), "");  // no .se
+  EXPECT_NE(igemm_config_space_refusal({128, 64, 4, 1, false, false, false, true, true}), "");  // not both
+  const IgemmConfig im{64, 128, 4, 8, false, false, false, false, false, true};
+  EXPECT_EQ(to_string(im), "m64n128k64.s4.splitk8.im2col");
+  EXPECT_EQ(parse_igemm_config("m64n128k64.s4.splitk8.im2col"), im);
+  EXPECT_NE(igemm_config_space_refusal({64, 128, 4, 1, false, false, false, false, true, true}), "");
+  EXPECT_EQ(igemm_threads(c), 256);
+  for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
+                          "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
+                          "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws", "m128n128k64.s4.splitk1.se.ws",
+                          "m128n128k64.s4.splitk1.flip.se", "m128n128k64.s4.splitk1.flipx", "m128n128k64.s4.splitk1.flip.flip",
+                          "m128n128k64.s4.splitk1.col2im.flip", "m128n128k64.s4.splitk1.col2im.ws"})
+    EXPECT_FALSE(parse_igemm_config(bad).has_value()) << bad;
+}
+
+TEST(IgemmConfig, ListedConfigsAreValidAndContainTheDefault) {
+  for (const char* s : {"conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1", "conv bwd-data fp16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2",
+                        "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1", "conv fwd bf16 nhwc n1 c8 k8 in3x3 f3x3 pad1x1"}) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    ASSERT_EQ(pl.refusal, "") << s;
+    const std::vector<IgemmConfig> all = igemm_configs(pl);
+    ASSERT_FALSE(all.empty());
+    const IgemmConfig d = igemm_default_config(pl);
+    EXPECT_NE(std::find(all.begin(), all.end(), d), all.end()) << s << ": default " << to_string(d) << " not listed";
+    for (const IgemmConfig& c : all) {
+      EXPECT_EQ(parse_igemm_config(to_string(c)), c);
+      EXPECT_LE(igemm_smem_bytes(c), kSmemLimit);
+      if (pl.params.classes > 1) {
+        EXPECT_EQ(c.splitk, 1) << s;
+      }
+    }
+  }
+}
+
+// The solver's perf-config space (ConvSolver::perf_configs): every problem's configs lie in it, and
+// a config outside it (an unknown tile, .tma without .ws) is refused for every plan.
+TEST(IgemmConfig, TheSpaceHoldsEveryProblemsConfigs) {
+  const std::vector<IgemmConfig> space = igemm_config_space();
+  ASSERT_GT(space.size(), 100u);
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    EXPECT_EQ(igemm_config_space_refusal(space[i]), "") << to_string(space[i]);
+    EXPECT_EQ(std::find(space.begin(), space.begin() + static_cast<std::ptrdiff_t>(i), space[i]), space.begin() + static_cast<std::ptrdiff_t>(i))
+        << to_string(space[i]) << " listed twice";
+  }
+  for (const char* s : {"conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1", "conv bwd-data fp16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2",
+                        "conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1"}) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    const std::vector<IgemmConfig> mine = igemm_configs(pl);
+    ASSERT_FALSE(mine.empty()) << s;
+    EXPECT_LT(mine.size(), space.size()) << s;  // each problem takes a strict subset (no tma for bwd-data, ...)
+    for (const IgemmConfig& c : mine) EXPECT_NE(std::find(space.begin(), space.end(), c), space.end()) << s << ": " << to_string(c);
+    EXPECT_NE(igemm_config_refusal(pl, {96, 128, 3, 1}), "");
+    EXPECT_NE(igemm_config_refusal(pl, {128, 128, 3, 1, false, true}), "");
+  }
+  EXPECT_NE(igemm_config_space_refusal({96, 128, 3, 1}), "");
+  EXPECT_NE(igemm_config_space_refusal({128, 128, 3, 1, false, true}), "");
+}
+
+TEST(IgemmConfig, SplitKPartitionsTheKBlocks) {
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k64 in9x9 f3x3 pad1x1"));
+  const long long kb = (pl.kred_max + 63) / 64;
+  for (int sp : kSplits) {
+    const IgemmConfig c{64, 64, 4, sp};
+    if (!igemm_config_refusal(pl, c).empty()) {
+      EXPECT_GT(sp, kb);
+      continue;
+    }
+    const IgemmLaunch L = make_igemm_launch(pl, c);
+    std::vector<int> owner(kb, 0);
+    for (int s = 0; s < sp; ++s)
+      for (int i = s * L.params.kb_per_split; i < std::min<long long>(kb, (s + 1LL) * L.params.kb_per_split); ++i) ++owner[i];
+    for (int v : owner) ASSERT_EQ(v, 1) << "splitk " << sp;
+    EXPECT_EQ(L.grid_z, static_cast<unsigned>(sp));
+    EXPECT_EQ(L.workspace_bytes, sp > 1 ? std::size_t(sp) * 64 * 576 * 4 : 0u);
+  }
+}
+
+TEST(IgemmConfig, GridCoversEveryTileOnceWithNFastest) {
+  const IgemmPlan pl = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k200 in9x9 f3x3 pad1x1"));
+  const IgemmLaunch L = make_igemm_launch(pl, {64, 64, 4, 1});
+  ASSERT_EQ(L.params.m_tiles, (2 * 81 + 63) / 64);
+  ASSERT_EQ(L.params.n_tiles, (200 + 63) / 64);
+  std::set<std::pair<int, int>> seen;
+  for (unsigned tile = 0; tile < L.grid_x; ++tile) {  // the kernel's decode
+    const int m = static_cast<int>(tile) / L.params.n_tiles, n = static_cast<int>(tile) - m * L.params.n_tiles;
+    ASSERT_TRUE(seen.insert({m, n}).second);
+    EXPECT_EQ(n, static_cast<int>(tile % L.params.n_tiles));  // n is the fast index
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(L.params.m_tiles * L.params.n_tiles));
+  EXPECT_EQ(L.grid_y, 1u);
+}
+
+TEST(IgemmConfig, RefusedConfigsSayWhy) {
+  const IgemmPlan strided = plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1 str2x2"));
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 2}).find("sub-pixel"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {96, 128, 3, 1}).find("not instantiated"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 256, 8, 1}).find("shared memory"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 2, 1}).find("stages"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 5}).find("splitk"), std::string::npos);
+  EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1}), "");
+  EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 1, true}), "");
+  EXPECT_NE(igemm_config_refusal(strided, {256, 128, 3, 1, true}).find("warp-specialised"), std::string::npos);
+  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 1, true, true}).find("fwd"), std::string::npos);
+  const IgemmPlan fwd = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1"));
+  EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, true, true}), "");
+  EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 1, false, true}).find(".ws.tma"), std::string::npos);
+  EXPECT_EQ(igemm_config_refusal(fwd, {128, 128, 3, 1, false, false, true}), "");
+  EXPECT_NE(igemm_config_refusal(fwd, {128, 128, 3, 2, false, false, true}).find("split"), std::string::npos);
+  EXPECT_TRUE(make_igemm_launch(fwd, {128, 128, 3, 1, false, false, true}).params.staged_epilogue);
+}
+
+TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {
+  // bwd-weights of c64 k64 3x3 at N=32: M x N = 64 x 576 is 5 tiles of 64x128 with Kred = 100352:
+  // without split-K it would run on 5 SMs.
+  const IgemmPlan wg = plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1"));
+  EXPECT_GT(igemm_default_config(wg).splitk, 8) << to_string(igemm_default_config(wg));
+  // Over the ResNet-50 late layers at N=32 (M = 1568 or 6272), the pick launches >= 64 CTAs.
+  for (const char* s : {"conv fwd bf16 nhwc n32 c1024 k256 in14x14 f1x1", "conv fwd bf16 nhwc n32 c512 k512 in7x7 f3x3 pad1x1",
+                        "conv bwd-data bf16 nhwc n32 c2048 k512 in7x7 f1x1", "conv bwd-weights bf16 nhwc n32 c512 k512 in7x7 f3x3 pad1x1",
+                        "conv bwd-weights bf16 nhwc n32 c2048 k512 in7x7 f1x1"}) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
+    const IgemmLaunch L = make_igemm_launch(pl, igemm_default_config(pl));
+    EXPECT_GE(L.grid_x * L.grid_y * L.grid_z, 64u) << s << ": " << to_string(igemm_default_config(pl));
+  }
+}
+
+}  // namespace
+}  // namespace hiprim::gpu::sm90
