@@ -52,6 +52,16 @@ constexpr int kColMaxRow = 256;                   // R*S*C of the col lowerings
 constexpr std::size_t kColMaxBytes = 256u << 20;  // bytes of the dcol / col workspace
 
 // The .col2im sub-plan of a bwd-data problem (see the header), or nothing.
+// bwd-weights' B gather of p: x[img][p*str - pad + r*dil][q*str - pad + s*dil][c] by (pixel, r, s, c).
+PixelGather pixel_gather(const ConvProblem& p) {
+  const Dims out = p.out();
+  return PixelGather{static_cast<int>(p.in[0]),     static_cast<int>(p.in[1]),     static_cast<int>(p.c),
+                     static_cast<int>(out[0]),      static_cast<int>(out[1]),      static_cast<int>(p.filter[0]),
+                     static_cast<int>(p.filter[1]), static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1]),
+                     static_cast<int>(p.pad[0]),    static_cast<int>(p.pad[1]),    static_cast<int>(p.dilation[0]),
+                     static_cast<int>(p.dilation[1]), static_cast<int>(p.n * out[0] * out[1])};
+}
+
 // The .im2col sub-plan of a bwd-weights problem (see the header), or nothing.
 void plan_im2col(const ConvProblem& p, IgemmPlan& pl) {
   if (p.dir != ConvDir::bwd_weights) return;
@@ -66,10 +76,7 @@ void plan_im2col(const ConvProblem& p, IgemmPlan& pl) {
   IgemmPlan gp = plan_igemm(g);
   if (!gp.refusal.empty()) return;
   pl.im2col = std::make_shared<const IgemmPlan>(std::move(gp));
-  pl.im2col_geom = Im2col{static_cast<int>(p.in[0]), static_cast<int>(p.in[1]), static_cast<int>(p.c), static_cast<int>(out[0]),
-                          static_cast<int>(out[1]), static_cast<int>(p.filter[1]), static_cast<int>(j), static_cast<int>(jp),
-                          static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1]), static_cast<int>(p.pad[0]),
-                          static_cast<int>(p.pad[1]), static_cast<int>(p.dilation[0]), static_cast<int>(p.dilation[1])};
+  pl.im2col_geom = Im2col{pixel_gather(p), static_cast<int>(j), static_cast<int>(jp)};
   pl.col_bytes = static_cast<std::size_t>(pixels * jp) * dtype_size(p.dtype);
   pl.dwp_bytes = static_cast<std::size_t>(p.k * jp) * dtype_size(p.dtype);
 }
@@ -253,9 +260,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
       cl.m = static_cast<int>(k);
       if (n * oh * ow > kIndexLimit) return no("N*P*Q exceeds the 32-bit index limit");
       cl.kred = static_cast<int>(n * oh * ow);
-      q.pix = PixelGather{static_cast<int>(h), static_cast<int>(w), static_cast<int>(c), static_cast<int>(oh),
-                          static_cast<int>(ow), static_cast<int>(r), static_cast<int>(s), sh, sw, ph, pw, dh, dw,
-                          cl.kred};
+      q.pix = pixel_gather(p);
       q.a_ld = static_cast<int>(k);
       q.b_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;  // B = x [N*H*W][C]
       break;

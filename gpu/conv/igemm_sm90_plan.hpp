@@ -156,6 +156,16 @@ HIPRIM_IG_HD inline long long pixel_offset(const PixelGather& g, const FilterCol
   return ((img * g.h + y) * g.w + x) * g.c + f.c;
 }
 
+// .im2col: col[pixel][j] is bwd-weights' own B gather (the filter column j = (r*S + s)*C + c of
+// pixel), zero for J <= j < Jp: its source in x, or -1 for a zero.
+struct Im2col {
+  PixelGather pix;  // of the problem itself
+  int j = 0, jp = 0;
+};
+HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, long long pixel, int j) {
+  return pixel_offset(g.pix, filter_col(g.pix, j, g.j), static_cast<int>(pixel));
+}
+
 // Output row map: dense (row m at m*N) or a class's pixels (h = a + i*sy, w = b + j*sx).
 struct OutRows {
   bool dense = true;
@@ -192,7 +202,11 @@ HIPRIM_IG_HD inline AxisReach first_reach(int y, int pad, int dil, int str, int 
   }
   return AxisReach{taps, 0};
 }
-// dx[img][y][x][ch] as the fp32 sum of its dcol terms, taps in ascending (r, s).
+// dx[img][y][x][ch] as the fp32 sum of its dcol terms, taps in ascending (r, s). conv.gemm.im2col's
+// col2im_kernel (gpu/conv/im2col_kernels.hpp) is the same gather, general (3D, groups, NCHW) but with
+// one division per tap: the stem took 510 us that way and 291 us stepping (H200 sweeps,
+// reports/h200/s5-2026-12-01). Moving the stepping into that kernel and using it here is the next
+// step (it needs a GPU run of both solvers).
 HIPRIM_IG_HD inline float col2im_sum(const Col2im& g, const float* dcol, int img, int y, int x, int ch) {
   float sum = 0.0f;
   const AxisReach ry = first_reach(y, g.pad_h, g.dil_h, g.str_h, g.step_h, g.r);
@@ -230,21 +244,6 @@ HIPRIM_IG_HD inline Col2imElement col2im_element(const Col2im& g, long long t) {
   e.x = b + j * g.str_w;
   e.valid = e.x < g.w;
   return e;
-}
-
-// .im2col geometry and the source of col[pixel][j] in x (NHWC), or -1 for a zero.
-struct Im2col {
-  int h = 0, w = 0, c = 0, p = 0, q = 0, s = 0, j = 0, jp = 0;
-  int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
-};
-HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, long long pixel, int j) {
-  if (j >= g.j) return -1;
-  const int ch = j % g.c, tap = j / g.c, r = tap / g.s, s = tap - r * g.s;
-  const long long img = pixel / (static_cast<long long>(g.p) * g.q);
-  const int rem = static_cast<int>(pixel - img * g.p * g.q), op = rem / g.q, oq = rem - op * g.q;
-  const int y = op * g.str_h - g.pad_h + r * g.dil_h, x = oq * g.str_w - g.pad_w + s * g.dil_w;
-  if (y < 0 || y >= g.h || x < 0 || x >= g.w) return -1;
-  return ((img * g.h + y) * g.w + x) * g.c + ch;
 }
 
 // One GEMM of a launch (a bwd-data class, or the whole problem).
