@@ -43,7 +43,7 @@ AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
 int default_stages(int bm, int bn) { return (bm == 128 && bn == 128) ? 3 : 4; }
 
 // The config without its lowering (.flip / .col2im / .im2col): what runs the sub-plan.
-IgemmConfig unflipped(IgemmConfig c) {
+IgemmConfig without_lowering(IgemmConfig c) {
   c.flip = c.col2im = c.im2col = false;
   return c;
 }
@@ -328,19 +328,19 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   if (std::string why = igemm_config_space_refusal(c); !why.empty()) return why;
   if (c.flip) {
     if (!pl.flip) return "the flipped-filter fwd (.flip) takes bwd-data with stride 1, pad <= dil*(R-1) and C % 8 == 0 only";
-    return igemm_config_refusal(*pl.flip, unflipped(c));
+    return igemm_config_refusal(*pl.flip, without_lowering(c));
   }
   if (c.col2im) {
     if (!pl.col2im)
       return ".col2im takes bwd-data with R*S*C <= " + std::to_string(kColMaxRow) + " and dcol within " +
              std::to_string(kColMaxBytes >> 20) + " MiB only";
-    return igemm_config_refusal(*pl.col2im, unflipped(c));
+    return igemm_config_refusal(*pl.col2im, without_lowering(c));
   }
   if (c.im2col) {
     if (!pl.im2col)
       return ".im2col takes bwd-weights with R*S*C <= " + std::to_string(kColMaxRow) +
              " (not a plain 1x1) and col within " + std::to_string(kColMaxBytes >> 20) + " MiB only";
-    return igemm_config_refusal(*pl.im2col, unflipped(c));
+    return igemm_config_refusal(*pl.im2col, without_lowering(c));
   }
   if (c.tma && pl.params.dir == IgemmDir::bwd_data)
     return "the TMA producer feeds fwd and bwd-weights (bwd-data takes it through .flip)";
@@ -353,20 +353,20 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
 
 IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   if (c.flip && pl.flip) {  // the fwd plan's launch, then w' after its workspace
-    IgemmLaunch L = make_igemm_launch(*pl.flip, unflipped(c));
+    IgemmLaunch L = make_igemm_launch(*pl.flip, without_lowering(c));
     L.w_flip_offset = (L.workspace_bytes + 255) / 256 * 256;
     L.workspace_bytes = L.w_flip_offset + (pl.flip_w_bytes + 255) / 256 * 256;
     return L;
   }
   if (c.col2im && pl.col2im) {  // the dcol GEMM's launch: fp32 out to dcol at 0, then w^T
-    IgemmLaunch L = make_igemm_launch(*pl.col2im, unflipped(c));
+    IgemmLaunch L = make_igemm_launch(*pl.col2im, without_lowering(c));
     L.params.fp32_out = true;
     L.wt_offset = (pl.dcol_bytes + 255) / 256 * 256;
     L.workspace_bytes = L.wt_offset + (pl.wt_bytes + 255) / 256 * 256;
     return L;
   }
   if (c.im2col && pl.im2col) {  // the 1x1 GEMM's launch (split partials at 0), then col, then dw'
-    IgemmLaunch L = make_igemm_launch(*pl.im2col, unflipped(c));
+    IgemmLaunch L = make_igemm_launch(*pl.im2col, without_lowering(c));
     L.col_offset = (L.workspace_bytes + 255) / 256 * 256;
     L.dwp_offset = L.col_offset + (pl.col_bytes + 255) / 256 * 256;
     L.workspace_bytes = L.dwp_offset + (pl.dwp_bytes + 255) / 256 * 256;
@@ -420,12 +420,12 @@ std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
 
 double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   if (c.flip && pl.flip)  // the fwd plan's time, plus writing and reading w' and the transform's launch
-    return igemm_cost(*pl.flip, unflipped(c)) + 2.0 * static_cast<double>(pl.flip_w_bytes) / kCopyRate + kExtraLaunch;
+    return igemm_cost(*pl.flip, without_lowering(c)) + 2.0 * static_cast<double>(pl.flip_w_bytes) / kCopyRate + kExtraLaunch;
   if (c.col2im && pl.col2im)  // plus dcol written in fp32 and read back, dx written, two more launches
-    return igemm_cost(*pl.col2im, unflipped(c)) +
+    return igemm_cost(*pl.col2im, without_lowering(c)) +
            (2.0 * static_cast<double>(pl.dcol_bytes) + static_cast<double>(pl.min_bytes)) / kCopyRate + 2 * kExtraLaunch;
   if (c.im2col && pl.im2col)  // plus col written and x read, dw' written and cut, two more launches
-    return igemm_cost(*pl.im2col, unflipped(c)) +
+    return igemm_cost(*pl.im2col, without_lowering(c)) +
            (static_cast<double>(pl.col_bytes + 2 * pl.dwp_bytes) + static_cast<double>(pl.min_bytes)) / kCopyRate +
            2 * kExtraLaunch;
   const double mac_rate = 790e12 / 2 / kNumSms;  // per SM, MAC/s at the measured bf16 ceiling
