@@ -23,7 +23,8 @@
 //   consumer: full[s] completion j (parity j&1), then fence.proxy.async, wgmma, commit,
 //             wait_group(1), arrive empty[(i-1) % stages].
 // TMA (with WS): producer thread 0 also arrives on full[s] with expect_tx and issues the TMA of
-// fwd's B box (and of the A box when A is dense: 1x1, stride 1, pad 0), or of bwd-weights' A boxes
+// fwd's B box (and of the A box when A is dense: 1x1, stride 1, pad 0, or im2col-mode: C % 64 == 0),
+// or of bwd-weights' A boxes
 // (dy, MN-major: one 64 x 64 box per 64 rows of M into its atom column; and B's when x is dense);
 // full[s] then expects 129 arrivals plus the boxes' bytes (1 arrival when both come by TMA).
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
@@ -241,7 +242,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     if (tid == 0) {
       for (int s = 0; s < stages; ++s) {
         // cp.async producers' arrivals (none when A comes by TMA too) + the TMA issuer's expect_tx arrival
-        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense : p.b_dense;
+        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense || p.a_im2col : p.b_dense;
         mbar_init(full(s), TMA ? (all_tma ? 1 : 129) : 128);
         mbar_init(empty(s), CONSUMERS * 128);
       }
@@ -256,12 +257,19 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
         if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
         if constexpr (TMA && DIR == IgemmDir::fwd) {
           const int k0 = (kb_begin + i) * kTileK;
-          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows)
-            mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense ? BM : 0)) * kRowBytes);
+          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
+                         // or x's im2col box of BM pixels x 64 channels
+            mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
             tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0, full(stage));
-            if (p.a_dense) tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
+            if (p.a_dense) {
+              tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
+            } else if (p.a_im2col) {
+              const Im2colBox q = im2col_box(cl.act, m0, k0);
+              tma_load_im2col_4d(stage_addr(stage), &tmap_a, q.c0, q.x, q.y, q.img, static_cast<std::uint16_t>(q.off_x),
+                                 static_cast<std::uint16_t>(q.off_y), full(stage));
+            }
           }
-          if (!p.a_dense) {
+          if (!p.a_dense && !p.a_im2col) {
             prod.load_a(kb_begin + i, stage_addr(stage), t);
             cp_async_arrive_noinc(full(stage));
           }

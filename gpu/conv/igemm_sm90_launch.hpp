@@ -2,7 +2,8 @@
 // one config (main kernel, then the split-K reduction when splitk > 1), enqueued on a stream with
 // no host synchronisation, allocation or read-back (capturable into a CUDA graph; the one-time
 // raise of a kernel's dynamic shared-memory limit happens on its first launch).
-// TMA configs (fwd, bwd-weights): the dense operands' tensor maps are encoded on the host per launch (host work only).
+// TMA configs (fwd, bwd-weights): the operands' tensor maps (tiled, or im2col for fwd's x) are encoded on the host per
+// launch (host work only).
 // Each direction's .hip instantiates igemm_sm90_launch<T, DIR> for T = __half and bf16
 // (IGEMM_SM90_INSTANTIATE), so the three directions compile in parallel.
 #pragma once
@@ -55,6 +56,45 @@ TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std
   return m;
 }
 
+// The im2col-mode TMA map of fwd's x (NHWC, dims {C, W, H, N}) for class g with m rows: boxes of
+// `pixels` rows x 64 channels, 128B swizzle (the K-major A tile), the bounding box of im2col_corners
+// traversed with the convolution's stride, zero fill outside; cuTensorMapEncodeIm2col from the driver.
+using Im2colEncoder = PFN_cuTensorMapEncodeIm2col_v12000;
+inline Im2colEncoder im2col_encoder() {  // looked up once per process
+  static const Im2colEncoder encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    (void)cudaGetLastError();
+    return reinterpret_cast<Im2colEncoder>(fn);
+  }();
+  return encode;
+}
+
+template <typename T>
+TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels, const std::string& context) {
+  const Im2colEncoder encode = im2col_encoder();
+  if (encode == nullptr) throw RuntimeError("cuTensorMapEncodeIm2col is not available from the driver (" + context + ")");
+  const long long images = m / (static_cast<long long>(g.rh) * g.rw);
+  TensorMap map{};
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(g.sc), static_cast<cuuint64_t>(g.sw), static_cast<cuuint64_t>(g.sh),
+                              static_cast<cuuint64_t>(images)};
+  const cuuint64_t row = static_cast<cuuint64_t>(g.sc) * 2;
+  const cuuint64_t strides[3] = {row, row * g.sw, row * g.sw * g.sh};
+  const Im2colCorners b = im2col_corners(g);
+  const int lower[2] = {b.lower_x, b.lower_y}, upper[2] = {b.upper_x, b.upper_y};  // innermost (W) first
+  const cuuint32_t elem[4] = {1, static_cast<cuuint32_t>(g.rx_mul), static_cast<cuuint32_t>(g.ry_mul), 1};
+  const CUresult r = encode(&map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                            4, const_cast<void*>(x), dims, strides, lower, upper, static_cast<cuuint32_t>(kTileK),
+                            static_cast<cuuint32_t>(pixels), elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw RuntimeError("cuTensorMapEncodeIm2col failed (CUresult " + std::to_string(static_cast<int>(r)) + ") for " + context);
+  return map;
+}
+
 // Raises the kernel's dynamic shared-memory limit, once per process (prepare() does it for every
 // kernel before any run, so a run inside a graph capture never makes this call).
 template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
@@ -77,6 +117,7 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   if constexpr (TMA && DIR == IgemmDir::fwd) {
     map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
     if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
+    if (L.params.a_im2col) map_a = im2col_tensor_map<T>(buf.a, L.params.cls[0].act, L.params.cls[0].m, BM, context);
   } else if constexpr (TMA) {  // bwd-weights, MN-major boxes of 64 channels x 64 pixels
     map_a = matrix_tensor_map<T>(buf.a, L.params.a_ld, L.params.cls[0].kred, 64, context);
     if (L.params.b_dense) map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
@@ -113,6 +154,7 @@ void igemm_sm90_prepare() {
     raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
     raise_smem_limit<T, 64, 64, DIR, true, true>();
     (void)tensor_map_encoder();
+    (void)im2col_encoder();
   }
 }
 

@@ -218,6 +218,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
                          static_cast<int>(ow), sh, -ph, sw, -pw, static_cast<int>(r), static_cast<int>(s), dh, dw};
       q.a_ld = cl.kred;  // B = w rows [k][r][s][c]
       q.a_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;  // A = x [N*H*W][C]
+      q.a_im2col = !q.a_dense && im2col_tma_refusal(cl.act).empty();
       break;
     }
     case ConvDir::bwd_data: {
@@ -276,6 +277,16 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   plan_col2im(p, pl);
   plan_im2col(p, pl);
   return pl;
+}
+
+std::string im2col_tma_refusal(const ActGather& g) {
+  if (g.sc % kTileK != 0) return "C = " + std::to_string(g.sc) + " is not a multiple of 64 (a k-block must be one tap)";
+  if (g.ry_mul > 8 || g.rx_mul > 8) return "stride above 8 (the im2col traversal stride)";
+  const Im2colCorners b = im2col_corners(g);
+  for (int v : {b.lower_x, b.lower_y, b.upper_x, b.upper_y})
+    if (v < -128 || v > 127) return "a bounding-box corner outside [-128, 127] (pad or (R-1)*dil too large)";
+  if ((g.nr - 1) * g.ty_step > 127 || (g.ns - 1) * g.tx_step > 127) return "tap offset (R-1)*dil above 127";
+  return "";
 }
 
 ConvProblem flip_problem(const ConvProblem& p, std::string* why) {

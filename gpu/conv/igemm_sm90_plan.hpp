@@ -114,6 +114,32 @@ HIPRIM_IG_HD inline long long act_offset(const ActGather& g, const ActRow& r, co
   return r.img_off + (y * g.sw + x) * g.sc + t.ch;
 }
 
+// fwd A by TMA in im2col mode (IgemmParams::a_im2col; C % 64 == 0, so a k-block is the 64 channels
+// c0.. of one tap): the map covers x as {C, W, H, N} with the bounding box of the base positions
+// (output position * stride - pad) from `lower` to dim - 1 + `upper` per axis, traversed with the
+// stride, so its pixels are the GEMM rows in order (q fastest, then p, then the image); the box of
+// the tile at row m0 and k-block k0 starts at row m0's base pixel and reads each pixel at base +
+// (s*dil_w, r*dil_h), the tap of k0.
+struct Im2colBox {
+  int c0 = 0, x = 0, y = 0, img = 0, off_x = 0, off_y = 0;
+};
+HIPRIM_IG_HD inline Im2colBox im2col_box(const ActGather& g, int m0, int k0) {
+  const int per_img = g.rh * g.rw;
+  const int img = m0 / per_img, rem = m0 - img * per_img;
+  const int i = rem / g.rw, j = rem - (rem / g.rw) * g.rw;
+  const Tap t = tap_of(k0, g.sc, g.ns);
+  return Im2colBox{t.ch, j * g.rx_mul + g.rx_add, i * g.ry_mul + g.ry_add, img, t.ts * g.tx_step, t.tr * g.ty_step};
+}
+struct Im2colCorners {
+  int lower_x = 0, lower_y = 0, upper_x = 0, upper_y = 0;  // lower = -pad, upper = pad - (taps - 1) * dil
+};
+inline Im2colCorners im2col_corners(const ActGather& g) {
+  return Im2colCorners{g.rx_add, g.ry_add, -g.rx_add - (g.ns - 1) * g.tx_step, -g.ry_add - (g.nr - 1) * g.ty_step};
+}
+// Why fwd's A of class g (rows = its M) cannot come by TMA im2col ("" when it can): C % 64, the
+// stride (<= 8), the corners (signed 8 bits for a 4D map) and the tap offsets (<= 127 here).
+std::string im2col_tma_refusal(const ActGather& g);
+
 // bwd-data B: B[n = c][kk = (tr, ts, k)] = w[k][r0 + tr*rstep][s0 + ts*sstep][c] (w is [K][R][S][C]),
 // at  k*R*S*C + (r0*S + s0)*C + tr*(rstep*S*C) + ts*(sstep*C) + c  (the strides the kernel keeps).
 struct WeightTaps {
@@ -263,6 +289,7 @@ struct IgemmParams {
   PixelGather pix;                 // bwd-weights B
   int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
   bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
+  bool a_im2col = false;           // fwd otherwise, im2col_tma_refusal "": A by TMA im2col (Im2colBox)
   bool b_dense = false;            // bwd-weights 1x1, stride 1, pad 0: B is x as a dense [pixels][C] matrix
   int splitk = 1, kb_per_split = 0;
   bool staged_epilogue = false;    // the config's .se
@@ -283,7 +310,8 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // ws: warp-specialised (a producer warpgroup and mbarriers, suffix ".ws"); else every thread both
 // produces and consumes. tma (with ws, fwd and bwd-weights, suffix ".tma"): the dense operand comes
 // by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async: fwd's weights B (K-major), and A
-// where it is dense (IgemmParams::a_dense: 1x1, stride 1, pad 0); bwd-weights' dy A (MN-major, one
+// where it is dense (IgemmParams::a_dense: 1x1, stride 1, pad 0) or else in im2col mode
+// (IgemmParams::a_im2col: C % 64 == 0, see Im2colBox); bwd-weights' dy A (MN-major, one
 // box per 64 rows of M), and B where it is dense (b_dense). bwd-data takes TMA through .flip.
 // se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
 // 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.

@@ -252,6 +252,12 @@ const char* const kConvShapes[] = {
     "n2 c32 k32 in15x15 f5x5 pad2x2 str1x1",
     "n2 c3 k16 in12x11 f7x7 pad3x3 str2x2",  // the stem's shape: C padded to 8 in the workspace
     "n1 c12 k8 in7x7 f3x3 pad1x1 str1x1",
+    // C % 64 == 0: fwd's .ws.tma reads x by TMA in im2col mode (image wrap, M tails, unequal axes)
+    "n3 c64 k40 in13x11 f3x3 pad1x1 str1x1",
+    "n2 c128 k64 in9x7 f3x3 pad2x1 str2x1 dil2x1",
+    "n2 c64 k64 in10x9 f3x3 pad1x1 str1x1",  // .flip's fwd problem (C' = K = 64) takes it too
+    "n2 c64 k32 in9x9 f1x1 pad0x0 str2x2",
+    "n2 c192 k24 in5x6 f2x3 pad1x2 str3x1 dil2x3",
 };
 
 TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
@@ -288,7 +294,8 @@ TEST(IgemmConv, SanitizerSubset) {
   SKIP_WITHOUT_SM90();
   std::uint32_t seed = 900;
   for (const char* dir : {"fwd", "bwd-data", "bwd-weights"})
-    for (const char* shape : {"n2 c16 k24 in7x6 f3x3 pad1x1 str2x2", "n1 c3 k8 in9x9 f7x7 pad3x3 str2x2", "n2 c64 k8 in5x5 f1x1"}) {
+    for (const char* shape : {"n2 c16 k24 in7x6 f3x3 pad1x1 str2x2", "n1 c3 k8 in9x9 f7x7 pad3x3 str2x2", "n2 c64 k8 in5x5 f1x1",
+                              "n2 c64 k64 in7x6 f3x3 pad1x1 str2x1"}) {
       const ConvProblem p = parse_conv_problem(std::string("conv ") + dir + " bf16 nhwc " + shape);
       const std::vector<std::string> configs = igemm_sm90_configs(p);
       for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",

@@ -127,6 +127,7 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
   for (int st : {3, 4, 6}) add({pick.bm, pick.bn, st, pick.splitk, true});  // warp-specialised
   for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, pick.splitk, true});
   for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, pick.splitk, true, true});  // + TMA (fwd)
+  for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, 1, true, true, true});  // TMA + staged epilogue
   // The staged epilogue on the pick and on each variant of the pick's tile.
   for (int v = 0; v < 3; ++v) add({pick.bm, pick.bn, pick.stages, 1, v >= 1, v == 2, true});
   for (int sp : {1, 2, 4, 8, 16, 32, 64, 128}) add({pick.bm, pick.bn, pick.stages, sp});

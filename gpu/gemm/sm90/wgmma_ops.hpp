@@ -6,7 +6,7 @@
 //   wgmma.fence / commit_group / wait_group; cp.async 16-byte with zero fill (src-size 0);
 //   cp.async commit/wait; fence.proxy.async.shared::cta (generic-proxy writes -> async-proxy reads);
 //   mbarrier init/arrive/try_wait.parity and cp.async.mbarrier.arrive.noinc (warp specialisation);
-//   mbarrier expect_tx and cp.async.bulk.tensor.2d (TMA) with complete_tx.
+//   mbarrier expect_tx and cp.async.bulk.tensor.2d (TMA, tile mode) and .4d im2col mode with complete_tx.
 // Syntax from the PTX ISA (9.7.15 wgmma, 9.7.9.25 cp.async, membar/fence). The operand lists of the
 // mma wrappers are written out in full (N/2 accumulators each).
 #pragma once
@@ -120,6 +120,19 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const TensorMap* 
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
           dst),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+// TMA im2col mode (a map from cuTensorMapEncodeIm2col over an NHWC tensor, dims {C, W, H, N}): the
+// box of pixelsPerColumn consecutive output pixels x channelsPerPixel channels whose first base pixel
+// is (x, y) of image img (base = output position * stride - pad, inside the map's bounding box),
+// channels c0.., each pixel read at base + (off_x, off_y) (the filter tap times the dilation); the
+// pixels follow the bounding box W fastest, then H, then N; zeros outside the tensor.
+__device__ __forceinline__ void tma_load_im2col_4d(std::uint32_t dst, const TensorMap* map, int c0, int x, int y, int img,
+                                                   std::uint16_t off_x, std::uint16_t off_y, std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], "
+      "{%7, %8};\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(x), "r"(y), "r"(img), "r"(bar), "h"(off_x), "h"(off_y)
       : "memory");
 }
 // An arrival on `bar` once every cp.async this thread issued before has landed; .noinc: the
