@@ -25,7 +25,8 @@
 // TMA (with WS): producer thread 0 also arrives on full[s] with expect_tx and issues the TMA of
 // fwd's B box (and of the A box when A is dense: 1x1, stride 1, pad 0, or im2col-mode: C % 64 == 0),
 // or of bwd-weights' A boxes
-// (dy, MN-major: one 64 x 64 box per 64 rows of M into its atom column; and B's when x is dense);
+// (dy, MN-major: one 64 x 64 box per 64 rows of M into its atom column; and B's when x is dense, or
+// x's im2col boxes of 64 pixels per 64 columns when C % 64 == 0);
 // full[s] then expects 129 arrivals plus the boxes' bytes (1 arrival when both come by TMA).
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
@@ -242,7 +243,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     if (tid == 0) {
       for (int s = 0; s < stages; ++s) {
         // cp.async producers' arrivals (none when A comes by TMA too) + the TMA issuer's expect_tx arrival
-        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense || p.a_im2col : p.b_dense;
+        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense || p.a_im2col : p.b_dense || p.b_im2col;
         mbar_init(full(s), TMA ? (all_tma ? 1 : 129) : 128);
         mbar_init(empty(s), CONSUMERS * 128);
       }
@@ -275,17 +276,28 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
           }
         } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
           const int k0 = (kb_begin + i) * kTileK;
-          if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0)
-            mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense ? BN : 0)) * kRowBytes);
+          if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0), or x's
+                         // im2col box of pixels k0.. at the tap of column n0 + 64j (columns past the
+                         // last take the last tap's box: their outputs are never stored)
+            mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense || p.b_im2col ? BN : 0)) * kRowBytes);
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j)
               tma_load_2d(stage_addr(stage) + j * kMnAtomColBytes, &tmap_a, m0 + 64 * j, k0, full(stage));
-            if (p.b_dense)
+            if (p.b_dense) {
 #pragma unroll
               for (int j = 0; j < BN / 64; ++j)
                 tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
+            } else if (p.b_im2col) {
+              const ActGather g = act_gather_of(p.pix);
+#pragma unroll
+              for (int j = 0; j < BN / 64; ++j) {
+                const Im2colBox q = im2col_box(g, k0, min(n0 + 64 * j, p.n_cols - 64));
+                tma_load_im2col_4d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, q.c0, q.x, q.y, q.img,
+                                   static_cast<std::uint16_t>(q.off_x), static_cast<std::uint16_t>(q.off_y), full(stage));
+              }
+            }
           }
-          if (!p.b_dense) {
+          if (!p.b_dense && !p.b_im2col) {
             prod.load_b(kb_begin + i, stage_addr(stage), t);
             cp_async_arrive_noinc(full(stage));
           }

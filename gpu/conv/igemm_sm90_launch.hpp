@@ -121,6 +121,7 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   } else if constexpr (TMA) {  // bwd-weights, MN-major boxes of 64 channels x 64 pixels
     map_a = matrix_tensor_map<T>(buf.a, L.params.a_ld, L.params.cls[0].kred, 64, context);
     if (L.params.b_dense) map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
+    if (L.params.b_im2col) map_b = im2col_tensor_map<T>(buf.b, act_gather_of(L.params.pix), L.params.cls[0].kred, 64, context);
   }
   kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
       L.params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),

@@ -264,6 +264,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
       q.pix = pixel_gather(p);
       q.a_ld = static_cast<int>(k);
       q.b_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;  // B = x [N*H*W][C]
+      q.b_im2col = !q.b_dense && im2col_tma_refusal(act_gather_of(q.pix)).empty();
       break;
     }
   }

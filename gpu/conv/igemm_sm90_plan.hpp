@@ -182,6 +182,11 @@ HIPRIM_IG_HD inline long long pixel_offset(const PixelGather& g, const FilterCol
   return ((img * g.h + y) * g.w + x) * g.c + f.c;
 }
 
+// bwd-weights' B[n = (r, s, c)][kk = pixel] is fwd's A transposed (row = pixel, kk = n): the same
+// gather, so x comes by the same im2col boxes (one per 64 columns of the B tile, MN-major atom columns).
+HIPRIM_IG_HD inline ActGather act_gather_of(const PixelGather& g) {
+  return ActGather{g.h, g.w, g.c, g.p, g.q, g.str_h, -g.pad_h, g.str_w, -g.pad_w, g.r, g.s, g.dil_h, g.dil_w};
+}
 // .im2col: col[pixel][j] is bwd-weights' own B gather (the filter column j = (r*S + s)*C + c of
 // pixel), zero for J <= j < Jp: its source in x, or -1 for a zero.
 struct Im2col {
@@ -291,6 +296,7 @@ struct IgemmParams {
   bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
   bool a_im2col = false;           // fwd otherwise, im2col_tma_refusal "": A by TMA im2col (Im2colBox)
   bool b_dense = false;            // bwd-weights 1x1, stride 1, pad 0: B is x as a dense [pixels][C] matrix
+  bool b_im2col = false;           // bwd-weights otherwise, im2col_tma_refusal(act_gather_of(pix)) "": B by TMA im2col
   int splitk = 1, kb_per_split = 0;
   bool staged_epilogue = false;    // the config's .se
   bool fp32_out = false;           // .col2im: every tile writes fp32 sums to partial[0][m][n] (no rounding)
@@ -312,7 +318,8 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // by TMA (cp.async.bulk.tensor, 128B swizzle) instead of cp.async: fwd's weights B (K-major), and A
 // where it is dense (IgemmParams::a_dense: 1x1, stride 1, pad 0) or else in im2col mode
 // (IgemmParams::a_im2col: C % 64 == 0, see Im2colBox); bwd-weights' dy A (MN-major, one
-// box per 64 rows of M), and B where it is dense (b_dense). bwd-data takes TMA through .flip.
+// box per 64 rows of M), and B where it is dense (b_dense) or else by im2col boxes of 64 pixels
+// (b_im2col, C % 64 == 0). bwd-data takes TMA through .flip.
 // se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
 // 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
 // flip (suffix ".flip", stride-1 bwd-data only): the problem runs as flip_problem(p), a fwd

@@ -1,5 +1,5 @@
-// Host tests of fwd's A operand by TMA in im2col mode (IgemmParams::a_im2col, Im2colBox,
-// im2col_corners): a model of the documented im2col traversal (CUDA driver API,
+// Host tests of fwd's A and bwd-weights' B operands by TMA in im2col mode (IgemmParams::a_im2col,
+// b_im2col, Im2colBox, im2col_corners): a model of the documented im2col traversal (CUDA driver API,
 // cuTensorMapEncodeIm2col; PTX cp.async.bulk.tensor .im2col) fed with the plan's corners, strides and
 // box coordinates must produce, for every row of every tile and every k-block, exactly the element
 // the cp.async gather (act_offset) reads, zeros included. The GPU tests run the real TMA.
@@ -55,6 +55,34 @@ void expect_boxes_match_gather(const ConvProblem& p, int bm) {
     }
 }
 
+// bwd-weights: the box of pixels k0.. at column block n (64 columns, one tap) holds B[n + ch][k0 + row],
+// x at pixel_offset, for every block of every problem (the kernel's B tile, MN-major by atom column).
+void expect_weight_boxes_match_gather(const ConvProblem& p) {
+  const IgemmPlan pl = plan_igemm(p);
+  ASSERT_EQ(pl.refusal, "") << to_string(p);
+  ASSERT_TRUE(pl.params.b_im2col) << to_string(p);
+  const PixelGather& pix = pl.params.pix;
+  const ActGather g = act_gather_of(pix);
+  const int images = pix.pixels / (pix.p * pix.q);
+  for (int k0 = 0; k0 < pix.pixels; k0 += kTileK)
+    for (int n = 0; n < pl.params.n_cols; n += 64) {
+      const Im2colBox b = im2col_box(g, k0, n);
+      for (int row = 0; row < kTileK; ++row)
+        for (int ch = 0; ch < 64; ch += 5) {
+          const long long want = pixel_offset(pix, filter_col(pix, n + ch, pl.params.n_cols), k0 + row);
+          ASSERT_EQ(modelled_source(g, images, b, row, ch), want) << to_string(p) << " k0 " << k0 << " n " << n << " row " << row;
+        }
+    }
+}
+
+TEST(IgemmIm2colTma, WeightGradientBoxesEqualTheGather) {
+  for (const char* s : {"n2 c64 k64 in7x7 f3x3 pad1x1", "n3 c64 k40 in13x11 f3x3 pad1x1 str1x1", "n2 c128 k64 in9x7 f3x3 pad2x1 str2x1 dil2x1",
+                        "n2 c64 k32 in9x9 f1x1 str2x2", "n2 c192 k8 in5x6 f2x3 pad1x2 str3x1 dil2x3", "n4 c64 k64 in56x56 f3x3 pad1x1"})
+    expect_weight_boxes_match_gather(parse_conv_problem(std::string("conv bwd-weights bf16 nhwc ") + s));
+  EXPECT_FALSE(plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k8 in9x9 f1x1")).params.b_im2col);  // dense
+  EXPECT_FALSE(plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c32 k8 in9x9 f3x3 pad1x1")).params.b_im2col);
+}
+
 TEST(IgemmIm2colTma, BoxesEqualTheGatherOnFixedProblems) {
   for (const char* s : {"n2 c64 k64 in7x7 f3x3 pad1x1", "n3 c64 k40 in13x11 f3x3 pad1x1 str1x1",
                         "n2 c128 k64 in9x7 f3x3 pad2x1 str2x1 dil2x1", "n2 c64 k16 in6x5 f5x3 pad2x1 str1x2",
@@ -95,6 +123,7 @@ TEST(IgemmIm2colTma, TakenOnlyWhereABoxIsOneTapAndTheCornersFit) {
                         "conv fwd bf16 nhwc n1 c64 k8 in300x300 f3x3 pad130x1", "conv bwd-data bf16 nhwc n2 c64 k64 in9x9 f3x3 pad1x1",
                         "conv bwd-weights bf16 nhwc n2 c64 k64 in9x9 f3x3 pad1x1"})
     EXPECT_FALSE(plan_igemm(parse_conv_problem(s)).params.a_im2col) << s;
+  EXPECT_FALSE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k8 in9x9 f3x3 pad1x1")).params.b_im2col);
   const ConvProblem big = parse_conv_problem("conv fwd bf16 nhwc n1 c64 k8 in300x300 f3x3 pad1x1 dil70x1");
   EXPECT_NE(im2col_tma_refusal(plan_igemm(big).params.cls[0].act).find("[-128, 127]"), std::string::npos);
   EXPECT_NE(im2col_tma_refusal(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c32 k8 in9x9 f3x3 pad1x1")).params.cls[0].act)
