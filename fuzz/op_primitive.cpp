@@ -1,34 +1,56 @@
-#include "fuzz/op_target.hpp"
+// The fuzzer's part of the non-convolution primitives (fuzz/op_primitive.hpp).
+#include "fuzz/op_primitive.hpp"
+
+#include <map>
+#include <mutex>
 
 #include <rapidcheck/gen/Tuple.h>
 #include <rapidcheck/shrinkable/Transform.h>
 
 #include "core/error.hpp"
 #include "fuzz/gen_util.hpp"
-#include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
+#include "verify/runner.hpp"
 
 namespace hiprim::fuzz {
 namespace {
 
 constexpr int kMaxRepairSteps = 40;
 
-verify::CaseRecord refused(const OpProblem& p, const OpSolver& s, std::uint64_t seed, const std::string& why) {
-  verify::CaseRecord r;
-  r.problem = p.str();
-  r.solver = s.name();
-  r.seed = seed;
-  r.verdict.status = verify::Status::unsupported;
-  r.verdict.reason = why;
-  r.repro = verify::repro_command(r.problem, s.name(), seed);
-  return r;
-}
-
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
 }
+
+class OpPrimitive final : public FuzzPrimitive {
+ public:
+  explicit OpPrimitive(std::string op) : op_(std::move(op)) {}
+  const char* size_unit() const override { return "elements"; }
+  CaseSpecPtr case_from_repro(const ReproLine& r) const override {
+    const OpCase c = op_case_from_repro(r);
+    return std::make_shared<OpCaseSpec>(c.problem, c.seed, std::vector<std::string>{});
+  }
+  verify::RunOptions run_options(const CaseSpec& c, const OpSolver&, bool check_determinism) const override {
+    verify::RunOptions o;
+    o.seed = static_cast<const OpCaseSpec&>(c).seed();
+    o.check_determinism = check_determinism;
+    return o;
+  }
+  OpSolverList solvers(const std::string& globs) const override {
+    OpSolverList out = verify::match_op_solvers(globs, op_);
+    if (out.empty()) {
+      std::vector<std::string> names;
+      for (auto& s : verify::op_solvers())
+        if (s->op() == op_) names.push_back(s->name());
+      throw InputError("--solver '" + globs + "' matches no " + op_ + " solver; known: " + joined(names));
+    }
+    return out;
+  }
+
+ private:
+  std::string op_;
+};
 
 }  // namespace
 
@@ -46,14 +68,13 @@ OpProblemPtr fit_to_solver(const OpGenerator& g, const OpSolver& s, const OpProb
   return p;
 }
 
-OpFuzzTarget::OpFuzzTarget(OpGeneratorPtr gen, std::shared_ptr<const OpSolver> solver, OpTargetOptions o, std::optional<OpDomain> domain)
+OpCases::OpCases(OpGeneratorPtr gen, std::shared_ptr<const OpSolver> solver, OpGenLimits limits, std::optional<OpDomain> domain)
     : gen_(std::move(gen)),
       solver_(std::move(solver)),
-      opts_(o),
       domain_(domain ? *domain : probe_op_domain(*gen_, *solver_)),
-      cases_(rc::gen::tuple(gen_->problems(domain_, opts_.limits), seed_gen())) {}
+      cases_(rc::gen::tuple(gen_->problems(domain_, limits), seed_gen())) {}
 
-rc::Shrinkable<CaseSpecPtr> OpFuzzTarget::generate(const rc::Random& random, int size) const {
+rc::Shrinkable<CaseSpecPtr> OpCases::generate(const rc::Random& random, int size) const {
   auto gen = gen_;
   auto solver = solver_;
   return rc::shrinkable::map(cases_(random, size), [gen, solver](const std::tuple<OpProblemPtr, std::uint64_t>& c) -> CaseSpecPtr {
@@ -62,29 +83,24 @@ rc::Shrinkable<CaseSpecPtr> OpFuzzTarget::generate(const rc::Random& random, int
   });
 }
 
-verify::CaseRecord OpFuzzTarget::run(const CaseSpec& spec) const {
-  const auto& c = static_cast<const OpCaseSpec&>(spec);
-  return run_op_fuzz_case({c.op_problem(), c.seed()}, *solver_, opts_.check_determinism);
+const FuzzPrimitive& op_fuzz_primitive(std::string_view op) {
+  static std::mutex m;
+  static std::map<std::string, std::unique_ptr<const OpPrimitive>, std::less<>> by_op;
+  const std::lock_guard<std::mutex> lock(m);
+  auto it = by_op.find(op);
+  if (it == by_op.end()) it = by_op.emplace(std::string(op), std::make_unique<const OpPrimitive>(std::string(op))).first;
+  return *it->second;
 }
 
-std::vector<FuzzTargetPtr> make_op_targets(const std::string& op, const std::string& solver_globs, const OpTargetOptions& o) {
-  return make_op_targets(op, solver_globs, [&o](const OpSolver&) { return o; });
+std::shared_ptr<SolverFuzzTarget> op_fuzz_target(std::shared_ptr<const OpSolver> solver, OpGenLimits limits, bool check_determinism) {
+  fuzzed_primitive(solver->op());  // InputError for an op without a generator
+  return std::make_shared<SolverFuzzTarget>(solver, op_cases(limits)(solver), check_determinism);
 }
 
-std::vector<FuzzTargetPtr> make_op_targets(const std::string& op, const std::string& solver_globs,
-                                           const std::function<OpTargetOptions(const OpSolver&)>& options_for) {
-  const OpGeneratorPtr gen = op_generator(op);
-  if (!gen) throw InputError("--op '" + op + "': no fuzz generator for it (known: conv, " + joined(fuzzed_ops()) + ")");
-  const OpSolverList solvers = verify::match_op_solvers(solver_globs, op);
-  if (solvers.empty()) {
-    std::vector<std::string> names;
-    for (auto& s : verify::op_solvers())
-      if (s->op() == op) names.push_back(s->name());
-    throw InputError("--solver '" + solver_globs + "' matches no " + op + " solver; known: " + joined(names));
-  }
-  std::vector<FuzzTargetPtr> out;
-  for (auto& s : solvers) out.push_back(std::make_shared<OpFuzzTarget>(gen, s, options_for(*s)));
-  return out;
+CasesFor op_cases(OpGenLimits limits) {
+  return [limits](const std::shared_ptr<const OpSolver>& s) -> CaseSourcePtr {
+    return std::make_shared<OpCases>(op_generator(s->op()), s, limits);
+  };
 }
 
 OpCase op_case_from_repro(const ReproLine& r) {
@@ -95,13 +111,7 @@ OpCase op_case_from_repro(const ReproLine& r) {
 }
 
 verify::CaseRecord run_op_fuzz_case(const OpCase& c, const OpSolver& s, bool check_determinism) {
-  if (s.op() != c.problem->op()) return refused(*c.problem, s, c.seed, "solver of op " + s.op() + ", problem of op " + c.problem->op());
-  if (auto a = s.applicable(*c.problem); !a) return refused(*c.problem, s, c.seed, a.reason);
-  verify::RunOptions o;
-  o.seed = c.seed;
-  o.check_determinism = check_determinism;
-  verify::PreparedCase pc(c.problem, o);
-  return verify::run_case(pc, s, o);
+  return op_fuzz_primitive(c.problem->op()).run(OpCaseSpec(c.problem, c.seed, {}), s, check_determinism);
 }
 
 }  // namespace hiprim::fuzz
