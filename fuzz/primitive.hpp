@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rapidcheck/Random.h>
 #include <rapidcheck/Shrinkable.h>
@@ -60,8 +61,8 @@ class CaseSource {
   virtual rc::Shrinkable<CaseSpecPtr> generate(const rc::Random& random, int size) const = 0;
   virtual void exclude_failure_class(const std::string&) {}
   // The prepared case a drawn case runs on (s accepts it; o: the primitive's run_options): by default
-  // o's. May change o and c's data (conv: the GPU oracle's hook, the next seed for mostly-zero
-  // outputs) and set `note`, appended to the verdict's reason.
+  // c's problem on o. May change o and the data it runs (conv: the GPU oracle's hook, the next seed
+  // for mostly-zero outputs) and set `note`, appended to the verdict's reason.
   virtual verify::PreparedCase prepare(const CaseSpec& c, const OpSolver& s, verify::RunOptions& o, std::string& note) const;
 };
 using CaseSourcePtr = std::shared_ptr<CaseSource>;
