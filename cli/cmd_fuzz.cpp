@@ -13,11 +13,12 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "fuzz/campaign.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 #include "fuzz/gpu_oracle.hpp"
 #include "fuzz/op_gen.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/op_primitive.hpp"
 #include "fuzz/primitive.hpp"
+#include "fuzz/solver_target.hpp"
 #include "report/report_diff.hpp"
 #include "verify/guarded_buffer.hpp"
 #include "verify/op_solvers.hpp"
@@ -63,32 +64,17 @@ fuzz::Shard resolve_shard(const FuzzFlags& f, std::string* source) {
   return {};
 }
 
-// The op targets (fuzz/op_target.hpp): the CPU reference is their only oracle and they have no
-// special-value cases, so --oracle gpu and --specials are refused; --size picks the limits (auto:
-// large for device solvers), --max-macs caps the largest tensor's elements.
-std::vector<fuzz::FuzzTargetPtr> make_op_fuzz_targets(const FuzzFlags& f, std::string* oracle_used) {
-  if (!fuzz::op_generator(f.op)) return fuzz::make_op_targets(f.op, f.solver, fuzz::OpTargetOptions{});  // throws: the known ops
-  if (f.oracle != "auto" && f.oracle != "cpu")
-    throw InputError("--oracle '" + f.oracle + "': op " + f.op + " is checked against the CPU reference only (use auto or cpu)");
+// --size: auto, small or large.
+void check_size_flag(const FuzzFlags& f) {
   if (f.size != "auto" && f.size != "small" && f.size != "large") throw InputError("--size '" + f.size + "': expected auto, small or large");
-  if (!f.specials.empty())
-    throw InputError("--specials: special-value cases are defined for conv only (op " + f.op + " has no special-value contract)");
-  *oracle_used = "cpu";
-  auto options_for = [&f](const OpSolver& s) {
-    fuzz::OpTargetOptions o;
-    const bool large = f.size == "large" || (f.size == "auto" && s.backend() == Backend::device);
-    o.limits = large ? fuzz::large_op_limits() : fuzz::small_op_limits();
-    if (f.max_macs > 0) o.limits.max_elements = static_cast<std::int64_t>(f.max_macs);
-    o.check_determinism = !f.no_determinism;
-    return o;
-  };
-  return fuzz::make_op_targets(f.op, f.solver, options_for);
 }
 
-std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* oracle_used) {
-  if (f.op != "conv") return make_op_fuzz_targets(f, oracle_used);
+// Conv's flags: --oracle auto|cpu|gpu (gpu: conv.naive checks the exact-tier cases of the other
+// device solvers), --cpu-check-rate, --specials (the kinds drawn), --size (auto: large with the gpu
+// oracle), --max-macs (every MAC budget of the limits).
+fuzz::CasesFor conv_cases_for(const FuzzFlags& f, std::string* oracle_used) {
   if (f.oracle != "auto" && f.oracle != "cpu" && f.oracle != "gpu") throw InputError("--oracle '" + f.oracle + "': expected auto, cpu or gpu");
-  if (f.size != "auto" && f.size != "small" && f.size != "large") throw InputError("--size '" + f.size + "': expected auto, small or large");
+  check_size_flag(f);
   if (!(f.cpu_check_rate >= 0 && f.cpu_check_rate <= 1)) throw InputError("--cpu-check-rate must be in [0, 1]");
   std::vector<fuzz::Special> specials{fuzz::Special::none};
   if (f.specials.empty() || f.specials == "all") {
@@ -101,30 +87,53 @@ std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* o
       specials.push_back(*s);
     }
   }
-  auto solvers = verify::select_conv_solvers(f.solver);
   std::shared_ptr<const ConvSolver> naive;
   for (auto& s : verify::conv_solvers())
     if (s->name() == "conv.naive") naive = s;
   std::string why;
   const bool gpu_ok = naive && fuzz::gpu_oracle_available(&why);
-  if (f.oracle == "gpu" && !gpu_ok) throw InputError("--oracle gpu: " + (naive ? why : std::string("no conv.naive solver in this build")));
   const bool want_gpu = f.oracle == "gpu" || (f.oracle == "auto" && gpu_ok);
   *oracle_used = want_gpu ? "gpu (conv.naive for exact-tier cases, CPU reference for a sampled fraction and the rest)" : "cpu";
-  std::vector<fuzz::FuzzTargetPtr> targets;
-  for (auto& s : solvers) {
+  return [&f, specials, naive, gpu_ok, why, want_gpu](const std::shared_ptr<const OpSolver>& s) -> fuzz::CaseSourcePtr {
+    // Here, after the solver selection, so that a --solver matching nothing is named first.
+    if (f.oracle == "gpu" && !gpu_ok) throw InputError("--oracle gpu: " + (naive ? why : std::string("no conv.naive solver in this build")));
+    const ConvSolver& conv = dynamic_cast<const ConvOpSolver&>(*s).conv_solver();
     fuzz::ConvTargetOptions o;
-    const bool gpu_oracle = want_gpu && s->backend() == Backend::device && s != naive;
+    const bool gpu_oracle = want_gpu && s->backend() == Backend::device && &conv != naive.get();
     if (gpu_oracle) o.gpu_oracle = naive;
     const bool large = f.size == "large" || (f.size == "auto" && gpu_oracle);
     o.limits = large ? fuzz::large_conv_limits() : fuzz::small_conv_limits();
     if (f.max_macs > 0) o.limits.max_macs = o.limits.max_macs_bounded = o.limits.max_macs_special = o.limits.max_tensor_elements = f.max_macs;
     o.cpu_check_rate = f.cpu_check_rate;
-    o.check_determinism = !f.no_determinism;
-    fuzz::ConvDomain d = fuzz::probe_conv_domain(*s);
+    fuzz::ConvDomain d = fuzz::probe_conv_domain(conv);
     d.specials = specials;
-    targets.push_back(std::make_shared<fuzz::ConvFuzzTarget>(s, o, d));
-  }
-  return targets;
+    return std::make_shared<fuzz::ConvCases>(conv, o, d);
+  };
+}
+
+// The other ops' flags: the CPU reference is their only oracle and they have no special-value
+// cases, so --oracle gpu and --specials are refused; --size picks the limits (auto: large for device
+// solvers), --max-macs caps the largest tensor's elements.
+fuzz::CasesFor op_cases_for(const FuzzFlags& f, std::string* oracle_used) {
+  if (f.oracle != "auto" && f.oracle != "cpu")
+    throw InputError("--oracle '" + f.oracle + "': op " + f.op + " is checked against the CPU reference only (use auto or cpu)");
+  check_size_flag(f);
+  if (!f.specials.empty())
+    throw InputError("--specials: special-value cases are defined for conv only (op " + f.op + " has no special-value contract)");
+  *oracle_used = "cpu";
+  return [&f](const std::shared_ptr<const OpSolver>& s) -> fuzz::CaseSourcePtr {
+    const bool large = f.size == "large" || (f.size == "auto" && s->backend() == Backend::device);
+    fuzz::OpGenLimits limits = large ? fuzz::large_op_limits() : fuzz::small_op_limits();
+    if (f.max_macs > 0) limits.max_elements = static_cast<std::int64_t>(f.max_macs);
+    return fuzz::op_cases(limits)(s);
+  };
+}
+
+// The targets of --op for --solver, with the options its primitive's flags give.
+std::vector<fuzz::FuzzTargetPtr> make_targets(const FuzzFlags& f, std::string* oracle_used) {
+  fuzz::fuzzed_primitive(f.op);  // InputError for an op without a generator, naming the fuzzed ones
+  const fuzz::CasesFor cases_for = f.op == ConvProblem::kOp ? conv_cases_for(f, oracle_used) : op_cases_for(f, oracle_used);
+  return fuzz::make_targets(f.op, f.solver, cases_for, !f.no_determinism);
 }
 
 // The not_run_line() of the targets whose solver runs on the GPU when this process cannot use one

@@ -4,7 +4,7 @@
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/run_command.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 #include "fuzz/corpus.hpp"
 #include "verify/solvers.hpp"
 

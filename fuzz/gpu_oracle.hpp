@@ -1,5 +1,5 @@
 // The GPU oracle: a device solver (conv.naive) run on a prepared case's inputs, its output returned
-// as the expected values (exact tier only, see fuzz/conv_target.hpp). Needs a GPU build and device.
+// as the expected values (exact tier only, see fuzz/conv_primitive.hpp). Needs a GPU build and device.
 #pragma once
 #include "core/conv_solver.hpp"
 #include "reference/conv.hpp"

@@ -1,6 +1,6 @@
 // Generators of valid problems for the non-convolution primitives ("ops": bnorm, activ, softmax,
 // dropout, pool, lrn, tensorop, reduce), one OpGenerator per op, used by the one op fuzz target
-// (fuzz/op_target.hpp).
+// (fuzz/op_primitive.hpp).
 //
 // An op is described by categorical axes (direction, mode, dtype, layout, ...; the first value of
 // each is the simplest) and a RapidCheck generator of problems that are valid by construction,

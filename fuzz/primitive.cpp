@@ -1,46 +1,68 @@
-// A fuzz case given by its repro line, for every primitive (fuzz/primitive.hpp).
+// The one path of a fuzz case on a solver, and the primitives by name (fuzz/primitive.hpp).
 #include "fuzz/primitive.hpp"
 
+#include "core/conv_problem.hpp"
 #include "core/error.hpp"
-#include "fuzz/conv_target.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/conv_primitive.hpp"
+#include "fuzz/op_gen.hpp"
+#include "fuzz/op_primitive.hpp"
 
 namespace hiprim::fuzz {
 namespace {
 
-class ConvPrimitive final : public FuzzPrimitive {
- public:
-  const char* size_unit() const override { return "MACs"; }
-  CaseSpecPtr case_from_repro(const ReproLine& r) const override { return std::make_shared<ConvCaseSpec>(conv_case_from_repro(r)); }
-  verify::CaseRecord run(const CaseSpec& c, const OpSolver& s, bool check_determinism) const override {
-    const ConvCase& cc = static_cast<const ConvCaseSpec&>(c).conv_case();
-    // A conv solver reaches the buffer-list interface as a ConvOpSolver (verify::all_solvers()).
-    const auto* conv = dynamic_cast<const ConvOpSolver*>(&s);
-    if (!conv) throw InputError(s.name() + " is not a conv solver (a solver of " + s.op() + ")");
-    return run_conv_case(cc, conv->conv_solver(), check_determinism);
-  }
-};
+// The record of a case s refuses: status unsupported, and the repro line of the case's data.
+verify::CaseRecord refused(const OpProblem& p, const OpSolver& s, const verify::RunOptions& o, const std::string& why) {
+  verify::CaseRecord r;
+  r.problem = p.str();
+  r.solver = s.name();
+  r.seed = o.seed;
+  r.verdict.status = verify::Status::unsupported;
+  r.verdict.reason = why;
+  r.repro = verify::repro_command(r.problem, s.name(), o.seed);
+  if (o.fill) r.repro += " --fill " + std::string(verify::fill_tier_name(*o.fill));
+  if (!o.hooks.repro_flags.empty()) r.repro += " " + o.hooks.repro_flags;
+  return r;
+}
 
-class OpCases final : public FuzzPrimitive {
- public:
-  const char* size_unit() const override { return "elements"; }
-  CaseSpecPtr case_from_repro(const ReproLine& r) const override {
-    const OpCase c = op_case_from_repro(r);
-    return std::make_shared<OpCaseSpec>(c.problem, c.seed, std::vector<std::string>{});
-  }
-  verify::CaseRecord run(const CaseSpec& c, const OpSolver& s, bool check_determinism) const override {
-    const auto& oc = static_cast<const OpCaseSpec&>(c);
-    return run_op_fuzz_case({oc.op_problem(), oc.seed()}, s, check_determinism);
-  }
-};
+verify::CaseRecord run_on(const FuzzPrimitive& primitive, const CaseSpec& c, const OpSolver& s, bool check_determinism,
+                          const CaseSource* source) {
+  verify::RunOptions o = primitive.run_options(c, s, check_determinism);
+  const OpProblemPtr p = c.op_problem();
+  if (s.op() != p->op()) return refused(*p, s, o, "solver of op " + s.op() + ", problem of op " + p->op());
+  if (auto a = s.applicable(*p); !a) return refused(*p, s, o, a.reason);
+  std::string note;
+  const verify::PreparedCase pc = source ? source->prepare(c, s, o, note) : verify::PreparedCase(p, o);
+  verify::CaseRecord rec = verify::run_case(pc, s, o);
+  rec.verdict.reason += note;
+  return rec;
+}
 
 }  // namespace
 
+verify::CaseRecord FuzzPrimitive::run(const CaseSpec& c, const OpSolver& s, bool check_determinism) const {
+  return run_on(*this, c, s, check_determinism, nullptr);
+}
+
+verify::CaseRecord FuzzPrimitive::run(const CaseSpec& c, const OpSolver& s, bool check_determinism, const CaseSource& source) const {
+  return run_on(*this, c, s, check_determinism, &source);
+}
+
+verify::PreparedCase CaseSource::prepare(const CaseSpec& c, const OpSolver&, verify::RunOptions& o, std::string&) const {
+  return verify::PreparedCase(c.op_problem(), o);
+}
+
 const FuzzPrimitive& fuzz_primitive(std::string_view op) {
-  static const ConvPrimitive conv;
-  static const OpCases ops;
-  if (op == ConvProblem::kOp) return conv;
-  return ops;
+  if (op == ConvProblem::kOp) return conv_fuzz_primitive();
+  return op_fuzz_primitive(op);
+}
+
+const FuzzPrimitive& fuzzed_primitive(const std::string& op) {
+  if (op != ConvProblem::kOp && !op_generator(op)) {
+    std::string known;
+    for (auto& o : fuzzed_ops()) known += ", " + o;
+    throw InputError("--op '" + op + "': no fuzz generator for it (known: conv" + known + ")");
+  }
+  return fuzz_primitive(op);
 }
 
 }  // namespace hiprim::fuzz

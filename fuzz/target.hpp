@@ -1,11 +1,12 @@
-// What a primitive plugs into the fuzzer: a FuzzTarget per (primitive, solver). The campaign
-// (fuzz/campaign.hpp) knows nothing about convolution; it draws cases from the target's RapidCheck
-// generator, runs them through the target (which uses the verify runner), shrinks failures along the
-// generator's shrink tree, and counts the coverage classes the cases hit.
+// What the campaign fuzzes: a FuzzTarget per (primitive, solver). The campaign (fuzz/campaign.hpp)
+// knows nothing about any primitive; it draws cases from the target's RapidCheck generator, runs them
+// through the target (which uses the verify runner), shrinks failures along the generator's shrink
+// tree, and counts the coverage classes the cases hit.
 //
-// A new primitive provides: a CaseSpec subclass (its problem + data choice), a generator of
-// rc::Shrinkable<CaseSpecPtr> biased to its corner cases inside the solver's applicability domain,
-// and run() returning the runner's CaseRecord (whose repro line reruns the case exactly).
+// Every primitive's target is the one SolverFuzzTarget (fuzz/solver_target.hpp); a primitive
+// provides only its part (fuzz/primitive.hpp): a CaseSpec subclass (its problem + data choice), a
+// generator of rc::Shrinkable<CaseSpecPtr> biased to its corner cases inside the solver's
+// applicability domain, the runner options of a case's data and the case of a repro line.
 #pragma once
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 #include <rapidcheck/Random.h>
 #include <rapidcheck/Shrinkable.h>
 
+#include "core/op_problem.hpp"
 #include "verify/report.hpp"
 
 namespace hiprim::fuzz {
@@ -24,6 +26,7 @@ class CaseSpec {
  public:
   virtual ~CaseSpec() = default;
   virtual std::string problem() const = 0;               // canonical problem string
+  virtual OpProblemPtr op_problem() const = 0;           // the problem, as the runner takes it
   virtual std::vector<std::string> classes() const = 0;  // coverage classes the case belongs to
   // Size measure used to report shrinking (conv: multiply-accumulates); smaller is simpler.
   virtual double size() const = 0;

@@ -81,18 +81,20 @@ OpSolverList match_op_solvers(const std::string& globs, std::string_view op) {
   return out;
 }
 
-const OpSolverList& all_solvers() {
-  // A conv solver's ConvOpSolver view, held together with the solver it refers to.
+std::shared_ptr<const OpSolver> conv_op_solver(std::shared_ptr<const ConvSolver> s) {
+  // The view held together with the solver it refers to.
   struct Held {
     std::shared_ptr<const ConvSolver> solver;
     ConvOpSolver view;
   };
+  auto held = std::make_shared<const Held>(Held{s, ConvOpSolver(*s)});
+  return std::shared_ptr<const OpSolver>(held, &held->view);
+}
+
+const OpSolverList& all_solvers() {
   static const OpSolverList list = [] {
     OpSolverList out;
-    for (auto& s : conv_solvers()) {
-      auto held = std::make_shared<const Held>(Held{s, ConvOpSolver(*s)});
-      out.push_back(std::shared_ptr<const OpSolver>(held, &held->view));
-    }
+    for (auto& s : conv_solvers()) out.push_back(conv_op_solver(s));
     out.insert(out.end(), op_solvers().begin(), op_solvers().end());
     return out;
   }();

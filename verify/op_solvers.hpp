@@ -21,6 +21,9 @@ OpSolverList match_op_solvers(const std::string& globs, std::string_view op);
 // Every solver of every primitive as the runner takes it (one buffer per tensors() entry): the conv
 // solvers (conv_solvers(), each through a ConvOpSolver that keeps it alive), then op_solvers().
 const OpSolverList& all_solvers();
+// A conv solver's ConvOpSolver view, holding the solver (all_solvers()' conv entries; a solver
+// outside the registry, such as a test's, the same way).
+std::shared_ptr<const OpSolver> conv_op_solver(std::shared_ptr<const ConvSolver> s);
 
 // The host solver "ref.<op>" (registered reference, values rounded to the tensors' dtypes).
 std::shared_ptr<const OpSolver> make_op_reference_solver(const std::string& op);

@@ -22,7 +22,7 @@
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
 #include "fuzz/op_gen.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/op_primitive.hpp"
 #include "reference/op_reference.hpp"
 #include "verify/op_fill.hpp"
 #include "verify/op_solvers.hpp"
@@ -136,7 +136,7 @@ std::vector<std::string> missing_pieces(const Row& row) {
   need(gen && gen->op() == op, "fuzz generator", "no generator of op " + op + " (fuzz::make_" + op + "_gen)");
   std::string fuzz_error = "no target";
   try {
-    if (!fuzz::make_op_targets(op, "ref." + op, fuzz::OpTargetOptions{}).empty()) fuzz_error.clear();
+    if (!fuzz::make_targets(op, "ref." + op, fuzz::op_cases()).empty()) fuzz_error.clear();
   } catch (const std::exception& e) {
     fuzz_error = e.what();
   }

@@ -29,7 +29,7 @@ Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_
 
 Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed,
           const fuzz::ConvTargetOptions& o) {
-  return hunt_target(std::make_shared<fuzz::ConvFuzzTarget>(solver, o), bug, max_cases, seed);
+  return hunt_target(fuzz::conv_fuzz_target(solver, o), bug, max_cases, seed);
 }
 
 nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command, const std::string& op) {

@@ -11,7 +11,7 @@
 
 #include "core/conv_solver.hpp"
 #include "fuzz/campaign.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 
 namespace hiprim::fuzz_test {
 

@@ -1,5 +1,5 @@
 // Test-only mutant op solvers: the CPU reference with one planted bug each (host backend), to
-// prove that the op fuzzer (fuzz/op_target.hpp) finds and shrinks real kinds of kernel bugs. Every
+// prove that the op fuzzer (fuzz/op_primitive.hpp) finds and shrinks real kinds of kernel bugs. Every
 // mutant accepts every valid problem of its op and is correct outside its bug's reach (it runs the
 // reference there), so a catch is the bug's.
 #pragma once

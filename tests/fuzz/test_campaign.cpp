@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "fuzz/campaign.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 #include "fuzz/corpus.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
 #include "verify/report.hpp"
@@ -15,7 +15,7 @@
 namespace hiprim::fuzz_test {
 namespace {
 
-fuzz::FuzzTargetPtr target_of(Bug b) { return std::make_shared<fuzz::ConvFuzzTarget>(make_host_mutant(b), fuzz::ConvTargetOptions{}); }
+fuzz::FuzzTargetPtr target_of(Bug b) { return fuzz::conv_fuzz_target(make_host_mutant(b), fuzz::ConvTargetOptions{}); }
 
 fuzz::CampaignResult run(std::vector<fuzz::FuzzTargetPtr> targets, std::int64_t cases, fuzz::Shard shard = {}, std::uint64_t seed = 5) {
   fuzz::CampaignOptions o;
@@ -63,7 +63,7 @@ TEST(FuzzCampaign, ATargetThatRefusesEverythingIsRetiredNotLoopedOn) {
   fuzz::CampaignOptions o;
   o.max_seconds = 30;
   o.max_consecutive_discards = 50;
-  auto t = std::make_shared<fuzz::ConvFuzzTarget>(std::make_shared<RefusesEverything>(), fuzz::ConvTargetOptions{});
+  auto t = fuzz::conv_fuzz_target(std::make_shared<RefusesEverything>(), fuzz::ConvTargetOptions{});
   const auto r = fuzz::run_campaign({t}, o);
   EXPECT_TRUE(r.targets[0].retired);
   EXPECT_EQ(r.discards, 50);
@@ -190,7 +190,7 @@ TEST(FuzzCampaign, MergedShardCampaignsAddUp) {
 TEST(FuzzCampaign, AFailureOfASpecialValueClassIsReportedOnceAndNoLongerDrawn) {
   // The flush-to-zero solver fails special subnormal data (test_special.cpp): the campaign reports
   // that kind once, stops drawing it, and keeps fuzzing the solver.
-  auto t = std::make_shared<fuzz::ConvFuzzTarget>(make_flush_to_zero_solver(), fuzz::ConvTargetOptions{});
+  auto t = fuzz::conv_fuzz_target(make_flush_to_zero_solver(), fuzz::ConvTargetOptions{});
   fuzz::CampaignOptions o;
   o.max_cases = 400;
   // fp16 bounded data can have subnormal outputs too: those are failures of the solver proper, and

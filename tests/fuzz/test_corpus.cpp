@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 #include "fuzz/corpus.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/op_primitive.hpp"
 #include "fuzz/primitive.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/solvers.hpp"
@@ -113,8 +113,9 @@ TEST(FuzzCorpus, CommittedCorpusReplaysClean) {
   EXPECT_GT(op_runs, 0);
 }
 
-// The primitive's repro-line case runs exactly as its own path does (conv: run_conv_case on the
-// ConvSolver behind the ConvOpSolver; ops: run_op_fuzz_case), and conv's refuses another op's solver.
+// The primitive's repro-line case on a solver of verify::all_solvers() runs exactly as the typed
+// entry points do (conv: run_conv_case on the registry's ConvSolver; ops: run_op_fuzz_case), and
+// conv's refuses another op's solver.
 TEST(FuzzCorpus, ThePrimitivesCaseOfAReproLineRunsAsItsOwnPath) {
   ReproLine conv_line{"conv fwd fp32 nchw n1 c1 k1 in1x1 f1x3 pad0x1 str1x1 dil1x1 g1", "ref.conv.fast", 120, "bounded", "nan"};
   ReproLine op_line{"activ bwd clippedrelu fp32 nchw n1 c1 in1x8 alpha0.01", "ref.activ", 3, "", ""};

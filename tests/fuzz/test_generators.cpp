@@ -6,7 +6,7 @@
 
 #include "fuzz/campaign.hpp"
 #include "fuzz/conv_gen.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
 #include "verify/host_solvers.hpp"
 
@@ -36,17 +36,17 @@ class RestrictedSolver final : public ConvSolver {
   std::function<std::string(const ConvProblem&)> refuse_;
 };
 
-std::shared_ptr<fuzz::ConvCaseSpec const> draw(const fuzz::ConvFuzzTarget& t, std::uint64_t i) {
+std::shared_ptr<fuzz::ConvCaseSpec const> draw(const fuzz::FuzzTarget& t, std::uint64_t i) {
   const auto key = fuzz::case_key(7, i);
   auto spec = t.generate(rc::Random(key), 10 + static_cast<int>(key % 91)).value();
   return std::static_pointer_cast<const fuzz::ConvCaseSpec>(spec);
 }
 
 TEST(FuzzGenerators, CasesAreValidWithinBudgetAndRoundTripThroughTheirReproLine) {
-  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  const auto t = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {});
   const auto lim = fuzz::small_conv_limits();
   for (std::uint64_t i = 0; i < 400; ++i) {
-    const auto spec = draw(t, i);
+    const auto spec = draw(*t, i);
     const fuzz::ConvCase& c = spec->conv_case();
     ASSERT_TRUE(c.problem.valid()) << to_string(c.problem) << ": " << c.problem.validate().front();
     EXPECT_LE(c.problem.macs(), lim.max_macs) << to_string(c.problem);
@@ -66,24 +66,24 @@ TEST(FuzzGenerators, CasesAreValidWithinBudgetAndRoundTripThroughTheirReproLine)
 }
 
 TEST(FuzzGenerators, SameSeedAndIndexGiveTheSameCase) {
-  fuzz::ConvFuzzTarget a(make_host_mutant(Bug::none), {}), b(make_host_mutant(Bug::none), {});
+  const auto a = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {}), b = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {});
   std::set<std::string> distinct;
   for (std::uint64_t i = 0; i < 50; ++i) {
-    EXPECT_EQ(draw(a, i)->problem(), draw(b, i)->problem());
-    EXPECT_EQ(draw(a, i)->data(), draw(b, i)->data());
-    distinct.insert(draw(a, i)->problem());
+    EXPECT_EQ(draw(*a, i)->problem(), draw(*b, i)->problem());
+    EXPECT_EQ(draw(*a, i)->data(), draw(*b, i)->data());
+    distinct.insert(draw(*a, i)->problem());
   }
   EXPECT_GT(distinct.size(), 45u);  // and different indices give different cases
 }
 
 TEST(FuzzGenerators, EveryReachableClassIsCoveredAndNonPackedStridesAreReportedSkipped) {
-  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  const auto t = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {});
   std::map<std::string, int> hits;
   for (std::uint64_t i = 0; i < 1500; ++i)
-    for (auto& c : draw(t, i)->classes()) ++hits[c];
-  for (auto& cls : t.reachable_classes()) EXPECT_GT(hits[cls], 0) << cls << " never generated";
+    for (auto& c : draw(*t, i)->classes()) ++hits[c];
+  for (auto& cls : t->reachable_classes()) EXPECT_GT(hits[cls], 0) << cls << " never generated";
   bool skipped = false;
-  for (auto& s : t.skipped_classes()) skipped = skipped || s.name == "non_packed_strides";
+  for (auto& s : t->skipped_classes()) skipped = skipped || s.name == "non_packed_strides";
   EXPECT_TRUE(skipped);
 }
 
@@ -107,9 +107,9 @@ TEST(FuzzGenerators, ProbedDomainKeepsARestrictedSolverFree_of_Discards) {
   EXPECT_FALSE(d.depthwise);
   EXPECT_TRUE(d.groups);
   EXPECT_EQ(d.channel_multiple, 8);
-  fuzz::ConvFuzzTarget t(s, {}, d);
+  const auto t = fuzz::conv_fuzz_target(s, {}, d);
   for (std::uint64_t i = 0; i < 300; ++i) {
-    const auto spec = draw(t, i);
+    const auto spec = draw(*t, i);
     EXPECT_TRUE(s->applicable(spec->conv_case().problem)) << spec->problem();
   }
 }
@@ -127,15 +127,15 @@ TEST(FuzzGenerators, ProbedDomainOfA1x1SolverHasNoFilterPadOrStride) {
   EXPECT_FALSE(d.dilation);
   EXPECT_TRUE(d.trans);
   EXPECT_TRUE(d.rank3);
-  fuzz::ConvFuzzTarget t(s, {}, d);
-  for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(t, i)->conv_case().problem)) << draw(t, i)->problem();
+  const auto t = fuzz::conv_fuzz_target(s, {}, d);
+  for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(*t, i)->conv_case().problem)) << draw(*t, i)->problem();
 }
 
 TEST(FuzzGenerators, ShrinksAreValidAndNoBiggerThanTheirParent) {
-  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
+  const auto t = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {});
   for (std::uint64_t i = 0; i < 40; ++i) {
     const auto key = fuzz::case_key(3, i);
-    rc::Shrinkable<fuzz::CaseSpecPtr> cur = t.generate(rc::Random(key), 100);
+    rc::Shrinkable<fuzz::CaseSpecPtr> cur = t->generate(rc::Random(key), 100);
     // A random descent through the shrink tree, checking every sibling on the way.
     for (int depth = 0; depth < 30; ++depth) {
       auto kids = cur.shrinks();
@@ -152,8 +152,8 @@ TEST(FuzzGenerators, ShrinksAreValidAndNoBiggerThanTheirParent) {
 }
 
 TEST(FuzzGenerators, FullyShrunkCaseIsTheSimplestProblem) {
-  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), {});
-  rc::Shrinkable<fuzz::CaseSpecPtr> cur = t.generate(rc::Random(fuzz::case_key(11, 5)), 100);
+  const auto t = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {});
+  rc::Shrinkable<fuzz::CaseSpecPtr> cur = t->generate(rc::Random(fuzz::case_key(11, 5)), 100);
   // Always take the first shrink: RapidCheck's first shrink of each choice is its simplest value.
   for (int i = 0; i < 500; ++i) {
     auto k = cur.shrinks().next();
@@ -171,10 +171,10 @@ TEST(FuzzGenerators, FullyShrunkCaseIsTheSimplestProblem) {
 TEST(FuzzGenerators, LargeLimitsKeepCpuOracleCasesSmall) {
   fuzz::ConvTargetOptions o;
   o.limits = fuzz::large_conv_limits();
-  fuzz::ConvFuzzTarget t(make_host_mutant(Bug::none), o);
+  const auto t = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), o);
   double biggest_exact = 0;
   for (std::uint64_t i = 0; i < 300; ++i) {
-    const auto spec = draw(t, i);
+    const auto spec = draw(*t, i);
     const fuzz::ConvCase& c = spec->conv_case();
     const double macs = c.problem.macs();
     if (c.data.special != fuzz::Special::none) EXPECT_LE(macs, o.limits.max_macs_special);
@@ -205,12 +205,12 @@ TEST(FuzzGenerators, StructuralLiveFractionByHand) {
 // under half (it repairs pad, stride, dilation) and the target reseeds mostly-zero data, so a
 // campaign meets no mistrusted case.
 TEST(FuzzGenerators, CasesKeepMostOfTheirOutputLiveAndAreNotMistrusted) {
-  fuzz::ConvFuzzTarget t(verify::make_fast_reference_solver(), {});
+  const auto t = fuzz::conv_fuzz_target(verify::make_fast_reference_solver(), {});
   int mistrusted = 0;
   for (std::uint64_t i = 0; i < 600; ++i) {
-    const auto spec = draw(t, i);
+    const auto spec = draw(*t, i);
     EXPECT_GE(fuzz::structural_live_fraction(spec->conv_case().problem), fuzz::kMinLiveFraction) << spec->problem();
-    const auto rec = t.run(*spec);
+    const auto rec = t->run(*spec);
     if (rec.verdict.status == verify::Status::mistrusted) ++mistrusted;
     EXPECT_NE(rec.verdict.status, verify::Status::mistrusted) << rec.repro << ": " << rec.verdict.reason;
   }

@@ -1,4 +1,4 @@
-// The op generators (fuzz/op_gen.hpp) and target (fuzz/op_target.hpp): every generated problem is
+// The op generators (fuzz/op_gen.hpp) and target (fuzz/op_primitive.hpp): every generated problem is
 // valid, inside the solver's probed domain and accepted by the solver; the same seed gives the same
 // cases in every shard layout; shrink trees reach small fp32 channels-first problems.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include "core/pool_problem.hpp"
 #include "fuzz/campaign.hpp"
 #include "core/error.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/op_primitive.hpp"
 #include "verify/op_solvers.hpp"
 
 namespace hiprim::fuzz_test {
@@ -18,9 +18,8 @@ namespace {
 
 constexpr int kDraws = 150;
 
-std::shared_ptr<fuzz::OpFuzzTarget> target_of(std::shared_ptr<const OpSolver> s) {
-  return std::make_shared<fuzz::OpFuzzTarget>(fuzz::op_generator(s->op()), s);
-}
+std::shared_ptr<fuzz::SolverFuzzTarget> target_of(std::shared_ptr<const OpSolver> s) { return fuzz::op_fuzz_target(s); }
+const fuzz::OpDomain& op_domain(const fuzz::SolverFuzzTarget& t) { return static_cast<const fuzz::OpCases&>(t.cases()).op_domain(); }
 
 const fuzz::OpCaseSpec& op_spec(const fuzz::CaseSpecPtr& c) { return static_cast<const fuzz::OpCaseSpec&>(*c); }
 
@@ -40,10 +39,8 @@ TEST(OpGenerators, ProblemsAreValidInsideTheDomainAndAccepted) {
     for (const auto& s : solvers)
       for (const bool large : {false, true}) {
         SCOPED_TRACE(s->name() + (large ? " (large)" : " (small)"));
-        fuzz::OpTargetOptions o;
-        o.limits = large ? fuzz::large_op_limits() : fuzz::small_op_limits();
-        const auto t = std::make_shared<fuzz::OpFuzzTarget>(fuzz::op_generator(op), s, o);
-        EXPECT_TRUE(t->op_domain().found_anchor);
+        const auto t = fuzz::op_fuzz_target(s, large ? fuzz::large_op_limits() : fuzz::small_op_limits());
+        EXPECT_TRUE(op_domain(*t).found_anchor);
         const auto reachable = t->reachable_classes();
         const std::set<std::string> reach(reachable.begin(), reachable.end());
         int refused = 0;
@@ -53,7 +50,7 @@ TEST(OpGenerators, ProblemsAreValidInsideTheDomainAndAccepted) {
           ASSERT_TRUE(p->valid()) << p->str() << ": " << p->validate().front();
           EXPECT_TRUE(parse_op_problem(p->str())->equals(*p)) << p->str();
           for (const auto& [axis, value] : fuzz::op_generator(op)->choice_of(*p))
-            EXPECT_TRUE(t->op_domain().allows(axis, value)) << p->str() << " has " << axis << " " << value << " outside " << t->domain();
+            EXPECT_TRUE(op_domain(*t).allows(axis, value)) << p->str() << " has " << axis << " " << value << " outside " << t->domain();
           for (const auto& c : spec->classes()) EXPECT_TRUE(reach.count(c)) << c << " of " << p->str() << " is not a reachable class";
           refused += s->applicable(*p) ? 0 : 1;
         }
@@ -98,8 +95,8 @@ class PickyPool final : public OpSolver {
 TEST(OpGenerators, ProbedDomainAndRepairKeepCasesInsideAPickySolver) {
   const auto s = std::make_shared<PickyPool>();
   const auto t = target_of(s);
-  EXPECT_EQ(t->op_domain().values("dtype"), (std::vector<std::string>{"fp32", "bf16"}));
-  EXPECT_EQ(t->op_domain().values("layout"), (std::vector<std::string>{"nhwc", "ndhwc"}));
+  EXPECT_EQ(op_domain(*t).values("dtype"), (std::vector<std::string>{"fp32", "bf16"}));
+  EXPECT_EQ(op_domain(*t).values("layout"), (std::vector<std::string>{"nhwc", "ndhwc"}));
   const auto skipped = t->skipped_classes();
   for (const char* cls : {"dtype:fp16", "layout:nchw", "layout:ncdhw", "non_packed_strides"})
     EXPECT_TRUE(std::any_of(skipped.begin(), skipped.end(), [&](const fuzz::SkippedClass& k) { return k.name == cls; })) << cls;
@@ -172,12 +169,12 @@ TEST(OpGenerators, ShrinkingReachesSmallSimpleProblems) {
 TEST(OpGenerators, UnknownOpAndUnmatchedSolverAreInputErrors) {
   EXPECT_EQ(fuzz::op_generator("conv"), nullptr);
   try {
-    fuzz::make_op_targets("nosuch", "*", fuzz::OpTargetOptions{});
+    fuzz::make_targets("nosuch", "*", fuzz::op_cases());
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("known: conv, activ, bnorm, dropout, lrn, pool, reduce, softmax, tensorop"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(fuzz::make_op_targets("pool", "conv.*", fuzz::OpTargetOptions{}), InputError);
+  EXPECT_THROW(fuzz::make_targets("pool", "conv.*", fuzz::op_cases()), InputError);
 }
 
 }  // namespace

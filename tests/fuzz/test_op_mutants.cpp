@@ -12,7 +12,7 @@
 #include "core/softmax_problem.hpp"
 #include "core/tensorop_problem.hpp"
 #include "core/error.hpp"
-#include "fuzz/op_target.hpp"
+#include "fuzz/op_primitive.hpp"
 #include "tests/fuzz/mutant_hunt.hpp"
 #include "tests/fuzz/mutant_ops.hpp"
 #include "verify/op_solvers.hpp"
@@ -28,7 +28,7 @@ constexpr std::int64_t kControlCases = 150;  // per op
 constexpr std::uint64_t kSeeds = 4;
 
 fuzz::FuzzTargetPtr target_of(std::shared_ptr<const OpSolver> s) {
-  return std::make_shared<fuzz::OpFuzzTarget>(fuzz::op_generator(s->op()), s);
+  return fuzz::op_fuzz_target(s);
 }
 
 const std::vector<MutantHunts>& all_hunts() {

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "fuzz/conv_special.hpp"
-#include "fuzz/conv_target.hpp"
+#include "fuzz/conv_primitive.hpp"
 #include "tests/fuzz/judge_fixture.hpp"
 #include "tests/fuzz/mutant_conv.hpp"
 #include "reference/conv.hpp"

@@ -1,5 +1,6 @@
-// The convolution fuzz target: one solver, its probed domain, the generator of fuzz/conv_gen.hpp,
-// and runs through the verify runner (guards, poisoned output, determinism check, tolerance tiers).
+// Convolution's part of the fuzzer (fuzz/primitive.hpp): ConvCaseSpec (problem, seed, fill tier,
+// special values), the generator of fuzz/conv_gen.hpp inside the solver's probed domain
+// (conv_domain.hpp), and the runner options of a case's data.
 //
 // Oracles:
 //   cpu (default): the CPU reference (naive loops, or the fast one above 2e7 multiply-accumulates).
@@ -15,20 +16,22 @@
 //   zeros meet Inf/NaN (implicit_zero_kinds), and judge with judge_special() against the solver's own
 //   answer: NaN where it declares it multiplies those zeros (ConvSolver::implicit_zeros), the
 //   reference's value where it skips them; nothing else passes.
-// Mostly-zero data: when the oracle's output of a case's data is more than 80% zeros (the
+// Mostly-zero data: when the oracle's output of a drawn case's data is more than 80% zeros (the
 // comparator would mistrust it: a short reduction over fills that hit zero, -0 special values),
-// run() takes the next seed of a fixed sequence (up to 8 times), so the campaign rarely meets a
-// mistrusted case; the record's repro line carries the seed used. Structural zeros are the
-// generator's job (conv_gen.hpp, kMinLiveFraction).
+// the case takes the next seed of a fixed sequence (up to 8 times, ConvCases::prepare), so the
+// campaign rarely meets a mistrusted case; the record's repro line carries the seed used.
+// Structural zeros are the generator's job (conv_gen.hpp, kMinLiveFraction).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/conv_solver.hpp"
 #include "fuzz/conv_domain.hpp"
 #include "fuzz/conv_gen.hpp"
 #include "fuzz/corpus.hpp"
-#include "fuzz/target.hpp"
+#include "fuzz/primitive.hpp"
+#include "fuzz/solver_target.hpp"
 #include "verify/runner.hpp"
 
 namespace hiprim::fuzz {
@@ -37,7 +40,6 @@ struct ConvTargetOptions {
   ConvGenLimits limits = small_conv_limits();
   std::shared_ptr<const ConvSolver> gpu_oracle;  // conv.naive for the gpu oracle; null: cpu oracle
   double cpu_check_rate = 0.05;                  // gpu oracle: fraction of its cases checked on the CPU instead
-  bool check_determinism = true;
 };
 
 class ConvCaseSpec final : public CaseSpec {
@@ -45,6 +47,7 @@ class ConvCaseSpec final : public CaseSpec {
   explicit ConvCaseSpec(ConvCase c) : c_(std::move(c)) {}
   const ConvCase& conv_case() const { return c_; }
   std::string problem() const override;
+  OpProblemPtr op_problem() const override;
   std::vector<std::string> classes() const override;
   double size() const override;  // multiply-accumulates
   std::string data() const override;
@@ -54,26 +57,32 @@ class ConvCaseSpec final : public CaseSpec {
   ConvCase c_;
 };
 
-class ConvFuzzTarget final : public FuzzTarget {
+// The cases of one conv solver: its domain, the generator, and the GPU oracle's hook and the
+// mostly-zero reseeds of a drawn case's run.
+class ConvCases final : public CaseSource {
  public:
-  // Probes the solver's domain (probe_conv_domain) unless one is given.
-  ConvFuzzTarget(std::shared_ptr<const ConvSolver> solver, ConvTargetOptions o, std::optional<ConvDomain> domain = std::nullopt);
-  std::string op() const override { return "conv"; }
-  std::string solver() const override { return solver_->name(); }
+  // The domain is the solver's probed one (probe_conv_domain) unless one is given.
+  ConvCases(const ConvSolver& solver, ConvTargetOptions o, std::optional<ConvDomain> domain = std::nullopt);
   std::string domain() const override { return domain_.describe(); }
   const ConvDomain& conv_domain() const { return domain_; }
   std::vector<std::string> reachable_classes() const override;
   std::vector<SkippedClass> skipped_classes() const override;
   rc::Shrinkable<CaseSpecPtr> generate(const rc::Random& random, int size) const override;
-  verify::CaseRecord run(const CaseSpec& c) const override;
-  void exclude_failure_class(const std::string& failure_class) override;
+  void exclude_failure_class(const std::string& failure_class) override;  // "special:<kind>": that kind is no longer drawn
+  verify::PreparedCase prepare(const CaseSpec& c, const OpSolver& s, verify::RunOptions& o, std::string& note) const override;
 
  private:
-  std::shared_ptr<const ConvSolver> solver_;
   ConvTargetOptions opts_;
   ConvDomain domain_;
   rc::Gen<ConvGenome> gen_;
 };
+
+// Conv's FuzzPrimitive (fuzz_primitive("conv")).
+const FuzzPrimitive& conv_fuzz_primitive();
+// The target of a conv solver (e.g. one outside the registry: a test's mutant), its view as an
+// OpSolver held together with it.
+std::shared_ptr<SolverFuzzTarget> conv_fuzz_target(std::shared_ptr<const ConvSolver> solver, ConvTargetOptions o = {},
+                                                   std::optional<ConvDomain> domain = std::nullopt, bool check_determinism = true);
 
 // The runner options of a case's data for solver s: seed, explicit tier, and for special values the
 // input adjustment, the naive CPU oracle, judge_special() against s's declared implicit zeros
@@ -82,8 +91,8 @@ verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d,
 
 // The case of a repro line (problem, seed, --fill, --special); InputError naming the bad part.
 ConvCase conv_case_from_repro(const ReproLine& r);
-// Runs it on one solver exactly as the campaign did (CPU oracle); the record's repro line is r's
-// with the solver's name.
+// Runs it on one solver exactly as the campaign did (CPU oracle: FuzzPrimitive::run on the solver's
+// ConvOpSolver view); the record's repro line is r's with the solver's name.
 verify::CaseRecord run_conv_case(const ConvCase& c, const ConvSolver& s, bool check_determinism = true);
 
 }  // namespace hiprim::fuzz

@@ -1,4 +1,5 @@
-#include "fuzz/conv_target.hpp"
+// Convolution's part of the fuzzer (fuzz/conv_primitive.hpp).
+#include "fuzz/conv_primitive.hpp"
 
 #include <algorithm>
 
@@ -10,6 +11,8 @@
 #include "reference/conv.hpp"
 #include "verify/conv_check.hpp"
 #include "verify/host_solvers.hpp"
+#include "verify/op_solvers.hpp"
+#include "verify/solvers.hpp"
 
 namespace hiprim::fuzz {
 namespace {
@@ -26,22 +29,35 @@ bool sampled_for_cpu_check(const ConvCase& c, double rate) {
   return static_cast<double>(h >> 11) * 0x1.0p-53 < rate;
 }
 
-verify::CaseRecord refused(const ConvProblem& p, const ConvSolver& s, const std::string& why, const verify::RunOptions& o) {
-  verify::CaseRecord r;
-  r.problem = to_string(p);
-  r.solver = s.name();
-  r.seed = o.seed;
-  r.verdict.status = verify::Status::unsupported;
-  r.verdict.reason = why;
-  r.repro = verify::repro_command(to_string(p), s.name(), o.seed);
-  if (o.fill) r.repro += " --fill " + std::string(verify::fill_tier_name(*o.fill));
-  if (!o.hooks.repro_flags.empty()) r.repro += " " + o.hooks.repro_flags;
-  return r;
+// The ConvSolver behind s (a conv solver reaches the buffer-list interface as a ConvOpSolver,
+// verify::all_solvers()); InputError for a solver of another op.
+const ConvSolver& conv_solver_of(const OpSolver& s) {
+  const auto* conv = dynamic_cast<const ConvOpSolver*>(&s);
+  if (!conv) throw InputError(s.name() + " is not a conv solver (a solver of " + s.op() + ")");
+  return conv->conv_solver();
 }
+
+class ConvPrimitive final : public FuzzPrimitive {
+ public:
+  const char* size_unit() const override { return "MACs"; }
+  CaseSpecPtr case_from_repro(const ReproLine& r) const override { return std::make_shared<ConvCaseSpec>(conv_case_from_repro(r)); }
+  verify::RunOptions run_options(const CaseSpec& c, const OpSolver& s, bool check_determinism) const override {
+    const ConvCase& cc = static_cast<const ConvCaseSpec&>(c).conv_case();
+    return conv_run_options(cc.problem, cc.data, conv_solver_of(s), check_determinism);
+  }
+  OpSolverList solvers(const std::string& globs) const override {
+    OpSolverList out;
+    for (auto& s : verify::all_solvers())
+      if (s->op() == ConvProblem::kOp && verify::glob_list_match(globs, s->name())) out.push_back(s);
+    if (out.empty()) verify::select_conv_solvers(globs);  // throws: the globs and the conv solvers
+    return out;
+  }
+};
 
 }  // namespace
 
 std::string ConvCaseSpec::problem() const { return to_string(c_.problem); }
+OpProblemPtr ConvCaseSpec::op_problem() const { return make_op_problem(c_.problem); }
 std::vector<std::string> ConvCaseSpec::classes() const { return conv_case_classes(c_); }
 double ConvCaseSpec::size() const { return c_.problem.macs(); }
 std::string ConvCaseSpec::data() const {
@@ -121,20 +137,25 @@ ConvCase conv_case_from_repro(const ReproLine& r) {
   return c;
 }
 
-verify::CaseRecord run_conv_case(const ConvCase& c, const ConvSolver& s, bool check_determinism) {
-  const verify::RunOptions o = conv_run_options(c.problem, c.data, s, check_determinism);
-  if (auto a = s.applicable(c.problem); !a) return refused(c.problem, s, a.reason, o);
-  verify::PreparedCase pc(c.problem, o);
-  return verify::run_case(pc, s, o);
+const FuzzPrimitive& conv_fuzz_primitive() {
+  static const ConvPrimitive conv;
+  return conv;
 }
 
-ConvFuzzTarget::ConvFuzzTarget(std::shared_ptr<const ConvSolver> solver, ConvTargetOptions o, std::optional<ConvDomain> domain)
-    : solver_(std::move(solver)),
-      opts_(std::move(o)),
-      domain_(domain ? *domain : probe_conv_domain(*solver_)),
-      gen_(conv_genome_gen(domain_, opts_.limits)) {}
+verify::CaseRecord run_conv_case(const ConvCase& c, const ConvSolver& s, bool check_determinism) {
+  return conv_fuzz_primitive().run(ConvCaseSpec(c), ConvOpSolver(s), check_determinism);
+}
 
-void ConvFuzzTarget::exclude_failure_class(const std::string& failure_class) {
+std::shared_ptr<SolverFuzzTarget> conv_fuzz_target(std::shared_ptr<const ConvSolver> solver, ConvTargetOptions o, std::optional<ConvDomain> domain,
+                                                   bool check_determinism) {
+  auto cases = std::make_shared<ConvCases>(*solver, std::move(o), std::move(domain));
+  return std::make_shared<SolverFuzzTarget>(verify::conv_op_solver(std::move(solver)), std::move(cases), check_determinism);
+}
+
+ConvCases::ConvCases(const ConvSolver& solver, ConvTargetOptions o, std::optional<ConvDomain> domain)
+    : opts_(std::move(o)), domain_(domain ? *domain : probe_conv_domain(solver)), gen_(conv_genome_gen(domain_, opts_.limits)) {}
+
+void ConvCases::exclude_failure_class(const std::string& failure_class) {
   auto& sp = domain_.specials;
   const auto before = sp.size();
   sp.erase(std::remove_if(sp.begin(), sp.end(), [&](Special s) { return s != Special::none && "special:" + std::string(special_name(s)) == failure_class; }),
@@ -142,10 +163,10 @@ void ConvFuzzTarget::exclude_failure_class(const std::string& failure_class) {
   if (sp.size() != before) gen_ = conv_genome_gen(domain_, opts_.limits);
 }
 
-std::vector<std::string> ConvFuzzTarget::reachable_classes() const { return conv_reachable_classes(domain_); }
-std::vector<SkippedClass> ConvFuzzTarget::skipped_classes() const { return conv_skipped_classes(domain_); }
+std::vector<std::string> ConvCases::reachable_classes() const { return conv_reachable_classes(domain_); }
+std::vector<SkippedClass> ConvCases::skipped_classes() const { return conv_skipped_classes(domain_); }
 
-rc::Shrinkable<CaseSpecPtr> ConvFuzzTarget::generate(const rc::Random& random, int size) const {
+rc::Shrinkable<CaseSpecPtr> ConvCases::generate(const rc::Random& random, int size) const {
   const ConvDomain d = domain_;
   const ConvGenLimits lim = opts_.limits;
   return rc::shrinkable::map(gen_(random, size), [d, lim](const ConvGenome& g) -> CaseSpecPtr {
@@ -153,14 +174,13 @@ rc::Shrinkable<CaseSpecPtr> ConvFuzzTarget::generate(const rc::Random& random, i
   });
 }
 
-verify::CaseRecord ConvFuzzTarget::run(const CaseSpec& spec) const {
+verify::PreparedCase ConvCases::prepare(const CaseSpec& spec, const OpSolver& s, verify::RunOptions& o, std::string& note) const {
+  const ConvSolver& solver = conv_solver_of(s);
   ConvCase c = static_cast<const ConvCaseSpec&>(spec).conv_case();
-  if (auto a = solver_->applicable(c.problem); !a)
-    return refused(c.problem, *solver_, a.reason, conv_run_options(c.problem, c.data, *solver_, opts_.check_determinism));
   const std::uint64_t drawn_seed = c.data.seed;
   for (int attempt = 0;; ++attempt) {
-    verify::RunOptions o = conv_run_options(c.problem, c.data, *solver_, opts_.check_determinism);
-    const bool gpu_oracle = opts_.gpu_oracle && opts_.gpu_oracle.get() != solver_.get() && c.data.special == Special::none &&
+    o = conv_run_options(c.problem, c.data, solver, o.check_determinism);
+    const bool gpu_oracle = opts_.gpu_oracle && opts_.gpu_oracle.get() != &solver && c.data.special == Special::none &&
                             conv_case_tier(c) == verify::FillTier::exact && !sampled_for_cpu_check(c, opts_.cpu_check_rate);
     if (gpu_oracle) {
       auto oracle = opts_.gpu_oracle;
@@ -169,16 +189,15 @@ verify::CaseRecord ConvFuzzTarget::run(const CaseSpec& spec) const {
     verify::PreparedCase pc(c.problem, o);
     // Data whose expected output is mostly zeros (a short reduction over fills that hit zero, -0
     // special values) would be mistrusted: the case takes the next seed of its sequence instead.
-    const ref::ConvOutput& e = verify::conv_expected(pc, solver_->needs_independent_oracle());
+    const ref::ConvOutput& e = verify::conv_expected(pc, solver.needs_independent_oracle());
     if (attempt < kMaxReseeds && verify::mostly_zero(e.value, e.desc)) {
       c.data.seed = 1 + verify::fill_hash(c.data.seed, kReseedSalt, static_cast<std::uint64_t>(attempt)) % ((std::uint64_t{1} << 31) - 1);
       continue;
     }
-    verify::CaseRecord rec = verify::run_case(pc, *solver_, o);
     if (attempt > 0)
-      rec.verdict.reason += " (data seed " + std::to_string(c.data.seed) + ", reseeded " + std::to_string(attempt) +
-                            " times from " + std::to_string(drawn_seed) + ": mostly-zero outputs)";
-    return rec;
+      note = " (data seed " + std::to_string(c.data.seed) + ", reseeded " + std::to_string(attempt) + " times from " + std::to_string(drawn_seed) +
+             ": mostly-zero outputs)";
+    return pc;
   }
 }
 
