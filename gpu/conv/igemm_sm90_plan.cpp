@@ -113,6 +113,11 @@ constexpr double kBwdDataEfficiency = 1.0 / 1.35;
 // bwd-weights with both operands by TMA (1x1, stride 1, pad 0) took 0.45-0.59x the time of the best
 // cp.async config on ResNet-50's twelve such layers (reports/h200/s5-2026-12-01/sweep_bwd_weights_h200.csv).
 constexpr double kAllTmaBwdWeightsEfficiency = 1.9;
+// fwd with both operands by TMA (B tiled; A tiled where dense, else im2col mode) took 0.5-0.9x the
+// time of the best cp.async config on ResNet-50's layers with at least 4 k-blocks, and tied or lost
+// with fewer (reports/h200/s6-2026-12-01/sweep_fwd_bwd_data_h200.csv).
+constexpr double kAllTmaFwdEfficiency = 1.4;
+constexpr int kAllTmaFwdMinKBlocks = 4;
 constexpr int kTmaDefaultStages = 6;  // the stage count of most of those winners
 constexpr double kCopyRate = 3.0e12;       // bytes/s, a conservative copy rate
 constexpr double kExtraLaunch = 2e-6;      // seconds: one more kernel in a graph
@@ -446,10 +451,12 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   const int regs = std::min(255, c.bn / 2 + 48);
   const int occ = std::max(1, std::min({(228 * 1024) / (igemm_smem_bytes(c) + 1024), 2048 / threads,
                                         65536 / (threads * regs)}));
-  const bool all_tma_weights = c.tma && pl.params.dir == IgemmDir::bwd_weights && pl.params.b_dense;
+  const bool all_tma_weights = c.tma && pl.params.dir == IgemmDir::bwd_weights && (pl.params.b_dense || pl.params.b_im2col);
+  const bool all_tma_fwd = c.tma && pl.params.dir == IgemmDir::fwd && (pl.params.a_dense || pl.params.a_im2col) &&
+                           cdiv(pl.kred_max, kTileK) >= kAllTmaFwdMinKBlocks;
   const double eff = tile_efficiency(c.bm, c.bn) * (occ >= 2 ? 1.15 : 1.0) *
                      (pl.params.dir == IgemmDir::bwd_data ? kBwdDataEfficiency : 1.0) *
-                     (all_tma_weights ? kAllTmaBwdWeightsEfficiency : 1.0);
+                     (all_tma_weights ? kAllTmaBwdWeightsEfficiency : 1.0) * (all_tma_fwd ? kAllTmaFwdEfficiency : 1.0);
   // Tiles of each class; a class without taps (Kred 0) only stores zeros.
   double tile_units = 0;  // sum over tiles of (k-blocks + 1.5 for prologue/epilogue), in rounds of kNumSms
   long long tiles = 0;
@@ -481,9 +488,10 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
   IgemmConfig best;
   double best_cost = std::numeric_limits<double>::infinity();
   const long long kb = cdiv(pl.kred_max, kTileK);
-  // bwd-weights with dense operands also weighs the all-TMA variant (the only variant the sweeps
-  // showed ahead there; elsewhere the cp.async one won or tied).
-  const bool tma_too = pl.params.dir == IgemmDir::bwd_weights && pl.params.b_dense;
+  // Where both operands can come by TMA the all-TMA variant is weighed too (bwd-weights: it was the
+  // only variant ahead in the sweeps; fwd: ahead with >= 4 k-blocks; elsewhere cp.async won or tied).
+  const bool tma_too = pl.params.dir == IgemmDir::bwd_weights ? pl.params.b_dense || pl.params.b_im2col
+                                                              : pl.params.dir == IgemmDir::fwd && (pl.params.a_dense || pl.params.a_im2col);
   for (int tma = 0; tma <= (tma_too ? 1 : 0); ++tma) {
     for (const IgemmTile& t : kTiles) {
       for (int sp : kSplits) {

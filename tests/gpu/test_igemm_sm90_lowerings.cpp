@@ -113,12 +113,16 @@ TEST(IgemmIm2col, ShortFilterRowsRunAsACopyAndAOneByOneGemm) {
                           c, &IgemmPlan::im2col, ".im2col");
 }
 
-// The model's default for bwd-weights shapes the table does not hold: all-TMA where both operands
-// are dense (the sweep's winners on every such ResNet-50 layer), cp.async otherwise.
-TEST(IgemmHeuristic, DenseWeightGradientsDefaultToTheAllTmaVariant) {
+// The model's default for shapes the table does not hold: all-TMA where both operands can come by
+// TMA (dense, or x in im2col mode with C % 64 == 0) in bwd-weights, and in fwd with >= 4 k-blocks
+// (the sweeps' winners there), cp.async otherwise.
+TEST(IgemmHeuristic, DefaultsToTheAllTmaVariantWhereTheSweepsShowedItAhead) {
   using namespace hiprim;
   using namespace hiprim::gpu::sm90;
-  for (const char* s : {"conv bwd-weights bf16 nhwc n8 c1024 k512 in14x14 f1x1", "conv bwd-weights fp16 nhwc n16 c256 k64 in56x56 f1x1"}) {
+  for (const char* s : {"conv bwd-weights bf16 nhwc n8 c1024 k512 in14x14 f1x1", "conv bwd-weights fp16 nhwc n16 c256 k64 in56x56 f1x1",
+                        "conv bwd-weights bf16 nhwc n8 c256 k256 in14x14 f3x3 pad1x1", "conv bwd-weights bf16 nhwc n8 c256 k512 in28x28 f1x1 str2x2",
+                        "conv fwd bf16 nhwc n8 c1024 k512 in14x14 f1x1", "conv fwd bf16 nhwc n16 c256 k256 in14x14 f3x3 pad1x1",
+                        "conv fwd fp16 nhwc n16 c512 k1024 in28x28 f1x1 str2x2"}) {
     const ConvProblem p = parse_conv_problem(s);
     const IgemmPlan pl = plan_igemm(p);
     ASSERT_FALSE(igemm_tuned_config(p, pl).has_value()) << s;
@@ -126,8 +130,8 @@ TEST(IgemmHeuristic, DenseWeightGradientsDefaultToTheAllTmaVariant) {
     EXPECT_TRUE(d.ws && d.tma) << s << ": " << to_string(d);
     EXPECT_EQ(igemm_config_refusal(pl, d), "") << s;
   }
-  for (const char* s : {"conv bwd-weights bf16 nhwc n8 c256 k256 in14x14 f3x3 pad1x1", "conv bwd-weights bf16 nhwc n8 c256 k512 in28x28 f1x1 str2x2",
-                        "conv fwd bf16 nhwc n8 c1024 k512 in14x14 f1x1"}) {
+  for (const char* s : {"conv bwd-weights bf16 nhwc n8 c96 k256 in14x14 f3x3 pad1x1", "conv fwd bf16 nhwc n8 c96 k256 in14x14 f3x3 pad1x1",
+                        "conv fwd bf16 nhwc n8 c128 k512 in28x28 f1x1", "conv bwd-data bf16 nhwc n8 c256 k256 in28x28 f3x3 pad1x1 str2x2"}) {
     const ConvProblem p = parse_conv_problem(s);
     EXPECT_FALSE(igemm_default_config(p, plan_igemm(p)).tma) << s;
   }
