@@ -129,7 +129,7 @@ struct OpSolverRun {
 };
 
 struct OpBench::ProblemState {
-  OpBenchProblem bp;
+  SuiteProblem bp;
   PerfCaseInput in;
   std::vector<OpSolverRun> solvers;
 };
@@ -206,9 +206,9 @@ OpBench::Prepared OpBench::prepare(const OpProblemPtr& p) const {
   return out;
 }
 
-json OpBench::run(const OpBenchProblem& bp) { return run_all({bp}); }
+json OpBench::run(const SuiteProblem& bp) { return run_all({bp}); }
 
-json OpBench::run_all(const std::vector<OpBenchProblem>& problems, const std::function<void(const std::string&)>& progress,
+json OpBench::run_all(const std::vector<SuiteProblem>& problems, const std::function<void(const std::string&)>& progress,
                       const std::function<bool()>& stop) {
   std::vector<std::unique_ptr<ProblemState>> states;
   const std::size_t depth = static_cast<std::size_t>(

@@ -29,7 +29,8 @@
 
 #include "core/op_solver.hpp"
 #include "bench/bench.hpp"
-#include "bench/bench_ops_suite.hpp"
+#include "bench/bench_ops_select.hpp"
+#include "verify/suite.hpp"
 
 namespace hiprim::verify {
 
@@ -52,11 +53,11 @@ class OpBench {
   // Measures the copy ceiling (when ceilings are on); the dtypes are not needed (no GEMM ceiling).
   void measure_ceilings(const std::vector<DType>& dtypes = {});
   // Verifies and times every selected solver of the problem's op, every repeat: the report's cases.
-  nlohmann::json run(const OpBenchProblem& bp);
+  nlohmann::json run(const SuiteProblem& bp);
   // The suite `repeats` times (inputs and references prepared ahead on other threads; repeat 1
   // verifies and times, later ones time the passed solvers again); progress(line) after each
   // problem of each repeat; stops starting problems when stop() says so. Returns every case.
-  nlohmann::json run_all(const std::vector<OpBenchProblem>& problems,
+  nlohmann::json run_all(const std::vector<SuiteProblem>& problems,
                          const std::function<void(const std::string&)>& progress = {},
                          const std::function<bool()>& stop = {});
 

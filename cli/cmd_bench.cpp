@@ -14,7 +14,6 @@
 #include "core/primitives.hpp"
 #include "bench/bench.hpp"
 #include "bench/bench_ops.hpp"
-#include "verify/op_suite.hpp"
 #include "bench/bench_report.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
@@ -32,45 +31,38 @@ std::vector<verify::BenchProblem> bench_problems(const std::string& suite, const
     for (const auto& s : given) out.push_back({parse_conv_problem(s), 1});
     return out;
   }
-  for (const auto& name : split_list(suite)) {
-    if (name == "resnet50") {  // the order of builtin_suite: dtype, layout, direction, layer
-      if (so.batch < 1) throw InputError("--batch " + std::to_string(so.batch) + ": must be >= 1");
-      for (DType dt : so.dtypes)
-        for (bool cl : so.channels_last)
-          for (ConvDir d : so.dirs)
-            for (const auto& l : verify::resnet50_layers())
-              out.push_back({verify::resnet50_problem(l, so.batch, dt, cl, d), l.count});
-    } else {
-      for (auto& p : verify::load_suite(name, so)) out.push_back({p, 1});
-    }
-  }
+  for (const auto& name : split_list(suite))
+    for (const auto& sp : verify::load_suite(name, so, verify::SuitePart::conv))
+      out.push_back({*op_problem_cast<ConvProblem>(*sp.problem), sp.count});
   return out;
 }
 
 // The op problems of the suite (resnet50_ops carries counts; other suites and files count 1) or of
 // the --problem strings, keeping those that a token of --op selects (verify::op_selected_by). A conv
 // --problem (timed with --op conv) or a token that selects nothing -> InputError naming it.
-std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, const std::vector<std::string>& given,
-                                                      const verify::SuiteOptions& so, const std::string& op_flag) {
-  std::vector<verify::OpBenchProblem> all;
+std::vector<verify::SuiteProblem> op_bench_problems(const std::string& suite, const std::vector<std::string>& given,
+                                                    const verify::SuiteOptions& so, const std::string& op_flag) {
+  std::vector<verify::SuiteProblem> all;
   for (const auto& s : given) {
     if (first_token(s) == ConvProblem::kOp) throw InputError("--problem '" + s + "' is a convolution: time it with --op conv");
     all.push_back({parse_op_problem(s), 1});
   }
+  std::string own;  // the bench-only suites, named when a suite of check's cannot be loaded
+  for (const auto& b : verify::builtin_suites())
+    if (b.bench_only) own += (own.empty() ? "" : ", ") + b.name;
   if (given.empty())
     for (const auto& name : split_list(suite)) {
-      if (name == "resnet50_ops") {
-        for (auto& bp : verify::resnet50_ops_suite(so)) all.push_back(bp);
-        continue;
-      }
+      const auto& builtins = verify::builtin_suites();
+      const bool bench_only = std::any_of(builtins.begin(), builtins.end(), [&](const auto& b) { return b.bench_only && b.name == name; });
       try {
-        for (const auto& p : verify::load_any_suite(name, so).ops) all.push_back({p, 1});
+        for (auto& sp : verify::load_suite(name, so, verify::SuitePart::ops)) all.push_back(sp);
       } catch (const InputError& e) {
-        throw InputError(std::string(e.what()) + "; the op bench's own suite: resnet50_ops");
+        if (bench_only) throw;
+        throw InputError(std::string(e.what()) + "; the op bench's own suite: " + own);
       }
     }
   const auto tokens = split_list(op_flag);
-  std::vector<verify::OpBenchProblem> out;
+  std::vector<verify::SuiteProblem> out;
   for (const auto& bp : all)
     if (std::any_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return verify::op_selected_by(*bp.problem, t); }))
       out.push_back(bp);
@@ -251,7 +243,7 @@ Command add_bench(CLI::App& app) {
       sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs));
     }
     std::vector<verify::BenchProblem> conv_problems;
-    std::vector<verify::OpBenchProblem> op_problems;
+    std::vector<verify::SuiteProblem> op_problems;
     std::set<DType> dtypes;
     for (const verify::SuiteOptions& so : sos) {
       if (conv) {
