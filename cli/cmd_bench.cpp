@@ -13,7 +13,7 @@
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
 #include "bench/bench.hpp"
-#include "bench/bench_ops.hpp"
+#include "bench/bench_ops_select.hpp"
 #include "bench/bench_report.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
@@ -24,16 +24,15 @@ namespace {
 
 // The problems of the suite (resnet50 carries each layer's count in the network; others count 1),
 // or the --problem strings.
-std::vector<verify::BenchProblem> bench_problems(const std::string& suite, const std::vector<std::string>& given,
-                                                 const verify::SuiteOptions& so) {
-  std::vector<verify::BenchProblem> out;
+std::vector<verify::SuiteProblem> conv_bench_problems(const std::string& suite, const std::vector<std::string>& given,
+                                                      const verify::SuiteOptions& so) {
+  std::vector<verify::SuiteProblem> out;
   if (!given.empty()) {
-    for (const auto& s : given) out.push_back({parse_conv_problem(s), 1});
+    for (const auto& s : given) out.push_back({make_op_problem(parse_conv_problem(s)), 1});
     return out;
   }
   for (const auto& name : split_list(suite))
-    for (const auto& sp : verify::load_suite(name, so, verify::SuitePart::conv))
-      out.push_back({*op_problem_cast<ConvProblem>(*sp.problem), sp.count});
+    for (auto& sp : verify::load_suite(name, so, verify::SuitePart::conv)) out.push_back(std::move(sp));
   return out;
 }
 
@@ -90,9 +89,9 @@ struct BenchFlags {
 };
 
 // Prints the peer and ceilings, runs every problem (printing one line each), writes the report;
-// the exit code (1 when a case failed, was mistrusted or errored). B: verify::Bench or OpBench.
-template <typename B, typename P>
-int run_bench(B& bench, const std::vector<P>& problems, const std::vector<DType>& dtypes, const BenchFlags& f) {
+// the exit code (1 when a case failed, was mistrusted or errored).
+int run_bench(verify::Bench& bench, const std::vector<verify::SuiteProblem>& problems, const std::vector<DType>& dtypes,
+              const BenchFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const nlohmann::json peer = bench.peer_json();
@@ -242,20 +241,14 @@ Command add_bench(CLI::App& app) {
     } else {
       sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs));
     }
-    std::vector<verify::BenchProblem> conv_problems;
-    std::vector<verify::SuiteProblem> op_problems;
-    std::set<DType> dtypes;
+    std::vector<verify::SuiteProblem> problems;
     for (const verify::SuiteOptions& so : sos) {
-      if (conv) {
-        if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
-        for (auto& bp : bench_problems(f->suite, f->problems, so)) conv_problems.push_back(bp);
-      } else {
-        for (auto& bp : op_bench_problems(f->suite, f->problems, so, f->op)) op_problems.push_back(bp);
-      }
+      if (conv && f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
+      for (auto& sp : conv ? conv_bench_problems(f->suite, f->problems, so) : op_bench_problems(f->suite, f->problems, so, f->op))
+        problems.push_back(std::move(sp));
       if (!f->problems.empty()) break;  // --problem strings: once
     }
-    for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
-    if (conv_problems.empty() && op_problems.empty())
+    if (problems.empty())
       throw InputError("--suite '" + f->suite + "' holds no " + (conv ? std::string("conv") : "--op " + f->op) + " problems");
 
     verify::BenchOptions o;
@@ -275,15 +268,13 @@ Command add_bench(CLI::App& app) {
     o.peer_max_plans = f->peer_max_plans;
     o.cudnn_lib = f->cudnn_lib;
     o.ceilings = !f->no_ceilings;
-    if (conv) {
-      verify::Bench bench(o);  // RuntimeError (exit 1) without a GPU
-      return run_bench(bench, conv_problems, {dtypes.begin(), dtypes.end()}, *f);
-    }
     std::vector<std::string> ops;  // of the selected problems
-    for (const auto& bp : op_problems)
-      if (std::find(ops.begin(), ops.end(), bp.problem->op()) == ops.end()) ops.push_back(bp.problem->op());
-    verify::OpBench bench(o, ops);  // likewise
-    return run_bench(bench, op_problems, {}, *f);
+    for (const auto& sp : problems)
+      if (std::find(ops.begin(), ops.end(), sp.problem->op()) == ops.end()) ops.push_back(sp.problem->op());
+    std::set<DType> dtypes;  // of the conv problems: their GEMM ceilings
+    for (const ConvProblem& p : verify::conv_problems(problems)) dtypes.insert(p.dtype);
+    verify::Bench bench(o, ops);  // RuntimeError (exit 1) without a GPU
+    return run_bench(bench, problems, {dtypes.begin(), dtypes.end()}, *f);
   };
 }
 

@@ -48,7 +48,7 @@ json op_case(const std::string& problem, const std::string& solver, Status st, d
 const std::string kBnorm = "bnorm fwd-train spatial bf16 nhwc n32 c256 in56x56 eps1e-05 momentum0.1";
 const std::string kRelu = "activ fwd relu bf16 nhwc n32 c256 in56x56";
 
-// One problem's cases, best marked, the "unavailable" peer attached (as OpBench does).
+// One problem's cases, best marked, the "unavailable" peer attached (as the op bench does).
 json problem_cases(std::vector<json> cs) {
   json cases = json::array();
   for (auto& c : cs) cases.push_back(std::move(c));
