@@ -1,7 +1,8 @@
 // Suites: lists of problems of any primitive, one canonical problem string per line ('#' comments,
 // blank lines allowed; the first token names the primitive), each with a count: how often it occurs
 // in the network, the weight of the bench's totals (1 where a suite does not weight).
-// `hiprim check` and `hiprim bench` load suites through load_suite alone. Built-in suites are
+// `hiprim check` and `hiprim bench` load suites through load_suite alone (check's `--suite corpus`,
+// the fuzz corpus, is no suite of problem lines). Built-in suites are
 // embedded in the library (generated from verify/suites/*.txt at configure time, so the hiprim
 // binary works from any directory); each is a table row: its files, each with the generator that
 // turns its lines into problems (verify/suite_rewrite.hpp for the string rewrites):
