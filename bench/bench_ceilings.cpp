@@ -1,4 +1,4 @@
-// The conv bench's ceilings (bench/bench.hpp): the device copy bandwidth, and per dtype the best
+// The conv bench's GEMM ceilings (bench/bench.hpp; the copy ceiling is every bench's): per dtype the best
 // GEMM rate at M = N = K = 8192 among hiprim's gemm() and the peer's 1x1 convolution of that size,
 // both timed by graph replay (the peer's keys are named cudnn_*: both peers are cuDNN, and version 1
 // readers know those names). The ceiling is what this device can be made to do, not what hiprim
@@ -6,7 +6,7 @@
 // would cost minutes of CPU).
 #include <algorithm>
 
-#include "bench/bench_internal.hpp"
+#include "bench/bench_conv.hpp"
 #include "core/error.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "bench/bench_sets.hpp"
@@ -22,11 +22,9 @@ constexpr std::int64_t kGemmCeilingSize = 8192;  // M = N = K
 constexpr int kCeilingPeerPlans = 8;              // the peer's first usable plans (heuristic order) timed
 }  // namespace
 
-void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
-  if (!s_->o.ceilings) return;
+void ConvBench::measure_ceilings(const std::vector<DType>& dtypes) {
 #ifdef HIPRIM_WITH_GPU
-  void* st = s_->stream.handle();
-  if (s_->copy.is_null()) s_->copy = measure_copy_ceiling(st, &s_->copy_gbps);
+  void* st = cx.stream.handle();
   const std::int64_t n = kGemmCeilingSize;
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   GraphTimerOptions topt;  // few, long runs
@@ -34,7 +32,7 @@ void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
   topt.warmup = 1;
   for (DType dt : dtypes) {
     const std::string name(dtype_name(dt));
-    if (s_->gemm.contains(name)) continue;
+    if (gemm_.contains(name)) continue;
     json g{{"shape", "M=N=K=" + std::to_string(n)}, {"method", "graph replay (bench/bench_timing.hpp); outputs not verified"}};
     double best = 0;
     try {  // hiprim's own GEMM, row-major A, B, C: its best engine (SIMT; mma for fp16/bf16 where it runs)
@@ -73,14 +71,14 @@ void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
       g["hiprim_gemm_reason"] = e.what();
     }
     g["cudnn_tflops"] = nullptr;
-    if (s_->peer) {
+    if (peer) {
       try {  // the peer's 1x1 convolution: y[p][k] = sum_c x[p][c] w[k][c], a GEMM of the same size
         const ConvProblem p = parse_conv_problem("conv fwd " + name + " nhwc n1 c" + std::to_string(n) + " k" +
                                                  std::to_string(n) + " in64x" + std::to_string(n / 64) + " f1x1");
         g["cudnn_problem"] = to_string(p);
         const TimingSets sets(p, 0, 1);  // one set: each run moves far more than the L2
-        const gpu::DeviceBuffer& ws = s_->peer_workspace();
-        auto pp = s_->peer->prepare(p, sets.peer(0, ws, st));
+        const gpu::DeviceBuffer& ws = peer_workspace();
+        auto pp = peer->prepare(p, sets.peer(0, ws, st));
         double best_peer = 0;
         int timed = 0;
         json plans = json::array();
@@ -108,17 +106,17 @@ void Bench::measure_ceilings(const std::vector<DType>& dtypes) {
         if (best_peer > 0) g["cudnn_tflops"] = best_peer;
         if (best_peer > best) {
           best = best_peer;
-          g["source"] = std::string(peer_kind_name(s_->o.peer)) + " 1x1 convolution";
+          g["source"] = std::string(peer_kind_name(cx.o.peer)) + " 1x1 convolution";
         }
       } catch (const std::exception& e) {
         g["cudnn_reason"] = e.what();
       }
-    } else if (s_->o.peer != PeerKind::none) {
-      g["cudnn_reason"] = s_->peer_reason;
+    } else if (cx.o.peer != PeerKind::none) {
+      g["cudnn_reason"] = peer_reason;
     }
     g["tflops"] = best > 0 ? json(best) : json(nullptr);
-    if (best > 0) s_->gemm_tflops[dt] = best;
-    s_->gemm[name] = std::move(g);
+    if (best > 0) gemm_tflops_[dt] = best;
+    gemm_[name] = std::move(g);
   }
 #else
   (void)dtypes;

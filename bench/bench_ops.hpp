@@ -1,5 +1,6 @@
-// The op bench: hiprim's GPU solvers of the memory-bound primitives (bnorm, activ, softmax, dropout,
-// pool, lrn, tensorop, reduce) timed by the conv bench's clock (bench/bench_stats.hpp and
+// The op part of the bench (bench/bench.hpp's Bench over problems of the other primitives;
+// bench/bench_primitive.hpp): hiprim's GPU solvers of the memory-bound primitives (bnorm, activ,
+// softmax, dropout, pool, lrn, tensorop, reduce) timed by the conv bench's clock (bench/bench_stats.hpp and
 // bench_timing.hpp: graph replay of L runs rotating over buffer sets that cover 3 x L2, timed
 // replays alternating between the op's solvers, host overhead per call, --repeats of the suite),
 // each output verified first, and compared with the device copy bandwidth measured in the same run:
@@ -20,16 +21,9 @@
 // shaped for each op). Host preparation (fills, references) runs ahead on other threads: up to
 // kOpPrepareAhead problems, at most the hardware threads less two.
 #pragma once
-#include <functional>
-#include <memory>
-#include <string>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "core/op_solver.hpp"
-#include "bench/bench.hpp"
-#include "bench/bench_ops_suite.hpp"
 
 namespace hiprim::verify {
 
@@ -39,41 +33,5 @@ inline constexpr int kOpPrepareAhead = 8;
 // Elements of `bytes` (elements of elem_size bytes each) whose bytes are all 0xFF: the poison of
 // the quick check, left where a solver did not write.
 std::int64_t count_poisoned(const std::vector<unsigned char>& bytes, std::size_t elem_size);
-
-class OpBench {
- public:
-  // ops: the op names whose GPU solvers may run. RuntimeError "hiprim bench needs a GPU: ..." when
-  // no GPU can be used; InputError when solver_glob matches no GPU solver of those ops.
-  OpBench(const BenchOptions& o, const std::vector<std::string>& ops);
-  ~OpBench();
-  OpBench(const OpBench&) = delete;
-  OpBench& operator=(const OpBench&) = delete;
-
-  // Measures the copy ceiling (when ceilings are on); the dtypes are not needed (no GEMM ceiling).
-  void measure_ceilings(const std::vector<DType>& dtypes = {});
-  // Verifies and times every selected solver of the problem's op, every repeat: the report's cases.
-  nlohmann::json run(const OpBenchProblem& bp);
-  // The suite `repeats` times (inputs and references prepared ahead on other threads; repeat 1
-  // verifies and times, later ones time the passed solvers again); progress(line) after each
-  // problem of each repeat; stops starting problems when stop() says so. Returns every case.
-  nlohmann::json run_all(const std::vector<OpBenchProblem>& problems,
-                         const std::function<void(const std::string&)>& progress = {},
-                         const std::function<bool()>& stop = {});
-
-  nlohmann::json ceilings_json() const;  // {"copy": {...}|null, "gemm": {}}
-  nlohmann::json peer_json() const;      // null with --peer none, else the peer unavailable for ops
-  nlohmann::json settings_json() const;
-  nlohmann::json clocks_json() const;
-
- private:
-  struct State;
-  struct Prepared;
-  struct ProblemState;
-  Prepared prepare(const OpProblemPtr& p) const;
-  void run_first(ProblemState& st, Prepared& prep);
-  void time_repeat(ProblemState& st, int repeat, const Prepared& inputs);
-  nlohmann::json finish(const ProblemState& st) const;
-  std::unique_ptr<State> s_;
-};
 
 }  // namespace hiprim::verify

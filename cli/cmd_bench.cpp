@@ -13,8 +13,7 @@
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
 #include "bench/bench.hpp"
-#include "bench/bench_ops.hpp"
-#include "verify/op_suite.hpp"
+#include "bench/bench_ops_select.hpp"
 #include "bench/bench_report.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
@@ -25,52 +24,44 @@ namespace {
 
 // The problems of the suite (resnet50 carries each layer's count in the network; others count 1),
 // or the --problem strings.
-std::vector<verify::BenchProblem> bench_problems(const std::string& suite, const std::vector<std::string>& given,
-                                                 const verify::SuiteOptions& so) {
-  std::vector<verify::BenchProblem> out;
+std::vector<verify::SuiteProblem> conv_bench_problems(const std::string& suite, const std::vector<std::string>& given,
+                                                      const verify::SuiteOptions& so) {
+  std::vector<verify::SuiteProblem> out;
   if (!given.empty()) {
-    for (const auto& s : given) out.push_back({parse_conv_problem(s), 1});
+    for (const auto& s : given) out.push_back({make_op_problem(parse_conv_problem(s)), 1});
     return out;
   }
-  for (const auto& name : split_list(suite)) {
-    if (name == "resnet50") {  // the order of builtin_suite: dtype, layout, direction, layer
-      if (so.batch < 1) throw InputError("--batch " + std::to_string(so.batch) + ": must be >= 1");
-      for (DType dt : so.dtypes)
-        for (bool cl : so.channels_last)
-          for (ConvDir d : so.dirs)
-            for (const auto& l : verify::resnet50_layers())
-              out.push_back({verify::resnet50_problem(l, so.batch, dt, cl, d), l.count});
-    } else {
-      for (auto& p : verify::load_suite(name, so)) out.push_back({p, 1});
-    }
-  }
+  for (const auto& name : split_list(suite))
+    for (auto& sp : verify::load_suite(name, so, verify::SuitePart::conv)) out.push_back(std::move(sp));
   return out;
 }
 
 // The op problems of the suite (resnet50_ops carries counts; other suites and files count 1) or of
 // the --problem strings, keeping those that a token of --op selects (verify::op_selected_by). A conv
 // --problem (timed with --op conv) or a token that selects nothing -> InputError naming it.
-std::vector<verify::OpBenchProblem> op_bench_problems(const std::string& suite, const std::vector<std::string>& given,
-                                                      const verify::SuiteOptions& so, const std::string& op_flag) {
-  std::vector<verify::OpBenchProblem> all;
+std::vector<verify::SuiteProblem> op_bench_problems(const std::string& suite, const std::vector<std::string>& given,
+                                                    const verify::SuiteOptions& so, const std::string& op_flag) {
+  std::vector<verify::SuiteProblem> all;
   for (const auto& s : given) {
     if (first_token(s) == ConvProblem::kOp) throw InputError("--problem '" + s + "' is a convolution: time it with --op conv");
     all.push_back({parse_op_problem(s), 1});
   }
+  std::string own;  // the bench-only suites, named when a suite of check's cannot be loaded
+  for (const auto& b : verify::builtin_suites())
+    if (b.bench_only) own += (own.empty() ? "" : ", ") + b.name;
   if (given.empty())
     for (const auto& name : split_list(suite)) {
-      if (name == "resnet50_ops") {
-        for (auto& bp : verify::resnet50_ops_suite(so)) all.push_back(bp);
-        continue;
-      }
+      const auto& builtins = verify::builtin_suites();
+      const bool bench_only = std::any_of(builtins.begin(), builtins.end(), [&](const auto& b) { return b.bench_only && b.name == name; });
       try {
-        for (const auto& p : verify::load_any_suite(name, so).ops) all.push_back({p, 1});
+        for (auto& sp : verify::load_suite(name, so, verify::SuitePart::ops)) all.push_back(sp);
       } catch (const InputError& e) {
-        throw InputError(std::string(e.what()) + "; the op bench's own suite: resnet50_ops");
+        if (bench_only) throw;
+        throw InputError(std::string(e.what()) + "; the op bench's own suite: " + own);
       }
     }
   const auto tokens = split_list(op_flag);
-  std::vector<verify::OpBenchProblem> out;
+  std::vector<verify::SuiteProblem> out;
   for (const auto& bp : all)
     if (std::any_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return verify::op_selected_by(*bp.problem, t); }))
       out.push_back(bp);
@@ -98,9 +89,9 @@ struct BenchFlags {
 };
 
 // Prints the peer and ceilings, runs every problem (printing one line each), writes the report;
-// the exit code (1 when a case failed, was mistrusted or errored). B: verify::Bench or OpBench.
-template <typename B, typename P>
-int run_bench(B& bench, const std::vector<P>& problems, const std::vector<DType>& dtypes, const BenchFlags& f) {
+// the exit code (1 when a case failed, was mistrusted or errored).
+int run_bench(verify::Bench& bench, const std::vector<verify::SuiteProblem>& problems, const std::vector<DType>& dtypes,
+              const BenchFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const nlohmann::json peer = bench.peer_json();
@@ -250,20 +241,14 @@ Command add_bench(CLI::App& app) {
     } else {
       sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs));
     }
-    std::vector<verify::BenchProblem> conv_problems;
-    std::vector<verify::OpBenchProblem> op_problems;
-    std::set<DType> dtypes;
+    std::vector<verify::SuiteProblem> problems;
     for (const verify::SuiteOptions& so : sos) {
-      if (conv) {
-        if (f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
-        for (auto& bp : bench_problems(f->suite, f->problems, so)) conv_problems.push_back(bp);
-      } else {
-        for (auto& bp : op_bench_problems(f->suite, f->problems, so, f->op)) op_problems.push_back(bp);
-      }
+      if (conv && f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");
+      for (auto& sp : conv ? conv_bench_problems(f->suite, f->problems, so) : op_bench_problems(f->suite, f->problems, so, f->op))
+        problems.push_back(std::move(sp));
       if (!f->problems.empty()) break;  // --problem strings: once
     }
-    for (auto& bp : conv_problems) dtypes.insert(bp.problem.dtype);
-    if (conv_problems.empty() && op_problems.empty())
+    if (problems.empty())
       throw InputError("--suite '" + f->suite + "' holds no " + (conv ? std::string("conv") : "--op " + f->op) + " problems");
 
     verify::BenchOptions o;
@@ -283,15 +268,13 @@ Command add_bench(CLI::App& app) {
     o.peer_max_plans = f->peer_max_plans;
     o.cudnn_lib = f->cudnn_lib;
     o.ceilings = !f->no_ceilings;
-    if (conv) {
-      verify::Bench bench(o);  // RuntimeError (exit 1) without a GPU
-      return run_bench(bench, conv_problems, {dtypes.begin(), dtypes.end()}, *f);
-    }
     std::vector<std::string> ops;  // of the selected problems
-    for (const auto& bp : op_problems)
-      if (std::find(ops.begin(), ops.end(), bp.problem->op()) == ops.end()) ops.push_back(bp.problem->op());
-    verify::OpBench bench(o, ops);  // likewise
-    return run_bench(bench, op_problems, {}, *f);
+    for (const auto& sp : problems)
+      if (std::find(ops.begin(), ops.end(), sp.problem->op()) == ops.end()) ops.push_back(sp.problem->op());
+    std::set<DType> dtypes;  // of the conv problems: their GEMM ceilings
+    for (const ConvProblem& p : verify::conv_problems(problems)) dtypes.insert(p.dtype);
+    verify::Bench bench(o, ops);  // RuntimeError (exit 1) without a GPU
+    return run_bench(bench, problems, {dtypes.begin(), dtypes.end()}, *f);
   };
 }
 

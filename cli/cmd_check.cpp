@@ -10,7 +10,6 @@
 #include "fuzz/corpus.hpp"
 #include "fuzz/primitive.hpp"
 #include "verify/op_solvers.hpp"
-#include "verify/op_suite.hpp"
 #include "verify/solvers.hpp"
 #include "verify/suite.hpp"
 
@@ -82,16 +81,12 @@ Command add_check(CLI::App& app) {
                                                         f->require_gpu);
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
     // Every problem (conv's first) through the selected solvers of its primitive.
-    verify::SuiteProblems suites;
-    for (auto& name : split_list(f->suite)) {
-      auto more = verify::load_any_suite(name, so);
-      suites.conv.insert(suites.conv.end(), more.conv.begin(), more.conv.end());
-      suites.ops.insert(suites.ops.end(), more.ops.begin(), more.ops.end());
-    }
     std::vector<OpProblemPtr> problems;
-    for (auto& p : suites.conv) problems.push_back(make_op_problem(p));
-    problems.insert(problems.end(), suites.ops.begin(), suites.ops.end());
-    const std::size_t conv_problems = suites.conv.size();
+    for (auto& name : split_list(f->suite))
+      for (auto& sp : verify::load_suite(name, so)) problems.push_back(sp.problem);
+    std::stable_partition(problems.begin(), problems.end(), [](const OpProblemPtr& p) { return p->op() == ConvProblem::kOp; });
+    const auto conv_problems = static_cast<std::size_t>(
+        std::count_if(problems.begin(), problems.end(), [](const OpProblemPtr& p) { return p->op() == ConvProblem::kOp; }));
     const OpSolverList solvers = verify::match_solvers(verify::all_solvers(), f->solver);
     if (solvers.empty()) verify::select_conv_solvers(f->solver);  // throws, naming the solvers
     const auto conv_solvers = std::count_if(solvers.begin(), solvers.end(), [](auto& s) { return s->op() == ConvProblem::kOp; });

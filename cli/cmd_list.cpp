@@ -9,9 +9,7 @@
 #include "core/op_problem.hpp"
 #include "core/primitives.hpp"
 #include "core/solver.hpp"
-#include "bench/bench_ops_suite.hpp"
 #include "verify/op_solvers.hpp"
-#include "verify/op_suite.hpp"
 #include "verify/suite.hpp"
 
 namespace hiprim::cli {
@@ -52,8 +50,7 @@ Command add_list(CLI::App& app) {
         configs(*s);
       }
     } else if (suites->parsed()) {
-      for (auto& n : verify::all_suite_names()) std::printf("%s\n", n.c_str());
-      for (auto& n : verify::op_bench_suite_names()) std::printf("%s (hiprim bench --op ...)\n", n.c_str());
+      for (const auto& s : verify::builtin_suites()) std::printf("%s%s\n", s.name.c_str(), s.bench_only ? " (hiprim bench --op ...)" : "");
     } else if (ops->parsed()) {
       std::string list;
       for (auto& n : primitive_names()) list += *globs ? (list.empty() ? "" : ",") + n + ".*" : n + "\n";

@@ -10,7 +10,7 @@ reports, puts the bench's peer (cuDNN) total and hiprim's best total beside each
         shape before capture); fp32 runs with torch.backends.cudnn.allow_tf32 = False (hiprim's fp32
         is plain FMA).
   ops:  each line of verify/suites/resnet50_ops.txt, rewritten to --batch/--dtype/--layout exactly
-        as hiprim's suite does (bench/bench_ops_suite.cpp), with torch's own ops (table OPS below).
+        as hiprim's suite does (verify/suite_rewrite.cpp), with torch's own ops (table OPS below).
 
 Timing (both): every call rotates over input sets covering 3x the L2; warm-up eagerly, then R calls
 are captured into one CUDA graph (each call keeps its own output), the graph is replayed --replays

@@ -2,10 +2,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "verify/suite_data.hpp"
+#include "verify/suite_rewrite.hpp"
 
 namespace hiprim::verify {
 
@@ -33,10 +35,94 @@ void for_each_data_line(std::string_view text, F&& f) {
   }
 }
 
-std::string names_list() {
-  std::string s;
-  for (const auto& n : builtin_suite_names()) s += (s.empty() ? "" : ", ") + n;
-  return s;
+bool in_part(const OpProblem& p, SuitePart part) {
+  const bool conv = p.op() == ConvProblem::kOp;
+  return part == SuitePart::all || (part == SuitePart::conv) == conv;
+}
+
+bool loads(const BuiltinSuite& s, SuitePart part) {
+  if (part == SuitePart::all) return !s.bench_only;
+  return part == SuitePart::ops || s.conv;
+}
+
+// The line's problem, or InputError "<source>:<line><as>: <parser message>".
+template <typename Parse>
+auto parsed(Parse&& parse, const std::string& s, const std::string& source, int line, const std::string& as = "") {
+  try {
+    return parse(s);
+  } catch (const InputError& err) {
+    throw InputError(source + ":" + std::to_string(line) + as + ": " + err.what());
+  }
+}
+
+void check_options(const SuiteOptions& opts, bool batch, bool dirs) {
+  if (batch && opts.batch < 1) throw InputError("suite batch = " + std::to_string(opts.batch) + " must be >= 1");
+  if (opts.dtypes.empty()) throw InputError("suite options: the list of dtypes is empty");
+  if (opts.channels_last.empty()) throw InputError("suite options: the list of layouts is empty");
+  if (dirs && opts.dirs.empty()) throw InputError("suite options: the list of directions is empty");
+}
+
+// Each conv shape crossed with the options' dtypes, layouts and directions (a bias is kept for fwd
+// only), each with its count.
+std::vector<SuiteProblem> cross_options(const std::vector<std::pair<ConvProblem, std::int64_t>>& shapes, const SuiteOptions& opts,
+                                        const std::string& suite) {
+  std::vector<SuiteProblem> out;
+  for (DType dt : opts.dtypes)
+    for (bool cl : opts.channels_last)
+      for (ConvDir d : opts.dirs)
+        for (auto [p, count] : shapes) {
+          p.dtype = dt;
+          p.channels_last = cl;
+          p.dir = d;
+          p.bias = p.bias && d == ConvDir::fwd;
+          auto errs = p.validate();
+          if (!errs.empty()) throw InputError(suite + " suite: " + to_string(p) + ": " + errs.front());
+          out.push_back({make_op_problem(p), count});
+        }
+  return out;
+}
+
+std::vector<SuiteProblem> generate(const std::string& suite, const std::string& file, SuiteGenerator g, const SuiteOptions& opts) {
+  const std::string_view text = embedded_suite_file(file);
+  std::vector<SuiteProblem> out;
+  switch (g) {
+    case SuiteGenerator::as_written:
+      return parse_suite(text, file);
+    case SuiteGenerator::cross_options: {
+      check_options(opts, false, true);
+      std::vector<std::pair<ConvProblem, std::int64_t>> shapes;
+      for (const SuiteEntry& e : suite_entries(text)) shapes.push_back({parsed(parse_conv_problem, e.problem, file, e.line), 1});
+      return cross_options(shapes, opts, suite);
+    }
+    case SuiteGenerator::resnet50_layers: {
+      check_options(opts, true, true);
+      std::vector<std::pair<ConvProblem, std::int64_t>> shapes;
+      for (const Resnet50Layer& l : resnet50_layers())
+        shapes.push_back({resnet50_problem(l, opts.batch, DType::fp32, false, ConvDir::fwd), l.count});
+      return cross_options(shapes, opts, suite);
+    }
+    case SuiteGenerator::dtype_layout: {
+      std::set<std::string> seen;
+      for (const SuiteEntry& e : suite_entries(text))
+        for (const std::string& s : expand_dtype_layout(e.problem)) {
+          OpProblemPtr p = parsed(parse_op_problem, s, file, e.line, " (as \"" + s + "\")");
+          if (seen.insert(p->str()).second) out.push_back({p, 1});
+        }
+      return out;
+    }
+    case SuiteGenerator::counted_batch: {
+      check_options(opts, true, false);
+      const auto lines = counted_lines(text, file);
+      for (DType dt : opts.dtypes)
+        for (bool cl : opts.channels_last)
+          for (const CountedLine& l : lines) {
+            const std::string s = with_dtype_layout(rebatch_problem(l.problem, kResnet50OpsBatch, opts.batch), dt, cl);
+            out.push_back({parsed(parse_op_problem, s, file, l.line, " (as \"" + s + "\")"), l.count});
+          }
+      return out;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -47,15 +133,64 @@ std::vector<SuiteEntry> suite_entries(std::string_view text) {
   return out;
 }
 
-std::vector<ConvProblem> parse_suite(std::string_view text, const std::string& source_name) {
-  std::vector<ConvProblem> out;
+const std::vector<BuiltinSuite>& builtin_suites() {
+  using G = SuiteGenerator;
+  static const std::vector<BuiltinSuite> suites{
+      {"smoke", {{"smoke.txt", G::as_written}, {"smoke_ops.txt", G::as_written}}, true, false},
+      {"resnet50", {{"resnet50_layers.txt", G::resnet50_layers}}, true, false},
+      {"edge", {{"edge.txt", G::cross_options}}, true, false},
+      {"smoke_ops", {{"smoke_ops.txt", G::as_written}}, false, false},
+      {"ops", {{"ops.txt", G::dtype_layout}}, false, false},
+      {"resnet50_ops", {{"resnet50_ops.txt", G::counted_batch}}, false, true},
+  };
+  return suites;
+}
+
+std::vector<std::string> suite_names(SuitePart part) {
+  std::vector<std::string> out;
+  for (const BuiltinSuite& s : builtin_suites())
+    if (loads(s, part)) out.push_back(s.name);
+  return out;
+}
+
+std::vector<SuiteProblem> parse_suite(std::string_view text, const std::string& source_name, SuitePart part) {
+  std::vector<SuiteProblem> out;
   for (const SuiteEntry& e : suite_entries(text)) {
-    try {
-      out.push_back(parse_conv_problem(e.problem));
-    } catch (const InputError& err) {
-      throw InputError(source_name + ":" + std::to_string(e.line) + ": " + err.what());
-    }
+    OpProblemPtr p = part == SuitePart::conv
+                         ? make_op_problem(parsed(parse_conv_problem, e.problem, source_name, e.line))
+                         : parsed(parse_op_problem, e.problem, source_name, e.line);
+    if (in_part(*p, part)) out.push_back({std::move(p), 1});
   }
+  return out;
+}
+
+std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts, SuitePart part) {
+  for (const BuiltinSuite& s : builtin_suites()) {
+    if (s.name != name_or_path || !loads(s, part)) continue;
+    std::vector<SuiteProblem> out;
+    for (const auto& [file, g] : s.files)
+      for (SuiteProblem& p : generate(s.name, file, g, opts))
+        if (in_part(*p.problem, part)) out.push_back(std::move(p));
+    return out;
+  }
+  std::error_code ec;
+  std::ifstream f;
+  if (std::filesystem::is_regular_file(name_or_path, ec)) f.open(name_or_path, std::ios::binary);
+  if (!f.is_open()) {
+    std::string names;
+    for (const BuiltinSuite& s : builtin_suites())
+      if (loads(s, part) && !s.bench_only) names += (names.empty() ? "" : ", ") + s.name;
+    throw InputError("suite '" + name_or_path + "' is neither a built-in suite (" + names + ") nor a readable file");
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_suite(ss.str(), name_or_path, part);
+}
+
+std::vector<ConvProblem> conv_problems(const std::vector<SuiteProblem>& problems) {
+  std::vector<ConvProblem> out;
+  for (const SuiteProblem& p : problems)
+    if (const ConvProblem* c = op_problem_cast<ConvProblem>(*p.problem)) out.push_back(*c);
   return out;
 }
 
@@ -88,60 +223,6 @@ ConvProblem resnet50_problem(const Resnet50Layer& l, std::int64_t batch, DType d
   p.dilation = {1, 1};
   p.out_pad = {0, 0};
   return p;
-}
-
-std::vector<std::string> builtin_suite_names() { return {"smoke", "resnet50", "edge"}; }
-
-std::string_view builtin_suite_text(const std::string& name) {
-  if (name == "smoke") return embedded_suite_file("smoke.txt");
-  if (name == "resnet50") return embedded_suite_file("resnet50_layers.txt");
-  if (name == "edge") return embedded_suite_file("edge.txt");
-  throw InputError("unknown built-in suite '" + name + "'; built-in suites: " + names_list());
-}
-
-// Each shape crossed with the options' dtypes, layouts and directions (a bias is kept for fwd only).
-std::vector<ConvProblem> expand_shapes(const std::vector<ConvProblem>& shapes, const SuiteOptions& opts, const std::string& suite) {
-  if (opts.dtypes.empty()) throw InputError("suite options: the list of dtypes is empty");
-  if (opts.channels_last.empty()) throw InputError("suite options: the list of layouts is empty");
-  if (opts.dirs.empty()) throw InputError("suite options: the list of directions is empty");
-  std::vector<ConvProblem> out;
-  for (DType dt : opts.dtypes)
-    for (bool cl : opts.channels_last)
-      for (ConvDir d : opts.dirs)
-        for (ConvProblem p : shapes) {
-          p.dtype = dt;
-          p.channels_last = cl;
-          p.dir = d;
-          p.bias = p.bias && d == ConvDir::fwd;
-          auto errs = p.validate();
-          if (!errs.empty()) throw InputError(suite + " suite: " + to_string(p) + ": " + errs.front());
-          out.push_back(p);
-        }
-  return out;
-}
-
-std::vector<ConvProblem> builtin_suite(const std::string& name, const SuiteOptions& opts) {
-  const std::string_view text = builtin_suite_text(name);
-  if (name == "smoke") return parse_suite(text, "smoke.txt");
-  if (name == "edge") return expand_shapes(parse_suite(text, "edge.txt"), opts, name);
-  if (opts.batch < 1) throw InputError("suite batch = " + std::to_string(opts.batch) + " must be >= 1");
-  std::vector<ConvProblem> shapes;
-  for (const Resnet50Layer& l : resnet50_layers()) shapes.push_back(resnet50_problem(l, opts.batch, DType::fp32, false, ConvDir::fwd));
-  return expand_shapes(shapes, opts, name);
-}
-
-std::vector<ConvProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts) {
-  for (const auto& n : builtin_suite_names())
-    if (n == name_or_path) return builtin_suite(n, opts);
-  std::error_code ec;
-  std::ifstream f;
-  if (std::filesystem::is_regular_file(name_or_path, ec)) f.open(name_or_path, std::ios::binary);
-  if (!f.is_open())
-    throw InputError("suite '" + name_or_path + "' is neither a built-in suite (" + names_list() +
-                     ") nor a readable file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_suite(ss.str(), name_or_path);
 }
 
 }  // namespace hiprim::verify

@@ -36,7 +36,7 @@ BenchOptions quick() {
 
 TEST(BenchDevice, RefusesWithoutAGpu) {
   if (!gpu_json().is_null()) GTEST_SKIP() << "a GPU is present";
-  test_bench::expect_refused_without_a_gpu([] { Bench b(quick()); });
+  test_bench::expect_refused_without_a_gpu([] { Bench b(quick(), {"conv"}); });
 }
 
 TEST(BenchDevice, VerifiesThenTimesEverySolver) {
@@ -46,9 +46,9 @@ TEST(BenchDevice, VerifiesThenTimesEverySolver) {
       BenchOptions o = quick();
       o.verify = mode;
       o.peer = peer;
-      Bench b(o);
+      Bench b(o, {"conv"});
       const auto p = parse_conv_problem("conv fwd fp32 nchw n2 c16 k32 in14x14 f3x3 pad1x1");
-      json cases = b.run({p, 2});
+      json cases = b.run({make_op_problem(p), 2});
       ASSERT_FALSE(cases.empty());
       int best = 0, timed = 0;
       for (const auto& c : cases) {
@@ -97,7 +97,7 @@ TEST(BenchDevice, CeilingsAreMeasured) {
   BenchOptions o = quick();
   o.ceilings = true;
   o.peer = PeerKind::none;
-  Bench b(o);
+  Bench b(o, {"conv"});
   b.measure_ceilings({DType::bf16});
   const json c = b.ceilings_json();
   EXPECT_GT(c["copy"]["gbps"].get<double>(), 100);  // any GPU copies faster than 100 GB/s
@@ -108,7 +108,8 @@ TEST(BenchDevice, UnknownSolverGlobIsAnInputError) {
   SKIP_WITHOUT_GPU();
   BenchOptions o = quick();
   o.solver_glob = "no.such.solver*";
-  EXPECT_THROW(Bench b(o), InputError);
+  EXPECT_THROW(Bench b(o, {"conv"}), InputError);
+  EXPECT_THROW(Bench b(quick(), {"conv", "activ"}), InputError);  // one primitive family a run
 }
 
 TEST(BenchDevice, RunAllPrefetchesAndStops) {
@@ -116,14 +117,14 @@ TEST(BenchDevice, RunAllPrefetchesAndStops) {
   BenchOptions o = quick();
   o.peer = PeerKind::none;
   o.verify = VerifyMode::quick;
-  Bench b(o);
-  const std::vector<BenchProblem> problems{{parse_conv_problem("conv fwd fp16 nhwc n2 c16 k32 in14x14 f1x1"), 1},
-                                           {parse_conv_problem("conv bwd-data fp16 nhwc n2 c16 k32 in14x14 f3x3 pad1x1"), 2},
-                                           {parse_conv_problem("conv bwd-weights bf16 nchw n2 c16 k32 in14x14 f3x3"), 3}};
+  Bench b(o, {"conv"});
+  const std::vector<SuiteProblem> problems{{parse_op_problem("conv fwd fp16 nhwc n2 c16 k32 in14x14 f1x1"), 1},
+                                           {parse_op_problem("conv bwd-data fp16 nhwc n2 c16 k32 in14x14 f3x3 pad1x1"), 2},
+                                           {parse_op_problem("conv bwd-weights bf16 nchw n2 c16 k32 in14x14 f3x3"), 3}};
   std::vector<std::string> lines;
   json cases = b.run_all(problems, [&](const std::string& l) { lines.push_back(l); });
   ASSERT_EQ(lines.size(), 6u);  // 3 problems x 2 repeats
-  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(lines[i].rfind(to_string(problems[i].problem), 0), 0u) << lines[i];  // in order
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(lines[i].rfind(problems[i].problem->str(), 0), 0u) << lines[i];  // in order
   EXPECT_EQ(lines[3].rfind("repeat 2: ", 0), 0u) << lines[3];
   lines.clear();
   cases = b.run_all(problems, [&](const std::string& l) { lines.push_back(l); }, [&] { return lines.size() == 2; });

@@ -8,12 +8,14 @@
 #include "core/error.hpp"
 #include "tests/report/report_fixture.hpp"
 #include "bench/bench_ops.hpp"
-#include "bench/bench_ops_suite.hpp"
+#include "bench/bench_ops_select.hpp"
 #include "bench/bench_report.hpp"
 #include "verify/report.hpp"
 #include "report/report_diff.hpp"
 #include "report/report_render.hpp"
+#include "verify/suite.hpp"
 #include "verify/suite_data.hpp"
+#include "verify/suite_rewrite.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;
@@ -46,7 +48,7 @@ json op_case(const std::string& problem, const std::string& solver, Status st, d
 const std::string kBnorm = "bnorm fwd-train spatial bf16 nhwc n32 c256 in56x56 eps1e-05 momentum0.1";
 const std::string kRelu = "activ fwd relu bf16 nhwc n32 c256 in56x56";
 
-// One problem's cases, best marked, the "unavailable" peer attached (as OpBench does).
+// One problem's cases, best marked, the "unavailable" peer attached (as the op bench does).
 json problem_cases(std::vector<json> cs) {
   json cases = json::array();
   for (auto& c : cs) cases.push_back(std::move(c));
@@ -102,7 +104,7 @@ TEST(Resnet50Ops, BatchDtypeAndLayoutComeFromTheOptions) {
   so.batch = 8;
   so.dtypes = {DType::bf16, DType::fp16};
   so.channels_last = {true};
-  const auto all = resnet50_ops_suite(so);
+  const auto all = load_suite("resnet50_ops", so, SuitePart::ops);
   const auto lines = counted_lines(embedded_suite_file("resnet50_ops.txt"), "resnet50_ops.txt");
   ASSERT_EQ(all.size(), 2 * lines.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -115,7 +117,9 @@ TEST(Resnet50Ops, BatchDtypeAndLayoutComeFromTheOptions) {
     EXPECT_TRUE(has(p.str(), " nhwc "));
   }
   so.batch = 0;
-  EXPECT_THROW(resnet50_ops_suite(so), InputError);
+  EXPECT_THROW(load_suite("resnet50_ops", so, SuitePart::ops), InputError);
+  // For the op bench only: check does not load it.
+  EXPECT_THROW(load_suite("resnet50_ops", {}, SuitePart::all), InputError);
 }
 
 TEST(Resnet50Ops, RewritesTouchOnlyTheBatchDtypeAndLayout) {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "bench/bench_ops.hpp"
+#include "bench/bench.hpp"
 #include "bench/bench_report.hpp"
 #include "tests/bench/bench_fixture.hpp"
 #include "verify/report.hpp"
@@ -25,13 +25,13 @@ BenchOptions quick(VerifyMode mode) {
 
 TEST(OpBenchDevice, RefusesWithoutAGpu) {
   if (!gpu_json().is_null()) GTEST_SKIP() << "a GPU is present";
-  test_bench::expect_refused_without_a_gpu([] { OpBench b(quick(VerifyMode::full), {"activ"}); });
+  test_bench::expect_refused_without_a_gpu([] { Bench b(quick(VerifyMode::full), {"activ"}); });
 }
 
 TEST(OpBenchDevice, VerifiesThenTimesAgainstTheCopyCeiling) {
   if (gpu_json().is_null()) GTEST_SKIP() << "no usable GPU";
   for (VerifyMode mode : {VerifyMode::full, VerifyMode::quick, VerifyMode::none}) {
-    OpBench b(quick(mode), {"activ", "bnorm"});
+    Bench b(quick(mode), {"activ", "bnorm"});
     b.measure_ceilings();
     const double copy = b.ceilings_json()["copy"]["gbps"].get<double>();
     EXPECT_GT(copy, 100.0);

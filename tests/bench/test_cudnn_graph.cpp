@@ -226,9 +226,9 @@ TEST(CudnnGraphValidate, CudnnAcceptsTheGraphOfEveryProblemWeExpress) {
   all.batch = 32;
   all.dtypes = {DType::fp32, DType::fp16, DType::bf16};
   all.channels_last = {false, true};
-  std::vector<ConvProblem> problems = verify::builtin_suite("resnet50", all);
-  for (const auto& p : verify::builtin_suite("edge", all)) problems.push_back(p);
-  for (const auto& p : verify::builtin_suite("smoke", all)) problems.push_back(p);
+  std::vector<ConvProblem> problems = verify::conv_problems(verify::load_suite("resnet50", all));
+  for (const auto& p : verify::conv_problems(verify::load_suite("edge", all))) problems.push_back(p);
+  for (const auto& p : verify::conv_problems(verify::load_suite("smoke", all))) problems.push_back(p);
   int validated = 0, refused = 0;
   for (const ConvProblem& p : problems) {
     if (!cudnn_graph_supports(p)) {

@@ -26,7 +26,7 @@
 #include "reference/op_reference.hpp"
 #include "verify/op_fill.hpp"
 #include "verify/op_solvers.hpp"
-#include "verify/op_suite.hpp"
+#include "verify/suite.hpp"
 #ifdef HIPRIM_WITH_GPU
 #include "gpu/ops_registry.hpp"
 #endif
@@ -89,7 +89,7 @@ const Sources& sources() {
       if (!r.ok()) continue;
       for (const auto& p : r.accepted->ops) s.driver_ops[r.accepted->command].insert(p->op());
     }
-    s.smoke = verify::load_any_suite("smoke_ops", verify::SuiteOptions{}).ops;
+    for (const auto& sp : verify::load_suite("smoke_ops", verify::SuiteOptions{})) s.smoke.push_back(sp.problem);
     return s;
   }();
   return s;

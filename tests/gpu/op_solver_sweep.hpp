@@ -11,14 +11,15 @@
 #include "core/op_problem.hpp"
 #include "core/op_solver.hpp"
 #include "verify/runner.hpp"
-#include "verify/op_suite.hpp"
+#include "verify/suite.hpp"
 
 namespace hiprim::test_ops {
 
 // The problems of `suite` (none when null) followed by the given problem strings.
 inline std::vector<OpProblemPtr> op_problems(const std::vector<const char*>& lines, const char* suite = nullptr) {
   std::vector<OpProblemPtr> v;
-  if (suite) v = verify::load_any_suite(suite, {}).ops;
+  if (suite)
+    for (const auto& sp : verify::load_suite(suite, {}, verify::SuitePart::ops)) v.push_back(sp.problem);
   for (const char* s : lines) v.push_back(parse_op_problem(s));
   return v;
 }

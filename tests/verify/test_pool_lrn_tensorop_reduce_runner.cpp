@@ -11,15 +11,15 @@
 #include "verify/op_fill.hpp"
 #include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
-#include "verify/op_suite.hpp"
+#include "verify/suite.hpp"
 
 namespace hiprim::verify {
 namespace {
 
 TEST(PoolLrnTensorOpReduceRunner, SmokeProblemsPassOnTheHostReferenceSolver) {
-  const SuiteProblems suite = load_any_suite("smoke_ops", SuiteOptions{});
+  const std::vector<SuiteProblem> suite = load_suite("smoke_ops", SuiteOptions{});
   int ran = 0;
-  for (const auto& p : suite.ops) {
+  for (const auto& [p, count] : suite) {
     const std::string op = p->op();
     if (op != "pool" && op != "lrn" && op != "tensorop" && op != "reduce") continue;
     RunOptions o;

@@ -13,7 +13,8 @@
 #include "verify/op_check.hpp"
 #include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
-#include "verify/op_suite.hpp"
+#include "verify/suite.hpp"
+#include "verify/suite_rewrite.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;
@@ -89,21 +90,23 @@ TEST(OpFill, SeededAndShapedPerPrimitive) {
 }
 
 TEST(OpSuites, SmokeOpsAndOpsParseAndExpand) {
-  const auto smoke = load_any_suite("smoke_ops", {});
-  EXPECT_TRUE(smoke.conv.empty());
-  EXPECT_GE(smoke.ops.size(), 50u);
-  const auto both = load_any_suite("smoke", {});
-  EXPECT_FALSE(both.conv.empty());
-  EXPECT_EQ(both.ops.size(), smoke.ops.size());
-  const auto ops = load_any_suite("ops", {});
-  EXPECT_GT(ops.ops.size(), smoke.ops.size());
+  const auto smoke = load_suite("smoke_ops", {});
+  EXPECT_TRUE(conv_problems(smoke).empty());
+  EXPECT_GE(smoke.size(), 50u);
+  const auto both = load_suite("smoke", {});
+  EXPECT_FALSE(conv_problems(both).empty());
+  EXPECT_EQ(load_suite("smoke", {}, SuitePart::ops).size(), smoke.size());
+  EXPECT_EQ(both.size(), smoke.size() + conv_problems(both).size());
+  EXPECT_EQ(load_suite("smoke", {}, SuitePart::conv).size(), conv_problems(both).size());
+  const auto ops = load_suite("ops", {});
+  EXPECT_GT(ops.size(), smoke.size());
   const auto e = expand_dtype_layout("dropout fwd fp32 ncdhw n1 c1 in1x1x1 rate0 seed1");
   ASSERT_EQ(e.size(), 6u);
   EXPECT_EQ(e[1], "dropout fwd fp32 ndhwc n1 c1 in1x1x1 rate0 seed1");
   EXPECT_EQ(e[5], "dropout fwd bf16 ndhwc n1 c1 in1x1x1 rate0 seed1");
   EXPECT_TRUE(has([] {
     try {
-      parse_mixed_suite("conv fwd fp32 nchw n1 c1 k1 in3x3 f1x1\nactiv fwd relu fp32 nchw n1 c1 in1x1 beta2\n", "mine.txt");
+      parse_suite("conv fwd fp32 nchw n1 c1 k1 in3x3 f1x1\nactiv fwd relu fp32 nchw n1 c1 in1x1 beta2\n", "mine.txt");
     } catch (const InputError& err) {
       return std::string(err.what());
     }
@@ -113,7 +116,7 @@ TEST(OpSuites, SmokeOpsAndOpsParseAndExpand) {
 
 TEST(OpRunner, ReferenceSolversPassTheSmokeSuite) {
   RunOptions o;
-  for (const auto& p : load_any_suite("smoke_ops", {}).ops) {
+  for (const auto& [p, count] : load_suite("smoke_ops", {})) {
     PreparedCase c(p, o);
     for (const auto& s : match_op_solvers("ref.*", p->op())) {
       const CaseRecord r = run_case(c, *s, o);

@@ -9,6 +9,7 @@
 #include "verify/compare.hpp"
 #include "verify/fill.hpp"
 #include "verify/suite.hpp"
+#include "verify/suite_data.hpp"
 
 using namespace hiprim;
 using namespace hiprim::verify;
@@ -40,7 +41,7 @@ TEST(Suite, EntriesSkipCommentsAndBlankLines) {
   EXPECT_EQ(e[1].problem, "conv bwd-data fp16 nhwc n1 c2 k2 in4x4 f3x3 pad1x1");
   EXPECT_EQ(e[1].line, 5);
   EXPECT_EQ(e[2].line, 7);
-  auto probs = parse_suite(text, "t.txt");
+  auto probs = conv_problems(parse_suite(text, "t.txt"));
   ASSERT_EQ(probs.size(), 3u);
   EXPECT_EQ(probs[1].dir, ConvDir::bwd_data);
   EXPECT_EQ(probs[2].n, 2);
@@ -61,7 +62,7 @@ TEST(Suite, BadLinesNameSourceAndLine) {
 
 // Every smoke line is a valid problem written in canonical form.
 TEST(Suite, SmokeLinesAreCanonicalAndValid) {
-  auto entries = suite_entries(builtin_suite_text("smoke"));
+  auto entries = suite_entries(embedded_suite_file("smoke.txt"));
   EXPECT_GE(entries.size(), 40u);
   EXPECT_LE(entries.size(), 60u);
   std::set<std::string> unique;
@@ -72,12 +73,12 @@ TEST(Suite, SmokeLinesAreCanonicalAndValid) {
     EXPECT_LT(p.macs(), 1e6) << "smoke.txt:" << e.line << " is not tiny";
     EXPECT_TRUE(unique.insert(e.problem).second) << "smoke.txt:" << e.line << " is a duplicate";
   }
-  EXPECT_EQ(builtin_suite("smoke", {}).size(), entries.size());
+  EXPECT_EQ(conv_problems(load_suite("smoke", {})).size(), entries.size());
 }
 
 TEST(Suite, SmokeCoversEveryFeature) {
   std::set<std::string> seen;
-  for (const ConvProblem& p : builtin_suite("smoke", {})) {
+  for (const ConvProblem& p : conv_problems(load_suite("smoke", {}))) {
     seen.insert(std::string(conv_dir_name(p.dir)));
     seen.insert(std::string(dtype_name(p.dtype)));
     seen.insert(p.layout_name());
@@ -124,16 +125,16 @@ static void expect_not_mostly_zero(const std::vector<ConvProblem>& problems) {
   }
 }
 
-TEST(Suite, SmokeOutputsAreNotMostlyZero) { expect_not_mostly_zero(builtin_suite("smoke", {})); }
+TEST(Suite, SmokeOutputsAreNotMostlyZero) { expect_not_mostly_zero(conv_problems(load_suite("smoke", {}))); }
 
 TEST(Suite, EdgeLinesAreCanonicalAndExpandOverTheOptions) {
-  auto entries = suite_entries(builtin_suite_text("edge"));
+  auto entries = suite_entries(embedded_suite_file("edge.txt"));
   ASSERT_GE(entries.size(), 12u);
   for (const SuiteEntry& e : entries) EXPECT_EQ(to_string(parse_conv_problem(e.problem)), e.problem) << "edge.txt:" << e.line;
   SuiteOptions o;
   o.dtypes = {DType::fp32, DType::bf16};
   o.channels_last = {false, true};
-  auto probs = builtin_suite("edge", o);
+  auto probs = conv_problems(load_suite("edge", o));
   ASSERT_EQ(probs.size(), entries.size() * 2 * 2 * 3);
   std::set<std::string> unique;
   for (const auto& p : probs) {
@@ -144,7 +145,7 @@ TEST(Suite, EdgeLinesAreCanonicalAndExpandOverTheOptions) {
   SuiteOptions all;
   all.dtypes = {DType::fp32, DType::fp16, DType::bf16};
   all.channels_last = {false, true};
-  expect_not_mostly_zero(builtin_suite("edge", all));
+  expect_not_mostly_zero(conv_problems(load_suite("edge", all)));
 }
 
 TEST(Suite, Resnet50Layers) {
@@ -166,31 +167,33 @@ TEST(Suite, Resnet50SuiteCrossesTheOptions) {
   o.batch = 2;
   o.dtypes = {DType::fp16, DType::bf16};
   o.channels_last = {false, true};
-  auto probs = builtin_suite("resnet50", o);
+  auto probs = conv_problems(load_suite("resnet50", o));
   ASSERT_EQ(probs.size(), 23u * 2 * 2 * 3);
   EXPECT_EQ(to_string(probs[0]), "conv fwd fp16 nchw n2 c3 k64 in224x224 f7x7 pad3x3 str2x2 dil1x1 g1");
   EXPECT_EQ(probs[0].out(), (Dims{112, 112}));
   EXPECT_EQ(to_string(probs[23]), "conv bwd-data fp16 nchw n2 c3 k64 in224x224 f7x7 pad3x3 str2x2 dil1x1 g1");
   EXPECT_EQ(to_string(probs.back()), "conv bwd-weights bf16 nhwc n2 c512 k512 in7x7 f3x3 pad1x1 str1x1 dil1x1 g1");
   for (const auto& p : probs) EXPECT_TRUE(p.valid()) << to_string(p);
-  EXPECT_EQ(builtin_suite("resnet50", {}).size(), 23u * 3);
+  EXPECT_EQ(conv_problems(load_suite("resnet50", {})).size(), 23u * 3);
   SuiteOptions bad;
   bad.batch = 0;
-  EXPECT_NE(error_of([&] { builtin_suite("resnet50", bad); }).find("batch"), std::string::npos);
+  EXPECT_NE(error_of([&] { conv_problems(load_suite("resnet50", bad)); }).find("batch"), std::string::npos);
   bad = {};
   bad.dirs.clear();
-  EXPECT_THROW(builtin_suite("resnet50", bad), InputError);
+  EXPECT_THROW(conv_problems(load_suite("resnet50", bad)), InputError);
 }
 
 TEST(Suite, LoadByNameOrPath) {
-  EXPECT_EQ(builtin_suite_names(), (std::vector<std::string>{"smoke", "resnet50", "edge"}));
-  EXPECT_EQ(load_suite("smoke", {}), builtin_suite("smoke", {}));
+  EXPECT_EQ(suite_names(SuitePart::conv), (std::vector<std::string>{"smoke", "resnet50", "edge"}));
+  EXPECT_EQ(suite_names(SuitePart::all), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops"}));
+  EXPECT_EQ(suite_names(SuitePart::ops), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops", "resnet50_ops"}));
+  EXPECT_EQ(conv_problems(load_suite("smoke", {}, SuitePart::conv)), conv_problems(parse_suite(embedded_suite_file("smoke.txt"), "smoke.txt")));
   const auto path = std::filesystem::temp_directory_path() / ("hiprim_suite_test_" + std::to_string(::getpid()) + ".txt");
   {
     std::ofstream f(path);
     f << "# two problems\nconv fwd fp32 nchw n1 c2 k2 in4x4 f3x3\nconv bwd-data fp32 nhwc n1 c2 k2 in4x4 f3x3 pad1x1\n";
   }
-  auto probs = load_suite(path.string(), {});
+  auto probs = conv_problems(load_suite(path.string(), {}));
   std::filesystem::remove(path);
   ASSERT_EQ(probs.size(), 2u);
   EXPECT_TRUE(probs[1].channels_last);
@@ -199,10 +202,33 @@ TEST(Suite, LoadByNameOrPath) {
   EXPECT_NE(msg.find(missing), std::string::npos) << msg;
   EXPECT_NE(msg.find("smoke"), std::string::npos) << msg;
   EXPECT_NE(msg.find("resnet50"), std::string::npos) << msg;
-  msg = error_of([] { builtin_suite("resnet", {}); });
+  msg = error_of([] { conv_problems(load_suite("resnet", {})); });
   EXPECT_NE(msg.find("resnet50"), std::string::npos) << msg;
   // A directory is not a suite file.
   EXPECT_THROW(load_suite(std::filesystem::temp_directory_path().string(), {}), InputError);
+}
+
+// One loader for every part: check takes a mixed file whole, the conv bench refuses its op lines,
+// the op bench drops its conv lines; resnet50 carries each layer's count into every variant.
+TEST(Suite, PartsOfAMixedSuite) {
+  const std::string text = "conv fwd fp32 nchw n1 c2 k2 in4x4 f3x3\nactiv fwd relu fp32 nchw n1 c2 in4x4\n";
+  const auto all = parse_suite(text, "m.txt");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].problem->str(), "activ fwd relu fp32 nchw n1 c2 in4x4");
+  const auto ops = parse_suite(text, "m.txt", SuitePart::ops);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].problem->op(), "activ");
+  const std::string msg = error_of([&] { parse_suite(text, "m.txt", SuitePart::conv); });
+  EXPECT_EQ(msg.rfind("m.txt:2: ", 0), 0u) << msg;
+  EXPECT_EQ(conv_problems(load_suite("smoke_ops", {})).size(), 0u);
+  EXPECT_NE(error_of([] { load_suite("smoke_ops", {}, SuitePart::conv); }).find("(smoke, resnet50, edge)"), std::string::npos);
+  SuiteOptions o;
+  o.dtypes = {DType::fp16, DType::fp32};
+  const auto layers = resnet50_layers();
+  const auto r50 = load_suite("resnet50", o, SuitePart::conv);
+  ASSERT_EQ(r50.size(), layers.size() * 2 * 3);
+  for (std::size_t i = 0; i < r50.size(); ++i) EXPECT_EQ(r50[i].count, layers[i % layers.size()].count) << i;
+  for (const auto& p : load_suite("edge", o)) EXPECT_EQ(p.count, 1);
 }
 
 // The examples in reports/README.md are canonical strings of valid problems.

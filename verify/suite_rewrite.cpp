@@ -1,10 +1,10 @@
-#include "bench/bench_ops_suite.hpp"
+#include "verify/suite_rewrite.hpp"
 
 #include <algorithm>
 #include <sstream>
 
 #include "core/error.hpp"
-#include "verify/suite_data.hpp"
+#include "verify/suite.hpp"
 
 namespace hiprim::verify {
 
@@ -22,6 +22,8 @@ std::string joined(const std::vector<std::string>& toks) {
   for (const auto& t : toks) s += (s.empty() ? "" : " ") + t;
   return s;
 }
+
+bool is_layout(const std::string& t) { return t == "nchw" || t == "nhwc" || t == "ncdhw" || t == "ndhwc"; }
 
 }  // namespace
 
@@ -69,44 +71,30 @@ std::string with_dtype_layout(const std::string& problem, DType dtype, bool chan
   return joined(toks);
 }
 
-std::int64_t op_problem_batch(const OpProblem& p) {
-  const auto ts = p.tensors();
-  if (ts.empty() || ts.front().desc.dims.empty()) throw InputError("op problem " + p.str() + " has no tensor to take a batch from");
-  return ts.front().desc.dims.front();
-}
-
-OpProblemPtr op_problem_at_batch(const OpProblem& p, std::int64_t batch) {
-  const std::int64_t n = op_problem_batch(p);
-  if (batch >= n) return p.clone();
-  return parse_op_problem(rebatch_problem(p.str(), n, batch));
-}
-
-std::vector<std::string> op_bench_suite_names() { return {"resnet50_ops"}; }
-
-bool op_selected_by(const OpProblem& p, const std::string& token) {
-  if (token == "all" || token == p.op()) return true;
-  const auto toks = tokens_of(p.str());
-  for (std::size_t i = 1; i < toks.size() && !parse_dtype(toks[i]); ++i)
-    if (toks[i] == token) return true;
-  return false;
-}
-
-std::vector<OpBenchProblem> resnet50_ops_suite(const SuiteOptions& opts) {
-  if (opts.batch < 1) throw InputError("--batch " + std::to_string(opts.batch) + ": must be >= 1");
-  if (opts.dtypes.empty()) throw InputError("suite options: the list of dtypes is empty");
-  if (opts.channels_last.empty()) throw InputError("suite options: the list of layouts is empty");
-  const auto lines = counted_lines(embedded_suite_file("resnet50_ops.txt"), "resnet50_ops.txt");
-  std::vector<OpBenchProblem> out;
-  for (DType dt : opts.dtypes)
-    for (bool cl : opts.channels_last)
-      for (const CountedLine& l : lines) {
-        const std::string s = with_dtype_layout(rebatch_problem(l.problem, kResnet50OpsBatch, opts.batch), dt, cl);
-        try {
-          out.push_back({parse_op_problem(s), l.count});
-        } catch (const InputError& e) {
-          throw InputError("resnet50_ops.txt:" + std::to_string(l.line) + " (as \"" + s + "\"): " + e.what());
-        }
-      }
+std::vector<std::string> expand_dtype_layout(const std::string& problem) {
+  const auto toks = tokens_of(problem);
+  int dtype_at = -1, layout_at = -1;
+  for (std::size_t i = 1; i < toks.size(); ++i) {
+    if (parse_dtype(toks[i])) dtype_at = static_cast<int>(i);
+    if (is_layout(toks[i])) layout_at = static_cast<int>(i);
+  }
+  std::vector<std::string> layouts{layout_at < 0 ? "" : toks[layout_at]};
+  if (layout_at >= 0) {
+    static const std::pair<const char*, const char*> other[] = {{"nchw", "nhwc"}, {"nhwc", "nchw"}, {"ncdhw", "ndhwc"}, {"ndhwc", "ncdhw"}};
+    for (auto [a, b] : other)
+      if (toks[layout_at] == a) layouts.push_back(b);
+  }
+  std::vector<std::string> dtypes{dtype_at < 0 ? "" : toks[dtype_at]};
+  if (dtype_at >= 0) dtypes = {"fp32", "fp16", "bf16"};
+  std::vector<std::string> out;
+  for (auto& dt : dtypes)
+    for (auto& l : layouts) {
+      auto t = toks;
+      if (dtype_at >= 0) t[dtype_at] = dt;
+      if (layout_at >= 0) t[layout_at] = l;
+      const std::string s = joined(t);
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    }
   return out;
 }
 
