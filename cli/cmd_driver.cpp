@@ -90,24 +90,33 @@ Command add_conv(CLI::App& app) {
   return [sub] { return run_result(mdriver::translate("conv", sub->remaining()), "conv"); };
 }
 
+std::string miopen_commands_footer() {
+  std::string list;
+  for (const std::string& f : mdriver::command_families()) {
+    if (f == "CBAInfer") continue;
+    list += (list.empty() ? "" : ", ") + f;
+    for (const std::string& c : mdriver::command_forms(f)) list += ", " + c;
+  }
+  return "MIOpenDriver commands (" + list + ") take MIOpenDriver's flags with MIOpenDriver's meaning; `hiprim <command> --help` "
+         "lists them. See README.md.";
+}
+
 std::vector<std::pair<CLI::App*, Command>> add_miopen_commands(CLI::App& app) {
   std::vector<std::pair<CLI::App*, Command>> out;
-  static const std::map<std::string, std::string> shown = {
-      {"bnorm", "MIOpenDriver bnorm (bnormfp16, bnormfp16fp32, bnormbfp16fp32)"},
-      {"pool", "MIOpenDriver pool (poolfp16)"},
-      {"lrn", "MIOpenDriver lrn (lrnfp16)"},
-      {"activ", "MIOpenDriver activ (activfp16)"},
-      {"softmax", "MIOpenDriver softmax (softmaxfp16)"},
-      {"dropout", "MIOpenDriver dropout (dropoutfp16): refused, MIOpen's XORWOW mask; --philox runs hiprim's"},
-      {"tensorop", "MIOpenDriver tensorop (tensoropfp16)"},
-      {"reduce", "MIOpenDriver reduce (reducefp16)"},
-  };
+  // Listed with a line: conv's and every primitive's base command (core/primitives.def), naming its
+  // dtype forms; the forms and the dropped names are accepted but not listed.
+  std::map<std::string, std::string> shown;
+  for (const std::string& f : mdriver::command_families()) {
+    std::string forms;
+    for (const std::string& c : mdriver::command_forms(f)) forms += (forms.empty() ? " (" : ", ") + c;
+    shown[f] = "MIOpenDriver " + f + forms + (forms.empty() ? "" : ")");
+  }
+  shown["dropout"] += ": refused, MIOpen's XORWOW mask; --philox runs hiprim's";
   for (const std::string& name : mdriver::command_names()) {
     if (name == "conv") continue;  // add_conv
     auto it = shown.find(name);
     auto* sub = add_passthrough(app, name, it != shown.end() ? it->second : "MIOpenDriver " + name);
-    // Listed: every primitive's command (core/primitives.def); the suffixed names are in their base's line.
-    if (it == shown.end() && !is_primitive(name)) sub->group("");
+    if (it == shown.end() || name == "CBAInfer") sub->group("");
     out.emplace_back(sub, [sub, name] { return run_result(mdriver::translate(name, sub->remaining()), name); });
   }
   for (const std::string& name : mdriver::refused_command_names()) {

@@ -16,6 +16,8 @@ Command add_conv(CLI::App& app);     // cli/cmd_driver.cpp: MIOpenDriver conv
 // Every other MIOpenDriver command (convfp16, bnorm, pool, ..., with their dtype suffixes) and
 // `hiprim driver <line>` (cli/cmd_driver.cpp).
 std::vector<std::pair<CLI::App*, Command>> add_miopen_commands(CLI::App& app);
+// hiprim --help's footer: the MIOpenDriver command families and their dtype forms (the driver table).
+std::string miopen_commands_footer();
 Command add_repro(CLI::App& app);   // cli/cmd_repro.cpp
 Command add_check(CLI::App& app);   // cli/cmd_check.cpp (--suite corpus too)
 Command add_list(CLI::App& app);    // cli/cmd_list.cpp

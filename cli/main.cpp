@@ -26,9 +26,7 @@ int main(int argc, char** argv) {
   reg(hiprim::cli::add_bench);
   reg(hiprim::cli::add_report);
   for (auto& c : hiprim::cli::add_miopen_commands(app)) cmds.push_back(std::move(c));
-  app.footer("MIOpenDriver commands (conv, convfp16, convbfp16, bnorm, bnormfp16, bnormfp16fp32, bnormbfp16fp32, pool, poolfp16, lrn, "
-             "activ, softmax, tensorop, reduce, dropout and their fp16 forms) take MIOpenDriver's flags with MIOpenDriver's meaning; "
-             "`hiprim <command> --help` lists them. See README.md.");
+  app.footer(hiprim::cli::miopen_commands_footer());
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -221,6 +221,22 @@ const std::vector<std::string>& command_names() {
   return v;
 }
 
+std::vector<std::string> command_families() {
+  std::vector<std::string> out{"conv"};  // conv first, then the table's primitives in its order, then CBAInfer
+#define HIPRIM_PRIMITIVE(name, fill) out.push_back(#name);
+#include "core/primitives.def"
+  out.push_back("CBAInfer");
+  return out;
+}
+
+std::vector<std::string> command_forms(const std::string& family) {
+  std::vector<std::string> out;
+  for (auto& [name, e] : table())
+    if (e.family == family && name != family) out.push_back(name);
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });
+  return out;
+}
+
 std::vector<std::string> refused_command_names() {
   std::vector<std::string> out = other_commands();
   for (auto& [name, why] : logger_only_names())
@@ -295,7 +311,7 @@ Result translate_words(const std::vector<std::string>& w) {
   }
   if (start >= w.size()) {
     Result r;
-    r.refused = Refusal{RefusalKind::rejected, "no MIOpenDriver command on the line (MIOpenDriver: \"Invalid Number of Input Arguments\")"};
+    r.refused = Refusal{RefusalKind::rejected, "no MIOpenDriver command on the line (MIOpenDriver: \"Invalid Number of Input Arguments\")", ""};
     return r;
   }
   const std::string command = w[start];
@@ -307,8 +323,11 @@ Result translate_words(const std::vector<std::string>& w) {
 
 std::string help_text(std::string_view command) {
   auto it = table().find(std::string(command));
-  if (it == table().end()) return "MIOpenDriver commands known to hiprim: conv bnorm pool lrn activ softmax tensorop reduce dropout CBAInfer "
-                                  "(and their dtype suffixes); `hiprim <command> --help` lists a command's flags\n";
+  if (it == table().end()) {
+    std::string bases;
+    for (const std::string& f : command_families()) bases += f + " ";
+    return "MIOpenDriver commands known to hiprim: " + bases + "(and their dtype suffixes); `hiprim <command> --help` lists a command's flags\n";
+  }
   std::string out = "hiprim " + std::string(command) + ": MIOpenDriver " + std::string(command) +
                     "'s flags (-x VALUE or --name VALUE; MIOpenDriver's defaults) and what hiprim makes of them\n";
   for (auto& s : family_flags(it->second.family)) {

@@ -78,6 +78,11 @@ std::string help_text(std::string_view command);
 std::vector<std::string> split_words(std::string_view line);
 // Every MIOpenDriver command name this front end translates (conv, convfp16, bnorm, ...).
 const std::vector<std::string>& command_names();
+// The command families: conv, every primitive of core/primitives.def in its order, CBAInfer.
+std::vector<std::string> command_families();
+// A family's other command names that MIOpenDriver still parses (dtype suffixes: convfp16, ...),
+// shortest first.
+std::vector<std::string> command_forms(const std::string& family);
 // The other names of MIOpenDriver commands (rnn, gemm, ...) and of its loggers (reducefp, ...):
 // recognized and refused with the reason.
 std::vector<std::string> refused_command_names();
