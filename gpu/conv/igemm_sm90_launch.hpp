@@ -22,23 +22,30 @@ namespace hiprim::gpu::sm90 {
 
 #if HIPRIM_PLATFORM_NVIDIA
 namespace detail {
-// The TMA map of a dense 16-bit K-major operand [rows][kred] (fwd's w, rows = K; or x as [N*H*W][C]):
-// box 64 (k) x `bn` rows, 128B swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the
-// driver at run time.
 using TensorMapEncoder = PFN_cuTensorMapEncodeTiled_v12000;
+using Im2colEncoder = PFN_cuTensorMapEncodeIm2col_v12000;
+// The TMA encoders, taken from the driver at run time (a driver entry point of version 12000 by
+// name, or null when the driver lacks it).
+inline void* driver_entry_point(const char* name) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess)
+    fn = nullptr;
+  (void)cudaGetLastError();
+  return fn;
+}
 inline TensorMapEncoder tensor_map_encoder() {  // looked up once per process
-  static const TensorMapEncoder encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    (void)cudaGetLastError();
-    return reinterpret_cast<TensorMapEncoder>(fn);
-  }();
+  static const auto encode = reinterpret_cast<TensorMapEncoder>(driver_entry_point("cuTensorMapEncodeTiled"));
+  return encode;
+}
+inline Im2colEncoder im2col_encoder() {
+  static const auto encode = reinterpret_cast<Im2colEncoder>(driver_entry_point("cuTensorMapEncodeIm2col"));
   return encode;
 }
 
+// The TMA map of a dense 16-bit K-major operand [rows][kred] (fwd's w, rows = K; or x as [N*H*W][C]):
+// box 64 (k) x `bn` rows, 128B swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the
+// driver at run time.
 template <typename T>
 TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
   const TensorMapEncoder encode = tensor_map_encoder();
@@ -59,20 +66,6 @@ TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std
 // The im2col-mode TMA map of fwd's x (NHWC, dims {C, W, H, N}) for class g with m rows: boxes of
 // `pixels` rows x 64 channels, 128B swizzle (the K-major A tile), the bounding box of im2col_corners
 // traversed with the convolution's stride, zero fill outside; cuTensorMapEncodeIm2col from the driver.
-using Im2colEncoder = PFN_cuTensorMapEncodeIm2col_v12000;
-inline Im2colEncoder im2col_encoder() {  // looked up once per process
-  static const Im2colEncoder encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    (void)cudaGetLastError();
-    return reinterpret_cast<Im2colEncoder>(fn);
-  }();
-  return encode;
-}
-
 template <typename T>
 TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels, const std::string& context) {
   const Im2colEncoder encode = im2col_encoder();
