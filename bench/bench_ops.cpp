@@ -171,6 +171,8 @@ class OpBenchPart final : public BenchPrimitive {
     j["bytes"] = "OpProblem::bytes(): every input read once, every output written once, in_out tensors read and written";
     j["fill"] = "each op's own fill (verify/op_fill.hpp; --fill applies to conv only), for verification and timing";
     j["timing_fill"] = "separate copies of the op's own fill";
+    j["repeats_rule"] = "repeat 1 verifies and times; later repeats re-time every passed solver on fresh buffers (no peer; "
+                        "retime_factor applies to convolutions only)";
     j["op_verify"] = "full: the op runner on the whole problem at the timed size; quick (not for claims): the op runner at "
                      "batch sample_batch, and at full size every output element written (none left holding the all-ones "
                      "poison); none: not checked";
