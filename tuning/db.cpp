@@ -196,6 +196,9 @@ Db Db::open(const std::string& path, const Schema& schema, Access access, bool f
   }
   sqlite3_busy_handler(handle, busy_handler, nullptr);
   Db db(handle, path, access);
+  // SQLite opens a write-protected file read-only without saying so; a writable db must be.
+  if (access == Access::writable && sqlite3_db_readonly(handle, "main") == 1)
+    throw DbError(path + ": the file is write-protected", SQLITE_READONLY);
   try {
     const auto app = pragma_int(db, "application_id");
     if (app != schema.application_id) {

@@ -8,7 +8,7 @@
 //   - a read-only db is opened either shared (mode=ro: WAL readers take the usual locks) or
 //     immutable (immutable=1: no lock, no -wal, no -shm file is read or created; for system dbs in
 //     read-only or network directories, which must not change while open).
-// A Db must not be carried across fork(): a child opens its own.
+// A Db is used by one thread at a time and is not carried across fork(): a child opens its own.
 #pragma once
 #include <cstdint>
 #include <functional>

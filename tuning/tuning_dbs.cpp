@@ -44,10 +44,14 @@ DbPaths default_db_paths() {
   return p;
 }
 
-TuningDbs::TuningDbs(const DbPaths& paths, const WarnSink& warn) {
+TuningDbs::TuningDbs(const DbPaths& paths, const WarnSink& warn) : warn_(warn) {
   if (!paths.system.empty()) {
     try {
       system_.emplace(Db::open(paths.system, tuning_schema(), Db::Access::read_immutable));
+      // Read immutable, a -wal beside it is not read: what it holds is missing from this session.
+      std::error_code ec;
+      if (std::filesystem::file_size(paths.system + "-wal", ec) > 0 && !ec)
+        warn(paths.system + "-wal: the system tuning db has a non-empty WAL beside it, which is not read; ship the db closed cleanly");
     } catch (const std::exception& e) {
       warn(std::string("system tuning db ignored: ") + e.what());
     }
@@ -73,36 +77,49 @@ TuningDbs::TuningDbs(const DbPaths& paths, const WarnSink& warn) {
   }
 }
 
+template <class F, class T>
+T TuningDbs::guarded(const char* what, const F& f, T fallback) const {
+  try {
+    return f();
+  } catch (const InputError&) {
+    throw;
+  } catch (const RuntimeError& e) {
+    warn_(std::string(what) + ": " + e.what());
+    return fallback;
+  }
+}
+
 std::optional<FindRecord> TuningDbs::best_find(const DbKey& key) const {
-  return front(first_of(user_, system_, [&](const Db& db) {
-    std::vector<FindRecord> best;
-    if (auto r = FindDb(db).best_verified(key)) best.push_back(*r);
-    return best;
-  }));
+  return guarded("tuning db lookup failed", [&] {
+    return front(first_of(user_, system_, [&](const Db& db) {
+      std::vector<FindRecord> best;
+      if (auto r = FindDb(db).best_verified(key)) best.push_back(*r);
+      return best;
+    }));
+  }, std::optional<FindRecord>());
 }
 
 std::vector<FindRecord> TuningDbs::find_records(const DbKey& key) const {
-  return first_of(user_, system_, [&](const Db& db) { return FindDb(db).records(key); });
+  return guarded("tuning db lookup failed", [&] { return first_of(user_, system_, [&](const Db& db) { return FindDb(db).records(key); }); },
+                 std::vector<FindRecord>());
 }
 
 std::optional<PerfRecord> TuningDbs::perf(const DbKey& key, const std::string& solver) const {
-  return front(first_of(user_, system_, [&](const Db& db) {
-    std::vector<PerfRecord> rs;
-    if (auto r = PerfDb(db).get(key, solver)) rs.push_back(*r);
-    return rs;
-  }));
+  return guarded("tuning db lookup failed", [&] {
+    return front(first_of(user_, system_, [&](const Db& db) {
+      std::vector<PerfRecord> rs;
+      if (auto r = PerfDb(db).get(key, solver)) rs.push_back(*r);
+      return rs;
+    }));
+  }, std::optional<PerfRecord>());
 }
 
 bool TuningDbs::put(const FindRecord& r) const {
-  if (!writable()) return false;
-  FindDb(*user_).put(r);
-  return true;
+  return writable() && guarded("tuning db write failed, record not kept", [&] { return FindDb(*user_).put(r), true; }, false);
 }
 
 bool TuningDbs::put(const PerfRecord& r) const {
-  if (!writable()) return false;
-  PerfDb(*user_).put(r);
-  return true;
+  return writable() && guarded("tuning db write failed, record not kept", [&] { return PerfDb(*user_).put(r), true; }, false);
 }
 
 }  // namespace hiprim::tuning

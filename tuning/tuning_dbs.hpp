@@ -1,6 +1,9 @@
 // The layered tuning dbs of a session: an optional read-only system db (installed beside hiprim or
 // by an administrator, shared by all users, never modified) under a writable user db (this user's
 // measurements). Lookups try the user db, then the system db; writes go to the user db only.
+// Neither throws for a db failure after open (a file changed under the session, a full disk): the
+// failure is warned about and the lookup finds nothing, the write returns false. A record that is
+// not valid (DbKey::validate) is still an InputError.
 #pragma once
 #include <optional>
 #include <string>
@@ -37,12 +40,17 @@ class TuningDbs {
   // The perf record of key and solver: the user db's when it has one, else the system db's.
   std::optional<PerfRecord> perf(const DbKey& key, const std::string& solver) const;
 
-  // Into the user db; false (nothing written) in a read-only session.
+  // Into the user db; false (nothing written) in a read-only session or when the write failed.
   bool put(const FindRecord& r) const;
   bool put(const PerfRecord& r) const;
 
  private:
+  // f(); on a RuntimeError from a db: warns "<what>: <error>" and returns fallback.
+  template <class F, class T>
+  T guarded(const char* what, const F& f, T fallback) const;
+
   std::optional<Db> user_, system_;
+  WarnSink warn_;
 };
 
 }  // namespace hiprim::tuning

@@ -129,6 +129,21 @@ TEST_F(TuningRecords, UserRecordsOverSystemRecordsAndWritesGoToUser) {
   EXPECT_TRUE(warnings_.empty()) << all_warnings();
 }
 
+TEST_F(TuningRecords, DbFailureAfterOpenIsAWarningNotAnError) {
+  tuning::TuningDbs dbs({path("user.db"), ""}, keep_warnings());
+  ASSERT_TRUE(dbs.writable());
+  // Another program changes the file under the session.
+  Db::open(path("user.db"), tuning::tuning_schema(), Db::Access::writable).exec("DROP TABLE find_records");
+  EXPECT_FALSE(dbs.put(find_record(key_of(kConv), "conv.direct", 1.0)));
+  EXPECT_FALSE(dbs.best_find(key_of(kConv)));
+  EXPECT_TRUE(dbs.find_records(key_of(kConv)).empty());
+  ASSERT_EQ(warnings_.size(), 3u) << all_warnings();
+  EXPECT_NE(warnings_[0].find("tuning db write failed, record not kept: " + path("user.db")), std::string::npos) << warnings_[0];
+  EXPECT_NE(warnings_[1].find("no such table"), std::string::npos) << warnings_[1];
+  EXPECT_TRUE(dbs.put(perf_record(key_of(kConv), "conv.direct", "c", 1.0)));  // the other table is still there
+  EXPECT_THROW(dbs.put(find_record(key_of(""), "conv.direct", 1.0)), InputError);  // bad input stays an error
+}
+
 TEST_F(TuningRecords, UserDbDirectoryIsCreatedOnDemand) {
   tuning::TuningDbs dbs({path("a/b/tuning.db"), ""}, keep_warnings());
   EXPECT_TRUE(dbs.writable());

@@ -154,5 +154,15 @@ TEST_F(TuningRecovery, SystemDbInReadOnlyDirectoryCreatesNoFiles) {
   EXPECT_TRUE(warnings_.empty()) << all_warnings();
 }
 
+TEST_F(TuningRecovery, SystemDbWithAWalBesideItIsWarnedAbout) {
+  make_db("system.db", 1);
+  const Db writer = Db::open(path("system.db"), tuning::tuning_schema(), Db::Access::writable);
+  FindDb(writer).put(find_record(key_of(kPool), "pool.direct", 1.0));  // stays in system.db-wal while open
+  tuning::TuningDbs dbs({path("user.db"), path("system.db")}, keep_warnings());
+  ASSERT_NE(dbs.system(), nullptr);
+  ASSERT_EQ(warnings_.size(), 1u) << all_warnings();
+  EXPECT_NE(warnings_[0].find("non-empty WAL beside it, which is not read"), std::string::npos) << warnings_[0];
+}
+
 }  // namespace
 }  // namespace hiprim::test
