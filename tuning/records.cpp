@@ -37,7 +37,6 @@ constexpr std::int32_t kApplicationId = 0x48505444;
 
 constexpr const char* kKeyColumns = "problem, device, sm_count, cc, hiprim_version";
 constexpr const char* kKeyMatch = "problem = ?1 AND device = ?2 AND sm_count = ?3 AND cc = ?4 AND hiprim_version = ?5";
-constexpr int kKeyCount = 5;
 
 void bind_key(Statement& st, const DbKey& k) {
   st.bind(0, k.problem).bind(1, k.device).bind(2, std::int64_t{k.sm_count}).bind(3, k.compute_capability).bind(4, k.hiprim_version);
@@ -52,69 +51,80 @@ void check_time(double t, const char* what, const std::string& solver) {
     throw InputError("tuning record of " + solver + ": " + what + " " + std::to_string(t) + " is not a finite time >= 0");
 }
 
-void check_common(const DbKey& key, const std::string& solver, double time_us) {
-  key.validate();
-  if (solver.empty()) throw InputError("tuning record of " + key.text() + ": the solver name is empty");
-  check_time(time_us, "time_us", solver);
-}
-
 std::int64_t stamp(std::int64_t at) { return at != 0 ? at : static_cast<std::int64_t>(std::time(nullptr)); }
 
-// The value columns of each table after the key columns: their names (in order), how a record's
-// values bind (from parameter kKeyCount on) and read back (from column kKeyCount on).
+// The columns of both tables: the key (0-4), solver, config, time_us (5-7), two of the table's own
+// (8-9, the traits below), recorded_at (10); parameters bind in the same order.
+constexpr int kColumnCount = 11;
+
+template <class R>
+void validate_common(const R& r) {
+  r.key.validate();
+  if (r.solver.empty()) throw InputError("tuning record of " + r.key.text() + ": the solver name is empty");
+  check_time(r.time_us, "time_us", r.solver);
+}
+
 struct FindTable {
   using Record = FindRecord;
   static constexpr const char* name = "find_records";
-  static constexpr const char* columns = "solver, config, time_us, workspace_bytes, verified, recorded_at";
-  static constexpr int count = 6;
+  static constexpr const char* own_columns = "workspace_bytes, verified";
   static void validate(const Record& r) {
-    check_common(r.key, r.solver, r.time_us);
     if (r.workspace_bytes < 0) throw InputError("find record of " + r.solver + ": workspace bytes " + std::to_string(r.workspace_bytes) + " < 0");
   }
-  static void bind(Statement& st, const Record& r) {
-    st.bind(5, r.solver).bind(6, r.config).bind(7, r.time_us).bind(8, r.workspace_bytes).bind(9, std::int64_t{r.verified});
-    st.bind(10, stamp(r.recorded_at));
-  }
-  static Record read(const Statement& st) {
-    return Record{read_key(st), st.text(5), st.text(6), st.real(7), st.integer(8), st.integer(9) != 0, st.integer(10)};
+  static void bind(Statement& st, const Record& r) { st.bind(8, r.workspace_bytes).bind(9, std::int64_t{r.verified}); }
+  static void read(const Statement& st, Record& r) {
+    r.workspace_bytes = st.integer(8);
+    r.verified = st.integer(9) != 0;
   }
 };
 
 struct PerfTable {
   using Record = PerfRecord;
   static constexpr const char* name = "perf_records";
-  static constexpr const char* columns = "solver, config, time_us, default_time_us, tuning_seconds, recorded_at";
-  static constexpr int count = 6;
+  static constexpr const char* own_columns = "default_time_us, tuning_seconds";
   static void validate(const Record& r) {
-    check_common(r.key, r.solver, r.time_us);
     check_time(r.default_time_us, "default_time_us", r.solver);
     check_time(r.tuning_seconds, "tuning_seconds", r.solver);
   }
-  static void bind(Statement& st, const Record& r) {
-    st.bind(5, r.solver).bind(6, r.config).bind(7, r.time_us).bind(8, r.default_time_us).bind(9, r.tuning_seconds);
-    st.bind(10, stamp(r.recorded_at));
-  }
-  static Record read(const Statement& st) {
-    return Record{read_key(st), st.text(5), st.text(6), st.real(7), st.real(8), st.real(9), st.integer(10)};
+  static void bind(Statement& st, const Record& r) { st.bind(8, r.default_time_us).bind(9, r.tuning_seconds); }
+  static void read(const Statement& st, Record& r) {
+    r.default_time_us = st.real(8);
+    r.tuning_seconds = st.real(9);
   }
 };
 
-std::string select_sql(const char* table, const char* value_columns, const std::string& where, const char* order) {
-  return std::string("SELECT ") + kKeyColumns + ", " + value_columns + " FROM " + table + (where.empty() ? "" : " WHERE " + where) +
-         " ORDER BY " + order;
+template <class T>
+std::string column_list() {
+  return std::string(kKeyColumns) + ", solver, config, time_us, " + T::own_columns + ", recorded_at";
+}
+
+template <class T>
+typename T::Record read_row(const Statement& st) {
+  typename T::Record r;
+  r.key = read_key(st);
+  r.solver = st.text(5);
+  r.config = st.text(6);
+  r.time_us = st.real(7);
+  T::read(st, r);
+  r.recorded_at = st.integer(10);
+  return r;
 }
 
 // Every record in one transaction; each replaces the record of its key and solver.
 template <class T>
 void put_rows(const Db& db, const std::vector<typename T::Record>& rs) {
-  for (const auto& r : rs) T::validate(r);
+  for (const auto& r : rs) {
+    validate_common(r);
+    T::validate(r);
+  }
   std::string marks;
-  for (int i = 1; i <= kKeyCount + T::count; ++i) marks += (i > 1 ? ", ?" : "?") + std::to_string(i);
-  const std::string sql = std::string("INSERT OR REPLACE INTO ") + T::name + " (" + kKeyColumns + ", " + T::columns + ") VALUES (" + marks + ")";
+  for (int i = 1; i <= kColumnCount; ++i) marks += (i > 1 ? ", ?" : "?") + std::to_string(i);
+  const std::string sql = std::string("INSERT OR REPLACE INTO ") + T::name + " (" + column_list<T>() + ") VALUES (" + marks + ")";
   db.write([&] {
     auto st = db.prepare(sql);
     for (const auto& r : rs) {
       bind_key(st, r.key);
+      st.bind(5, r.solver).bind(6, r.config).bind(7, r.time_us).bind(10, stamp(r.recorded_at));
       T::bind(st, r);
       st.run();
     }
@@ -124,10 +134,10 @@ void put_rows(const Db& db, const std::vector<typename T::Record>& rs) {
 // The rows matching where, whose parameters bind() sets.
 template <class T, class Bind>
 std::vector<typename T::Record> select_rows(const Db& db, const std::string& where, const char* order, const Bind& bind) {
-  auto st = db.prepare(select_sql(T::name, T::columns, where, order));
+  auto st = db.prepare("SELECT " + column_list<T>() + " FROM " + T::name + (where.empty() ? "" : " WHERE " + where) + " ORDER BY " + order);
   bind(st);
   std::vector<typename T::Record> out;
-  while (st.step()) out.push_back(T::read(st));
+  while (st.step()) out.push_back(read_row<T>(st));
   return out;
 }
 
