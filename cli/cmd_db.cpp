@@ -53,48 +53,48 @@ std::string utc(std::int64_t t) {
   return buf;
 }
 
-// Exit 0 when every file that exists passes integrity_check and the schema check, else 1.
-int run_check(const std::string& given) {
+// For each file of db_files(given): absent, "<lead><path> (<role>): not created yet"; else use(f, db)
+// with the file opened for reading, or, when it cannot be, "<path> (<role>): BAD: <why>" (on stdout
+// for check, whose output it is; on stderr for show). Returns 1 when a file was bad, else 0.
+template <class Use>
+int each_db(const std::string& given, const char* lead, bool full_check, const Use& use) {
   int code = 0;
   for (const DbFile& f : db_files(given)) {
     if (::access(f.path.c_str(), F_OK) != 0) {
-      std::printf("%s (%s): not created yet\n", f.path.c_str(), f.role);
+      std::printf("%s%s (%s): not created yet\n", lead, f.path.c_str(), f.role);
       continue;
     }
     try {
-      const tuning::Db db = open_for_reading(f, true);
-      const auto finds = tuning::FindDb(db).all().size(), perfs = tuning::PerfDb(db).all().size();
-      std::printf("%s (%s): ok: schema version %d, %zu find records, %zu perf records\n", f.path.c_str(), f.role, tuning::kTuningSchemaVersion,
-                  finds, perfs);
+      use(f, open_for_reading(f, full_check));
     } catch (const RuntimeError& e) {
-      std::printf("%s (%s): BAD: %s\n", f.path.c_str(), f.role, e.what());
+      std::fprintf(full_check ? stdout : stderr, "%s (%s): BAD: %s\n", f.path.c_str(), f.role, e.what());
       code = 1;
     }
   }
   return code;
 }
 
+// Exit 0 when every file that exists passes integrity_check and the schema check, else 1.
+int run_check(const std::string& given) {
+  return each_db(given, "", true, [](const DbFile& f, const tuning::Db& db) {
+    const auto finds = tuning::FindDb(db).all().size(), perfs = tuning::PerfDb(db).all().size();
+    std::printf("%s (%s): ok: schema version %d, %zu find records, %zu perf records\n", f.path.c_str(), f.role, tuning::kTuningSchemaVersion,
+                finds, perfs);
+  });
+}
+
 int run_show(const std::string& given, const std::string& problem_arg) {
   // --problem is canonicalized, so any spelling the parser accepts finds the records.
   const std::string problem = problem_arg.empty() ? "" : parse_op_problem(problem_arg)->str();
-  int code = 0;
-  for (const DbFile& f : db_files(given)) {
-    if (::access(f.path.c_str(), F_OK) != 0) continue;
-    try {
-      const tuning::Db db = open_for_reading(f, false);
-      std::printf("# %s (%s)\n", f.path.c_str(), f.role);
-      for (const auto& r : tuning::FindDb(db).all(problem))
-        std::printf("find %s config=%s time_us=%.3f workspace=%lld verified=%s at=%s | %s\n", r.solver.c_str(), r.config.c_str(), r.time_us,
-                    static_cast<long long>(r.workspace_bytes), r.verified ? "yes" : "no", utc(r.recorded_at).c_str(), r.key.text().c_str());
-      for (const auto& r : tuning::PerfDb(db).all(problem))
-        std::printf("perf %s config=%s time_us=%.3f default_time_us=%.3f tuning_s=%.1f at=%s | %s\n", r.solver.c_str(), r.config.c_str(),
-                    r.time_us, r.default_time_us, r.tuning_seconds, utc(r.recorded_at).c_str(), r.key.text().c_str());
-    } catch (const RuntimeError& e) {
-      std::fprintf(stderr, "hiprim: %s (%s) not shown: %s\n", f.path.c_str(), f.role, e.what());
-      code = 1;
-    }
-  }
-  return code;
+  return each_db(given, "# ", false, [&](const DbFile& f, const tuning::Db& db) {
+    std::printf("# %s (%s)\n", f.path.c_str(), f.role);
+    for (const auto& r : tuning::FindDb(db).all(problem))
+      std::printf("find %s config=%s time_us=%.3f workspace=%lld verified=%s at=%s | %s\n", r.solver.c_str(), r.config.c_str(), r.time_us,
+                  static_cast<long long>(r.workspace_bytes), r.verified ? "yes" : "no", utc(r.recorded_at).c_str(), r.key.text().c_str());
+    for (const auto& r : tuning::PerfDb(db).all(problem))
+      std::printf("perf %s config=%s time_us=%.3f default_time_us=%.3f tuning_s=%.1f at=%s | %s\n", r.solver.c_str(), r.config.c_str(),
+                  r.time_us, r.default_time_us, r.tuning_seconds, utc(r.recorded_at).c_str(), r.key.text().c_str());
+  });
 }
 
 }  // namespace

@@ -70,6 +70,11 @@ TEST_F(CliDb, ShowListsRecordsOfAProblem) {
   EXPECT_TRUE(has(one.out, "activ.direct")) << one.out;
   EXPECT_FALSE(has(one.out, "softmax.direct")) << one.out;
   EXPECT_TRUE(db_exits("db show --problem 'activ sideways'", 2));
+  std::filesystem::remove(path("user.db"));
+  EXPECT_TRUE(db_exits("db show", 0, "# " + path("user.db") + " (user): not created yet"));
+  EXPECT_FALSE(std::filesystem::exists(path("user.db")));  // show creates nothing
+  write_bytes(path("user.db"), "junk");
+  EXPECT_TRUE(db_exits("db show", 1, "(user): BAD: " + path("user.db") + ": not an SQLite database"));
 }
 
 }  // namespace
