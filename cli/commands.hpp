@@ -24,5 +24,6 @@ Command add_list(CLI::App& app);    // cli/cmd_list.cpp
 Command add_bench(CLI::App& app);   // cli/cmd_bench.cpp
 Command add_report(CLI::App& app);  // cli/cmd_report.cpp
 Command add_fuzz(CLI::App& app);    // cli/cmd_fuzz.cpp
+Command add_db(CLI::App& app);      // cli/cmd_db.cpp: the tuning dbs
 
 }  // namespace hiprim::cli

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hiprim builds with, when any is missing. Idempotent; quiet when all are there.
 set -euo pipefail
-pkgs=(build-essential cmake git libeigen3-dev libgtest-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev python3)
+pkgs=(build-essential cmake git libeigen3-dev libgtest-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev python3)
 # The AMD compile-only gate (tests) needs Debian's hipcc (ROCm 5.2).
 [ "${HIPRIM_WITH_HIPCC:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev rocm-device-libs)
 missing=()

@@ -1,0 +1,124 @@
+// hiprim db path | check [--db FILE] | show [--db FILE] [--problem S]: the tuning dbs
+// (tuning/README.md): where they are, whether they are sound, what they hold. Nothing here writes a
+// db: a bad file is reported, not moved aside (that happens when a session opens its user db).
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/op_problem.hpp"
+#include "tuning/tuning_dbs.hpp"
+
+namespace hiprim::cli {
+namespace {
+
+struct DbFile {
+  std::string path;
+  const char* role;  // "user", "system" or "file"
+};
+
+// The files a command looks at: --db FILE, or the session's user and system dbs.
+std::vector<DbFile> db_files(const std::string& given) {
+  if (!given.empty()) {
+    if (::access(given.c_str(), F_OK) != 0) throw InputError("--db '" + given + "': no such file");
+    return {{given, "file"}};
+  }
+  const tuning::DbPaths p = tuning::default_db_paths();
+  std::vector<DbFile> out;
+  if (!p.user.empty()) out.push_back({p.user, "user"});
+  if (!p.system.empty()) out.push_back({p.system, "system"});
+  return out;
+}
+
+// A system db is read immutable (no lock, no -wal/-shm); another file shared (mode=ro, so a db in
+// use is read consistently) where its directory is writable, else immutable.
+tuning::Db open_for_reading(const DbFile& f, bool full_check) {
+  const auto slash = f.path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : f.path.substr(0, slash + 1);
+  const bool immutable = std::string(f.role) == "system" || ::access(dir.c_str(), W_OK) != 0;
+  return tuning::Db::open(f.path, tuning::tuning_schema(), immutable ? tuning::Db::Access::read_immutable : tuning::Db::Access::read_shared,
+                          full_check);
+}
+
+std::string utc(std::int64_t t) {
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// For each file of db_files(given): absent, "<lead><path> (<role>): not created yet"; else use(f, db)
+// with the file opened for reading, or, when it cannot be, "<path> (<role>): BAD: <why>" (on stdout
+// for check, whose output it is; on stderr for show). Returns 1 when a file was bad, else 0.
+template <class Use>
+int each_db(const std::string& given, const char* lead, bool full_check, const Use& use) {
+  int code = 0;
+  for (const DbFile& f : db_files(given)) {
+    if (::access(f.path.c_str(), F_OK) != 0) {
+      std::printf("%s%s (%s): not created yet\n", lead, f.path.c_str(), f.role);
+      continue;
+    }
+    try {
+      use(f, open_for_reading(f, full_check));
+    } catch (const RuntimeError& e) {
+      std::fprintf(full_check ? stdout : stderr, "%s (%s): BAD: %s\n", f.path.c_str(), f.role, e.what());
+      code = 1;
+    }
+  }
+  return code;
+}
+
+// Exit 0 when every file that exists passes integrity_check and the schema check, else 1.
+int run_check(const std::string& given) {
+  return each_db(given, "", true, [](const DbFile& f, const tuning::Db& db) {
+    const auto finds = tuning::FindDb(db).all().size(), perfs = tuning::PerfDb(db).all().size();
+    std::printf("%s (%s): ok: schema version %d, %zu find records, %zu perf records\n", f.path.c_str(), f.role, tuning::kTuningSchemaVersion,
+                finds, perfs);
+  });
+}
+
+int run_show(const std::string& given, const std::string& problem_arg) {
+  // --problem is canonicalized, so any spelling the parser accepts finds the records.
+  const std::string problem = problem_arg.empty() ? "" : parse_op_problem(problem_arg)->str();
+  return each_db(given, "# ", false, [&](const DbFile& f, const tuning::Db& db) {
+    std::printf("# %s (%s)\n", f.path.c_str(), f.role);
+    for (const auto& r : tuning::FindDb(db).all(problem))
+      std::printf("find %s config=%s time_us=%.3f workspace=%lld verified=%s at=%s | %s\n", r.solver.c_str(), r.config.c_str(), r.time_us,
+                  static_cast<long long>(r.workspace_bytes), r.verified ? "yes" : "no", utc(r.recorded_at).c_str(), r.key.text().c_str());
+    for (const auto& r : tuning::PerfDb(db).all(problem))
+      std::printf("perf %s config=%s time_us=%.3f default_time_us=%.3f tuning_s=%.1f at=%s | %s\n", r.solver.c_str(), r.config.c_str(),
+                  r.time_us, r.default_time_us, r.tuning_seconds, utc(r.recorded_at).c_str(), r.key.text().c_str());
+  });
+}
+
+}  // namespace
+
+Command add_db(CLI::App& app) {
+  auto* sub = app.add_subcommand("db", "The tuning dbs (find and perf records): where they are, check them, show their records");
+  sub->require_subcommand(1);
+  auto* path = sub->add_subcommand("path", "Print the user db path (HIPRIM_USER_DB, else the cache directory) and the system db (HIPRIM_SYSTEM_DB)");
+  auto* check = sub->add_subcommand("check", "Run integrity_check and the schema check; exit 0 when sound, 1 when not");
+  auto* show = sub->add_subcommand("show", "List the find and perf records");
+  auto file = std::make_shared<std::string>();
+  auto problem = std::make_shared<std::string>();
+  for (auto* s : {check, show}) s->add_option("--db", *file, "A db file (default: the user db and the system db)");
+  show->add_option("--problem", *problem, "Only the records of this problem string");
+  return [path, check, file, problem] {
+    if (path->parsed()) {
+      const tuning::DbPaths p = tuning::default_db_paths();
+      std::printf("user   %s\nsystem %s\n", p.user.empty() ? "(none: HIPRIM_USER_DB, XDG_CACHE_HOME and HOME are unset)" : p.user.c_str(),
+                  p.system.empty() ? "(none: HIPRIM_SYSTEM_DB is unset)" : p.system.c_str());
+      return 0;
+    }
+    if (check->parsed()) return run_check(*file);
+    return run_show(*file, *problem);
+  };
+}
+
+}  // namespace hiprim::cli
