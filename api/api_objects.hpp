@@ -1,0 +1,72 @@
+// The objects behind the C API's opaque handles (include/hiprim/hiprim.h) and the one wrapper every
+// entry point runs in: a call's checks throw ApiError (its status and message), the library's own
+// InputError / RuntimeError become hiprimStatusBadParm / hiprimStatusInternalError, and the handle
+// keeps the message (hiprimGetLastErrorMessage). No exception leaves an entry point.
+#pragma once
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/conv_problem.hpp"
+#include "core/error.hpp"
+#include "core/solver.hpp"
+#include "hiprim/hiprim.h"
+
+struct hiprimHandle {
+  hiprim::Backend backend = hiprim::Backend::host;
+  void* stream = nullptr;
+  std::string last_error, last_solver;
+};
+
+struct hiprimTensorDescriptor {
+  bool set = false;
+  hiprim::DType dtype = hiprim::DType::fp32;
+  hiprim::Dims dims;  // N, C, spatial...
+  bool channels_last = false;
+  bool either_order = false;  // packed channels first and last coincide (C = 1 or 1 x 1 spatial)
+};
+
+struct hiprimConvolutionDescriptor {
+  bool set = false;
+  hiprim::ConvMode mode = hiprim::ConvMode::conv;
+  hiprim::Dims pad, stride, dilation;
+  std::int64_t groups = 1;
+};
+
+namespace hiprim::api {
+
+struct ApiError : std::runtime_error {
+  ApiError(hiprimStatus_t s, const std::string& what) : std::runtime_error(what), status(s) {}
+  hiprimStatus_t status;
+};
+
+// The descriptor behind d, set; ApiError naming `what` when it is null or was never set.
+const hiprimTensorDescriptor& tensor(const hiprimTensorDescriptor* d, const char* what);
+const hiprimConvolutionDescriptor& convolution(const hiprimConvolutionDescriptor* d);
+
+// Runs f(*handle), mapping what it throws to a status and the handle's last message.
+template <typename F>
+hiprimStatus_t guarded(hiprimHandle_t handle, F&& f) {
+  if (handle == nullptr) return hiprimStatusInvalidValue;
+  hiprimStatus_t status = hiprimStatusSuccess;
+  std::string message;
+  try {
+    f(*handle);
+  } catch (const ApiError& e) {
+    status = e.status, message = e.what();
+  } catch (const InputError& e) {
+    status = hiprimStatusBadParm, message = e.what();
+  } catch (const std::bad_alloc&) {
+    status = hiprimStatusInternalError, message = "out of host memory";
+  } catch (const std::exception& e) {
+    status = hiprimStatusInternalError, message = e.what();
+  } catch (...) {
+    status = hiprimStatusInternalError, message = "unknown error";
+  }
+  handle->last_error = std::move(message);
+  return status;
+}
+
+}  // namespace hiprim::api

@@ -1,0 +1,108 @@
+/* hiprim's C API (first part: convolution), shaped like MIOpen's miopen.h where it has a
+ * counterpart. Every call returns a status; no exception crosses this boundary; every pointer and
+ * size is checked before anything runs, and a refused call writes nothing. The message of a
+ * handle's last failed call: hiprimGetLastErrorMessage.
+ *
+ * A handle runs on one backend: hiprimBackendDevice (the GPU solvers; pointers are device memory,
+ * calls are enqueued on the handle's stream, asynchronous) or hiprimBackendHost (the CPU reference
+ * solvers; pointers are host memory, calls return when done). Solver choice is immediate: the
+ * first solver of the backend's registry that takes the problem (HIPRIM_SOLVER=glob restricts the
+ * choice; hiprimGetLastSolverName says which ran). HIPRIM_LOG_CMD=1 prints, per convolution call,
+ * the `hiprim repro` line that reruns and verifies the same problem from the shell.
+ *
+ * Tensors: 4-D (N, C, H, W) or 5-D (N, C, D, H, W) dims with packed strides, channels first (NCHW)
+ * or channels last (NHWC); the filter uses the same channel order as x and y. Data types: fp32,
+ * fp16, bf16 (16-bit types are stored as their bit patterns). */
+#ifndef HIPRIM_HIPRIM_H
+#define HIPRIM_HIPRIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  hiprimStatusSuccess = 0,
+  hiprimStatusNotInitialized = 1, /* the backend cannot run here (e.g. no usable GPU) */
+  hiprimStatusInvalidValue = 2,   /* a null pointer or an argument out of range */
+  hiprimStatusBadParm = 3,        /* descriptors that do not describe a valid problem, or disagree */
+  hiprimStatusNotImplemented = 4, /* a valid request this version does not do (e.g. beta != 0) */
+  hiprimStatusUnsupported = 5,    /* no solver of the backend takes the problem */
+  hiprimStatusInternalError = 6,  /* a failed device call or another runtime error */
+} hiprimStatus_t;
+
+typedef enum { hiprimFloat = 0, hiprimHalf = 1, hiprimBFloat16 = 2 } hiprimDataType_t;
+typedef enum { hiprimBackendDevice = 0, hiprimBackendHost = 1 } hiprimBackend_t;
+typedef enum { hiprimConvolution = 0, hiprimTranspose = 1 } hiprimConvolutionMode_t;
+
+typedef struct hiprimHandle* hiprimHandle_t;
+typedef struct hiprimTensorDescriptor* hiprimTensorDescriptor_t;
+typedef struct hiprimConvolutionDescriptor* hiprimConvolutionDescriptor_t;
+
+/* The status's name and meaning; never null. */
+const char* hiprimGetErrorString(hiprimStatus_t status);
+
+/* hiprimCreate: the device backend when a GPU can be used, else the host backend. */
+hiprimStatus_t hiprimCreate(hiprimHandle_t* handle);
+hiprimStatus_t hiprimCreateWithBackend(hiprimHandle_t* handle, hiprimBackend_t backend);
+hiprimStatus_t hiprimDestroy(hiprimHandle_t handle);
+hiprimStatus_t hiprimGetBackend(hiprimHandle_t handle, hiprimBackend_t* backend);
+/* stream: a hipStream_t / cudaStream_t of the device backend (null: the default stream). */
+hiprimStatus_t hiprimSetStream(hiprimHandle_t handle, void* stream);
+hiprimStatus_t hiprimGetStream(hiprimHandle_t handle, void** stream);
+/* The message of the handle's last failed call ("" after a success); valid until the next call. */
+const char* hiprimGetLastErrorMessage(hiprimHandle_t handle);
+/* The solver of the handle's last convolution call ("" before one). */
+const char* hiprimGetLastSolverName(hiprimHandle_t handle);
+
+hiprimStatus_t hiprimCreateTensorDescriptor(hiprimTensorDescriptor_t* desc);
+hiprimStatus_t hiprimDestroyTensorDescriptor(hiprimTensorDescriptor_t desc);
+/* Packed NCHW. */
+hiprimStatus_t hiprimSet4dTensorDescriptor(hiprimTensorDescriptor_t desc, hiprimDataType_t type, int n, int c, int h, int w);
+/* nb_dims 4 or 5; strides packed channels first or channels last (others: hiprimStatusBadParm). */
+hiprimStatus_t hiprimSetTensorDescriptor(hiprimTensorDescriptor_t desc, hiprimDataType_t type, int nb_dims, const int* dims,
+                                         const int* strides);
+
+hiprimStatus_t hiprimCreateConvolutionDescriptor(hiprimConvolutionDescriptor_t* desc);
+hiprimStatus_t hiprimDestroyConvolutionDescriptor(hiprimConvolutionDescriptor_t desc);
+/* 2-D: pad, stride (u, v) and dilation per axis (H, W). */
+hiprimStatus_t hiprimInitConvolutionDescriptor(hiprimConvolutionDescriptor_t desc, hiprimConvolutionMode_t mode, int pad_h,
+                                               int pad_w, int stride_h, int stride_w, int dilation_h, int dilation_w);
+/* n spatial axes (2 or 3), in the order of the tensors' spatial dims. */
+hiprimStatus_t hiprimInitConvolutionNdDescriptor(hiprimConvolutionDescriptor_t desc, int n, const int* pads, const int* strides,
+                                                 const int* dilations, hiprimConvolutionMode_t mode);
+hiprimStatus_t hiprimSetConvolutionGroupCount(hiprimConvolutionDescriptor_t desc, int groups);
+
+/* The workspace the chosen solver needs, in bytes. */
+hiprimStatus_t hiprimConvolutionForwardGetWorkSpaceSize(hiprimHandle_t handle, hiprimTensorDescriptor_t w_desc,
+                                                        hiprimTensorDescriptor_t x_desc, hiprimConvolutionDescriptor_t conv_desc,
+                                                        hiprimTensorDescriptor_t y_desc, size_t* workspace_size);
+hiprimStatus_t hiprimConvolutionBackwardDataGetWorkSpaceSize(hiprimHandle_t handle, hiprimTensorDescriptor_t dy_desc,
+                                                             hiprimTensorDescriptor_t w_desc, hiprimConvolutionDescriptor_t conv_desc,
+                                                             hiprimTensorDescriptor_t dx_desc, size_t* workspace_size);
+hiprimStatus_t hiprimConvolutionBackwardWeightsGetWorkSpaceSize(hiprimHandle_t handle, hiprimTensorDescriptor_t dy_desc,
+                                                                hiprimTensorDescriptor_t x_desc,
+                                                                hiprimConvolutionDescriptor_t conv_desc,
+                                                                hiprimTensorDescriptor_t dw_desc, size_t* workspace_size);
+
+/* y = alpha * conv(x, w) + beta * y; this version takes alpha = 1, beta = 0 only (else
+ * hiprimStatusNotImplemented). alpha and beta point to floats. */
+hiprimStatus_t hiprimConvolutionForward(hiprimHandle_t handle, const void* alpha, hiprimTensorDescriptor_t x_desc, const void* x,
+                                        hiprimTensorDescriptor_t w_desc, const void* w, hiprimConvolutionDescriptor_t conv_desc,
+                                        const void* beta, hiprimTensorDescriptor_t y_desc, void* y, void* workspace,
+                                        size_t workspace_size);
+hiprimStatus_t hiprimConvolutionBackwardData(hiprimHandle_t handle, const void* alpha, hiprimTensorDescriptor_t dy_desc,
+                                             const void* dy, hiprimTensorDescriptor_t w_desc, const void* w,
+                                             hiprimConvolutionDescriptor_t conv_desc, const void* beta,
+                                             hiprimTensorDescriptor_t dx_desc, void* dx, void* workspace, size_t workspace_size);
+hiprimStatus_t hiprimConvolutionBackwardWeights(hiprimHandle_t handle, const void* alpha, hiprimTensorDescriptor_t dy_desc,
+                                                const void* dy, hiprimTensorDescriptor_t x_desc, const void* x,
+                                                hiprimConvolutionDescriptor_t conv_desc, const void* beta,
+                                                hiprimTensorDescriptor_t dw_desc, void* dw, void* workspace, size_t workspace_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIPRIM_HIPRIM_H */

@@ -1,0 +1,101 @@
+// The C API's convolution on the host backend: fwd equals an independent direct convolution, and
+// bwd-data / bwd-weights satisfy the adjoint identities <conv(x, w), dy> = <x, dx> = <w, dw> exactly
+// (small integers: every sum is exact in fp32 and in double).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "tests/api/api_fixture.hpp"
+
+extern "C" int hiprim_c_smoke(void);
+
+namespace hiprim_api_test {
+namespace {
+
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
+const Shape kShapes[] = {
+    {2, 3, 4, 7, 6, 3, 3, 1, 1, 1, false}, {1, 4, 2, 9, 9, 3, 3, 1, 2, 1, true}, {2, 2, 3, 8, 7, 3, 2, 2, 1, 2, false},
+    {1, 5, 4, 6, 6, 1, 1, 0, 1, 1, true},  {2, 1, 1, 5, 5, 5, 5, 2, 1, 1, true},
+};
+
+TEST(CApi, HeaderCompilesAsCAndRuns) { EXPECT_EQ(hiprim_c_smoke(), 1); }
+
+TEST(CApi, HostForwardEqualsADirectConvolution) {
+  hiprimHandle_t h = nullptr;
+  ASSERT_EQ(hiprimCreateWithBackend(&h, hiprimBackendHost), hiprimStatusSuccess);
+  const float one = 1, zero = 0;
+  for (const Shape& sh : kShapes) {
+    Descs d(sh);
+    const auto x = integers(static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w, 1);
+    const auto w = integers(static_cast<std::size_t>(sh.k) * sh.c * sh.r * sh.s, 2);
+    std::vector<float> y(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q(), -99.0f);
+    size_t ws = 1;
+    ASSERT_EQ(hiprimConvolutionForwardGetWorkSpaceSize(h, d.w, d.x, d.conv, d.y, &ws), hiprimStatusSuccess) << hiprimGetLastErrorMessage(h);
+    std::vector<unsigned char> workspace(ws + 1);
+    ASSERT_EQ(hiprimConvolutionForward(h, &one, d.x, x.data(), d.w, w.data(), d.conv, &zero, d.y, y.data(), workspace.data(), ws),
+              hiprimStatusSuccess)
+        << hiprimGetLastErrorMessage(h);
+    EXPECT_EQ(y, direct_fwd(sh, x, w)) << "shape " << sh.n << "x" << sh.c << "x" << sh.h << "x" << sh.w << (sh.nhwc ? " nhwc" : " nchw");
+    EXPECT_STREQ(hiprimGetLastSolverName(h), "ref.conv.fast");
+    EXPECT_STREQ(hiprimGetLastErrorMessage(h), "");
+  }
+  EXPECT_EQ(hiprimDestroy(h), hiprimStatusSuccess);
+}
+
+TEST(CApi, HostBackwardPassesAreTheAdjointsOfForward) {
+  hiprimHandle_t h = nullptr;
+  ASSERT_EQ(hiprimCreateWithBackend(&h, hiprimBackendHost), hiprimStatusSuccess);
+  const float one = 1, zero = 0;
+  for (const Shape& sh : kShapes) {
+    Descs d(sh);
+    const auto x = integers(static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w, 3);
+    const auto w = integers(static_cast<std::size_t>(sh.k) * sh.c * sh.r * sh.s, 4);
+    const auto dy = integers(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q(), 8);
+    std::vector<float> dx(x.size()), dw(w.size());
+    size_t ws_d = 0, ws_w = 0;
+    ASSERT_EQ(hiprimConvolutionBackwardDataGetWorkSpaceSize(h, d.y, d.w, d.conv, d.x, &ws_d), hiprimStatusSuccess);
+    ASSERT_EQ(hiprimConvolutionBackwardWeightsGetWorkSpaceSize(h, d.y, d.x, d.conv, d.w, &ws_w), hiprimStatusSuccess);
+    std::vector<unsigned char> workspace(std::max(ws_d, ws_w) + 1);
+    ASSERT_EQ(hiprimConvolutionBackwardData(h, &one, d.y, dy.data(), d.w, w.data(), d.conv, &zero, d.x, dx.data(), workspace.data(),
+                                            workspace.size()),
+              hiprimStatusSuccess)
+        << hiprimGetLastErrorMessage(h);
+    ASSERT_EQ(hiprimConvolutionBackwardWeights(h, &one, d.y, dy.data(), d.x, x.data(), d.conv, &zero, d.w, dw.data(),
+                                               workspace.data(), workspace.size()),
+              hiprimStatusSuccess)
+        << hiprimGetLastErrorMessage(h);
+    const double fwd = dot(direct_fwd(sh, x, w), dy);
+    EXPECT_EQ(dot(x, dx), fwd);
+    EXPECT_EQ(dot(w, dw), fwd);
+    EXPECT_NE(fwd, 0.0);  // the identity is not vacuous
+  }
+  hiprimDestroy(h);
+}
+
+TEST(CApi, CreatePicksTheDeviceOnlyWhereAGpuCanRun) {
+  hiprimHandle_t h = nullptr;
+  ASSERT_EQ(hiprimCreate(&h), hiprimStatusSuccess);
+  hiprimBackend_t b;
+  ASSERT_EQ(hiprimGetBackend(h, &b), hiprimStatusSuccess);
+  hiprimHandle_t dev = nullptr;
+  const hiprimStatus_t s = hiprimCreateWithBackend(&dev, hiprimBackendDevice);
+  if (s == hiprimStatusSuccess) {
+    EXPECT_EQ(b, hiprimBackendDevice);
+    hiprimDestroy(dev);
+  } else {
+    EXPECT_EQ(s, hiprimStatusNotInitialized);
+    EXPECT_EQ(dev, nullptr);
+    EXPECT_EQ(b, hiprimBackendHost);
+  }
+  hiprimDestroy(h);
+}
+
+}  // namespace
+}  // namespace hiprim_api_test
