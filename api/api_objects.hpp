@@ -17,7 +17,7 @@
 struct hiprimHandle {
   hiprim::Backend backend = hiprim::Backend::host;
   void* stream = nullptr;
-  std::string last_error, last_solver;
+  std::string last_error, last_solver, last_tensor_name;
 };
 
 struct hiprimTensorDescriptor {

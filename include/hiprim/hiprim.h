@@ -1,4 +1,4 @@
-/* hiprim's C API (first part: convolution), shaped like MIOpen's miopen.h where it has a
+/* hiprim's C API (first part: convolution, and every primitive by its problem string), shaped like MIOpen's miopen.h where it has a
  * counterpart. Every call returns a status; no exception crosses this boundary; every pointer and
  * size is checked before anything runs, and a refused call writes nothing. The message of a
  * handle's last failed call: hiprimGetLastErrorMessage.
@@ -100,6 +100,17 @@ hiprimStatus_t hiprimConvolutionBackwardWeights(hiprimHandle_t handle, const voi
                                                 const void* dy, hiprimTensorDescriptor_t x_desc, const void* x,
                                                 hiprimConvolutionDescriptor_t conv_desc, const void* beta,
                                                 hiprimTensorDescriptor_t dw_desc, void* dw, void* workspace, size_t workspace_size);
+
+/* Every primitive by its canonical problem string (the grammar of `hiprim repro`, reports/README.md),
+ * e.g. "activ fwd relu bf16 nhwc n32 c64 in56x56": its tensors, in the order the buffers are passed,
+ * with their names, byte sizes (dtype x storage elements) and roles (0 input, 1 output, 2 both). */
+hiprimStatus_t hiprimProblemTensorCount(hiprimHandle_t handle, const char* problem, int* count);
+hiprimStatus_t hiprimProblemTensorInfo(hiprimHandle_t handle, const char* problem, int index, const char** name, size_t* bytes,
+                                       int* role);
+hiprimStatus_t hiprimProblemWorkSpaceSize(hiprimHandle_t handle, const char* problem, size_t* workspace_size);
+/* Runs the problem with the backend's first solver that takes it; buffers[i] is tensor i. */
+hiprimStatus_t hiprimRunProblem(hiprimHandle_t handle, const char* problem, void* const* buffers, int buffer_count, void* workspace,
+                                size_t workspace_size);
 
 #ifdef __cplusplus
 }
