@@ -46,6 +46,9 @@ struct ApiError : std::runtime_error {
 const hiprimTensorDescriptor& tensor(const hiprimTensorDescriptor* d, const char* what);
 const hiprimConvolutionDescriptor& convolution(const hiprimConvolutionDescriptor* d);
 
+// Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).
+void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size);
+
 // Runs f(*handle), mapping what it throws to a status and the handle's last message.
 template <typename F>
 hiprimStatus_t guarded(hiprimHandle_t handle, F&& f) {

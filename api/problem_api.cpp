@@ -79,7 +79,15 @@ hiprimStatus_t hiprimProblemWorkSpaceSize(hiprimHandle_t handle, const char* pro
 
 hiprimStatus_t hiprimRunProblem(hiprimHandle_t handle, const char* problem, void* const* buffers, int buffer_count, void* workspace,
                                 size_t workspace_size) {
-  return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
+  return hiprim::api::guarded(handle, [&](hiprimHandle& h) { hiprim::api::run_problem(h, problem, buffers, buffer_count, workspace, workspace_size); });
+}
+
+}  // extern "C"
+
+namespace hiprim::api {
+
+void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size) {
+  {
     const auto p = problem_of(h, problem);
     const auto tensors = p->tensors();
     if (buffers == nullptr || buffer_count != static_cast<int>(tensors.size()))
@@ -96,7 +104,7 @@ hiprimStatus_t hiprimRunProblem(hiprimHandle_t handle, const char* problem, void
       std::fprintf(stderr, "hiprim repro \"%s\" --solver %s\n", p->str().c_str(), s.name().c_str());
     h.last_solver = s.name();
     s.run(*p, std::vector<void*>(buffers, buffers + buffer_count), workspace, workspace_size, h.stream);
-  });
+  }
 }
 
-}  // extern "C"
+}  // namespace hiprim::api

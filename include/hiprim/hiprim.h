@@ -101,6 +101,30 @@ hiprimStatus_t hiprimConvolutionBackwardWeights(hiprimHandle_t handle, const voi
                                                 hiprimConvolutionDescriptor_t conv_desc, const void* beta,
                                                 hiprimTensorDescriptor_t dw_desc, void* dw, void* workspace, size_t workspace_size);
 
+/* Batch normalization, as MIOpen's: x, y (dy, dx) 4-D or 5-D; the parameters (scale, bias and the
+ * statistics) described by bn_desc: [1, C, 1, 1] (spatial) or [1, C, H, W] (per-activation), fp32
+ * (or the data's type); alpha = 1 and beta = 0 only. Forward training updates running_mean/var
+ * with exp_avg_factor (momentum) and writes save_mean, save_inv_variance (1 / sqrt(var + eps)). */
+typedef enum { hiprimBNPerActivation = 0, hiprimBNSpatial = 1 } hiprimBatchNormMode_t;
+hiprimStatus_t hiprimBatchNormalizationForwardTraining(hiprimHandle_t handle, hiprimBatchNormMode_t mode, const void* alpha,
+                                                       const void* beta, hiprimTensorDescriptor_t x_desc, const void* x,
+                                                       hiprimTensorDescriptor_t y_desc, void* y, hiprimTensorDescriptor_t bn_desc,
+                                                       const void* scale, const void* bias, double exp_avg_factor, void* running_mean,
+                                                       void* running_variance, double epsilon, void* save_mean,
+                                                       void* save_inv_variance);
+hiprimStatus_t hiprimBatchNormalizationForwardInference(hiprimHandle_t handle, hiprimBatchNormMode_t mode, const void* alpha,
+                                                        const void* beta, hiprimTensorDescriptor_t x_desc, const void* x,
+                                                        hiprimTensorDescriptor_t y_desc, void* y, hiprimTensorDescriptor_t bn_desc,
+                                                        const void* scale, const void* bias, const void* estimated_mean,
+                                                        const void* estimated_variance, double epsilon);
+hiprimStatus_t hiprimBatchNormalizationBackward(hiprimHandle_t handle, hiprimBatchNormMode_t mode, const void* alpha_data,
+                                                const void* beta_data, const void* alpha_param, const void* beta_param,
+                                                hiprimTensorDescriptor_t x_desc, const void* x, hiprimTensorDescriptor_t dy_desc,
+                                                const void* dy, hiprimTensorDescriptor_t dx_desc, void* dx,
+                                                hiprimTensorDescriptor_t bn_desc, const void* scale, void* result_scale_diff,
+                                                void* result_bias_diff, double epsilon, const void* saved_mean,
+                                                const void* saved_inv_variance);
+
 /* Every primitive by its canonical problem string (the grammar of `hiprim repro`, reports/README.md),
  * e.g. "activ fwd relu bf16 nhwc n32 c64 in56x56": its tensors, in the order the buffers are passed,
  * with their names, byte sizes (dtype x storage elements) and roles (0 input, 1 output, 2 both). */
