@@ -46,6 +46,14 @@ struct ApiError : std::runtime_error {
 const hiprimTensorDescriptor& tensor(const hiprimTensorDescriptor* d, const char* what);
 const hiprimConvolutionDescriptor& convolution(const hiprimConvolutionDescriptor* d);
 
+// %.17g of v (round-trips through the problem parsers).
+std::string number_text(double v);
+// ApiError unless alpha and beta point to 1 and 0 (the scaling this version implements).
+void require_unit_scaling(const void* alpha, const void* beta);
+// "<dtype> <layout> n<N> c<C> in<HxW>" of an elementwise tensor (the OpShape tokens); ApiError when
+// `other` (if given) differs from `t` in dims, data type or channel order.
+std::string shape_tokens(const hiprimTensorDescriptor& t, const hiprimTensorDescriptor* other = nullptr);
+
 // Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).
 void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size);
 

@@ -10,12 +10,6 @@ using hiprim::api::ApiError;
 
 namespace {
 
-std::string number(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-
 // "bnorm <dir> <mode> <dtype> <layout> n.. c.. in.. eps.. [momentum..] [scale=.. stats=..]" from the
 // descriptors; ApiError naming the disagreement.
 std::string bnorm_problem(const char* dir, hiprimBatchNormMode_t mode, const hiprimTensorDescriptor* x, const hiprimTensorDescriptor* y,
@@ -23,8 +17,6 @@ std::string bnorm_problem(const char* dir, hiprimBatchNormMode_t mode, const hip
   const auto& xd = hiprim::api::tensor(x, "x descriptor");
   const auto& yd = hiprim::api::tensor(y, "y descriptor");
   const auto& bd = hiprim::api::tensor(bn, "bn_desc");
-  if (xd.dims != yd.dims || xd.dtype != yd.dtype || (xd.channels_last != yd.channels_last && !xd.either_order && !yd.either_order))
-    throw ApiError(hiprimStatusBadParm, "x and y (dy, dx) descriptors differ in dims, data type or channel order");
   if (mode != hiprimBNSpatial && mode != hiprimBNPerActivation) throw ApiError(hiprimStatusBadParm, "mode is not hiprimBNSpatial or hiprimBNPerActivation");
   hiprim::Dims want(xd.dims.size(), 1);
   want[1] = xd.dims[1];
@@ -32,27 +24,13 @@ std::string bnorm_problem(const char* dir, hiprimBatchNormMode_t mode, const hip
     for (std::size_t i = 2; i < want.size(); ++i) want[i] = xd.dims[i];
   if (bd.dims != want) throw ApiError(hiprimStatusBadParm, "bn_desc's dims are not [1, C, ...] of the mode");
   if (bd.dtype != hiprim::DType::fp32 && bd.dtype != xd.dtype) throw ApiError(hiprimStatusBadParm, "bn_desc's data type is neither fp32 nor x's");
-  const bool nhwc = xd.channels_last || (xd.either_order && yd.channels_last);
-  std::string s = "bnorm ";
-  s += dir;
+  std::string s = std::string("bnorm ") + dir;
   s += mode == hiprimBNSpatial ? " spatial " : " per-act ";
-  s += hiprim::dtype_name(xd.dtype);
-  s += xd.dims.size() == 4 ? (nhwc ? " nhwc" : " nchw") : (nhwc ? " ndhwc" : " ncdhw");
-  s += " n" + std::to_string(xd.dims[0]) + " c" + std::to_string(xd.dims[1]) + " in";
-  for (std::size_t i = 2; i < xd.dims.size(); ++i) {
-    if (i > 2) s += 'x';
-    s += std::to_string(xd.dims[i]);
-  }
-  s += " eps" + number(epsilon);
-  if (momentum) s += " momentum" + number(*momentum);
+  s += hiprim::api::shape_tokens(xd, &yd);
+  s += " eps" + hiprim::api::number_text(epsilon);
+  if (momentum) s += " momentum" + hiprim::api::number_text(*momentum);
   if (bd.dtype != hiprim::DType::fp32) s += " scale=" + std::string(hiprim::dtype_name(bd.dtype)) + " stats=" + std::string(hiprim::dtype_name(bd.dtype));
   return s;
-}
-
-void unit_scaling(const void* alpha, const void* beta) {
-  if (alpha == nullptr || beta == nullptr) throw ApiError(hiprimStatusInvalidValue, "alpha or beta is null");
-  if (*static_cast<const float*>(alpha) != 1.0f || *static_cast<const float*>(beta) != 0.0f)
-    throw ApiError(hiprimStatusNotImplemented, "only alpha = 1 and beta = 0 are implemented");
 }
 
 }  // namespace
@@ -66,7 +44,7 @@ hiprimStatus_t hiprimBatchNormalizationForwardTraining(hiprimHandle_t handle, hi
                                                        void* running_variance, double epsilon, void* save_mean,
                                                        void* save_inv_variance) {
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
-    unit_scaling(alpha, beta);
+    hiprim::api::require_unit_scaling(alpha, beta);
     const std::string p = bnorm_problem("fwd-train", mode, x_desc, y_desc, bn_desc, epsilon, &exp_avg_factor);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(scale), const_cast<void*>(bias), running_mean, running_variance, y,
                        save_mean, save_inv_variance};
@@ -80,7 +58,7 @@ hiprimStatus_t hiprimBatchNormalizationForwardInference(hiprimHandle_t handle, h
                                                         const void* scale, const void* bias, const void* estimated_mean,
                                                         const void* estimated_variance, double epsilon) {
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
-    unit_scaling(alpha, beta);
+    hiprim::api::require_unit_scaling(alpha, beta);
     const std::string p = bnorm_problem("fwd-infer", mode, x_desc, y_desc, bn_desc, epsilon, nullptr);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(scale), const_cast<void*>(bias), const_cast<void*>(estimated_mean),
                        const_cast<void*>(estimated_variance), y};
@@ -96,8 +74,8 @@ hiprimStatus_t hiprimBatchNormalizationBackward(hiprimHandle_t handle, hiprimBat
                                                 void* result_bias_diff, double epsilon, const void* saved_mean,
                                                 const void* saved_inv_variance) {
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
-    unit_scaling(alpha_data, beta_data);
-    unit_scaling(alpha_param, beta_param);
+    hiprim::api::require_unit_scaling(alpha_data, beta_data);
+    hiprim::api::require_unit_scaling(alpha_param, beta_param);
     (void)hiprim::api::tensor(dx_desc, "dx descriptor");
     if (dx_desc->dims != dy_desc->dims || dx_desc->dtype != dy_desc->dtype)
       throw ApiError(hiprimStatusBadParm, "dx and dy descriptors differ in dims or data type");

@@ -1,4 +1,5 @@
 // The C API's handle, descriptors and status strings (include/hiprim/hiprim.h).
+#include <cstdio>
 #include <string>
 
 #include "api/api_objects.hpp"
@@ -18,6 +19,35 @@ const hiprimConvolutionDescriptor& convolution(const hiprimConvolutionDescriptor
   if (d == nullptr) throw ApiError(hiprimStatusInvalidValue, "convolution descriptor is null");
   if (!d->set) throw ApiError(hiprimStatusBadParm, "convolution descriptor was created but never initialised");
   return *d;
+}
+
+std::string number_text(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+void require_unit_scaling(const void* alpha, const void* beta) {
+  if (alpha == nullptr || beta == nullptr) throw ApiError(hiprimStatusInvalidValue, "alpha or beta is null");
+  if (*static_cast<const float*>(alpha) != 1.0f || *static_cast<const float*>(beta) != 0.0f)
+    throw ApiError(hiprimStatusNotImplemented, "only alpha = 1 and beta = 0 are implemented");
+}
+
+std::string shape_tokens(const hiprimTensorDescriptor& t, const hiprimTensorDescriptor* other) {
+  bool last = t.channels_last;
+  if (other != nullptr) {
+    if (other->dims != t.dims || other->dtype != t.dtype || (other->channels_last != t.channels_last && !other->either_order && !t.either_order))
+      throw ApiError(hiprimStatusBadParm, "the tensor descriptors differ in dims, data type or channel order");
+    last = last || (t.either_order && other->channels_last);
+  }
+  std::string s(hiprim::dtype_name(t.dtype));
+  s += t.dims.size() == 4 ? (last ? " nhwc" : " nchw") : (last ? " ndhwc" : " ncdhw");
+  s += " n" + std::to_string(t.dims[0]) + " c" + std::to_string(t.dims[1]) + " in";
+  for (std::size_t i = 2; i < t.dims.size(); ++i) {
+    if (i > 2) s += 'x';
+    s += std::to_string(t.dims[i]);
+  }
+  return s;
 }
 
 }  // namespace hiprim::api

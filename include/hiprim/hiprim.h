@@ -125,6 +125,40 @@ hiprimStatus_t hiprimBatchNormalizationBackward(hiprimHandle_t handle, hiprimBat
                                                 void* result_bias_diff, double epsilon, const void* saved_mean,
                                                 const void* saved_inv_variance);
 
+/* Activations: modes 0..9 in MIOpen's miopenActivationMode_t order, then hiprim's GELU (erf and tanh
+ * forms) and SiLU; alpha, beta, gamma with MIOpen's meaning (core/activ_problem.hpp). Backward
+ * computes dx = dy * f'(x) from x (y, as MIOpen passes it, is checked but not read). */
+typedef enum {
+  hiprimActivationPASTHRU = 0, hiprimActivationLOGISTIC = 1, hiprimActivationTANH = 2, hiprimActivationRELU = 3,
+  hiprimActivationSOFTRELU = 4, hiprimActivationABS = 5, hiprimActivationPOWER = 6, hiprimActivationCLIPPEDRELU = 7,
+  hiprimActivationLEAKYRELU = 8, hiprimActivationELU = 9, hiprimActivationGELU = 10, hiprimActivationGELU_TANH = 11,
+  hiprimActivationSILU = 12
+} hiprimActivationMode_t;
+typedef struct hiprimActivationDescriptor* hiprimActivationDescriptor_t;
+hiprimStatus_t hiprimCreateActivationDescriptor(hiprimActivationDescriptor_t* desc);
+hiprimStatus_t hiprimDestroyActivationDescriptor(hiprimActivationDescriptor_t desc);
+hiprimStatus_t hiprimSetActivationDescriptor(hiprimActivationDescriptor_t desc, hiprimActivationMode_t mode, double alpha,
+                                             double beta, double gamma);
+hiprimStatus_t hiprimActivationForward(hiprimHandle_t handle, hiprimActivationDescriptor_t desc, const void* alpha,
+                                       hiprimTensorDescriptor_t x_desc, const void* x, const void* beta,
+                                       hiprimTensorDescriptor_t y_desc, void* y);
+hiprimStatus_t hiprimActivationBackward(hiprimHandle_t handle, hiprimActivationDescriptor_t desc, const void* alpha,
+                                        hiprimTensorDescriptor_t y_desc, const void* y, hiprimTensorDescriptor_t dy_desc,
+                                        const void* dy, hiprimTensorDescriptor_t x_desc, const void* x, const void* beta,
+                                        hiprimTensorDescriptor_t dx_desc, void* dx);
+
+/* Softmax as MIOpen's _V2 calls: algorithm fast / accurate / log, mode instance (over C*H*W per n)
+ * or channel (over C per pixel); backward from the forward output y and dy. */
+typedef enum { hiprimSoftmaxFast = 0, hiprimSoftmaxAccurate = 1, hiprimSoftmaxLog = 2 } hiprimSoftmaxAlgorithm_t;
+typedef enum { hiprimSoftmaxModeInstance = 0, hiprimSoftmaxModeChannel = 1 } hiprimSoftmaxMode_t;
+hiprimStatus_t hiprimSoftmaxForward(hiprimHandle_t handle, const void* alpha, hiprimTensorDescriptor_t x_desc, const void* x,
+                                    const void* beta, hiprimTensorDescriptor_t y_desc, void* y, hiprimSoftmaxAlgorithm_t algorithm,
+                                    hiprimSoftmaxMode_t mode);
+hiprimStatus_t hiprimSoftmaxBackward(hiprimHandle_t handle, const void* alpha, hiprimTensorDescriptor_t y_desc, const void* y,
+                                     hiprimTensorDescriptor_t dy_desc, const void* dy, const void* beta,
+                                     hiprimTensorDescriptor_t dx_desc, void* dx, hiprimSoftmaxAlgorithm_t algorithm,
+                                     hiprimSoftmaxMode_t mode);
+
 /* Every primitive by its canonical problem string (the grammar of `hiprim repro`, reports/README.md),
  * e.g. "activ fwd relu bf16 nhwc n32 c64 in56x56": its tensors, in the order the buffers are passed,
  * with their names, byte sizes (dtype x storage elements) and roles (0 input, 1 output, 2 both). */
