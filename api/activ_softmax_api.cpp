@@ -57,17 +57,8 @@ std::string softmax_problem(const char* dir, hiprimSoftmaxAlgorithm_t algorithm,
 
 extern "C" {
 
-hiprimStatus_t hiprimCreateActivationDescriptor(hiprimActivationDescriptor_t* desc) {
-  if (desc == nullptr) return hiprimStatusInvalidValue;
-  *desc = new (std::nothrow) hiprimActivationDescriptor;
-  return *desc == nullptr ? hiprimStatusInternalError : hiprimStatusSuccess;
-}
-
-hiprimStatus_t hiprimDestroyActivationDescriptor(hiprimActivationDescriptor_t desc) {
-  if (desc == nullptr) return hiprimStatusInvalidValue;
-  delete desc;
-  return hiprimStatusSuccess;
-}
+hiprimStatus_t hiprimCreateActivationDescriptor(hiprimActivationDescriptor_t* desc) { return hiprim::api::create_object(desc); }
+hiprimStatus_t hiprimDestroyActivationDescriptor(hiprimActivationDescriptor_t desc) { return hiprim::api::destroy_object(desc); }
 
 hiprimStatus_t hiprimSetActivationDescriptor(hiprimActivationDescriptor_t desc, hiprimActivationMode_t mode, double alpha, double beta,
                                              double gamma) {

@@ -54,6 +54,20 @@ void require_unit_scaling(const void* alpha, const void* beta);
 // `other` (if given) differs from `t` in dims, data type or channel order.
 std::string shape_tokens(const hiprimTensorDescriptor& t, const hiprimTensorDescriptor* other = nullptr);
 
+// hiprimCreate*Descriptor / hiprimDestroy*Descriptor of every descriptor type.
+template <typename D>
+hiprimStatus_t create_object(D** out) {
+  if (out == nullptr) return hiprimStatusInvalidValue;
+  *out = new (std::nothrow) D;
+  return *out == nullptr ? hiprimStatusInternalError : hiprimStatusSuccess;
+}
+template <typename D>
+hiprimStatus_t destroy_object(D* d) {
+  if (d == nullptr) return hiprimStatusInvalidValue;
+  delete d;
+  return hiprimStatusSuccess;
+}
+
 // Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).
 void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size);
 

@@ -111,11 +111,7 @@ hiprimStatus_t hiprimCreateWithBackend(hiprimHandle_t* handle, hiprimBackend_t b
   return hiprimStatusSuccess;
 }
 
-hiprimStatus_t hiprimDestroy(hiprimHandle_t handle) {
-  if (handle == nullptr) return hiprimStatusInvalidValue;
-  delete handle;
-  return hiprimStatusSuccess;
-}
+hiprimStatus_t hiprimDestroy(hiprimHandle_t handle) { return hiprim::api::destroy_object(handle); }
 
 hiprimStatus_t hiprimGetBackend(hiprimHandle_t handle, hiprimBackend_t* backend) {
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
@@ -142,17 +138,8 @@ hiprimStatus_t hiprimGetStream(hiprimHandle_t handle, void** stream) {
 const char* hiprimGetLastErrorMessage(hiprimHandle_t handle) { return handle == nullptr ? "handle is null" : handle->last_error.c_str(); }
 const char* hiprimGetLastSolverName(hiprimHandle_t handle) { return handle == nullptr ? "" : handle->last_solver.c_str(); }
 
-hiprimStatus_t hiprimCreateTensorDescriptor(hiprimTensorDescriptor_t* desc) {
-  if (desc == nullptr) return hiprimStatusInvalidValue;
-  *desc = new (std::nothrow) hiprimTensorDescriptor;
-  return *desc == nullptr ? hiprimStatusInternalError : hiprimStatusSuccess;
-}
-
-hiprimStatus_t hiprimDestroyTensorDescriptor(hiprimTensorDescriptor_t desc) {
-  if (desc == nullptr) return hiprimStatusInvalidValue;
-  delete desc;
-  return hiprimStatusSuccess;
-}
+hiprimStatus_t hiprimCreateTensorDescriptor(hiprimTensorDescriptor_t* desc) { return hiprim::api::create_object(desc); }
+hiprimStatus_t hiprimDestroyTensorDescriptor(hiprimTensorDescriptor_t desc) { return hiprim::api::destroy_object(desc); }
 
 hiprimStatus_t hiprimSet4dTensorDescriptor(hiprimTensorDescriptor_t desc, hiprimDataType_t type, int n, int c, int h, int w) {
   const int dims[4] = {n, c, h, w};
@@ -175,17 +162,8 @@ hiprimStatus_t hiprimSetTensorDescriptor(hiprimTensorDescriptor_t desc, hiprimDa
   });
 }
 
-hiprimStatus_t hiprimCreateConvolutionDescriptor(hiprimConvolutionDescriptor_t* desc) {
-  if (desc == nullptr) return hiprimStatusInvalidValue;
-  *desc = new (std::nothrow) hiprimConvolutionDescriptor;
-  return *desc == nullptr ? hiprimStatusInternalError : hiprimStatusSuccess;
-}
-
-hiprimStatus_t hiprimDestroyConvolutionDescriptor(hiprimConvolutionDescriptor_t desc) {
-  if (desc == nullptr) return hiprimStatusInvalidValue;
-  delete desc;
-  return hiprimStatusSuccess;
-}
+hiprimStatus_t hiprimCreateConvolutionDescriptor(hiprimConvolutionDescriptor_t* desc) { return hiprim::api::create_object(desc); }
+hiprimStatus_t hiprimDestroyConvolutionDescriptor(hiprimConvolutionDescriptor_t desc) { return hiprim::api::destroy_object(desc); }
 
 hiprimStatus_t hiprimInitConvolutionDescriptor(hiprimConvolutionDescriptor_t desc, hiprimConvolutionMode_t mode, int pad_h,
                                                int pad_w, int stride_h, int stride_w, int dilation_h, int dilation_w) {

@@ -25,17 +25,33 @@ const Shape kShapes[] = {
     {1, 5, 4, 6, 6, 1, 1, 0, 1, 1, true},  {2, 1, 1, 5, 5, 5, 5, 2, 1, 1, true},
 };
 
+// A host handle and, per shape, its descriptors and integer data of x, w and dy (seeds apart).
+struct HostCase {
+  hiprimHandle_t h = nullptr;
+  const float one = 1, zero = 0;
+  HostCase() { EXPECT_EQ(hiprimCreateWithBackend(&h, hiprimBackendHost), hiprimStatusSuccess); }
+  ~HostCase() { EXPECT_EQ(hiprimDestroy(h), hiprimStatusSuccess); }
+};
+struct Data {
+  std::vector<float> x, w, dy;
+  Data(const Shape& sh, int seed)
+      : x(integers(static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w, seed)),
+        w(integers(static_cast<std::size_t>(sh.k) * sh.c * sh.r * sh.s, seed + 1)),
+        dy(integers(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q(), seed + 5)) {}
+};
+
 TEST(CApi, HeaderCompilesAsCAndRuns) { EXPECT_EQ(hiprim_c_smoke(), 1); }
 
 TEST(CApi, HostForwardEqualsADirectConvolution) {
-  hiprimHandle_t h = nullptr;
-  ASSERT_EQ(hiprimCreateWithBackend(&h, hiprimBackendHost), hiprimStatusSuccess);
-  const float one = 1, zero = 0;
+  HostCase hc;
+  hiprimHandle_t h = hc.h;
+  const float one = hc.one, zero = hc.zero;
   for (const Shape& sh : kShapes) {
     Descs d(sh);
-    const auto x = integers(static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w, 1);
-    const auto w = integers(static_cast<std::size_t>(sh.k) * sh.c * sh.r * sh.s, 2);
-    std::vector<float> y(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q(), -99.0f);
+    const Data data(sh, 1);
+    const auto& x = data.x;
+    const auto& w = data.w;
+    std::vector<float> y(data.dy.size(), -99.0f);
     size_t ws = 1;
     ASSERT_EQ(hiprimConvolutionForwardGetWorkSpaceSize(h, d.w, d.x, d.conv, d.y, &ws), hiprimStatusSuccess) << hiprimGetLastErrorMessage(h);
     std::vector<unsigned char> workspace(ws + 1);
@@ -46,18 +62,18 @@ TEST(CApi, HostForwardEqualsADirectConvolution) {
     EXPECT_STREQ(hiprimGetLastSolverName(h), "ref.conv.fast");
     EXPECT_STREQ(hiprimGetLastErrorMessage(h), "");
   }
-  EXPECT_EQ(hiprimDestroy(h), hiprimStatusSuccess);
 }
 
 TEST(CApi, HostBackwardPassesAreTheAdjointsOfForward) {
-  hiprimHandle_t h = nullptr;
-  ASSERT_EQ(hiprimCreateWithBackend(&h, hiprimBackendHost), hiprimStatusSuccess);
-  const float one = 1, zero = 0;
+  HostCase hc;
+  hiprimHandle_t h = hc.h;
+  const float one = hc.one, zero = hc.zero;
   for (const Shape& sh : kShapes) {
     Descs d(sh);
-    const auto x = integers(static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w, 3);
-    const auto w = integers(static_cast<std::size_t>(sh.k) * sh.c * sh.r * sh.s, 4);
-    const auto dy = integers(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q(), 8);
+    const Data data(sh, 3);
+    const auto& x = data.x;
+    const auto& w = data.w;
+    const auto& dy = data.dy;
     std::vector<float> dx(x.size()), dw(w.size());
     size_t ws_d = 0, ws_w = 0;
     ASSERT_EQ(hiprimConvolutionBackwardDataGetWorkSpaceSize(h, d.y, d.w, d.conv, d.x, &ws_d), hiprimStatusSuccess);
@@ -76,7 +92,6 @@ TEST(CApi, HostBackwardPassesAreTheAdjointsOfForward) {
     EXPECT_EQ(dot(w, dw), fwd);
     EXPECT_NE(fwd, 0.0);  // the identity is not vacuous
   }
-  hiprimDestroy(h);
 }
 
 TEST(CApi, CreatePicksTheDeviceOnlyWhereAGpuCanRun) {
