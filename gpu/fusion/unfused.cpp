@@ -6,8 +6,9 @@
 //   bnorm    bnorm fwd-infer spatial on v with bn_scale, bn_shift, bn_mean, bn_var (fp32)
 //   add      tensorop add: alpha * v + beta * residual
 //   activ    activ fwd of the mode
-// (the first applicable GPU solver of each op, in registry order). Workspace: two intermediates of
-// y's size (ping-pong; the last step writes y) and the conv solver's workspace, each 256-byte aligned.
+// (the first applicable deterministic GPU solver of each op, in registry order, so that the chain
+// is deterministic too). Workspace: two intermediates of y's size (ping-pong; the last step writes
+// y), then the largest workspace of the step solvers (they run in turn), each 256-byte aligned.
 // It refuses rounding=fused problems (it stores every intermediate) and chains a step of which no
 // GPU solver applies, naming the step and that solver's reason.
 #include <algorithm>
@@ -89,7 +90,7 @@ Plan plan(const FusionProblem& p, const std::vector<Stage>& st) {
   Plan pl;
   std::string why = "no GPU conv solver";
   for (const auto& s : gpu_conv_solvers()) {
-    if (s->accumulation_error_factor() != 1.0) continue;
+    if (s->accumulation_error_factor() != 1.0 || !s->deterministic()) continue;
     const Applicability a = s->applicable(p.conv());
     if (a) {
       pl.conv = s;
@@ -98,14 +99,14 @@ Plan plan(const FusionProblem& p, const std::vector<Stage>& st) {
     why = s->name() + ": " + a.reason;
   }
   if (!pl.conv) {
-    pl.refusal = "no round-to-nearest GPU conv solver applies to " + to_string(p.conv()) + " (last: " + why + ")";
+    pl.refusal = "no deterministic round-to-nearest GPU conv solver applies to " + to_string(p.conv()) + " (last: " + why + ")";
     return pl;
   }
   for (const Stage& s : st) {
     std::shared_ptr<const OpSolver> found;
     std::string last = "no GPU " + s.problem->op() + " solver";
     for (const auto& o : gpu_op_solvers()) {
-      if (o->op() != s.problem->op()) continue;
+      if (o->op() != s.problem->op() || !o->deterministic()) continue;
       const Applicability a = o->applicable(*s.problem);
       if (a) {
         found = o;
