@@ -187,6 +187,8 @@ FusionStep read_step(const FusionProblem& p, const std::optional<OpTokens::Layou
     in_step(first, name, [&] {
       std::string head = "conv";
       OpTokens probe("conv " + inner, "conv", kExample);
+      if (probe.dtype() || probe.layout())
+        throw InputError("the dtype and layout are the fusion's: write them once, outside conv(...)");
       if (!probe.one_of({"fwd", "bwd-data", "bwd-weights"}, "direction")) head += " fwd";
       head += " " + std::string(dtype_name(p.dtype));
       if (layout) head += " " + layout->token.text;

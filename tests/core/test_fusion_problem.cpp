@@ -67,6 +67,8 @@ TEST(FusionProblem, ParserRefusalsNameTheToken) {
       {"fusion fwd fp32 ncdhw conv(n1 c1 k1 in3x3 f1x1)", "layout is for 3D"},
       {"fusion fwd fp32 nchw conv(n1 c1 k1 in3x3 f1x1) relu", "unknown token"},
       {"fusion fwd fp32 fp16 nchw conv(n1 c1 k1 in3x3 f1x1)", "dtype given twice"},
+      {"fusion fwd fp32 nchw conv(fp16 n1 c1 k1 in3x3 f1x1)", "in conv(...): the dtype and layout are the fusion's"},
+      {"fusion fwd fp32 conv(n1 c1 k1 in3x3 f1x1 nhwc)", "in conv(...): the dtype and layout are the fusion's"},
   };
   for (auto [s, want] : cases) {
     const std::string m = message_of(s);
