@@ -10,6 +10,7 @@
 #include "core/bnorm_problem.hpp"
 #include "core/conv_problem.hpp"
 #include "core/dropout_problem.hpp"
+#include "core/fusion_problem.hpp"
 #include "core/lrn_problem.hpp"
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"

@@ -187,6 +187,16 @@ std::optional<OpTokens::Layout> OpTokens::layout() {
   return l;
 }
 
+std::vector<Token> OpTokens::take_if(const std::function<bool(const Token&)>& pred) {
+  std::vector<Token> out;
+  for (std::size_t i = 1; i < toks_.size(); ++i)
+    if (!taken_[i] && pred(toks_[i])) {
+      taken_[i] = true;
+      out.push_back(toks_[i]);
+    }
+  return out;
+}
+
 void OpTokens::finish(std::string_view expected) const {
   for (std::size_t i = 1; i < toks_.size(); ++i)
     if (!taken_[i]) bad_token(toks_[i], "unknown token; expected " + std::string(expected));

@@ -7,6 +7,7 @@
 // a tensor [N, C, (D,) H, W] with packed strides, channels last for nhwc/ndhwc.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,10 @@ class OpTokens {
     Token token;
   };
   std::optional<Layout> layout();
+
+  // Takes every untaken token for which pred(token) is true, visiting them in order (pred may keep
+  // state, e.g. to take a parenthesized group spanning several tokens); returns them in order.
+  std::vector<Token> take_if(const std::function<bool(const Token&)>& pred);
 
   // InputError naming the first token no accessor took; `expected` lists the accepted tokens.
   void finish(std::string_view expected) const;

@@ -1,5 +1,6 @@
 // Problems of every primitive, type-erased by op name: conv (core/conv_problem.hpp) and the
-// non-convolution primitives ("ops": bnorm, activ, softmax, dropout, pool, lrn, tensorop, reduce).
+// non-convolution primitives ("ops": bnorm, activ, softmax, dropout, pool, lrn, tensorop, reduce,
+// fusion).
 // Conv's solvers, references and runner still take the ConvProblem itself.
 //
 // Each primitive writes a plain value struct P in core/<prim>_problem.{hpp,cpp} (named fields,
@@ -15,7 +16,8 @@
 // (every catalog, registry, CMake source list and CLI listing expands it), one include in
 // core/op_catalog.cpp, and the functions the row names, in foo's own files: parse_foo_problem_unchecked,
 // ref::foo_expected, verify::foo_fill (own_fill), gpu::foo_solvers, fuzz::make_foo_gen,
-// mdriver::translate_foo and mdriver::foo_flags; its GPU kernels in gpu/CMakeLists.txt; its lines in
+// mdriver::translate_foo and mdriver::foo_flags (not for a HIPRIM_PRIMITIVE_WITHOUT_DRIVER row: a
+// primitive MIOpenDriver has no command for, e.g. fusion); its GPU kernels in gpu/CMakeLists.txt; its lines in
 // verify/suites/smoke_ops.txt; its name in the two MIOpenDriver command lists kept in MIOpen's order
 // (cli/main.cpp's help footer, mdriver::help_text). tests/cli/test_primitive_table.cpp checks every
 // row against all of them.

@@ -1,7 +1,7 @@
 // MIOpenDriver CBAInfer, CBAInferfp16 (convolution + bias + batch-norm inference + activation,
 // fused): the line is parsed with its flags (driver/CBAInferFusion_driver.hpp AddCmdLineArgs,
 // ParseCmdLineArgs: -F fusion mode 0..6) so a malformed line says what is wrong, then refused:
-// hiprim has no fusion yet.
+// the mapping onto hiprim's fusion primitive (core/fusion_problem.hpp) is not written yet.
 #include "cli/miopen/commands.hpp"
 
 namespace hiprim::mdriver {
@@ -50,7 +50,8 @@ Translation translate_cbainfer(Context& c, const std::vector<std::string>& args)
   static const char* names[] = {"conv+bias+bnorm+activ", "conv+bnorm+activ", "bnorm+activ", "conv+bnorm",
                                 "conv+bias+activ",       "conv+activ",       "conv+bias"};
   throw Refuse{RefusalKind::unsupported, who + " -F " + std::to_string(mode) + " (" + names[mode] +
-                                             ", inference): fusion is not implemented yet in hiprim"};
+                                             ", inference): the mapping to hiprim's fusion primitive is not implemented yet; "
+                                             "write the chain as a problem: hiprim repro \"fusion fwd ... conv(...) bias bnorm-infer activ(relu)\""};
 }
 
 }  // namespace hiprim::mdriver

@@ -54,6 +54,7 @@ Translation translate_cbainfer(Context& c, const std::vector<std::string>& args)
 #define HIPRIM_PRIMITIVE(name, fill)    \
   std::vector<FlagSpec> name##_flags(); \
   Translation translate_##name(Context& c, const std::vector<std::string>& args);
+#define HIPRIM_PRIMITIVE_WITHOUT_DRIVER(name, fill)  // no MIOpenDriver command of its own
 #include "core/primitives.def"
 // The table of a family by name ("conv", "pool", ...); empty for an unknown family.
 std::vector<FlagSpec> family_flags(const std::string& family);

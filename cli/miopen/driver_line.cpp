@@ -40,6 +40,7 @@ const std::map<std::string, CommandEntry>& table() {
 #define HIPRIM_PRIMITIVE(name, fill)                                        \
   m[#name] = {#name, T::fp32, false, T::fp32, T::fp32, translate_##name, ""}; \
   m[#name "fp16"] = {#name, T::fp16, true, T::fp16, T::fp16, translate_##name, ""};
+#define HIPRIM_PRIMITIVE_WITHOUT_DRIVER(name, fill)  // no MIOpenDriver command of its own
 #include "core/primitives.def"
     // dm_bnorm.cpp: BatchNormDriver<Tgpu, Tref, Tmix>: x, y and scale/bias in Tgpu, the
     // statistics (and backward's dy, dx, dscale, dbias) in Tmix.
@@ -208,6 +209,7 @@ std::vector<FlagSpec> family_flags(const std::string& family) {
   if (family == "CBAInfer") return cbainfer_flags();
 #define HIPRIM_PRIMITIVE(name, fill) \
   if (family == #name) return name##_flags();
+#define HIPRIM_PRIMITIVE_WITHOUT_DRIVER(name, fill)  // no MIOpenDriver command of its own
 #include "core/primitives.def"
   return {};
 }
@@ -224,6 +226,7 @@ const std::vector<std::string>& command_names() {
 std::vector<std::string> command_families() {
   std::vector<std::string> out{"conv"};  // conv first, then the table's primitives in its order, then CBAInfer
 #define HIPRIM_PRIMITIVE(name, fill) out.push_back(#name);
+#define HIPRIM_PRIMITIVE_WITHOUT_DRIVER(name, fill)  // no MIOpenDriver command of its own
 #include "core/primitives.def"
   out.push_back("CBAInfer");
   return out;

@@ -73,7 +73,7 @@ TEST(Cli, MIOpenDriverLinesThroughTheBinary) {
   EXPECT_TRUE(exits_with("rnn -n 4", 2, "unsupported: MIOpenDriver rnn is a primitive hiprim does not have"));
   r = hiprim("CBAInfer -F 4");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "fusion is not implemented yet")) << r.out;
+  EXPECT_TRUE(has(r.out, "the mapping to hiprim's fusion primitive is not implemented yet")) << r.out;
   r = hiprim_stdout("lrn --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_TRUE(has(r.out, "--lrnN") && has(r.out, "within | cross")) << r.out;

@@ -6,12 +6,14 @@
 #include <limits>
 
 #include "core/bnorm_problem.hpp"
+#include "core/fusion_problem.hpp"
 #include "core/lrn_problem.hpp"
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"
 #include "core/softmax_problem.hpp"
 #include "core/tensorop_problem.hpp"
 #include "reference/bnorm.hpp"
+#include "reference/fusion.hpp"
 #include "reference/op_reference.hpp"
 #include "reference/softmax.hpp"
 
@@ -29,6 +31,8 @@ const char* bug_name(OpBug b) {
     case OpBug::reduce_drop_last: return "drop_last";
     case OpBug::tensorop_wrong_bcast: return "wrong_bcast";
     case OpBug::lrn_window_short: return "window_short";
+    case OpBug::fusion_activ_before_add: return "activ_before_add";
+    case OpBug::fusion_bias_twice: return "bias_twice";
   }
   return "?";
 }
@@ -175,6 +179,41 @@ Expected lrn_window_short(const OpProblem& op, const Inputs& in) {
   return e;
 }
 
+// fusion with its chain altered by `alter` (false: the chain is out of the bug's reach, the
+// reference answers), evaluated by the reference's chain under the problem's rounding model.
+Expected fusion_altered(const OpProblem& op, const Inputs& in, const std::function<bool(std::vector<FusionStep>&)>& alter) {
+  const auto& p = *op_problem_cast<FusionProblem>(op);
+  FusionProblem q = p;
+  if (!alter(q.steps)) return ref::op_expected(op, in);
+  return {ref::fusion_chain(q, ref::fusion_inputs(p, in), p.rounding)};
+}
+
+std::ptrdiff_t step_index(const std::vector<FusionStep>& s, FusionOp o) {
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s[i].op == o) return static_cast<std::ptrdiff_t>(i);
+  return -1;
+}
+
+// f(v) then the add: alpha * f(v) + beta * residual instead of f(alpha * v + beta * residual).
+Expected fusion_activ_before_add(const OpProblem& op, const Inputs& in) {
+  return fusion_altered(op, in, [](std::vector<FusionStep>& s) {
+    const auto a = step_index(s, FusionOp::add), f = step_index(s, FusionOp::activ);
+    if (a < 0 || f < 0) return false;
+    std::swap(s[static_cast<std::size_t>(a)], s[static_cast<std::size_t>(f)]);
+    return true;
+  });
+}
+
+// The bias step applied twice in a row.
+Expected fusion_bias_twice(const OpProblem& op, const Inputs& in) {
+  return fusion_altered(op, in, [](std::vector<FusionStep>& s) {
+    const auto b = step_index(s, FusionOp::bias);
+    if (b < 0) return false;
+    s.insert(s.begin() + b, s[static_cast<std::size_t>(b)]);
+    return true;
+  });
+}
+
 using MutantFn = std::function<Expected(const OpProblem&, const Inputs&)>;
 
 MutantFn mutant_fn(OpBug b) {
@@ -185,6 +224,8 @@ MutantFn mutant_fn(OpBug b) {
     case OpBug::reduce_drop_last: return reduce_drop_last;
     case OpBug::tensorop_wrong_bcast: return tensorop_wrong_bcast;
     case OpBug::lrn_window_short: return lrn_window_short;
+    case OpBug::fusion_activ_before_add: return fusion_activ_before_add;
+    case OpBug::fusion_bias_twice: return fusion_bias_twice;
   }
   return nullptr;
 }
@@ -235,7 +276,7 @@ class MutantOpSolver final : public OpSolver {
 
 std::vector<OpBug> all_op_bugs() {
   return {OpBug::softmax_no_max, OpBug::pool_edge_window, OpBug::bnorm_biased_running_var, OpBug::reduce_drop_last, OpBug::tensorop_wrong_bcast,
-          OpBug::lrn_window_short};
+          OpBug::lrn_window_short, OpBug::fusion_activ_before_add, OpBug::fusion_bias_twice};
 }
 
 std::string op_bug_op(OpBug b) {
@@ -246,6 +287,8 @@ std::string op_bug_op(OpBug b) {
     case OpBug::reduce_drop_last: return "reduce";
     case OpBug::tensorop_wrong_bcast: return "tensorop";
     case OpBug::lrn_window_short: return "lrn";
+    case OpBug::fusion_activ_before_add:
+    case OpBug::fusion_bias_twice: return "fusion";
   }
   return "";
 }
@@ -258,6 +301,8 @@ std::string op_bug_description(OpBug b) {
     case OpBug::reduce_drop_last: return "reduce: the last element of each slice is dropped when its length is not a multiple of 4";
     case OpBug::tensorop_wrong_bcast: return "tensorop: whether B broadcasts each of the last two dims is read from the other one";
     case OpBug::lrn_window_short: return "lrn across fwd: the channel window [c-h, c+h] ends one channel early";
+    case OpBug::fusion_activ_before_add: return "fusion: the activation is applied before the residual add (alpha*f(v) + beta*r)";
+    case OpBug::fusion_bias_twice: return "fusion: the bias is added twice";
   }
   return "";
 }

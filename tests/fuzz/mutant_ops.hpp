@@ -18,6 +18,8 @@ enum class OpBug {
   reduce_drop_last,          // reduce: the last element of each slice dropped when L is not a multiple of 4
   tensorop_wrong_bcast,      // tensorop: B's broadcast of the last two dims swapped
   lrn_window_short,          // lrn across fwd: the channel window ends one channel early
+  fusion_activ_before_add,   // fusion: the activation applied before the residual add
+  fusion_bias_twice,         // fusion: the bias added twice
 };
 
 std::vector<OpBug> all_op_bugs();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/bnorm_problem.hpp"
+#include "core/fusion_problem.hpp"
 #include "core/lrn_problem.hpp"
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"
@@ -145,6 +146,12 @@ TEST(FuzzOpMutants, ShrunkCasesKeepTheTriggeringFeature) {
         EXPECT_EQ(q.mode, LrnMode::across);
         break;
       }
+      case OpBug::fusion_activ_before_add: {
+        const auto& q = *op_problem_cast<FusionProblem>(*p);
+        EXPECT_TRUE(q.has(FusionOp::add) && q.has(FusionOp::activ)) << "the chain keeps both the add and the activation";
+        break;
+      }
+      case OpBug::fusion_bias_twice: EXPECT_TRUE(op_problem_cast<FusionProblem>(*p)->has(FusionOp::bias)); break;
     }
   }
 }
