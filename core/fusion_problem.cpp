@@ -186,13 +186,21 @@ FusionStep read_step(const FusionProblem& p, const std::optional<OpTokens::Layou
     if (!has_params) bad_token(first, "conv needs its geometry: conv(n<N> c<C> k<K> in<HxW> f<RxS> ...)");
     in_step(first, name, [&] {
       std::string head = "conv";
-      OpTokens probe("conv " + inner, "conv", kExample);
+      std::string probe_text = "conv ";  // appended: GCC 12 misreports literal + string&& (-Wrestrict)
+      probe_text += inner;
+      OpTokens probe(probe_text, "conv", kExample);
       if (probe.dtype() || probe.layout())
         throw InputError("the dtype and layout are the fusion's: write them once, outside conv(...)");
       if (!probe.one_of({"fwd", "bwd-data", "bwd-weights"}, "direction")) head += " fwd";
-      head += " " + std::string(dtype_name(p.dtype));
-      if (layout) head += " " + layout->token.text;
-      s.conv = parse_conv_problem_unchecked(head + " " + inner);
+      head += ' ';
+      head += dtype_name(p.dtype);
+      if (layout) {
+        head += ' ';
+        head += layout->token.text;
+      }
+      head += ' ';
+      head += inner;
+      s.conv = parse_conv_problem_unchecked(head);
     });
   } else if (name == "bias") {
     s.op = FusionOp::bias;
@@ -241,8 +249,14 @@ bool is_step_word(const std::string& w) { return w == "conv" || w == "bias" || w
 }  // namespace
 
 std::string to_string(const FusionProblem& p) {
-  std::string s = "fusion fwd " + std::string(dtype_name(p.dtype)) + " " + spatial_layout_name(p.conv().rank(), p.channels_last);
-  for (const FusionStep& st : p.steps) s += " " + step_string(p, st);
+  std::string s = "fusion fwd ";
+  s += dtype_name(p.dtype);
+  s += ' ';
+  s += spatial_layout_name(p.conv().rank(), p.channels_last);
+  for (const FusionStep& st : p.steps) {
+    s += ' ';
+    s += step_string(p, st);
+  }
   if (p.rounding == FusionRounding::unfused) s += " rounding=unfused";
   return s;
 }

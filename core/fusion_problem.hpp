@@ -59,6 +59,13 @@ struct FusionStep {
   bool operator==(const FusionStep&) const = default;
 };
 
+// A step of kind op with every other field at its default.
+inline FusionStep fusion_step(FusionOp op) {
+  FusionStep s;
+  s.op = op;
+  return s;
+}
+
 struct FusionProblem {
   static constexpr std::string_view kOp = "fusion";
   DType dtype = DType::fp32;

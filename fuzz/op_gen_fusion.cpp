@@ -80,7 +80,7 @@ class FusionGen final : public TypedOpGen<FusionProblem> {
     conv.conv.pad = {1, 1};
     conv.conv.dtype = p.dtype;
     conv.conv.channels_last = p.channels_last;
-    p.steps = {conv, FusionStep{.op = FusionOp::bias}, FusionStep{.op = FusionOp::bnorm_infer}, FusionStep{.op = FusionOp::add}};
+    p.steps = {conv, fusion_step(FusionOp::bias), fusion_step(FusionOp::bnorm_infer), fusion_step(FusionOp::add)};
     if (c.at("activ") != "none") p.steps.push_back(activ_step(c.at("activ"), 1, 1, 1));
     return p;
   }
@@ -116,9 +116,17 @@ class FusionGen final : public TypedOpGen<FusionProblem> {
                           fit_conv(c, lim.max_elements);
                           p.steps = {conv};
                           const auto& [bias, bnorm, add, mode, aa, ab, ag, add_alpha, add_beta, eps] = ch;
-                          if (bias) p.steps.push_back(FusionStep{.op = FusionOp::bias});
-                          if (bnorm) p.steps.push_back(FusionStep{.op = FusionOp::bnorm_infer, .epsilon = eps});
-                          if (add) p.steps.push_back(FusionStep{.op = FusionOp::add, .alpha = add_alpha, .beta = add_beta});
+                          if (bias) p.steps.push_back(fusion_step(FusionOp::bias));
+                          if (bnorm) {
+                            FusionStep b = fusion_step(FusionOp::bnorm_infer);
+                            b.epsilon = eps;
+                            p.steps.push_back(b);
+                          }
+                          if (add) {
+                            FusionStep a = fusion_step(FusionOp::add);
+                            a.alpha = add_alpha, a.beta = add_beta;
+                            p.steps.push_back(a);
+                          }
                           if (mode != "none") p.steps.push_back(activ_step(mode, aa, ab, ag));
                           return p;
                         });

@@ -19,6 +19,7 @@
 namespace hiprim {
 namespace {
 
+
 struct Data {
   std::vector<HostTensor> t;  // tensors() order, the output zero
   std::vector<const HostTensor*> ptrs() const {
@@ -75,11 +76,19 @@ FusionProblem random_chain(std::mt19937_64& rng) {
   c.conv.dtype = p.dtype;
   c.conv.channels_last = p.channels_last;
   p.steps = {c};
-  if (pick(2)) p.steps.push_back({.op = FusionOp::bias});
-  if (pick(2)) p.steps.push_back({.op = FusionOp::bnorm_infer, .epsilon = pick(2) ? 1e-5 : 1e-3});
-  if (pick(2)) p.steps.push_back({.op = FusionOp::add, .alpha = pick(2) ? 1.0 : 0.5, .beta = pick(2) ? 1.0 : -1.0});
+  if (pick(2)) p.steps.push_back(fusion_step(FusionOp::bias));
+  if (pick(2)) {
+    FusionStep b = fusion_step(FusionOp::bnorm_infer);
+    b.epsilon = pick(2) ? 1e-5 : 1e-3;
+    p.steps.push_back(b);
+  }
+  if (pick(2)) {
+    FusionStep a = fusion_step(FusionOp::add);
+    a.alpha = pick(2) ? 1.0 : 0.5, a.beta = pick(2) ? 1.0 : -1.0;
+    p.steps.push_back(a);
+  }
   if (pick(4)) {
-    FusionStep a{.op = FusionOp::activ};
+    FusionStep a = fusion_step(FusionOp::activ);
     a.mode = static_cast<ActivMode>(pick(kActivModeCount));
     if (activ_uses_alpha(a.mode)) a.activ_alpha = a.mode == ActivMode::clippedrelu ? 2.0 : 0.5;
     if (activ_uses_beta(a.mode)) a.activ_beta = pick(2) ? 2.0 : -1.0;
@@ -187,7 +196,9 @@ TEST(FusionReference, UnfusedIsTheStepsReferencesOneAfterAnother) {
     const auto want = steps_by_registry(p, d);
     ASSERT_EQ(e[0].value.size(), want.size());
     for (std::size_t j = 0; j < want.size(); ++j)
-      if (!(std::isnan(want[j]) && std::isnan(e[0].value[j]))) ASSERT_EQ(e[0].value[j], want[j]) << "element " << j;
+      if (!(std::isnan(want[j]) && std::isnan(e[0].value[j]))) {
+        ASSERT_EQ(e[0].value[j], want[j]) << "element " << j;
+      }
   }
 }
 
