@@ -305,4 +305,15 @@ FusionProblem parse_fusion_problem_unchecked(std::string_view s) {
 
 FusionProblem parse_fusion_problem(std::string_view s) { return validated(parse_fusion_problem_unchecked(s), s); }
 
+BnormProblem fusion_bnorm_problem(const FusionProblem& p, const FusionStep& st, DType dtype) {
+  BnormProblem q;
+  q.dir = BnormDir::fwd_infer;
+  q.mode = BnormMode::spatial;
+  q.shape = p.y_shape();
+  q.shape.dtype = dtype;
+  q.epsilon = st.epsilon;
+  q.momentum = std::nullopt;
+  return q;
+}
+
 }  // namespace hiprim

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/activ_problem.hpp"
+#include "core/bnorm_problem.hpp"
 #include "core/conv_problem.hpp"
 #include "core/op_grammar.hpp"
 #include "core/op_problem.hpp"
@@ -92,6 +93,9 @@ struct FusionProblem {
 };
 
 std::string to_string(const FusionProblem& p);
+// The bnorm problem of a bnorm-infer step: spatial inference over y's shape with the step's epsilon,
+// the data in `dtype` (the reference's intermediate type, or the fusion's own).
+BnormProblem fusion_bnorm_problem(const FusionProblem& p, const FusionStep& st, DType dtype);
 FusionProblem parse_fusion_problem_unchecked(std::string_view s);
 FusionProblem parse_fusion_problem(std::string_view s);
 

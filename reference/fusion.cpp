@@ -158,13 +158,7 @@ OpExpected fusion_chain(const FusionProblem& p, const FusionInputs& in, FusionRo
         break;
       }
       case FusionOp::bnorm_infer: {
-        BnormProblem q;
-        q.dir = BnormDir::fwd_infer;
-        q.mode = BnormMode::spatial;
-        q.shape = p.y_shape();
-        q.shape.dtype = inter;
-        q.epsilon = st.epsilon;
-        q.momentum = std::nullopt;
+        const BnormProblem q = fusion_bnorm_problem(p, st, inter);
         const auto e = bnorm_expected(*make_op_problem(q), {&c.r, in.bn_scale, in.bn_shift, in.bn_mean, in.bn_var, nullptr});
         std::vector<double> lip(static_cast<std::size_t>(bd[1]));
         for (std::size_t k = 0; k < lip.size(); ++k) lip[k] = std::fabs(in.bn_scale->data[k] / std::sqrt(in.bn_var->data[k] + st.epsilon));

@@ -64,12 +64,7 @@ std::vector<Stage> stages(const FusionProblem& p) {
         break;
       }
       case FusionOp::bnorm_infer: {
-        BnormProblem q;
-        q.dir = BnormDir::fwd_infer;
-        q.mode = BnormMode::spatial;
-        q.shape = p.y_shape();
-        q.epsilon = st.epsilon;
-        q.momentum = std::nullopt;
+        const BnormProblem q = fusion_bnorm_problem(p, st, p.dtype);
         out.push_back({make_op_problem(q), {index("bn_scale"), index("bn_shift"), index("bn_mean"), index("bn_var")}});
         break;
       }
