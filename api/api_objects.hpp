@@ -3,6 +3,7 @@
 // InputError / RuntimeError become hiprimStatusBadParm / hiprimStatusInternalError, and the handle
 // keeps the message (hiprimGetLastErrorMessage). No exception leaves an entry point.
 #pragma once
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/solver.hpp"
 #include "hiprim/hiprim.h"
+#include "verify/solvers.hpp"
 
 struct hiprimHandle {
   hiprim::Backend backend = hiprim::Backend::host;
@@ -66,6 +68,28 @@ hiprimStatus_t destroy_object(D* d) {
   if (d == nullptr) return hiprimStatusInvalidValue;
   delete d;
   return hiprimStatusSuccess;
+}
+
+// Immediate mode: the first solver of `list` (in registry order) of h's backend whose name matches
+// HIPRIM_SOLVER (comma-separated globs; all when unset) and that takes p; ApiError
+// hiprimStatusUnsupported naming p, the glob when none matched, and the refusals otherwise.
+// `keep` filters the list further (the op's solvers). Text is p's canonical string.
+template <typename List, typename Problem, typename Keep>
+const auto& first_solver(const hiprimHandle& h, const List& list, const Problem& p, const std::string& text, Keep&& keep) {
+  const char* glob = std::getenv("HIPRIM_SOLVER");
+  std::string why;
+  bool matched = false;
+  for (const auto& s : list) {
+    if (s->backend() != h.backend || !keep(*s)) continue;
+    if (glob && *glob && !verify::glob_list_match(glob, s->name())) continue;
+    matched = true;
+    const auto a = s->applicable(p);
+    if (a) return *s;
+    if (why.size() < 400) why += (why.empty() ? "" : "; ") + s->name() + ": " + a.reason;
+  }
+  throw ApiError(hiprimStatusUnsupported, "no " + std::string(h.backend == Backend::host ? "host" : "device") + " solver" +
+                                              (matched ? "" : glob && *glob ? " matching HIPRIM_SOLVER='" + std::string(glob) + "'" : "") +
+                                              " takes " + text + (why.empty() ? "" : " (" + why + ")"));
 }
 
 // Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).

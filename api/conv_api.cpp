@@ -65,23 +65,8 @@ ConvProblem conv_problem_of(ConvDir dir, const hiprimTensorDescriptor* x, const 
   return p;
 }
 
-// The backend's first solver that takes p (HIPRIM_SOLVER, comma-separated globs, restricts the
-// candidates; none of the backend matching it is hiprimStatusUnsupported naming it).
 const hiprim::ConvSolver& choose_solver(const hiprimHandle& h, const ConvProblem& p) {
-  const char* glob = std::getenv("HIPRIM_SOLVER");
-  std::string why;
-  bool matched = false;
-  for (const auto& s : hiprim::verify::conv_solvers()) {
-    if (s->backend() != h.backend) continue;
-    if (glob && *glob && !hiprim::verify::glob_list_match(glob, s->name())) continue;
-    matched = true;
-    const auto a = s->applicable(p);
-    if (a) return *s;
-    if (why.size() < 400) why += (why.empty() ? "" : "; ") + s->name() + ": " + a.reason;
-  }
-  throw ApiError(hiprimStatusUnsupported, "no " + std::string(h.backend == hiprim::Backend::host ? "host" : "device") + " solver" +
-                                              (matched ? "" : glob && *glob ? " matching HIPRIM_SOLVER='" + std::string(glob) + "'" : "") +
-                                              " takes " + to_string(p) + (why.empty() ? "" : " (" + why + ")"));
+  return hiprim::api::first_solver(h, hiprim::verify::conv_solvers(), p, to_string(p), [](const hiprim::ConvSolver&) { return true; });
 }
 
 hiprimStatus_t workspace_size(hiprimHandle_t handle, ConvDir dir, const hiprimTensorDescriptor* x, const hiprimTensorDescriptor* w,

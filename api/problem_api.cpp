@@ -22,22 +22,9 @@ hiprim::OpProblemPtr problem_of(hiprimHandle& h, const char* text) {
   return p;
 }
 
-// The backend's first solver of p's op that takes it (HIPRIM_SOLVER restricts the candidates).
+// The backend's first solver of p's op that takes it (hiprim::api::first_solver).
 const hiprim::OpSolver& choose(const hiprimHandle& h, const hiprim::OpProblem& p) {
-  const char* glob = std::getenv("HIPRIM_SOLVER");
-  std::string why;
-  bool matched = false;
-  for (const auto& s : hiprim::verify::all_solvers()) {
-    if (s->op() != p.op() || s->backend() != h.backend) continue;
-    if (glob && *glob && !hiprim::verify::glob_list_match(glob, s->name())) continue;
-    matched = true;
-    const auto a = s->applicable(p);
-    if (a) return *s;
-    if (why.size() < 400) why += (why.empty() ? "" : "; ") + s->name() + ": " + a.reason;
-  }
-  throw ApiError(hiprimStatusUnsupported, "no " + std::string(h.backend == hiprim::Backend::host ? "host" : "device") + " solver" +
-                                              (matched ? "" : glob && *glob ? " matching HIPRIM_SOLVER='" + std::string(glob) + "'" : "") +
-                                              " takes " + p.str() + (why.empty() ? "" : " (" + why + ")"));
+  return hiprim::api::first_solver(h, hiprim::verify::all_solvers(), p, p.str(), [&](const hiprim::OpSolver& s) { return s.op() == p.op(); });
 }
 
 std::size_t tensor_bytes(const hiprim::OpTensor& t) {
