@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The H200 check of the fusion solvers (issue 14), from the repository root on the GPU machine, with
+# devbin/hiprim made by scripts/device_build.sh: every fusion line of SUITE (default smoke_ops, plus
+# the fusion suite when it exists) through every GPU fusion solver (SOLVER, default fusion.*) in the
+# exact tier and the bounded tier, then a fuzz campaign (FUZZ_S seconds, default 40) of each with the
+# CPU reference as the oracle (shrunk failures saved into $OUT/corpus). --require-gpu everywhere: a
+# solver that did not run fails the step. Files in $OUT (default out/device_fusion): fusion.log,
+# fusion_check_exact.json, fusion_check_bounded.json, fusion_fuzz.json.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-devbin}
+OUT=${OUT:-out/device_fusion}
+SOLVER=${SOLVER:-fusion.*}
+SUITE=${SUITE:-smoke_ops}
+FUZZ_S=${FUZZ_S:-40}
+mkdir -p "$OUT"
+log="$OUT/fusion.log"
+: > "$log"
+step() {  # step NAME LIMIT CMD...
+  local name=$1 limit=$2
+  shift 2
+  echo "== $name ($(date -u +%T)): $*" | tee -a "$log"
+  timeout "$limit" "$@" >> "$log" 2>&1
+  local rc=$?
+  echo "-- $name: rc=$rc" | tee -a "$log"
+  tail -6 "$log" | grep -E "total|passed|failed|cases" || true
+}
+step exact 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill exact --report "$OUT/fusion_check_exact.json"
+step bounded 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill bounded --report "$OUT/fusion_check_bounded.json"
+step fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
+  --shrink-runs 200 --report "$OUT/fusion_fuzz.json" --corpus "$OUT/corpus"
+grep -E "^-- " "$log"
