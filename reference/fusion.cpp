@@ -16,8 +16,10 @@
 // Tolerance policy (u = 2^-24; R = the intermediate dtype: fp32 fused, the problem's dtype unfused).
 // Step i maps the previous intermediate to v_i; the reference feeds it r_{i-1} = fl_R(v_{i-1}) (what
 // a solver of that model holds, up to its own error) and E_i bounds |solver's v_i - v_i|:
-//   conv:  E_0 = sum_bound(L, A) (fused: fp32 accumulator kept) or stored_sum_bound(dtype, L, 1, v_0, A)
-//          (unfused: stored), L = conv's reduction length, A = sum |x*w| (reference/error_model.hpp).
+//   conv:  E_0 = f * sum_bound(L, A) (fused: fp32 accumulator kept) or stored_sum_bound(dtype, L, f, v_0, A)
+//          (unfused: stored), L = conv's reduction length, A = sum |x*w| (reference/error_model.hpp),
+//          f = the solver's accumulation factor (1: round-to-nearest adds; 2: tensor-core adds, each
+//          errs by < 2u; f also scales sum_bound's 2^-53-sized double part, a negligible excess).
 //   every later step f with its own bound b_i (the step reference's, at the exact input r_{i-1}) and
 //   a Lipschitz factor Lip_i of f over [r - d, r + d], d = E_{i-1} + |r_{i-1} - v_{i-1}|:
 //          E_i = Lip_i * d * (1 + 16u + u_R) + b_i
@@ -129,7 +131,7 @@ double activ_lipschitz(const ActivProblem& a, double x, double r) {
   return 1.0;
 }
 
-OpExpected fusion_chain(const FusionProblem& p, const FusionInputs& in, FusionRounding model) {
+OpExpected fusion_chain(const FusionProblem& p, const FusionInputs& in, FusionRounding model, double conv_factor) {
   if (p.steps.empty() || p.steps[0].op != FusionOp::conv) throw InputError("fusion reference: the chain must start with conv: " + to_string(p));
   const DType dt = p.dtype;
   const bool fused = model == FusionRounding::fused;
@@ -142,7 +144,8 @@ OpExpected fusion_chain(const FusionProblem& p, const FusionInputs& in, FusionRo
   Chain c{inter, rd, HostTensor(rd), o.value, std::vector<double>(o.value.size(), 0.0)};
   const std::int64_t L = cp.reduction_length();
   for (std::size_t i = 0; i < c.v.size(); ++i) {
-    c.err[i] = fused ? sum_bound(L, o.abs_sum[i]) + kReferenceRel * std::fabs(c.v[i]) : stored_sum_bound(dt, L, 1.0, c.v[i], o.abs_sum[i]);
+    c.err[i] = fused ? conv_factor * sum_bound(L, o.abs_sum[i]) + kReferenceRel * std::fabs(c.v[i])
+                     : stored_sum_bound(dt, L, conv_factor, c.v[i], o.abs_sum[i]);
     c.r.data[i] = round_to(inter, c.v[i]);
   }
   const Dims bd = bias_dims(yd);
@@ -200,6 +203,13 @@ std::vector<OpExpected> fusion_expected(const OpProblem& op, const std::vector<c
   const FusionProblem* p = op_problem_cast<FusionProblem>(op);
   if (!p) throw InputError("fusion reference: not a fusion problem: " + op.str());
   return {fusion_chain(*p, fusion_inputs(*p, inputs), p->rounding)};
+}
+
+std::vector<OpExpected> fusion_expected_with(const OpProblem& op, const std::vector<const HostTensor*>& inputs,
+                                             const OpReferenceOptions& o) {
+  const FusionProblem* p = op_problem_cast<FusionProblem>(op);
+  if (!p) throw InputError("fusion reference: not a fusion problem: " + op.str());
+  return {fusion_chain(*p, fusion_inputs(*p, inputs), p->rounding, o.accumulation_factor)};
 }
 
 }  // namespace hiprim::ref

@@ -30,9 +30,13 @@ double activ_lipschitz(const ActivProblem& a, double x, double r);
 // {y} of the chain p.steps in the given order (steps after the first conv, in any order and any
 // number, are applied as written: the mutants of tests/fuzz use that), rounding the intermediates
 // as `model` says. p.steps[0] must be conv.
-OpExpected fusion_chain(const FusionProblem& p, const FusionInputs& in, FusionRounding model);
+// conv_factor multiplies the conv step's gamma(L) bound (the solver's accumulation_error_factor).
+OpExpected fusion_chain(const FusionProblem& p, const FusionInputs& in, FusionRounding model, double conv_factor = 1.0);
 
-// The OpReferenceFn of "fusion": fusion_chain under p.rounding.
+// The OpReferenceFn of "fusion": fusion_chain under p.rounding; _with: the conv bound scaled by
+// o.accumulation_factor (the one registered).
 std::vector<OpExpected> fusion_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs);
+std::vector<OpExpected> fusion_expected_with(const OpProblem& p, const std::vector<const HostTensor*>& inputs,
+                                             const OpReferenceOptions& o);
 
 }  // namespace hiprim::ref

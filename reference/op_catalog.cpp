@@ -8,9 +8,14 @@ namespace hiprim::ref {
   std::vector<OpExpected> name##_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs);
 #include "core/primitives.def"
 
+std::vector<OpExpected> fusion_expected_with(const OpProblem& p, const std::vector<const HostTensor*>& inputs,
+                                             const OpReferenceOptions& o);
+
 void register_builtin_op_references() {
-#define HIPRIM_PRIMITIVE(name, fill) register_op_reference(#name, name##_expected);
+#define HIPRIM_PRIMITIVE(name, fill) register_op_reference(#name, OpReferenceFn(name##_expected));
 #include "core/primitives.def"
+  // fusion's conv bound scales with the solver's accumulation factor (tensor-core adds: 2).
+  register_op_reference("fusion", OpReferenceWithOptionsFn(fusion_expected_with));
 }
 
 }  // namespace hiprim::ref

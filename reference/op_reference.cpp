@@ -10,7 +10,7 @@ namespace {
 
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, OpReferenceFn, std::less<>> fns;
+  std::map<std::string, OpReferenceWithOptionsFn, std::less<>> fns;
 };
 
 Registry& storage() {
@@ -23,12 +23,12 @@ void ensure_builtins() {
   std::call_once(once, [] { register_builtin_op_references(); });
 }
 
-OpReferenceFn find(std::string_view op) {
+OpReferenceWithOptionsFn find(std::string_view op) {
   ensure_builtins();
   Registry& r = storage();
   std::lock_guard lock(r.mutex);
   auto it = r.fns.find(op);
-  return it == r.fns.end() ? OpReferenceFn() : it->second;
+  return it == r.fns.end() ? OpReferenceWithOptionsFn() : it->second;
 }
 
 }  // namespace
@@ -39,6 +39,12 @@ OpExpected make_expected(const std::string& name, const TensorDesc& d, std::stri
 }
 
 void register_op_reference(std::string op, OpReferenceFn fn) {
+  register_op_reference(std::move(op), OpReferenceWithOptionsFn(
+                                           [fn = std::move(fn)](const OpProblem& p, const std::vector<const HostTensor*>& in,
+                                                                const OpReferenceOptions&) { return fn(p, in); }));
+}
+
+void register_op_reference(std::string op, OpReferenceWithOptionsFn fn) {
   Registry& r = storage();
   std::lock_guard lock(r.mutex);
   r.fns[std::move(op)] = std::move(fn);
@@ -46,8 +52,9 @@ void register_op_reference(std::string op, OpReferenceFn fn) {
 
 bool has_op_reference(std::string_view op) { return static_cast<bool>(find(op)); }
 
-std::vector<OpExpected> op_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs) {
-  const OpReferenceFn fn = find(p.op());
+std::vector<OpExpected> op_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs,
+                                    const OpReferenceOptions& options) {
+  const OpReferenceWithOptionsFn fn = find(p.op());
   if (!fn) throw InputError("no CPU reference for op '" + p.op() + "'");
   const std::vector<OpTensor> ts = p.tensors();
   if (inputs.size() != ts.size())
@@ -62,7 +69,7 @@ std::vector<OpExpected> op_expected(const OpProblem& p, const std::vector<const 
       throw InputError("reference of " + p.op() + ": tensor " + ts[i].name + " is " + inputs[i]->desc.str() + ", expected " +
                        ts[i].desc.str());
   }
-  std::vector<OpExpected> out = fn(p, inputs);
+  std::vector<OpExpected> out = fn(p, inputs, options);
   if (out.size() != outputs)
     throw RuntimeError("reference of " + p.op() + " returned " + std::to_string(out.size()) + " tensors, expected " +
                        std::to_string(outputs));

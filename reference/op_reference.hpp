@@ -32,15 +32,24 @@ OpExpected make_expected(const std::string& name, const TensorDesc& d, std::stri
 // inputs: one pointer per tensors() entry; nullptr for pure outputs; in_out entries hold the
 // values before the run. Returns one OpExpected per output and in_out tensor, in tensors() order.
 using OpReferenceFn = std::function<std::vector<OpExpected>(const OpProblem&, const std::vector<const HostTensor*>&)>;
+// What a reference's bounds may depend on besides the problem and its data: the judged solver's
+// accumulation_error_factor() (core/solver.hpp), for ops with a convolution inside (fusion).
+struct OpReferenceOptions {
+  double accumulation_factor = 1.0;
+};
+using OpReferenceWithOptionsFn =
+    std::function<std::vector<OpExpected>(const OpProblem&, const std::vector<const HostTensor*>&, const OpReferenceOptions&)>;
 
 // Adds (or replaces) an op's reference; the built-in ones (reference/op_catalog.cpp) are registered
-// before the first lookup.
+// before the first lookup. A reference without options ignores them (its bounds hold for any solver).
 void register_op_reference(std::string op, OpReferenceFn fn);
+void register_op_reference(std::string op, OpReferenceWithOptionsFn fn);
 bool has_op_reference(std::string_view op);
 // Runs the registered reference after checking the inputs against p.tensors() (count, dims,
 // dtype; InputError naming the tensor) and checks its answer (one OpExpected per output/in_out
 // tensor with the right sizes; RuntimeError otherwise). InputError for an op without a reference.
-std::vector<OpExpected> op_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs);
+std::vector<OpExpected> op_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs,
+                                    const OpReferenceOptions& options = {});
 
 void register_builtin_op_references();  // reference/op_catalog.cpp; called once by the registry
 

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The H200 check of the fusion solvers (issue 14), from the repository root on the GPU machine, with
-# devbin/hiprim made by scripts/device_build.sh: every fusion line of SUITE (default smoke_ops, plus
-# the fusion suite when it exists) through every GPU fusion solver (SOLVER, default fusion.*) in the
-# exact tier and the bounded tier, then a fuzz campaign (FUZZ_S seconds, default 40) of each with the
-# CPU reference as the oracle (shrunk failures saved into $OUT/corpus). --require-gpu everywhere: a
-# solver that did not run fails the step. Files in $OUT (default out/device_fusion): fusion.log,
-# fusion_check_exact.json, fusion_check_bounded.json, fusion_fuzz.json.
+# devbin/hiprim made by scripts/device_build.sh: every fusion line of SUITE (default smoke_ops,fusion)
+# through every GPU fusion solver (SOLVER, default fusion.*) in the exact tier and the bounded tier;
+# then the fusion suite through fusion.igemm.wgmma once per config of CONFIGS (HIPRIM_CONV_CONFIG:
+# tiles, warp specialisation, TMA, split-K; a config a problem cannot take falls back to the
+# default); then a fuzz campaign (FUZZ_S seconds, default 40) of each solver with the CPU reference as
+# the oracle (shrunk failures saved into $OUT/corpus). --require-gpu everywhere: a solver that did not
+# run fails the step. Files in $OUT (default out/device_fusion): fusion.log, fusion_check_exact.json,
+# fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
 OUT=${OUT:-out/device_fusion}
 SOLVER=${SOLVER:-fusion.*}
-SUITE=${SUITE:-smoke_ops}
+SUITE=${SUITE:-smoke_ops,fusion}
+CONFIGS=${CONFIGS:-m128n128k64.s4.splitk1 m64n64k64.s3.splitk1.ws m128n64k64.s4.splitk1.ws.tma m256n128k64.s3.splitk1 m128n256k64.s3.splitk1.ws.tma m64n128k64.s4.splitk3.ws.tma m128n128k64.s4.splitk2}
 FUZZ_S=${FUZZ_S:-40}
 mkdir -p "$OUT"
 log="$OUT/fusion.log"
@@ -27,6 +30,10 @@ step() {  # step NAME LIMIT CMD...
 }
 step exact 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill exact --report "$OUT/fusion_check_exact.json"
 step bounded 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill bounded --report "$OUT/fusion_check_bounded.json"
+for cfg in $CONFIGS; do
+  HIPRIM_CONV_CONFIG=$cfg step "config_$cfg" 120 "$BIN/hiprim" check --require-gpu --suite fusion --solver fusion.igemm.wgmma \
+    --report "$OUT/fusion_config_$cfg.json"
+done
 step fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
   --shrink-runs 200 --report "$OUT/fusion_fuzz.json" --corpus "$OUT/corpus"
 grep -E "^-- " "$log"

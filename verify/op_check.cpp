@@ -1,6 +1,7 @@
 #include "verify/op_check.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "core/error.hpp"
@@ -22,14 +23,14 @@ class OpCheck final : public CaseCheck {
   bool takes_fill_tiers() const override { return false; }
   std::vector<HostTensor> fill(const OpProblem& p, FillTier, std::uint64_t seed) const override { return op_fill(p, seed); }
   std::string tolerance(const PreparedCase&, const Solver&) const override { return "per-element bounds of the op's reference"; }
-  std::string expect(const PreparedCase& c, const Solver&) const override {
+  std::string expect(const PreparedCase& c, const Solver& s) const override {
     std::string rules;
-    for (const auto& e : expected(c)) rules += (rules.empty() ? "" : "; ") + e.tensor + ": " + e.rule;
+    for (const auto& e : expected(c, s.accumulation_error_factor())) rules += (rules.empty() ? "" : "; ") + e.tensor + ": " + e.rule;
     return rules;
   }
-  Verdict judge(const PreparedCase& c, const Solver&, const std::vector<std::vector<unsigned char>>& got) const override {
+  Verdict judge(const PreparedCase& c, const Solver& s, const std::vector<std::vector<unsigned char>>& got) const override {
     const auto& ts = c.tensors();
-    const auto& exp = expected(c);
+    const auto& exp = expected(c, s.accumulation_error_factor());
     std::vector<std::pair<std::string, Verdict>> verdicts;
     std::size_t k = 0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
@@ -42,10 +43,10 @@ class OpCheck final : public CaseCheck {
   }
   // <name>.npy for inputs; <name>_before.npy, <name>.npy (the solver's) and <name>_reference.npy for in_out tensors;
   // <name>.npy and <name>_reference.npy for outputs.
-  void dump(const PreparedCase& c, const Solver&, const std::vector<std::vector<unsigned char>>& got,
+  void dump(const PreparedCase& c, const Solver& s, const std::vector<std::vector<unsigned char>>& got,
             const std::string& dir) const override {
     const auto& ts = c.tensors();
-    const auto& exp = expected(c);
+    const auto& exp = expected(c, s.accumulation_error_factor());
     std::size_t k = 0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
       const TensorDesc& d = ts[i].desc;
@@ -58,18 +59,20 @@ class OpCheck final : public CaseCheck {
     }
   }
 
-  const std::vector<ref::OpExpected>& expected(const PreparedCase& c) const {
-    if (!expected_) {
+  // The reference's answer for a solver of accumulation factor f (ref::OpReferenceOptions), once per f.
+  const std::vector<ref::OpExpected>& expected(const PreparedCase& c, double f = 1.0) const {
+    auto it = expected_.find(f);
+    if (it == expected_.end()) {
       std::vector<const HostTensor*> in;
       for (std::size_t i = 0; i < c.tensors().size(); ++i)
         in.push_back(c.tensors()[i].role == OpTensor::Role::output ? nullptr : &c.data()[i]);
-      expected_ = ref::op_expected(c.problem(), in);
+      it = expected_.emplace(f, ref::op_expected(c.problem(), in, ref::OpReferenceOptions{f})).first;
     }
-    return *expected_;
+    return it->second;
   }
 
  private:
-  mutable std::optional<std::vector<ref::OpExpected>> expected_;
+  mutable std::map<double, std::vector<ref::OpExpected>> expected_;
 };
 
 int severity(Status s) {

@@ -141,6 +141,7 @@ const std::vector<BuiltinSuite>& builtin_suites() {
       {"edge", {{"edge.txt", G::cross_options}}, true, false},
       {"smoke_ops", {{"smoke_ops.txt", G::as_written}}, false, false},
       {"ops", {{"ops.txt", G::dtype_layout}}, false, false},
+      {"fusion", {{"fusion.txt", G::dtype_layout}}, false, false},
       {"resnet50_ops", {{"resnet50_ops.txt", G::counted_batch}}, false, true},
   };
   return suites;

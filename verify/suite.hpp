@@ -16,6 +16,8 @@
 //   smoke_ops:    smoke_ops.txt, as written.
 //   ops:          ops.txt, each line x fp32, fp16, bf16 x {its layout, the other channel order};
 //                 duplicates dropped.
+//   fusion:       fusion.txt (every fusion chain kind over the fused epilogue's edge shapes), each
+//                 line x fp32, fp16, bf16 x both channel orders, as ops.txt.
 //   resnet50_ops: resnet50_ops.txt ("<count> <problem>" at batch 32, fp32, nchw), at the options'
 //                 batch for every dtype x layout; counted. For `hiprim bench --op` only.
 // Generated suites order the options outermost (dtype, then layout, then direction), then the lines.

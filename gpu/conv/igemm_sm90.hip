@@ -233,7 +233,86 @@ std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& 
   return sm90::make_igemm_launch(pl, config_for(p, pl, config)).workspace_bytes;
 }
 
+namespace {
+// fold_bnorm_kernel: a[k] = scale[k] * (1 / sqrt(var[k] + eps)) in fp32, as the bnorm solvers fold it.
+__global__ void __launch_bounds__(kPadThreads)
+    fold_bnorm_kernel(const float* __restrict__ scale, const float* __restrict__ var, float eps, float* __restrict__ a, int k) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < k) a[i] = scale[i] * (1.0f / sqrtf(var[i] + eps));
+}
+constexpr std::size_t kFusedAlign = 256;
+std::size_t fused_fold_offset(std::size_t conv_ws) { return (conv_ws + kFusedAlign - 1) / kFusedAlign * kFusedAlign; }
+
+// igemm_sm90_run with the fused epilogue ep (ep.fused false: the plain solver) and, for fwd, the
+// bias bias_override (fused: the chain's; else the problem's own when p.bias).
+void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& config, const sm90::IgemmEpilogue& ep,
+               const void* fused_bias);
+}  // namespace
+
 void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::string& config) {
+  run_igemm(p, t, config, sm90::IgemmEpilogue{}, nullptr);
+}
+
+std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config) {
+  const IgemmPlan pl = sm90::plan_igemm(p);
+  if (!pl.refusal.empty()) return pl.refusal;
+  if (pl.params.dir != IgemmDir::fwd || p.bias) return "the fused epilogue follows a forward convolution without a bias of its own";
+  const auto c = sm90::parse_igemm_config(config);
+  if (!c) return "config '" + config + "' does not parse";
+  if (const std::string why = sm90::igemm_config_refusal(pl, *c); !why.empty()) return "config " + config + ": " + why;
+  if (c->persistent) return "config " + config + ": the fused epilogue stages its tile in the stages the persistent producer (.p) refills";
+  if (c->bm * (c->bn * 4 + 32) > c->stages * (c->bm + c->bn) * 128)
+    return "config " + config + ": the fp32 tile of the fused epilogue does not fit in its stage memory";
+  return {};
+}
+
+std::string igemm_sm90_fused_default_config(const ConvProblem& p) {
+  const IgemmPlan pl = sm90::plan_igemm(p);
+  if (!pl.refusal.empty()) return {};
+  IgemmConfig c = sm90::igemm_default_config(p, pl);
+  c.persistent = false, c.se = false;  // (the fused epilogue is staged itself)
+  return to_string(c);
+}
+
+std::size_t igemm_sm90_fused_workspace_bytes(const ConvProblem& p, const std::string& config) {
+  return fused_fold_offset(igemm_sm90_workspace_bytes(p, config)) + static_cast<std::size_t>(p.k) * sizeof(float);
+}
+
+void igemm_sm90_run_fused(const ConvProblem& p, const ConvTensors& t, const std::string& config, const IgemmFusedSteps& f) {
+  const std::string me = std::string(kIgemmWgmmaName) + " (fused epilogue)";
+  if (const std::string why = igemm_sm90_fused_refusal(p, config); !why.empty()) throw InputError(me + " cannot run " + to_string(p) + ": " + why);
+  const std::size_t need = igemm_sm90_fused_workspace_bytes(p, config), fold = fused_fold_offset(igemm_sm90_workspace_bytes(p, config));
+  if (t.workspace_bytes < need || t.workspace == nullptr)
+    throw InputError(me + ": workspace of " + std::to_string(t.workspace_bytes) + " bytes, needs " + std::to_string(need));
+  for (auto [what, ptr] : {std::pair{"bias", f.bias}, std::pair{"residual", f.residual}})
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0)
+      throw InputError(me + ": buffer " + what + " is not 16-byte aligned (the epilogue reads 16-byte pieces)");
+  if ((f.bn_scale == nullptr) != (f.bn_var == nullptr) || (f.bn_scale == nullptr) != (f.bn_mean == nullptr) ||
+      (f.bn_scale == nullptr) != (f.bn_shift == nullptr))
+    throw InputError(me + ": bnorm-infer needs all four of scale, shift, mean and var");
+  sm90::IgemmEpilogue ep;
+  ep.fused = true;
+  if (f.bn_scale != nullptr) {
+    auto* a = reinterpret_cast<float*>(static_cast<unsigned char*>(t.workspace) + fold);
+    const int k = static_cast<int>(p.k);
+    fold_bnorm_kernel<<<(k + kPadThreads - 1) / kPadThreads, kPadThreads, 0, static_cast<hipStream_t>(t.stream)>>>(
+        f.bn_scale, f.bn_var, static_cast<float>(f.bn_epsilon), a, k);
+    HIPRIM_CHECK_LAUNCH("fold_bnorm_kernel", me + " " + to_string(p));
+    ep.bn_a = a, ep.bn_mean = f.bn_mean, ep.bn_shift = f.bn_shift;
+  }
+  ep.residual = f.residual;
+  ep.add_alpha = static_cast<float>(f.add_alpha), ep.add_beta = static_cast<float>(f.add_beta);
+  ep.activ_mode = f.activ_mode;
+  ep.activ_alpha = static_cast<float>(f.activ_alpha), ep.activ_beta = static_cast<float>(f.activ_beta);
+  ep.activ_gamma = static_cast<float>(f.activ_gamma);
+  ConvTensors conv_t = t;
+  conv_t.workspace_bytes = fold;
+  run_igemm(p, conv_t, config, ep, f.bias);
+}
+
+namespace {
+void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& config, const sm90::IgemmEpilogue& ep,
+               const void* fused_bias) {
   const std::string me = kIgemmWgmmaName;
   const IgemmPlan pl = sm90::plan_igemm(p);
   // The solver's checks (its run() made them for the config it picks), here for `config`.
@@ -254,7 +333,7 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
     void* const wt = static_cast<unsigned char*>(t.workspace) + L.wt_offset;
     const sm90::Col2im& g = pl.col2im_geom;
     permute_filter(t.w, wt, static_cast<int>(p.k), 1, rs * static_cast<int>(p.c), g.jp, false, hs, context);
-    buf = {wt, t.y, nullptr, nullptr, t.workspace};  // the GEMM's "x" is w^T, its "filter" dy
+    buf = {wt, t.y, nullptr, nullptr, t.workspace, {}};  // the GEMM's "x" is w^T, its "filter" dy
     const long long n = sm90::col2im_threads(g);
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, float>) {
@@ -274,7 +353,7 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
     im2col_kernel<<<grid_stride_blocks(n, kPadThreads), kPadThreads, 0, hs>>>(
         pl.im2col_geom, static_cast<const std::uint16_t*>(t.x), static_cast<std::uint16_t*>(col), n);
     HIPRIM_CHECK_LAUNCH("im2col_kernel", context);
-    buf = {t.y, col, dwp, nullptr, t.workspace};
+    buf = {t.y, col, dwp, nullptr, t.workspace, {}};
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::bwd_weights>(L, c, buf, stream, context);
     });
@@ -284,16 +363,16 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
   if (c.flip) {  // bwd-data as the fwd convolution of dy with w' (a workspace copy): L is the fwd plan's
     void* const w_flip = static_cast<unsigned char*>(t.workspace) + L.w_flip_offset;
     permute_filter(t.w, w_flip, static_cast<int>(p.k), rs, static_cast<int>(p.c), static_cast<int>(p.c), true, hs, context);
-    buf = {t.y, w_flip, t.x, nullptr, t.workspace};
+    buf = {t.y, w_flip, t.x, nullptr, t.workspace, {}};
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);
     });
     return;
   }
   switch (pl.params.dir) {
-    case IgemmDir::fwd: buf = {t.x, t.w, t.y, p.bias ? t.bias : nullptr, t.workspace}; break;
-    case IgemmDir::bwd_data: buf = {t.y, t.w, t.x, nullptr, t.workspace}; break;
-    case IgemmDir::bwd_weights: buf = {t.y, t.x, t.w, nullptr, t.workspace}; break;
+    case IgemmDir::fwd: buf = {t.x, t.w, t.y, ep.fused ? fused_bias : p.bias ? t.bias : nullptr, t.workspace, ep}; break;
+    case IgemmDir::bwd_data: buf = {t.y, t.w, t.x, nullptr, t.workspace, {}}; break;
+    case IgemmDir::bwd_weights: buf = {t.y, t.x, t.w, nullptr, t.workspace, {}}; break;
   }
   const long long act_rows = p.n * p.in[0] * p.in[1], w_rows = p.k * p.filter[0] * p.filter[1];
   if (pl.c_pad > 0) {  // the 3-channel stem: the GEMM runs on channel-padded copies in the workspace
@@ -329,6 +408,7 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
   if (pl.c_pad > 0 && pl.params.dir == IgemmDir::bwd_data) cut_channels(buf.out, t.x, act_rows, pl.c_real, pl.c_pad, hs, context);
   if (pl.c_pad > 0 && pl.params.dir == IgemmDir::bwd_weights) cut_channels(buf.out, t.w, w_rows, pl.c_real, pl.c_pad, hs, context);
 }
+}  // namespace
 
 std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma() { return std::make_shared<ConvIgemmWgmma>(); }
 

@@ -27,4 +27,28 @@ std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& 
 // InputError when the config does not parse or cannot run p (the message says why).
 void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::string& config);
 
+// The fused fwd epilogue (fusion.igemm.wgmma; sm90::IgemmEpilogue has the math): the chain's device
+// inputs, null where the chain lacks the step (bias and residual: T, 16-byte aligned; bnorm: fp32 [K]).
+struct IgemmFusedSteps {
+  const void* bias = nullptr;
+  const float* bn_scale = nullptr;
+  const float* bn_shift = nullptr;
+  const float* bn_mean = nullptr;
+  const float* bn_var = nullptr;
+  double bn_epsilon = 1e-5;
+  const void* residual = nullptr;
+  double add_alpha = 1, add_beta = 1;
+  int activ_mode = -1;  // ActivMode's number (gpu/activ/activ_math.hpp), < 0: none
+  double activ_alpha = 0, activ_beta = 0, activ_gamma = 0;
+};
+// "" when `config` can run p (fwd, no bias of its own) with the fused epilogue, else why not.
+std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config);
+// The heuristic's config for p without .p and .se ("" when refused).
+std::string igemm_sm90_fused_default_config(const ConvProblem& p);
+// The conv's workspace, then the folded bnorm factors (K floats), 256-byte aligned.
+std::size_t igemm_sm90_fused_workspace_bytes(const ConvProblem& p, const std::string& config);
+// y = chain(conv(x, w)) in one conv launch (plus the split-K reduction and a K-element fold of the
+// bnorm factors). InputError when refused, buffers are misaligned or the workspace is short.
+void igemm_sm90_run_fused(const ConvProblem& p, const ConvTensors& t, const std::string& config, const IgemmFusedSteps& f);
+
 }  // namespace hiprim::gpu

@@ -30,8 +30,8 @@
 // full[s] then expects 129 arrivals plus the boxes' bytes (1 arrival when both come by TMA).
 // Both variants pin the accumulators around each batch and after the last wait (fence_operands).
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
-// (NHWC rows), or (.se) staged in shared memory and stored as 16-byte row pieces; hook for fused
-// scale/shift, residual and activation: igemm_epilogue_value().
+// (NHWC rows), or (.se) staged in shared memory and stored as 16-byte row pieces, or (fwd with
+// params.ep.fused) staged in fp32 and run through the fused chain (IgemmEpilogue) per 8-channel piece.
 // splitk > 1: each split writes its fp32 partial sums to partial[split][m][n]; igemm_sm90_reduce sums
 // the splits in ascending order (+ bias), rounds and stores: deterministic, no atomics.
 // fp32_out (.col2im's dcol GEMM, splitk 1): the tile's fp32 sums go to partial[0][m][n] unrounded.
@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gpu/activ/activ_math.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/conv/igemm_sm90_plan.hpp"
 #include "gpu/conv/igemm_sm90_producers.hpp"
@@ -65,6 +66,15 @@ __device__ __forceinline__ float igemm_epilogue_value(float acc, const T* bias, 
   return bias != nullptr ? acc + load_f(bias, n) : acc;
 }
 
+// The fused chain (IgemmEpilogue) on one fp32 value v of channel n after the bias; res: the
+// residual's element (used only with ep.residual).
+__device__ __forceinline__ float igemm_fused_value(const IgemmEpilogue& ep, float v, int n, float res) {
+  if (ep.bn_a != nullptr) v = (v - ep.bn_mean[n]) * ep.bn_a[n] + ep.bn_shift[n];
+  if (ep.residual != nullptr) v = ep.add_alpha * v + ep.add_beta * res;
+  if (ep.activ_mode >= 0) v = activ_fwd(ep.activ_mode, v, ActivCoeffs{ep.activ_alpha, ep.activ_beta, ep.activ_gamma});
+  return v;
+}
+
 // Two adjacent outputs (off even), each rounded to nearest even: one 4-byte store.
 template <typename T>
 __device__ __forceinline__ void store_pair(T* out, long long off, float v0, float v1) {
@@ -80,10 +90,12 @@ __device__ __forceinline__ void store_pair(T* out, long long off, float v0, floa
 #endif
 }
 
-// Second pass of split-K (dense output rows): out[e] = round(sum_s partial[s][e] (+ bias[e % n_cols])).
+// Second pass of split-K (dense output rows): out[e] = round(sum_s partial[s][e] (+ bias[e % n_cols]),
+// then the fused chain when ep.fused).
 template <typename T>
 __global__ void __launch_bounds__(256) igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn,
-                                                         int n_cols, const T* __restrict__ bias, T* __restrict__ out) {
+                                                         int n_cols, const T* __restrict__ bias, T* __restrict__ out,
+                                                         const IgemmEpilogue ep) {
   const long long pairs = mn / 2, step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < pairs; e += step) {
     float2 s = reinterpret_cast<const float2*>(partial)[e];
@@ -93,7 +105,13 @@ __global__ void __launch_bounds__(256) igemm_sm90_reduce(const float* __restrict
       s.y += v.y;
     }
     const int n = static_cast<int>((2 * e) % n_cols);
-    store_pair(out, 2 * e, igemm_epilogue_value(s.x, bias, n), igemm_epilogue_value(s.y, bias, n + 1));
+    float v0 = igemm_epilogue_value(s.x, bias, n), v1 = igemm_epilogue_value(s.y, bias, n + 1);
+    if (ep.fused) {
+      const T* res = static_cast<const T*>(ep.residual);
+      v0 = igemm_fused_value(ep, v0, n, res ? load_f(res, 2 * e) : 0.0f);
+      v1 = igemm_fused_value(ep, v1, n + 1, res ? load_f(res, 2 * e + 1) : 0.0f);
+    }
+    store_pair(out, 2 * e, v0, v1);
   }
 }
 
@@ -176,6 +194,66 @@ __device__ __forceinline__ void igemm_staged_epilogue(const IgemmParams& p, cons
           *reinterpret_cast<const uint4*>(tile + r * PITCH + 16 * piece);
   }
 }
+
+// The fused epilogue (fwd, splitk 1, p.ep.fused) of consumer warpgroup c: after every consumer's
+// last wgmma (named barrier 1) the warpgroup writes its 64 x BN fp32 sums into its own region of the
+// stage memory, rows BN*4 + 32 bytes apart (a half-warp's float2 stores hit 32 distinct banks), then
+// (named barrier 2 + c) thread t takes 8-channel piece t % (BN/8) of rows t / (BN/8) + i * (128 /
+// (BN/8)): bias, the chain on each value, one 16-byte load of the residual and one 16-byte store.
+template <typename T, int BN, int CONSUMERS>
+__device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
+                                                     int c, int t, int m0, int n0, T* out, const T* bias,
+                                                     unsigned char* smem) {
+  constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8, ROW_STEP = 128 / PIECES;
+  unsigned char* tile = smem + c * 64 * PITCH;
+  named_barrier(1, CONSUMERS * 128);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = acc_row(t, 2 * half);
+#pragma unroll
+    for (int jn = 0; jn < BN / 8; ++jn)
+      *reinterpret_cast<float2*>(tile + r * PITCH + 4 * acc_col(t, 4 * jn)) =
+          make_float2(acc[4 * jn + 2 * half], acc[4 * jn + 2 * half + 1]);
+  }
+  named_barrier(2 + c, 128);
+  const int piece = t % PIECES, col = n0 + 8 * piece;
+  if (col >= p.n_cols) return;
+  const T* res = static_cast<const T*>(p.ep.residual);
+#pragma unroll 1
+  for (int i = 0; i < 64 / ROW_STEP; ++i) {
+    const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
+    if (row >= cl.m) break;  // rows grow with i
+    const long long off = out_row_offset(cl.out, row, p.n_cols) + col;
+    const float* sums = reinterpret_cast<const float*>(tile + r * PITCH + 32 * piece);
+    alignas(16) T in[8];
+    alignas(16) T o[8];
+    if (res != nullptr) *reinterpret_cast<uint4*>(in) = *reinterpret_cast<const uint4*>(res + off);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float v = igemm_fused_value(p.ep, igemm_epilogue_value(sums[j], bias, col + j), col + j,
+                                        res != nullptr ? load_f(in, j) : 0.0f);
+      store_f(o, j, v);
+    }
+    *reinterpret_cast<uint4*>(out + off) = *reinterpret_cast<const uint4*>(o);
+  }
+}
+
+// The epilogue of one tile: the fused one (fwd with p.ep.fused, splitk 1), else .se's or the direct one.
+template <typename T, int BN, int CONSUMERS, IgemmDir DIR>
+__device__ __forceinline__ void igemm_tile_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
+                                                    int c, int t, int m0, int n0, int split, T* out, const T* bias,
+                                                    float* partial, unsigned char* smem) {
+  if constexpr (DIR == IgemmDir::fwd) {
+    if (p.ep.fused && p.splitk == 1) {
+      igemm_fused_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
+      return;
+    }
+  }
+  if (p.staged_epilogue)
+    igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
+  else
+    igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
+}
 #endif  // HIPRIM_SM90A
 
 // The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
@@ -236,10 +314,8 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     wgmma_wait<0>();
     fence_operands(acc);
     cp_async_wait(0);
-    if (p.staged_epilogue)
-      igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, wg, t, m0, n0, out, bias, smem_raw + (smem0 - smem_addr(smem_raw)));
-    else
-      igemm_epilogue<T, BN>(p, cl, acc, wg, t, m0, n0, split, out, bias, partial);
+    igemm_tile_epilogue<T, BN, CONSUMERS, DIR>(p, cl, acc, wg, t, m0, n0, split, out, bias, partial,
+                                               smem_raw + (smem0 - smem_addr(smem_raw)));
   } else {
     const std::uint32_t bars = smem0 + static_cast<std::uint32_t>(stages * STAGE_BYTES);
     auto full = [&](int s) { return bars + 8u * static_cast<std::uint32_t>(s); };
@@ -340,10 +416,9 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
         wgmma_wait<0>();
         fence_operands(acc);
         if (prev >= 0) mbar_arrive(empty(prev));  // the tile's last stage: free for the producer's next tile
-        if (p.staged_epilogue)  // (one tile per CTA: .se is refused with .p, the stages are its scratch)
-          igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem_raw + (smem0 - smem_addr(smem_raw)));
-        else
-          igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
+        // (one tile per CTA with .se or the fused epilogue: refused with .p, the stages are their scratch)
+        igemm_tile_epilogue<T, BN, CONSUMERS, DIR>(p, cl, acc, c, t, m0, n0, split, out, bias, partial,
+                                                   smem_raw + (smem0 - smem_addr(smem_raw)));
       }
     }
   }

@@ -116,8 +116,10 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
     if (L.params.b_dense) map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
     if (L.params.b_im2col) map_b = im2col_tensor_map<T>(buf.b, act_gather_of(L.params.pix), L.params.cls[0].kred, 64, context);
   }
+  IgemmParams params = L.params;
+  params.ep = buf.ep;
   kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
-      L.params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
+      params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
       static_cast<const T*>(buf.bias), c.splitk > 1 || L.params.fp32_out ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
       map_a);
   HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
@@ -182,7 +184,7 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
     const long long blocks = std::clamp<long long>((mn / 2 + 255) / 256, 1, 8LL * kNumSms);
     igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
         static_cast<const float*>(buf.workspace), c.splitk, mn, L.params.n_cols, static_cast<const T*>(buf.bias),
-        static_cast<T*>(buf.out));
+        static_cast<T*>(buf.out), buf.ep);
     HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
   }
 }

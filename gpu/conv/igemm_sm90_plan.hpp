@@ -285,6 +285,23 @@ struct IgemmClass {
   OutRows out;
 };
 
+// The fused fwd epilogue (fusion.igemm.wgmma; `fused` false for the plain solver), applied in fp32
+// to each output sum v of element e (channel n) after the bias, one rounding to T at the end:
+//   bnorm-infer  v = (v - bn_mean[n]) * bn_a[n] + bn_shift[n]   (bn_a = scale / sqrt(var + eps), fp32)
+//   add          v = add_alpha * v + add_beta * residual[e]     (residual: T, y's layout)
+//   activ        v = activ_fwd(activ_mode, v, activ coefficients)   (gpu/activ/activ_math.hpp)
+// A null pointer (activ_mode < 0) skips its step. Device pointers, set per run.
+struct IgemmEpilogue {
+  bool fused = false;
+  const float* bn_mean = nullptr;
+  const float* bn_a = nullptr;
+  const float* bn_shift = nullptr;
+  const void* residual = nullptr;
+  float add_alpha = 1.0f, add_beta = 1.0f;
+  int activ_mode = -1;
+  float activ_alpha = 0.0f, activ_beta = 0.0f, activ_gamma = 0.0f;
+};
+
 // Everything the kernel needs; a plain value passed by value to the kernel.
 struct IgemmParams {
   IgemmDir dir = IgemmDir::fwd;
@@ -302,6 +319,8 @@ struct IgemmParams {
   bool fp32_out = false;           // .col2im: every tile writes fp32 sums to partial[0][m][n] (no rounding)
   int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):
                                    // neighbouring CTAs share the activation tile, the big operand
+  IgemmEpilogue ep;                // fused fwd epilogue (splitk 1: staged in fp32 through shared memory;
+                                   // splitk > 1: applied by the reduction); set by the launch
 };
 static_assert(sizeof(IgemmParams) <= 4000, "kernel parameters stay within the classic 4 KiB limit");
 
@@ -407,6 +426,7 @@ struct IgemmBuffers {
   void* out = nullptr;        // fwd: y, bwd-data: dx, bwd-weights: dw
   const void* bias = nullptr; // fwd only, or null
   void* workspace = nullptr;  // split-K partials (workspace_bytes)
+  IgemmEpilogue ep;           // fwd only: the fused epilogue (copied into the kernel's params)
 };
 // Enqueues the config's kernels on `stream` (a hipStream_t) for element type T (__half or bf16):
 // defined in igemm_sm90_launch.hpp, instantiated by igemm_sm90_{fwd,bwd_data,bwd_weights}.hip.

@@ -184,6 +184,6 @@ class UnfusedFusionSolver final : public TypedOpSolver<FusionProblem> {
 
 }  // namespace
 
-OpSolverList fusion_solvers() { return {std::make_shared<UnfusedFusionSolver>()}; }
+std::shared_ptr<const OpSolver> make_unfused_fusion_solver() { return std::make_shared<UnfusedFusionSolver>(); }
 
 }  // namespace hiprim::gpu

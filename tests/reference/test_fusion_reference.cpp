@@ -249,6 +249,30 @@ TEST(FusionReference, FusedBoundRejectsAnUnfusedSolver) {
   EXPECT_EQ(violations(e, emulate<float>(p, d, std::nullopt), p.dtype, true, first), 0) << first;
 }
 
+// A tensor-core solver (accumulation factor 2) is judged by the same values with the conv step's
+// gamma(L) bound doubled: every bound at least the factor-1 one, larger wherever the conv sums anything.
+TEST(FusionReference, AccumulationFactorScalesTheConvBound) {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 40; ++i) {
+    const FusionProblem p = random_chain(rng);
+    SCOPED_TRACE(to_string(p));
+    const Data d = random_data(p, rng, false);
+    const auto one = ref::op_expected(*make_op_problem(p), d.ptrs())[0];
+    const auto two = ref::op_expected(*make_op_problem(p), d.ptrs(), ref::OpReferenceOptions{2.0})[0];
+    ASSERT_EQ(one.value.size(), two.value.size());
+    int larger = 0, finite = 0;
+    for (std::size_t j = 0; j < one.value.size(); ++j) {
+      if (!std::isnan(one.value[j])) {
+        ASSERT_EQ(one.value[j], two.value[j]) << "element " << j;
+      }
+      ASSERT_GE(two.bound[j], one.bound[j]) << "element " << j;
+      if (std::isfinite(one.value[j])) ++finite;
+      if (two.bound[j] > one.bound[j]) ++larger;
+    }
+    if (finite > 0) EXPECT_GT(larger, 0);
+  }
+}
+
 TEST(FusionReference, LipschitzOfTheActivations) {
   ActivProblem a;
   a.mode = ActivMode::gelu;

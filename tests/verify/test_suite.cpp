@@ -185,8 +185,8 @@ TEST(Suite, Resnet50SuiteCrossesTheOptions) {
 
 TEST(Suite, LoadByNameOrPath) {
   EXPECT_EQ(suite_names(SuitePart::conv), (std::vector<std::string>{"smoke", "resnet50", "edge"}));
-  EXPECT_EQ(suite_names(SuitePart::all), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops"}));
-  EXPECT_EQ(suite_names(SuitePart::ops), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops", "resnet50_ops"}));
+  EXPECT_EQ(suite_names(SuitePart::all), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops", "fusion"}));
+  EXPECT_EQ(suite_names(SuitePart::ops), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops", "fusion", "resnet50_ops"}));
   EXPECT_EQ(conv_problems(load_suite("smoke", {}, SuitePart::conv)), conv_problems(parse_suite(embedded_suite_file("smoke.txt"), "smoke.txt")));
   const auto path = std::filesystem::temp_directory_path() / ("hiprim_suite_test_" + std::to_string(::getpid()) + ".txt");
   {
