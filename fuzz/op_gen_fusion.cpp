@@ -131,11 +131,16 @@ class FusionGen final : public TypedOpGen<FusionProblem> {
                           return p;
                         });
   }
-  // Step k halves n, then the larger spatial size (the filter still fits).
+  // Step 0 makes a grouped conv dense and rounds K up to a multiple of 8 (the tensor-core solvers'
+  // refusals the anchors cannot see) when that changes the problem; every further step halves n,
+  // then the larger spatial size (the filter still fits).
   std::optional<FusionProblem> repair_typed(const FusionProblem& p, int step) const override {
     FusionProblem r = p;
     ConvProblem& c = r.steps[0].conv;
-    for (int i = 0; i <= step; ++i) {
+    const bool dense = c.groups > 1 || c.k % 8 != 0;
+    c.groups = 1;
+    c.k = (c.k + 7) / 8 * 8;
+    for (int i = 0; i < step + (dense ? 0 : 1); ++i) {
       if (c.n > 1) c.n /= 2;
       else if (c.in[0] >= c.in[1] && c.in[0] / 2 >= c.filter[0]) c.in[0] /= 2;
       else if (c.in[1] / 2 >= c.filter[1]) c.in[1] /= 2;
