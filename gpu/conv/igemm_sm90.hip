@@ -260,7 +260,6 @@ std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& co
   const auto c = sm90::parse_igemm_config(config);
   if (!c) return "config '" + config + "' does not parse";
   if (const std::string why = sm90::igemm_config_refusal(pl, *c); !why.empty()) return "config " + config + ": " + why;
-  if (c->persistent) return "config " + config + ": the fused epilogue stages its tile in the stages the persistent producer (.p) refills";
   if (c->bm * (c->bn * 4 + 32) > c->stages * (c->bm + c->bn) * 128)
     return "config " + config + ": the fp32 tile of the fused epilogue does not fit in its stage memory";
   return {};
@@ -270,7 +269,7 @@ std::string igemm_sm90_fused_default_config(const ConvProblem& p) {
   const IgemmPlan pl = sm90::plan_igemm(p);
   if (!pl.refusal.empty()) return {};
   IgemmConfig c = sm90::igemm_default_config(p, pl);
-  c.persistent = false, c.se = false;  // (the fused epilogue is staged itself)
+  c.se = false;  // (the fused epilogue is staged itself)
   return to_string(c);
 }
 

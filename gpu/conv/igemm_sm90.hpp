@@ -43,7 +43,7 @@ struct IgemmFusedSteps {
 };
 // "" when `config` can run p (fwd, no bias of its own) with the fused epilogue, else why not.
 std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config);
-// The heuristic's config for p without .p and .se ("" when refused).
+// The heuristic's config for p without .se ("" when refused).
 std::string igemm_sm90_fused_default_config(const ConvProblem& p);
 // The conv's workspace, then the folded bnorm factors (K floats), 256-byte aligned.
 std::size_t igemm_sm90_fused_workspace_bytes(const ConvProblem& p, const std::string& config);

@@ -275,12 +275,9 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
   const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, t = tid % 128;
   const int zc = static_cast<int>(blockIdx.z) / p.splitk, split = static_cast<int>(blockIdx.z) - zc * p.splitk;
   const IgemmClass& cl = p.cls[zc];
-  // Tile tl (n fastest) starts at row tile_m0(tl), column tile_n0(tl). The warp-specialised variant
-  // takes tiles blockIdx.x, + gridDim.x, ... (persistent when the grid is smaller than the tiles, .p).
-  const int tiles = p.m_tiles * p.n_tiles;
-  auto tile_m0 = [&](int tl) { return tl / p.n_tiles * BM; };
-  auto tile_n0 = [&](int tl) { return (tl - tl / p.n_tiles * p.n_tiles) * BN; };
-  if (tile_m0(static_cast<int>(blockIdx.x)) >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
+  const int tile = static_cast<int>(blockIdx.x), m_tile = tile / p.n_tiles;
+  const int m0 = m_tile * BM, n0 = (tile - m_tile * p.n_tiles) * BN;
+  if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
   const int kb_total = (cl.kred + kTileK - 1) / kTileK;
   const int kb_begin = split * p.kb_per_split;
   const int nkb = max(0, min(kb_total, kb_begin + p.kb_per_split) - kb_begin);
@@ -291,7 +288,6 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
   for (int v = 0; v < BN / 2; ++v) acc[v] = 0.0f;
 
   if constexpr (!WS) {
-    const int m0 = tile_m0(static_cast<int>(blockIdx.x)), n0 = tile_n0(static_cast<int>(blockIdx.x));
     StageProducers<T, BM, BN, DIR, CONSUMERS * 128> prod;
     prod.init(p, cl, a, b, m0, n0, tid);
     const int D = stages - 2;
@@ -332,94 +328,79 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     __syncthreads();
     if (wg == 0) {  // producer warpgroup
       StageProducers<T, BM, BN, DIR, 128> prod;
+      prod.init(p, cl, a, b, m0, n0, t);
       int stage = 0, use = 0;
-      for (int tl = static_cast<int>(blockIdx.x); tl < tiles; tl += static_cast<int>(gridDim.x)) {
-        const int m0 = tile_m0(tl), n0 = tile_n0(tl);
-        if (m0 >= cl.m) break;  // this and every later tile of the CTA lie past the class
-        prod.init(p, cl, a, b, m0, n0, t);
-        for (int i = 0; i < nkb; ++i) {
-          if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
-          if constexpr (TMA && DIR == IgemmDir::fwd) {
-            const int k0 = (kb_begin + i) * kTileK;
-            if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
-                           // or x's im2col box of BM pixels x 64 channels
-              mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
-              tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0, full(stage));
-              if (p.a_dense) {
-                tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
-              } else if (p.a_im2col) {
-                const Im2colBox q = im2col_box(cl.act, m0, k0);
-                tma_load_im2col_4d(stage_addr(stage), &tmap_a, q.c0, q.x, q.y, q.img, static_cast<std::uint16_t>(q.off_x),
-                                   static_cast<std::uint16_t>(q.off_y), full(stage));
-              }
+      for (int i = 0; i < nkb; ++i) {
+        if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
+        if constexpr (TMA && DIR == IgemmDir::fwd) {
+          const int k0 = (kb_begin + i) * kTileK;
+          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
+                         // or x's im2col box of BM pixels x 64 channels
+            mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
+            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0, full(stage));
+            if (p.a_dense) {
+              tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
+            } else if (p.a_im2col) {
+              const Im2colBox q = im2col_box(cl.act, m0, k0);
+              tma_load_im2col_4d(stage_addr(stage), &tmap_a, q.c0, q.x, q.y, q.img, static_cast<std::uint16_t>(q.off_x),
+                                 static_cast<std::uint16_t>(q.off_y), full(stage));
             }
-            if (!p.a_dense && !p.a_im2col) {
-              prod.load_a(kb_begin + i, stage_addr(stage), t);
-              cp_async_arrive_noinc(full(stage));
-            }
-          } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
-            const int k0 = (kb_begin + i) * kTileK;
-            if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0), or x's
-                           // im2col box of pixels k0.. at the tap of column n0 + 64j (columns past the
-                           // last take the last tap's box: their outputs are never stored)
-              mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense || p.b_im2col ? BN : 0)) * kRowBytes);
-  #pragma unroll
-              for (int j = 0; j < BM / 64; ++j)
-                tma_load_2d(stage_addr(stage) + j * kMnAtomColBytes, &tmap_a, m0 + 64 * j, k0, full(stage));
-              if (p.b_dense) {
-  #pragma unroll
-                for (int j = 0; j < BN / 64; ++j)
-                  tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
-              } else if (p.b_im2col) {
-                const ActGather g = act_gather_of(p.pix);
-  #pragma unroll
-                for (int j = 0; j < BN / 64; ++j) {
-                  const Im2colBox q = im2col_box(g, k0, min(n0 + 64 * j, p.n_cols - 64));
-                  tma_load_im2col_4d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, q.c0, q.x, q.y, q.img,
-                                     static_cast<std::uint16_t>(q.off_x), static_cast<std::uint16_t>(q.off_y), full(stage));
-                }
-              }
-            }
-            if (!p.b_dense && !p.b_im2col) {
-              prod.load_b(kb_begin + i, stage_addr(stage), t);
-              cp_async_arrive_noinc(full(stage));
-            }
-          } else {
-            prod.load(kb_begin + i, stage_addr(stage), t);
+          }
+          if (!p.a_dense && !p.a_im2col) {
+            prod.load_a(kb_begin + i, stage_addr(stage), t);
             cp_async_arrive_noinc(full(stage));
           }
-          if (++stage == stages) stage = 0, ++use;
+        } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
+          const int k0 = (kb_begin + i) * kTileK;
+          if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0), or x's
+                         // im2col box of pixels k0.. at the tap of column n0 + 64j (columns past the
+                         // last take the last tap's box: their outputs are never stored)
+            mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense || p.b_im2col ? BN : 0)) * kRowBytes);
+#pragma unroll
+            for (int j = 0; j < BM / 64; ++j)
+              tma_load_2d(stage_addr(stage) + j * kMnAtomColBytes, &tmap_a, m0 + 64 * j, k0, full(stage));
+            if (p.b_dense) {
+#pragma unroll
+              for (int j = 0; j < BN / 64; ++j)
+                tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
+            } else if (p.b_im2col) {
+              const ActGather g = act_gather_of(p.pix);
+#pragma unroll
+              for (int j = 0; j < BN / 64; ++j) {
+                const Im2colBox q = im2col_box(g, k0, min(n0 + 64 * j, p.n_cols - 64));
+                tma_load_im2col_4d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, q.c0, q.x, q.y, q.img,
+                                   static_cast<std::uint16_t>(q.off_x), static_cast<std::uint16_t>(q.off_y), full(stage));
+              }
+            }
+          }
+          if (!p.b_dense && !p.b_im2col) {
+            prod.load_b(kb_begin + i, stage_addr(stage), t);
+            cp_async_arrive_noinc(full(stage));
+          }
+        } else {
+          prod.load(kb_begin + i, stage_addr(stage), t);
+          cp_async_arrive_noinc(full(stage));
         }
+        if (++stage == stages) stage = 0, ++use;
       }
       cp_async_wait_all();  // leave no copy in flight behind an exiting thread (they are not in groups)
     } else {
       const int c = wg - 1;
-      int stage = 0, use = 0;
-      for (int tl = static_cast<int>(blockIdx.x); tl < tiles; tl += static_cast<int>(gridDim.x)) {
-        const int m0 = tile_m0(tl), n0 = tile_n0(tl);
-        if (m0 >= cl.m) break;
-        if (tl != static_cast<int>(blockIdx.x)) {  // the previous tile's epilogue has read acc
-#pragma unroll
-          for (int v = 0; v < BN / 2; ++v) acc[v] = 0.0f;
-        }
-        int prev = -1;
-        for (int i = 0; i < nkb; ++i) {
-          mbar_wait(full(stage), use & 1);
-          fence_proxy_async();
-          mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
-          wgmma_wait<1>();
-          fence_operands(acc);
-          if (prev >= 0) mbar_arrive(empty(prev));
-          prev = stage;
-          if (++stage == stages) stage = 0, ++use;
-        }
-        wgmma_wait<0>();
+      int stage = 0, use = 0, prev = 0;
+      for (int i = 0; i < nkb; ++i) {
+        mbar_wait(full(stage), use & 1);
+        fence_proxy_async();
+        mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
+        wgmma_wait<1>();
         fence_operands(acc);
-        if (prev >= 0) mbar_arrive(empty(prev));  // the tile's last stage: free for the producer's next tile
-        // (one tile per CTA with .se or the fused epilogue: refused with .p, the stages are their scratch)
-        igemm_tile_epilogue<T, BN, CONSUMERS, DIR>(p, cl, acc, c, t, m0, n0, split, out, bias, partial,
-                                                   smem_raw + (smem0 - smem_addr(smem_raw)));
+        if (i > 0) mbar_arrive(empty(prev));
+        prev = stage;
+        if (++stage == stages) stage = 0, ++use;
       }
+      wgmma_wait<0>();
+      fence_operands(acc);
+      igemm_tile_epilogue<T, BN, CONSUMERS, DIR>(p, cl, acc, c, t, m0, n0, split, out, bias, partial,
+                                                 smem_raw + (smem0 - smem_addr(smem_raw)));
     }
   }
 #else

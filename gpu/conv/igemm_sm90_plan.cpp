@@ -129,17 +129,11 @@ double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTE
 
 }  // namespace
 
-int igemm_ctas_per_sm(const IgemmConfig& c) {
-  const int threads = igemm_threads(c), regs = std::min(255, c.bn / 2 + 48);
-  return std::max(1, std::min({(228 * 1024) / (igemm_smem_bytes(c) + 1024), 2048 / threads, 65536 / (threads * regs)}));
-}
-
 std::string to_string(const IgemmConfig& c) {
   std::string s = "m";
   s += std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" + std::to_string(c.splitk);
   if (c.ws) s += ".ws";
   if (c.tma) s += ".tma";
-  if (c.persistent) s += ".p";
   if (c.se) s += ".se";
   if (c.flip) s += ".flip";
   if (c.col2im) s += ".col2im";
@@ -163,7 +157,6 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
   if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
   if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
-  if (s.substr(0, 2) == ".p" && (s.size() == 2 || s[2] == '.')) c.persistent = true, s.remove_prefix(2);
   if (s.substr(0, 3) == ".se") c.se = true, s.remove_prefix(3);
   if (s == ".flip") c.flip = true, s.remove_prefix(5);
   if (s == ".col2im") c.col2im = true, s.remove_prefix(7);
@@ -336,8 +329,6 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
   if (c.col2im && (c.se || c.splitk > 1))
     return ".col2im writes one fp32 sum per dcol element: no staged epilogue, no split-K";
   if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
-  if (c.persistent && !c.ws) return "the persistent grid (.p) comes with the warp-specialised variant only (.ws.p, .ws.tma.p)";
-  if (c.persistent && c.se) return "the staged epilogue (.se) uses the stages the persistent producer (.p) is refilling";
   if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
   if (c.stages < kMinStages || c.stages > kMaxStages)
     return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
@@ -408,7 +399,6 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   q.m_tiles = static_cast<int>(std::max<long long>(1, cdiv(pl.gemm_m_max, c.bm)));
   q.n_tiles = static_cast<int>(cdiv(q.n_cols, c.bn));
   L.grid_x = static_cast<unsigned>(static_cast<long long>(q.m_tiles) * q.n_tiles);
-  if (c.persistent) L.grid_x = std::min<unsigned>(L.grid_x, static_cast<unsigned>(kNumSms * igemm_ctas_per_sm(c)));
   L.grid_y = 1;
   L.grid_z = static_cast<unsigned>(q.classes * c.splitk);
   L.threads = igemm_threads(c);
@@ -427,12 +417,11 @@ std::vector<IgemmConfig> igemm_config_space() {
   std::vector<IgemmConfig> out;
   for (int lowering = 0; lowering < 4; ++lowering)  // native; .flip; .col2im; .im2col
     for (bool se : {false, true})
-      for (int variant = 0; variant < 5; ++variant)  // all threads; warp-specialised; + TMA; both persistent
+      for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
         for (const IgemmTile& t : kTiles)
           for (int st = kMinStages; st <= kMaxStages; ++st)
             for (int sp : kSplits) {
-              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2 || variant == 4, se, lowering == 1, lowering == 2,
-                                  lowering == 3, variant >= 3};
+              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, lowering == 1, lowering == 2, lowering == 3};
               if (igemm_config_space_refusal(c).empty()) out.push_back(c);
             }
   return out;
@@ -458,7 +447,10 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
            2 * kExtraLaunch;
   const double mac_rate = 790e12 / 2 / kNumSms;  // per SM, MAC/s at the measured bf16 ceiling
   const double bw = kCopyRate;
-  const int occ = igemm_ctas_per_sm(c);
+  const int threads = igemm_threads(c);
+  const int regs = std::min(255, c.bn / 2 + 48);
+  const int occ = std::max(1, std::min({(228 * 1024) / (igemm_smem_bytes(c) + 1024), 2048 / threads,
+                                        65536 / (threads * regs)}));
   const bool all_tma_weights = c.tma && pl.params.dir == IgemmDir::bwd_weights && (pl.params.b_dense || pl.params.b_im2col);
   const bool all_tma_fwd = c.tma && pl.params.dir == IgemmDir::fwd && (pl.params.a_dense || pl.params.a_im2col) &&
                            cdiv(pl.kred_max, kTileK) >= kAllTmaFwdMinKBlocks;

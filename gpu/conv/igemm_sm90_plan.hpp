@@ -39,7 +39,7 @@
 // x[n][p*str - pad + r*dil][q*str - pad + s*dil][c] (j = (r*S + s)*C + c; 0 in the padding and for
 // J <= j < Jp), a bf16/fp16 copy in the workspace, then dw'[k][j] = the 1x1 bwd-weights GEMM of dy and
 // col (C' = Jp: 152 columns for the stem instead of 7*7*8 = 392 with padded channels), cut to dw.
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma][.p]][.se][.flip|.col2im|.im2col]"; tiles kTiles, stages 3..8
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
@@ -346,22 +346,16 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // col2im (suffix ".col2im", bwd-data with R*S*C <= 256, splitk 1, no .se): the dcol GEMM with the
 // rest of the config, then the col2im gather (see the header). im2col (suffix ".im2col",
 // bwd-weights with R*S*C <= 256): the col copy, then the 1x1 GEMM with the rest of the config.
-// persistent (suffix ".p", with ws, not with .se): a grid of at most kNumSms x the CTAs an SM holds,
-// each CTA taking tiles blockIdx.x, + gridDim.x, ...: the producer fills the next tile's stages while
-// the consumers store the last one (for layers of few k-blocks, where the store is the work).
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
-  bool ws = false, tma = false, se = false, flip = false, col2im = false, im2col = false, persistent = false;
+  bool ws = false, tma = false, se = false, flip = false, col2im = false, im2col = false;
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".p", then ".se",
-// then ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
+// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then
+// ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
-// The CTAs of c one SM holds by the model's count (shared memory, threads, registers ~ BN/2 + 48):
-// the cost model's occupancy and the persistent grid's size (kNumSms x it).
-int igemm_ctas_per_sm(const IgemmConfig& c);
 inline int igemm_smem_bytes(const IgemmConfig& c) {
   return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0);
 }

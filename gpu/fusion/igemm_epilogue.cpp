@@ -7,7 +7,7 @@
 // channels (the residual read the same way); with split-K the reduction kernel runs the chain.
 // Its sums come from tensor-core adds (accumulation_error_factor 2): the reference scales the conv
 // step's gamma(L) bound by it (reference/fusion.hpp). Config: the conv solver's heuristic pick
-// without .p and .se, or HIPRIM_CONV_CONFIG when that can run the fused epilogue.
+// without .se, or HIPRIM_CONV_CONFIG when that can run the fused epilogue.
 // Refuses rounding=unfused, fp32, NCHW and what conv.igemm.wgmma refuses, with the reason.
 #include <cstdlib>
 #include <memory>

@@ -130,34 +130,6 @@ TEST(IgemmConfig, GridCoversEveryTileOnceWithNFastest) {
   EXPECT_EQ(L.grid_y, 1u);
 }
 
-// .p: the warp-specialised variants on a grid of at most kNumSms x igemm_ctas_per_sm CTAs, each
-// walking tiles blockIdx.x, + gridDim.x, ...: together they cover every tile once.
-TEST(IgemmConfig, PersistentGridsWalkEveryTileOnce) {
-  const IgemmConfig pt{64, 64, 4, 1, true, true, false, false, false, false, true};
-  EXPECT_EQ(to_string(pt), "m64n64k64.s4.splitk1.ws.tma.p");
-  EXPECT_EQ(parse_igemm_config("m64n64k64.s4.splitk1.ws.tma.p"), pt);
-  EXPECT_EQ(parse_igemm_config("m64n64k64.s4.splitk2.ws.p.flip"), (IgemmConfig{64, 64, 4, 2, true, false, false, true, false, false, true}));
-  EXPECT_EQ(parse_igemm_config("m64n64k64.s4.splitk1.ws.px"), std::nullopt);
-  EXPECT_NE(igemm_config_space_refusal({64, 64, 4, 1, false, false, false, false, false, false, true}).find(".ws"), std::string::npos);
-  EXPECT_NE(igemm_config_space_refusal({64, 64, 4, 1, true, false, true, false, false, false, true}).find(".se"), std::string::npos);
-  for (const char* s : {"conv fwd bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-weights bf16 nhwc n4 c64 k64 in9x9 f3x3 pad1x1"}) {
-    const IgemmPlan pl = plan_igemm(parse_conv_problem(s));
-    for (const IgemmConfig& c : igemm_configs(pl)) {
-      if (!c.persistent) continue;
-      const IgemmLaunch L = make_igemm_launch(pl, c);
-      const long long tiles = static_cast<long long>(L.params.m_tiles) * L.params.n_tiles;
-      ASSERT_EQ(L.grid_x, static_cast<unsigned>(std::min<long long>(tiles, kNumSms * igemm_ctas_per_sm(c)))) << s << " " << to_string(c);
-      std::vector<int> seen(static_cast<std::size_t>(tiles), 0);
-      for (unsigned b = 0; b < L.grid_x; ++b)
-        for (long long tl = b; tl < tiles; tl += L.grid_x) ++seen[static_cast<std::size_t>(tl)];
-      ASSERT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; })) << s << " " << to_string(c);
-    }
-  }
-  // The ResNet-50 1x1 layer's 784 tiles of m128n128 need several per CTA.
-  const IgemmPlan big = plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n32 c64 k256 in56x56 f1x1"));
-  EXPECT_LT(make_igemm_launch(big, {128, 128, 4, 1, true, true, false, false, false, false, true}).grid_x, 784u);
-}
-
 TEST(IgemmConfig, RefusedConfigsSayWhy) {
   const IgemmPlan strided = plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1 str2x2"));
   EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 2}).find("sub-pixel"), std::string::npos);

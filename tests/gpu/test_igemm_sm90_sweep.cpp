@@ -128,9 +128,6 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
   for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, pick.splitk, true});
   for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, pick.splitk, true, true});  // + TMA (fwd)
   for (const sm90::IgemmTile& t : sm90::kTiles) add({t.bm, t.bn, 4, 1, true, true, true});  // TMA + staged epilogue
-  for (const sm90::IgemmTile& t : sm90::kTiles)  // persistent, with and without TMA, at the pick's split and 1
-    for (int sp : {1, pick.splitk})
-      for (bool tma : {true, false}) add({t.bm, t.bn, 4, sp, true, tma, false, false, false, false, true});
   // The staged epilogue on the pick and on each variant of the pick's tile.
   for (int v = 0; v < 3; ++v) add({pick.bm, pick.bn, pick.stages, 1, v >= 1, v == 2, true});
   for (int sp : {1, 2, 4, 8, 16, 32, 64, 128}) add({pick.bm, pick.bn, pick.stages, sp});
@@ -147,15 +144,14 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
     for (const sm90::IgemmTile& t : sm90::kTiles)
       for (int v = 0; v < 3; ++v)
         for (int st : {3, 4, 6}) add({t.bm, t.bn, st, 1, v >= 1, v == 2, false, false, true});
-  if (pl.im2col)  // each tile, the three producer variants (the 1x1 GEMM is dense: TMA), 3, 4 and 6 stages, the model's best split
+  if (pl.im2col)  // each tile, both producer variants, 3 and 4 stages, with the model's best split
     for (const sm90::IgemmTile& t : sm90::kTiles)
-      for (int v = 0; v < 3; ++v)
-        for (int st : {3, 4, 6}) {
-          if (v < 2 && st == 6) continue;
-          sm90::IgemmConfig best{t.bm, t.bn, st, 1, v >= 1, v == 2, false, false, false, true};
+      for (int v = 0; v < 2; ++v)
+        for (int st : {3, 4}) {
+          sm90::IgemmConfig best{t.bm, t.bn, st, 1, v == 1, false, false, false, false, true};
           double cost = 1e30;
           for (int sp : sm90::kSplits) {
-            const sm90::IgemmConfig c{t.bm, t.bn, st, sp, v >= 1, v == 2, false, false, false, true};
+            const sm90::IgemmConfig c{t.bm, t.bn, st, sp, v == 1, false, false, false, false, true};
             if (!listed(c)) continue;
             if (const double k = sm90::igemm_cost(pl, c); k < cost) cost = k, best = c;
           }
