@@ -81,7 +81,7 @@ struct Buffers {
 };
 
 class DeviceApi : public ::testing::Test {
- protected:
+ public:
   hiprimHandle_t host = nullptr, dev = nullptr;
   const float one = 1, zero = 0;
   void SetUp() override {
@@ -100,8 +100,6 @@ class DeviceApi : public ::testing::Test {
     ASSERT_EQ(call(dev, true), hiprimStatusSuccess) << "device: " << hiprimGetLastErrorMessage(dev);
     std::printf("device solver %s, host solver %s\n", hiprimGetLastSolverName(dev), hiprimGetLastSolverName(host));
   }
-  // Device workspace of `bytes` (none for 0).
-  static DeviceBuffer workspace(std::size_t bytes) { return bytes ? DeviceBuffer(bytes, "workspace") : DeviceBuffer(); }
 
   // The op problem `problem` whose buffers (in its tensors() order) start as `init`: run on both
   // backends by run(handle, pointers), then every output / in_out tensor compared: |device - host|
@@ -157,51 +155,52 @@ const Shape kConvShapes[] = {{2, 3, 4, 9, 8, 3, 3, 1, 1, 1, false}, {1, 4, 8, 10
 
 std::size_t elems(int a, int b, int c, int d) { return static_cast<std::size_t>(a) * b * c * d; }
 
+// One convolution direction on both backends: integer inputs of na and nb elements (seeds apart),
+// the output (nout) poisoned; size(ws) queries the device's workspace, run(h, a, b, out, ws, bytes)
+// calls the entry point. The outputs must be equal bit for bit.
+template <typename Size, typename Run>
+void conv_case(DeviceApi& t, std::size_t na, std::size_t nb, std::size_t nout, int seed, Size&& size, Run&& run) {
+  Buffers b({integers(na, seed), integers(nb, seed + 1), Vec(nout, -99.0f)});
+  size_t ws = 0;
+  ASSERT_EQ(size(&ws), hiprimStatusSuccess);
+  DeviceBuffer w = ws ? DeviceBuffer(ws, "workspace") : DeviceBuffer();
+  t.on_both([&](hiprimHandle_t h, bool device) {
+    return device ? run(h, b.d(0), b.d(1), b.d(2), w.data(), ws) : run(h, b.h(0), b.h(1), b.h(2), nullptr, 0);
+  });
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(b.device_copy(2), b.host[2]);
+}
+
 TEST_F(DeviceApi, ConvolutionForwardEqualsTheHostBitForBit) {
   for (const Shape& sh : kConvShapes) {
     Descs d(sh);
-    Buffers b({integers(elems(sh.n, sh.c, sh.h, sh.w), 1), integers(elems(sh.k, sh.c, sh.r, sh.s), 2),
-               Vec(elems(sh.n, sh.k, sh.p(), sh.q()), -99.0f)});
-    size_t ws = 0;
-    ASSERT_EQ(hiprimConvolutionForwardGetWorkSpaceSize(dev, d.w, d.x, d.conv, d.y, &ws), hiprimStatusSuccess) << hiprimGetLastErrorMessage(dev);
-    DeviceBuffer w = workspace(ws);
-    on_both([&](hiprimHandle_t h, bool device) {
-      return hiprimConvolutionForward(h, &one, d.x, device ? b.d(0) : b.h(0), d.w, device ? b.d(1) : b.h(1), d.conv, &zero, d.y,
-                                      device ? b.d(2) : b.h(2), device ? w.data() : nullptr, device ? ws : 0);
-    });
-    EXPECT_EQ(b.device_copy(2), b.host[2]);
+    conv_case(*this, elems(sh.n, sh.c, sh.h, sh.w), elems(sh.k, sh.c, sh.r, sh.s), elems(sh.n, sh.k, sh.p(), sh.q()), 1,
+              [&](size_t* ws) { return hiprimConvolutionForwardGetWorkSpaceSize(dev, d.w, d.x, d.conv, d.y, ws); },
+              [&](hiprimHandle_t h, void* x, void* w, void* y, void* ws, size_t n) {
+                return hiprimConvolutionForward(h, &one, d.x, x, d.w, w, d.conv, &zero, d.y, y, ws, n);
+              });
   }
 }
 
 TEST_F(DeviceApi, ConvolutionBackwardDataEqualsTheHostBitForBit) {
   for (const Shape& sh : kConvShapes) {
     Descs d(sh);
-    Buffers b({integers(elems(sh.n, sh.k, sh.p(), sh.q()), 3), integers(elems(sh.k, sh.c, sh.r, sh.s), 4),
-               Vec(elems(sh.n, sh.c, sh.h, sh.w), -99.0f)});
-    size_t ws = 0;
-    ASSERT_EQ(hiprimConvolutionBackwardDataGetWorkSpaceSize(dev, d.y, d.w, d.conv, d.x, &ws), hiprimStatusSuccess) << hiprimGetLastErrorMessage(dev);
-    DeviceBuffer w = workspace(ws);
-    on_both([&](hiprimHandle_t h, bool device) {
-      return hiprimConvolutionBackwardData(h, &one, d.y, device ? b.d(0) : b.h(0), d.w, device ? b.d(1) : b.h(1), d.conv, &zero, d.x,
-                                           device ? b.d(2) : b.h(2), device ? w.data() : nullptr, device ? ws : 0);
-    });
-    EXPECT_EQ(b.device_copy(2), b.host[2]);
+    conv_case(*this, elems(sh.n, sh.k, sh.p(), sh.q()), elems(sh.k, sh.c, sh.r, sh.s), elems(sh.n, sh.c, sh.h, sh.w), 3,
+              [&](size_t* ws) { return hiprimConvolutionBackwardDataGetWorkSpaceSize(dev, d.y, d.w, d.conv, d.x, ws); },
+              [&](hiprimHandle_t h, void* dy, void* w, void* dx, void* ws, size_t n) {
+                return hiprimConvolutionBackwardData(h, &one, d.y, dy, d.w, w, d.conv, &zero, d.x, dx, ws, n);
+              });
   }
 }
 
 TEST_F(DeviceApi, ConvolutionBackwardWeightsEqualsTheHostBitForBit) {
   for (const Shape& sh : kConvShapes) {
     Descs d(sh);
-    Buffers b({integers(elems(sh.n, sh.k, sh.p(), sh.q()), 5), integers(elems(sh.n, sh.c, sh.h, sh.w), 6),
-               Vec(elems(sh.k, sh.c, sh.r, sh.s), -99.0f)});
-    size_t ws = 0;
-    ASSERT_EQ(hiprimConvolutionBackwardWeightsGetWorkSpaceSize(dev, d.y, d.x, d.conv, d.w, &ws), hiprimStatusSuccess) << hiprimGetLastErrorMessage(dev);
-    DeviceBuffer w = workspace(ws);
-    on_both([&](hiprimHandle_t h, bool device) {
-      return hiprimConvolutionBackwardWeights(h, &one, d.y, device ? b.d(0) : b.h(0), d.x, device ? b.d(1) : b.h(1), d.conv, &zero,
-                                              d.w, device ? b.d(2) : b.h(2), device ? w.data() : nullptr, device ? ws : 0);
-    });
-    EXPECT_EQ(b.device_copy(2), b.host[2]);
+    conv_case(*this, elems(sh.n, sh.k, sh.p(), sh.q()), elems(sh.n, sh.c, sh.h, sh.w), elems(sh.k, sh.c, sh.r, sh.s), 5,
+              [&](size_t* ws) { return hiprimConvolutionBackwardWeightsGetWorkSpaceSize(dev, d.y, d.x, d.conv, d.w, ws); },
+              [&](hiprimHandle_t h, void* dy, void* x, void* dw, void* ws, size_t n) {
+                return hiprimConvolutionBackwardWeights(h, &one, d.y, dy, d.x, x, d.conv, &zero, d.w, dw, ws, n);
+              });
   }
 }
 
