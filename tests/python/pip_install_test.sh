@@ -4,8 +4,9 @@
 # Usage: pip_install_test.sh PYTHON PACKAGE_DIR WORK
 set -euo pipefail
 python=$1 package=$2 work=$3
-if ! "$python" -c "import numpy, setuptools, pip" 2>/dev/null; then
-  echo "HIPRIM_PYTHON_SKIPPED: numpy, setuptools or pip missing for $python"
+# setuptools before 70.1 builds wheels through the wheel package.
+if ! "$python" -c "import numpy, setuptools as s; v = tuple(int(x) for x in s.__version__.split('.')[:2]); v >= (70, 1) or __import__('wheel')" 2>/dev/null || ! "$python" -m pip --version >/dev/null 2>&1; then
+  echo "HIPRIM_PYTHON_SKIPPED: numpy, pip, setuptools (or, before setuptools 70.1, wheel) missing for $python"
   exit 0
 fi
 rm -rf "$work"
