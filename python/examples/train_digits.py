@@ -23,11 +23,14 @@ try:
     import numpy as np
     import torch
     import torch.nn.functional as F
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
 except ImportError as e:
     print(f"{MARK}: {e.name} is not installed (pip install torch scikit-learn)")
     sys.exit(0)
+try:  # optional with --split (a split saved by --save-split on a machine that has scikit-learn)
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+except ImportError:
+    load_digits = None
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import hiprim.torch as ht  # noqa: E402
@@ -47,7 +50,22 @@ HIPRIM_LAYERS = (ht.Conv2d, ht.BatchNorm2d, ht.ReLU, ht.MaxPool2d, ht.AvgPool2d)
 TORCH_LAYERS = (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.ReLU, torch.nn.MaxPool2d, torch.nn.AvgPool2d)
 
 
-def load_data(seed):
+def load_data(seed, split=None, save_split=None):
+    """(x_train, x_test, y_train, y_test); from the .npz `split` when given, else from scikit-learn
+    (then also written to `save_split` when given)."""
+    if split:
+        z = np.load(split)
+        return z["x_train"], z["x_test"], z["y_train"], z["y_test"]
+    if load_digits is None:
+        print(f"{MARK}: sklearn is not installed (pip install scikit-learn, or pass --split FILE.npz)")
+        sys.exit(0)
+    out = digits_split(seed)
+    if save_split:
+        np.savez_compressed(save_split, x_train=out[0], x_test=out[1], y_train=out[2], y_test=out[3])
+    return out
+
+
+def digits_split(seed):
     digits = load_digits()
     x = np.kron(digits.images / 16.0, np.ones((1, 2, 2)))[:, None].astype(np.float32)  # (n, 1, 16, 16) in [0, 1]
     x = (x - 0.3) / 0.4
@@ -135,13 +153,15 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--eval-every", type=int, default=50, help="test accuracy every N steps (and at the end)")
     ap.add_argument("--out", default="out/train_digits")
+    ap.add_argument("--split", help="load the train/test split from this .npz instead of scikit-learn")
+    ap.add_argument("--save-split", help="write the scikit-learn split to this .npz (for --split elsewhere)")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless every loss is finite and both runs start from the same loss (the smoke test)")
     args = ap.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: torch sees no CUDA device")
     os.makedirs(args.out, exist_ok=True)
-    data = load_data(args.seed)
+    data = load_data(args.seed, args.split, args.save_split)
     steps = batches(len(data[0]), args.batch, args.steps, args.seed)
     torch.manual_seed(args.seed)
     ours = make_net(HIPRIM_LAYERS)
