@@ -80,6 +80,12 @@ hiprim::ConvMode mode_of(hiprimConvolutionMode_t m) {
 
 extern "C" {
 
+void hiprimGetVersion(int* major, int* minor, int* patch) {
+  if (major) *major = HIPRIM_VERSION_MAJOR;
+  if (minor) *minor = HIPRIM_VERSION_MINOR;
+  if (patch) *patch = HIPRIM_VERSION_PATCH;
+}
+
 const char* hiprimGetErrorString(hiprimStatus_t status) {
   switch (status) {
     case hiprimStatusSuccess: return "hiprimStatusSuccess: the call succeeded";

@@ -6,6 +6,7 @@
 # 48 MiB they go into devbin/tests.tar.xz instead (on the device:
 # `tar -xJf devbin/tests.tar.xz -C devbin`). hiprim itself always stays a plain file.
 # Usage: scripts/device_build.sh [TARGET...]   (default: hiprim and every test_* target; JOBS=N, default 2)
+# The target hiprim_shared copies the shared library as devbin/libhiprim.so (HIPRIM_LIBRARY for python/).
 # Refuses a dirty tree (tracked changes, or untracked files git does not ignore) unless ALLOW_DIRTY=1:
 # every report records the build's `git describe --dirty` and the hash of the uncommitted diff
 # (cmake/provenance.cmake, remade on every build), and a committed claim needs a clean one.
@@ -34,6 +35,10 @@ cmake --build build-device -j"$jobs" --target "${targets[@]}"
 rm -rf devbin
 mkdir -p devbin
 for t in "${targets[@]}"; do
+  if [ "$t" = hiprim_shared ]; then  # the shared library (for the Python package): devbin/libhiprim.so
+    cp "$(readlink -f build-device/api/libhiprim.so)" devbin/libhiprim.so
+    continue
+  fi
   f=$(find build-device -type f -name "$t" -perm -u+x -not -path '*/CMakeFiles/*' | head -n1)
   if [ -z "$f" ]; then
     echo "device_build: no executable for target $t" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hiprim builds with, when any is missing. Idempotent; quiet when all are there.
 set -euo pipefail
-pkgs=(build-essential cmake git libeigen3-dev libgtest-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev python3)
+pkgs=(build-essential cmake git libeigen3-dev libgtest-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev python3
+  python3-numpy python3-pytest python3-setuptools python3-wheel python3-pip)  # the Python package's tests (python/)
 # The AMD compile-only gate (tests) needs Debian's hipcc (ROCm 5.2).
 [ "${HIPRIM_WITH_HIPCC:-0}" = 1 ] && pkgs+=(hipcc libamdhip64-dev rocm-device-libs)
 missing=()

@@ -40,6 +40,10 @@ typedef struct hiprimHandle* hiprimHandle_t;
 typedef struct hiprimTensorDescriptor* hiprimTensorDescriptor_t;
 typedef struct hiprimConvolutionDescriptor* hiprimConvolutionDescriptor_t;
 
+/* The library's version (PROJECT_VERSION of the build; libhiprim.so.<major> is its SONAME). Any
+ * pointer may be null. */
+void hiprimGetVersion(int* major, int* minor, int* patch);
+
 /* The status's name and meaning; never null. */
 const char* hiprimGetErrorString(hiprimStatus_t status);
 

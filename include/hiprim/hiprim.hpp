@@ -1,6 +1,8 @@
 // hiprim's C++ API: owning wrappers over the C API (hiprim/hiprim.h) whose failures throw
 // hiprim::Error carrying the status and the handle's message (the text the CLI prints for the
-// same mistake). Header-only; link the hiprim_api library.
+// same mistake). Header-only over the C API (it calls nothing else), so it works against the
+// installed libhiprim.so (CMake: find_package(hiprim), target hiprim::hiprim) as well as in-tree
+// against hiprim_api.
 //
 //   hiprim::Handle h(hiprimBackendHost);
 //   hiprim::TensorDescriptor x(hiprimFloat, {1, 2, 5, 5}), w(hiprimFloat, {3, 2, 3, 3}), y(hiprimFloat, {1, 3, 5, 5});

@@ -42,6 +42,17 @@ struct Data {
 
 TEST(CApi, HeaderCompilesAsCAndRuns) { EXPECT_EQ(hiprim_c_smoke(), 1); }
 
+TEST(CApi, VersionIsTheProjectsAndNullPointersAreSkipped) {
+  int major = -1, minor = -1, patch = -1;
+  hiprimGetVersion(&major, &minor, &patch);
+  EXPECT_EQ(major, HIPRIM_TEST_VERSION_MAJOR);
+  EXPECT_EQ(minor, HIPRIM_TEST_VERSION_MINOR);
+  EXPECT_EQ(patch, HIPRIM_TEST_VERSION_PATCH);
+  int only_minor = -1;
+  hiprimGetVersion(nullptr, &only_minor, nullptr);
+  EXPECT_EQ(only_minor, minor);
+}
+
 TEST(CApi, HostForwardEqualsADirectConvolution) {
   HostCase hc;
   hiprimHandle_t h = hc.h;
