@@ -150,6 +150,9 @@ Translation translate_cbainfer(Context& c, const std::vector<std::string>& args)
     // ceil(in/stride) and miopenPaddingValid ceil((in - f + 1)/stride); otherwise the formula with the pads.
     const bool dil1 = dilation[0] == 1 && dilation[1] == 1;
     for (int i = 0; i < 2; ++i) {
+      if (valid && dil1 && in[i] - filter[i] + 1 < 1)
+        reject(who + ": --pad_mode valid: MIOpen makes the " + kAxis[i] + " output ceil((" + std::to_string(in[i]) + " - " +
+               std::to_string(filter[i]) + " + 1)/stride) < 1 (convolution.cpp GetForwardOutputTensorWithLayout), no tensor length");
       check_fwd_output(c, who, kAxis[i], in[i], filter[i], pad[i], stride[i], dilation[i]);
       const std::int64_t formula = (in[i] + 2 * pad[i] - filter[i]) / stride[i] + 1;
       const std::int64_t miopen = (in[i] + stride[i] - 1) / stride[i];
@@ -187,9 +190,9 @@ Translation translate_cbainfer(Context& c, const std::vector<std::string>& args)
       t.notes.push_back("MIOpenDriver sizes the batch-norm scale, shift, mean and variance by the input's -c " + std::to_string(ch) +
                         " channels (AllocateBuffersAndCopy: miopenDeriveBNTensorDescriptor of the input) but applies them to the conv's -k " +
                         std::to_string(k) + " channels, reading past its buffers; hiprim's bnorm-infer has one of each per output channel");
-    if (dtype != DType::fp32)
-      t.notes.push_back("MIOpenDriver keeps the batch-norm scale, shift, mean and variance in the data type (" + std::string(dtype_name(dtype)) +
-                        "); hiprim's bnorm-infer reads them in fp32");
+    if (c.type != DriverType::fp32)
+      t.notes.push_back("MIOpenDriver keeps the batch-norm scale, shift, mean and variance in the data type (" +
+                        std::string(driver_type_name(c.type)) + ", Tgpu); hiprim's bnorm-infer reads them in fp32");
   } else if (f.given("bnMode")) {
     t.notes.push_back(plan_is + " has no batch norm: " + f.spelled("bnMode") + " " + f.str("bnMode") + " is unused (MIOpenDriver only checks it)");
   }
