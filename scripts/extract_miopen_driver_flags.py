@@ -22,6 +22,7 @@ print("# family\tlong\tshort\tdefault\tuppercase   (extracted from ROCm/MIOpen %
 for fam, rev, path in FILES:
     src = subprocess.run(["git", "--git-dir", GIT, "show", rev + ":" + path], capture_output=True, text=True).stdout
     body = re.search(r"::AddCmdLineArgs\(\)\s*\{(.*?)\n\}", src, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)  # block comments: flags MIOpen commented out
     body = re.sub(r"//[^\n]*", "", body)
     for m in re.finditer(r"(AddInputFlag|AddTensorFlag)\((.*?)\);", body, re.S):
         toks = []

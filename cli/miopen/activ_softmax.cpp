@@ -109,14 +109,7 @@ Translation translate_activ(Context& c, const std::vector<std::string>& args) {
   ActivProblem p;
   p.shape = shape;
   p.mode = mode;
-  std::string unused;
-  auto coef = [&](const char* name, double v, bool used, double& field) {
-    if (used) field = v;
-    else if (f.given(name)) unused += (unused.empty() ? "" : ", ") + f.spelled(name) + " " + f.str(name);
-  };
-  coef("alpha", alpha, activ_uses_alpha(mode), p.alpha);
-  coef("beta", beta, activ_uses_beta(mode), p.beta);
-  coef("gamma", gamma, activ_uses_gamma(mode), p.gamma);
+  const std::string unused = set_activ_coefficients(f, mode, {"alpha", "beta", "gamma"}, {alpha, beta, gamma}, p.alpha, p.beta, p.gamma);
   if (!unused.empty()) t.notes.push_back(std::string(activ_mode_name(mode)) + " does not use " + unused + " (MIOpen ignores them too)");
   if (!c.opts.activation.empty()) t.notes.push_back("--activation is hiprim's: MIOpenDriver selects the mode by -m only");
   if (dirs.bwd && !dirs.fwd)

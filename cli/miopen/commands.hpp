@@ -10,6 +10,7 @@
 
 #include "cli/miopen/driver_flags.hpp"
 #include "cli/miopen/translation.hpp"
+#include "core/activ_problem.hpp"
 #include "core/dtype.hpp"
 
 namespace hiprim::mdriver {
@@ -74,5 +75,20 @@ void require_length(const std::string& what, long long v, const std::string& com
 bool hiprim_layout_option(Context& c, DriverFlags& f, int spatial_rank);
 // Runs validate() on every problem; a violation hiprim's grammar has (MIOpen accepts) -> cannot().
 void check_hiprim_rules(Context& c, const Translation& t);
+
+// Convolution geometry as MIOpen reads it (conv and CBAInfer):
+// miopen::ConvolutionDescriptor's constructor: pad >= 0, stride >= 1, dilation >= 1, else reject.
+void require_conv_descriptor(const std::string& who, const std::string& axis, std::int64_t pad, std::int64_t stride,
+                             std::int64_t dilation);
+// The drivers' --pad_mode same padding of one axis (stride >= 1):
+// (in % s == 0 ? max(f - s, 0) : max(f - in % s, 0)) / 2.
+std::int64_t driver_same_pad(std::int64_t in, std::int64_t stride, std::int64_t filter);
+// A forward (conv mode) output (in - (1 + d*(f-1)) + 2p) / s + 1 that MIOpen clamps to 1 -> cannot().
+void check_fwd_output(Context& c, const std::string& who, const std::string& axis, std::int64_t in, std::int64_t filter,
+                      std::int64_t pad, std::int64_t stride, std::int64_t dilation);
+// An activation's alpha/beta/gamma read from the flags named in `flags`: the ones `mode` uses are
+// stored, the others stay 1. Returns the given flags the mode does not use ("-B 2, -G 3"), or "".
+std::string set_activ_coefficients(const DriverFlags& f, ActivMode mode, const char* const (&flags)[3], const double (&values)[3],
+                                   double& alpha, double& beta, double& gamma);
 
 }  // namespace hiprim::mdriver

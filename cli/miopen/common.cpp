@@ -1,4 +1,6 @@
 // Pieces shared by the MIOpenDriver translators (cli/miopen/commands.hpp).
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "cli/miopen/commands.hpp"
 
@@ -87,6 +89,39 @@ void check_hiprim_rules(Context& c, const Translation& t) {
   for (auto& p : t.ops)
     if (auto e = p->validate(); !e.empty()) c.cannot("MIOpenDriver " + c.command + " runs " + p->str() + ", which hiprim does not accept: " + join(e));
   c.finish_checks();
+}
+
+void require_conv_descriptor(const std::string& who, const std::string& axis, std::int64_t pad, std::int64_t stride,
+                             std::int64_t dilation) {
+  if (pad < 0 || stride < 1 || dilation < 1)
+    reject(who + ": " + axis + " pad " + std::to_string(pad) + ", stride " + std::to_string(stride) + ", dilation " + std::to_string(dilation) +
+           ": MIOpen rejects the descriptor (\"MIOPEN expects padding >= 0, stride >= 1, dilation >= 1\")");
+}
+
+std::int64_t driver_same_pad(std::int64_t in, std::int64_t stride, std::int64_t filter) {
+  return (in % stride == 0 ? std::max<std::int64_t>(filter - stride, 0) : std::max<std::int64_t>(filter - in % stride, 0)) / 2;
+}
+
+void check_fwd_output(Context& c, const std::string& who, const std::string& axis, std::int64_t in, std::int64_t filter,
+                      std::int64_t pad, std::int64_t stride, std::int64_t dilation) {
+  const std::int64_t span = in - (1 + dilation * (filter - 1)) + 2 * pad;
+  const std::int64_t o = span / stride + 1;
+  if (o < 1 || span < 0)
+    c.cannot(who + ": the " + axis + " output would be " + std::to_string(o) +
+             " (the dilated filter is larger than the padded input); MIOpen clamps it to 1, a window partly outside the padded input, "
+             "which hiprim's conv does not define");
+}
+
+std::string set_activ_coefficients(const DriverFlags& f, ActivMode mode, const char* const (&flags)[3], const double (&values)[3],
+                                   double& alpha, double& beta, double& gamma) {
+  const bool used[3] = {activ_uses_alpha(mode), activ_uses_beta(mode), activ_uses_gamma(mode)};
+  double* field[3] = {&alpha, &beta, &gamma};
+  std::string unused;
+  for (int i = 0; i < 3; ++i) {
+    if (used[i]) *field[i] = values[i];
+    else if (f.given(flags[i])) unused += (unused.empty() ? "" : ", ") + f.spelled(flags[i]) + " " + f.str(flags[i]);
+  }
+  return unused;
 }
 
 std::vector<std::string> Translation::problem_strings() const {

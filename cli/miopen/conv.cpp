@@ -167,9 +167,8 @@ Translation translate_conv(Context& c, const std::vector<std::string>& args) {
         geo.pad[i] = 0;
         continue;
       }
-      const auto in = geo.in[i], s = geo.stride[i], fl = geo.filter[i];
-      if (s == 0) reject(who + ": --pad_mode same with stride 0 divides by zero in MIOpenDriver");
-      geo.pad[i] = (in % s == 0 ? std::max<std::int64_t>(fl - s, 0) : std::max<std::int64_t>(fl - in % s, 0)) / 2;
+      if (geo.stride[i] == 0) reject(who + ": --pad_mode same with stride 0 divides by zero in MIOpenDriver");
+      geo.pad[i] = driver_same_pad(geo.in[i], geo.stride[i], geo.filter[i]);
     }
     if (f.given("pad_mode")) {
       std::string pads;
@@ -185,12 +184,7 @@ Translation translate_conv(Context& c, const std::vector<std::string>& args) {
   // miopenInitConvolutionNdDescriptor -> ConvolutionDescriptor: pads >= 0, strides >= 1,
   // dilations >= 1, else MIOpen fails (and MIOpenDriver, not checking, goes on with a default
   // descriptor: not the line's problem).
-  for (std::size_t i = 0; i < geo.in.size(); ++i) {
-    const std::string axis = kAxis3[first + i];
-    if (geo.pad[i] < 0 || geo.stride[i] < 1 || geo.dilation[i] < 1)
-      reject(who + ": " + axis + " pad " + std::to_string(geo.pad[i]) + ", stride " + std::to_string(geo.stride[i]) + ", dilation " +
-             std::to_string(geo.dilation[i]) + ": MIOpen rejects the descriptor (\"MIOPEN expects padding >= 0, stride >= 1, dilation >= 1\")");
-  }
+  for (std::size_t i = 0; i < geo.in.size(); ++i) require_conv_descriptor(who, kAxis3[first + i], geo.pad[i], geo.stride[i], geo.dilation[i]);
   const bool trans = mode == "trans";
   if (trans) {
     // GetForwardOutputTensorWithLayout: transposed output padding must be < stride.
@@ -203,10 +197,13 @@ Translation translate_conv(Context& c, const std::vector<std::string>& args) {
   // padded input, which hiprim's conv does not define.
   for (std::size_t i = 0; i < geo.in.size(); ++i) {
     const std::int64_t in = geo.in[i], fl = geo.filter[i], p = geo.pad[i], s = geo.stride[i], d = geo.dilation[i];
-    const std::int64_t o = trans ? s * (in - 1) + 1 + d * (fl - 1) - 2 * p + geo.out_pad[i] : (in - (1 + d * (fl - 1)) + 2 * p) / s + 1;
-    if (o < 1 || (!trans && in - (1 + d * (fl - 1)) + 2 * p < 0))
+    if (!trans) {
+      check_fwd_output(c, who, kAxis3[first + i], in, fl, p, s, d);
+      continue;
+    }
+    const std::int64_t o = s * (in - 1) + 1 + d * (fl - 1) - 2 * p + geo.out_pad[i];
+    if (o < 1)
       c.cannot(who + ": the " + std::string(kAxis3[first + i]) + " output would be " + std::to_string(o) +
-               (trans ? "" : " (the dilated filter is larger than the padded input)") +
                "; MIOpen clamps it to 1, a window partly outside the padded input, which hiprim's conv does not define");
   }
   const bool bias = f.integer("bias") != 0;

@@ -71,9 +71,7 @@ TEST(Cli, MIOpenDriverLinesThroughTheBinary) {
   EXPECT_TRUE(exits_with("dropout -d 2,3 -p 0.5", 2,
                          "hiprim: inexpressible: MIOpenDriver dropout: MIOpen's dropout mask comes from rocrand XORWOW"));
   EXPECT_TRUE(exits_with("rnn -n 4", 2, "unsupported: MIOpenDriver rnn is a primitive hiprim does not have"));
-  r = hiprim("CBAInfer -F 4");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "the mapping to hiprim's fusion primitive is not implemented yet")) << r.out;
+  EXPECT_TRUE(exits_with("CBAInfer -F 2 -M 1", 2, "inexpressible: MIOpenDriver CBAInfer -F 2 (bnorm+activ)"));
   r = hiprim_stdout("lrn --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_TRUE(has(r.out, "--lrnN") && has(r.out, "within | cross")) << r.out;
@@ -96,6 +94,26 @@ TEST(Cli, ConvLineRunsOnTheReference) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r.out, "passed")) << r.out;
   EXPECT_TRUE(has(r.out, "conv bwd-weights fp32 nchw n1 c2 k3 in5x5 f3x3 pad1x1")) << r.out;
+}
+
+// CBAInfer lines are fusion problems (driver/CBAInferFusion_driver.hpp: -F 0 is conv, bias, spatial
+// batch-norm inference with EPSILON 1e-6 under -M 1, activation -m 3 relu); they run on ref.fusion.
+TEST(Cli, CBAInferLinesAreFusionProblems) {
+  auto r = hiprim_stdout("CBAInfer -F 0 -n 1 -c 2 -k 2 -H 5 -W 5 -M 1 --print-problem");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "fusion fwd fp32 nchw conv(n1 c2 k2 in5x5 f3x3 pad0x0 str1x1 dil1x1 g1) bias bnorm-infer(eps1e-06) activ(relu)\n");
+  r = hiprim("driver " + shell_quote("./bin/MIOpenDriver CBAInferfp16 -F 0 -n 2 -c 3 -k 3 -H 6 -W 5 -p 1 -q 1 -M 1 -m 8 -A 0.5 -t 1") +
+             " --solver ref.fusion");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "passed      ref.fusion             fusion fwd fp16 nchw conv(n2 c3 k3 in6x5 f3x3 pad1x1 str1x1 dil1x1 g1) bias "
+                         "bnorm-infer(eps1e-06) activ(leakyrelu alpha0.5)")) << r.out;
+  EXPECT_TRUE(has(r.out, "hiprim: note: ignored (how MIOpenDriver runs, not what): -t 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "hiprim's bnorm-infer reads them in fp32")) << r.out;
+  EXPECT_TRUE(exits_with("CBAInfer -F 5 -n 1 -c 2 -k 2 -H 4 -W 4 -m 9 --solver ref.fusion", 0, "passed"));
+  EXPECT_TRUE(exits_with("CBAInfer", 2, "inexpressible: MIOpenDriver CBAInfer -F 0 (conv+bias+bnorm+activ) -M 0 (the default): per-activation"));
+  EXPECT_TRUE(exits_with("CBAInfer -F 7", 2, "rejected: MIOpenDriver CBAInfer: -F 7: \"Fusion mode out of range.\""));
+  EXPECT_TRUE(exits_with("CBAInfer -F 4 -M 3", 2, "rejected: MIOpenDriver CBAInfer: -M 3: \"Incorrect Batch Normalization Mode\""));
+  EXPECT_TRUE(exits_with("CBAInfer -F 4 -c 4 -k 4 -g 2", 2, "inexpressible: MIOpenDriver CBAInfer: -g 2"));
 }
 
 TEST(Cli, ReproRunsTheCaseAndWritesAReport) {

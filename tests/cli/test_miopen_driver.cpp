@@ -124,7 +124,7 @@ TEST(MIOpenDriverCorpus, CoversEveryFlagAndCommand) {
       for (auto& s : pool_legacy_flags()) specs.push_back(s);
     for (const auto& s : specs) {
       const bool used = words.count("--" + s.long_name) || words.count(std::string("-") + s.short_name);
-      EXPECT_TRUE(used || family == "CBAInfer") << family << ": no corpus line uses -" << s.short_name << " / --" << s.long_name;
+      EXPECT_TRUE(used) << family << ": no corpus line uses -" << s.short_name << " / --" << s.long_name;
     }
   }
 }
@@ -200,3 +200,20 @@ TEST(MIOpenDriverLine, SplitsWordsLikeAShell) {
 }
 
 }  // namespace
+
+// CBAInfer's batch-norm parameters are Tgpu (driver/dm_fusion.cpp: float for CBAInfer, half for
+// CBAInferfp16): the fp32-parameter note belongs to CBAInferfp16, not to CBAInfer with --dtype.
+TEST(MIOpenDriverLine, CBAInferNotesHalfBatchNormParametersOnlyForFp16) {
+  auto has_note = [](const Result& r) {
+    for (auto& n : r.accepted->notes)
+      if (n.find("keeps the batch-norm scale") != std::string::npos) return true;
+    return false;
+  };
+  const Result half = translate_line("MIOpenDriver CBAInferfp16 -F 3 -n 1 -c 2 -H 3 -W 3 -k 2 -M 1");
+  ASSERT_TRUE(half.ok()) << half.refused->reason;
+  EXPECT_TRUE(has_note(half));
+  const Result bf16 = translate_line("MIOpenDriver CBAInfer -F 3 -n 1 -c 2 -H 3 -W 3 -k 2 -M 1 --dtype bf16");
+  ASSERT_TRUE(bf16.ok()) << bf16.refused->reason;
+  EXPECT_EQ(bf16.accepted->problem_strings().front(), "fusion fwd bf16 nchw conv(n1 c2 k2 in3x3 f3x3 pad0x0 str1x1 dil1x1 g1) bnorm-infer(eps1e-06)");
+  EXPECT_FALSE(has_note(bf16));
+}

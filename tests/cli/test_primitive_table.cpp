@@ -6,7 +6,8 @@
 // and smoke_ops lines that fill and run on the reference (and that a GPU solver applies to). A
 // negative control runs the same checks on a name without a row and sees every piece missing.
 // Rows of HIPRIM_PRIMITIVE_WITHOUT_DRIVER (no MIOpenDriver command of their own) skip the hiprim
-// <name> subcommand and the MIOpenDriver pieces, and must be exactly kWithoutDriver below.
+// <name> subcommand and the MIOpenDriver <name> pieces, and must be exactly kWithoutDriver below (a
+// command of another name mapping onto one, CBAInfer for fusion, must run it in a corpus line).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,10 +54,12 @@ const std::vector<Row>& table_rows() {
   return rows;
 }
 
-// The primitives MIOpenDriver has no command for, so no MIOpenDriver mapping is required of them:
-//   fusion  MIOpenDriver's fused command is CBAInfer (cli/miopen/cbainfer.cpp), which hiprim parses
-//           and refuses for now; a CBAInfer -> fusion mapping would make the exemption unneeded.
-const std::set<std::string> kWithoutDriver = {"fusion"};
+// The primitives MIOpenDriver has no command of their name for, so no MIOpenDriver <name> mapping is
+// required of them; each with the MIOpenDriver command of another name that maps onto it ("" if none),
+// whose corpus lines must then run it:
+//   fusion  MIOpenDriver's fused command is CBAInfer (cli/miopen/cbainfer.cpp: -F 0, 1, 3..6 with a
+//           conv first map onto fusion problems).
+const std::map<std::string, std::string> kWithoutDriver = {{"fusion", "CBAInfer"}};
 
 // What the checks read once: the binary's listings, the MIOpenDriver corpus, the smoke suite.
 struct Sources {
@@ -155,6 +158,12 @@ std::vector<std::string> missing_pieces(const Row& row) {
   if (!row.driver) {
     need(src.help_commands.count(op) == 0, "hiprim --help", "lists a subcommand " + op + " though MIOpenDriver has no such command");
     need(!contains(mdriver::command_names(), op), "MIOpenDriver command", "translates MIOpenDriver " + op + ", which does not exist");
+    const auto other = kWithoutDriver.find(op);
+    if (other != kWithoutDriver.end() && !other->second.empty()) {
+      const auto it = src.driver_ops.find(other->second);
+      need(it != src.driver_ops.end() && it->second.count(op) > 0, "MIOpenDriver corpus",
+           "no line of tests/cli/miopen_driver_corpus.txt runs MIOpenDriver " + other->second + " as a " + op + " problem");
+    }
   } else {
     need(src.help_commands.count(op) > 0, "hiprim --help", "no subcommand " + op + " listed");
     need(names_word(src.help_footer, op), "hiprim --help footer", "cli/main.cpp's list of MIOpenDriver commands lacks " + op);
@@ -208,10 +217,11 @@ TEST(PrimitiveTable, EveryRowHasEveryPiece) {
 
 // The rows without a MIOpenDriver command are exactly the commented exemptions above.
 TEST(PrimitiveTable, RowsWithoutDriverAreTheExemptions) {
-  std::set<std::string> without;
+  std::set<std::string> without, exempt;
   for (const Row& row : table_rows())
     if (!row.driver) without.insert(row.name);
-  EXPECT_EQ(without, kWithoutDriver);
+  for (const auto& [name, command] : kWithoutDriver) exempt.insert(name);
+  EXPECT_EQ(without, exempt);
 }
 
 // The checks bite: a name without a row lacks every piece; a row with the other fill column is caught.
