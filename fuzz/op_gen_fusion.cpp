@@ -53,11 +53,12 @@ using Chain = std::tuple<bool, bool, bool, std::string, double, double, double, 
 class FusionGen final : public TypedOpGen<FusionProblem> {
  public:
   std::vector<OpAxis> axes() const override {
-    return {{"activ", activ_axis_values()}, {"rounding", names_of(kRoundings, fusion_rounding_name)}, dtype_axis(), {"layout", {"nchw", "nhwc"}}};
+    return {{"activ", activ_axis_values()}, {"rounding", names_of(kRoundings, fusion_rounding_name)}, dtype_axis(), {"layout", {"nchw", "nhwc"}},
+            {"groups", {"1", "2"}}};
   }
   std::vector<std::string> feature_classes(const OpDomain&) const override {
     auto v = common_feature_classes();
-    for (const char* c : {"fusion:bias", "fusion:bnorm-infer", "fusion:add", "fusion:activ", "fusion:full", "fusion:groups"}) v.push_back(c);
+    for (const char* c : {"fusion:bias", "fusion:bnorm-infer", "fusion:add", "fusion:activ", "fusion:full"}) v.push_back(c);
     return v;
   }
   std::vector<SkippedClass> skipped_classes(const OpDomain&) const override {
@@ -80,12 +81,15 @@ class FusionGen final : public TypedOpGen<FusionProblem> {
     conv.conv.pad = {1, 1};
     conv.conv.dtype = p.dtype;
     conv.conv.channels_last = p.channels_last;
+    conv.conv.groups = c.at("groups") == "2" ? 2 : 1;
     p.steps = {conv, fusion_step(FusionOp::bias), fusion_step(FusionOp::bnorm_infer), fusion_step(FusionOp::add)};
     if (c.at("activ") != "none") p.steps.push_back(activ_step(c.at("activ"), 1, 1, 1));
     return p;
   }
   rc::Gen<FusionProblem> gen_typed(const OpDomain& d, const OpGenLimits& lim) const override {
-    auto geometry = rc::gen::tuple(corner_size(1, 3), corner_size(1, 12), corner_size(1, 12), pick<std::int64_t>({{4, 1}, {1, 2}}),
+    const bool g1 = d.allows("groups", "1"), g2 = d.allows("groups", "2");
+    const rc::Gen<std::int64_t> groups = g1 && g2 ? pick<std::int64_t>({{4, 1}, {1, 2}}) : rc::gen::just<std::int64_t>(g2 ? 2 : 1);
+    auto geometry = rc::gen::tuple(corner_size(1, 3), corner_size(1, 12), corner_size(1, 12), groups,
                                    corner_size(1, 12), corner_size(1, 12), pick<std::int64_t>({{2, 1}, {3, 3}, {1, 2}}),
                                    pick<std::int64_t>({{1, 0}, {1, 1}}), pick<std::int64_t>({{3, 1}, {1, 2}}), pick<std::int64_t>({{3, 1}, {1, 2}}));
     auto chain = rc::gen::tuple(flag(50), flag(50), flag(50), any_of(d.values("activ")), pick<double>({{3, 1.0}, {1, 0.5}, {1, 2.0}, {1, -0.5}}),
@@ -131,16 +135,16 @@ class FusionGen final : public TypedOpGen<FusionProblem> {
                           return p;
                         });
   }
-  // Step 0 makes a grouped conv dense and rounds K up to a multiple of 8 (the tensor-core solvers'
-  // refusals the anchors cannot see) when that changes the problem; every further step halves n,
-  // then the larger spatial size (the filter still fits).
+  // Step 0 rounds K up to a multiple of 8 per group (the tensor-core solvers' refusal the anchors
+  // cannot see) when that changes the problem; every further step halves n, then the larger spatial
+  // size (the filter still fits).
   std::optional<FusionProblem> repair_typed(const FusionProblem& p, int step) const override {
     FusionProblem r = p;
     ConvProblem& c = r.steps[0].conv;
-    const bool dense = c.groups > 1 || c.k % 8 != 0;
-    c.groups = 1;
-    c.k = (c.k + 7) / 8 * 8;
-    for (int i = 0; i < step + (dense ? 0 : 1); ++i) {
+    const std::int64_t per8 = 8 * c.groups;
+    const bool rounded = c.k % per8 != 0;
+    c.k = (c.k + per8 - 1) / per8 * per8;
+    for (int i = 0; i < step + (rounded ? 0 : 1); ++i) {
       if (c.n > 1) c.n /= 2;
       else if (c.in[0] >= c.in[1] && c.in[0] / 2 >= c.filter[0]) c.in[0] /= 2;
       else if (c.in[1] / 2 >= c.filter[1]) c.in[1] /= 2;
@@ -153,16 +157,17 @@ class FusionGen final : public TypedOpGen<FusionProblem> {
     return {{"dtype", std::string(dtype_name(p.dtype))},
             {"layout", p.channels_last ? "nhwc" : "nchw"},
             {"rounding", std::string(fusion_rounding_name(p.rounding))},
-            {"activ", a ? std::string(activ_mode_name(a->mode)) : "none"}};
+            {"activ", a ? std::string(activ_mode_name(a->mode)) : "none"},
+            {"groups", p.conv().groups > 1 ? "2" : "1"}};
   }
   std::vector<std::string> classes_typed(const FusionProblem& p) const override {
     std::vector<std::string> out;
     add_shape_classes(p.y_desc().dims, out);
-    add_tail_classes(p.y_desc().elements(), out);
+    const Dims y = p.y_desc().dims;  // tails of the conv's GEMM rows N*P*Q (the length the kernels tile)
+    add_tail_classes(y[0] * y[2] * y[3], out);
     for (FusionOp o : {FusionOp::bias, FusionOp::bnorm_infer, FusionOp::add, FusionOp::activ})
       if (p.has(o)) out.push_back("fusion:" + std::string(fusion_op_name(o)));
     if (p.steps.size() == 5) out.push_back("fusion:full");
-    if (p.conv().groups > 1) out.push_back("fusion:groups");
     return out;
   }
 };

@@ -6,8 +6,11 @@
 # tiles, warp specialisation, TMA, split-K; a config a problem cannot take falls back to the
 # default); then a fuzz campaign (FUZZ_S seconds, default 40) of each solver with the CPU reference as
 # the oracle (shrunk failures saved into $OUT/corpus). --require-gpu everywhere: a solver that did not
-# run fails the step. Files in $OUT (default out/device_fusion): fusion.log, fusion_check_exact.json,
-# fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json.
+# run fails the step. BENCH_SUITE (e.g. bench/suites/resnet50_fusion_bf16_nhwc.txt): then `hiprim bench
+# --op fusion` of fusion.igemm.wgmma over it (BENCH_LIMIT_S, default 150; every timed output verified).
+# SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. Files in $OUT (default out/device_fusion): fusion.log,
+# fusion_check_exact.json, fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json,
+# perf_fusion_h200.json.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-devbin}
@@ -30,10 +33,17 @@ step() {  # step NAME LIMIT CMD...
 }
 step exact 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill exact --report "$OUT/fusion_check_exact.json"
 step bounded 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill bounded --report "$OUT/fusion_check_bounded.json"
+[ "${SKIP_CONFIGS:-0}" = 1 ] && CONFIGS=""
 for cfg in $CONFIGS; do
   HIPRIM_CONV_CONFIG=$cfg step "config_$cfg" 120 "$BIN/hiprim" check --require-gpu --suite fusion --solver fusion.igemm.wgmma \
     --report "$OUT/fusion_config_$cfg.json"
 done
-step fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
+[ "$FUZZ_S" -gt 0 ] && step fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
   --shrink-runs 200 --report "$OUT/fusion_fuzz.json" --corpus "$OUT/corpus"
+if [ -n "${BENCH_SUITE:-}" ]; then
+  lim=${BENCH_LIMIT_S:-150}
+  step bench $((lim + 60)) "$BIN/hiprim" bench --op fusion --suite "$BENCH_SUITE" --solver fusion.igemm.wgmma --repeats 2 \
+    --time-limit "$lim" --report "$OUT/perf_fusion_h200.json"
+  grep -E "^dtype|^(bf16|fp16) |cases:|time limit" "$log" | tail -5
+fi
 grep -E "^-- " "$log"

@@ -243,8 +243,8 @@ __global__ void __launch_bounds__(kPadThreads)
 constexpr std::size_t kFusedAlign = 256;
 std::size_t fused_fold_offset(std::size_t conv_ws) { return (conv_ws + kFusedAlign - 1) / kFusedAlign * kFusedAlign; }
 
-// igemm_sm90_run with the fused epilogue ep (ep.fused false: the plain solver) and, for fwd, the
-// bias bias_override (fused: the chain's; else the problem's own when p.bias).
+// igemm_sm90_run with the fused epilogue ep (ep.fused false: the plain epilogue) and, for fwd, the
+// bias fused_bias (the chain's, when not null; else the problem's own when p.bias).
 void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& config, const sm90::IgemmEpilogue& ep,
                const void* fused_bias);
 }  // namespace
@@ -290,7 +290,8 @@ void igemm_sm90_run_fused(const ConvProblem& p, const ConvTensors& t, const std:
       (f.bn_scale == nullptr) != (f.bn_shift == nullptr))
     throw InputError(me + ": bnorm-infer needs all four of scale, shift, mean and var");
   sm90::IgemmEpilogue ep;
-  ep.fused = true;
+  // A chain of conv (+ bias) alone is the plain epilogue (acc + bias, one rounding): no staging.
+  ep.fused = f.bn_scale != nullptr || f.residual != nullptr || f.activ_mode >= 0;
   if (f.bn_scale != nullptr) {
     auto* a = reinterpret_cast<float*>(static_cast<unsigned char*>(t.workspace) + fold);
     const int k = static_cast<int>(p.k);
@@ -369,7 +370,7 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
     return;
   }
   switch (pl.params.dir) {
-    case IgemmDir::fwd: buf = {t.x, t.w, t.y, ep.fused ? fused_bias : p.bias ? t.bias : nullptr, t.workspace, ep}; break;
+    case IgemmDir::fwd: buf = {t.x, t.w, t.y, fused_bias != nullptr ? fused_bias : p.bias ? t.bias : nullptr, t.workspace, ep}; break;
     case IgemmDir::bwd_data: buf = {t.y, t.w, t.x, nullptr, t.workspace, {}}; break;
     case IgemmDir::bwd_weights: buf = {t.y, t.x, t.w, nullptr, t.workspace, {}}; break;
   }

@@ -37,6 +37,7 @@
 // fp32_out (.col2im's dcol GEMM, splitk 1): the tile's fp32 sums go to partial[0][m][n] unrounded.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "gpu/activ/activ_math.hpp"
@@ -195,16 +196,89 @@ __device__ __forceinline__ void igemm_staged_epilogue(const IgemmParams& p, cons
   }
 }
 
+// Two floats rounded to T (RNE) as one 32-bit word, and back.
+template <typename T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  std::uint32_t u;
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    memcpy(&u, &h, 4);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    memcpy(&u, &h, 4);
+  }
+  return u;
+}
+template <typename T>
+__device__ __forceinline__ float2 unpack2(std::uint32_t u) {
+  if constexpr (std::is_same_v<T, __half>) {
+    __half2 h;
+    memcpy(&h, &u, 4);
+    return __half22float2(h);
+  } else {
+    __nv_bfloat162 h;
+    memcpy(&h, &u, 4);
+    return __bfloat1622float2(h);
+  }
+}
+
+// The per-channel part of the fused chain for the 8 channels of one piece, loaded once per thread
+// (a thread's piece keeps its columns for every row it stores).
+struct FusedChannels {
+  float bias[8], mean[8], a[8], shift[8];
+};
+
+// Rows of consumer warpgroup c's staged fp32 tile through the chain (see igemm_fused_epilogue); MODE:
+// the activation as a constant (kActRelu, ...), -1 none, -2 p.ep.activ_mode at run time.
+template <typename T, int BN, int MODE>
+__device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const IgemmClass& cl, const unsigned char* tile, int c,
+                                                 int t, int m0, int col, const FusedChannels& ch, T* out) {
+  constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8, ROW_STEP = 128 / PIECES;
+  const IgemmEpilogue& ep = p.ep;
+  const ActivCoeffs k{ep.activ_alpha, ep.activ_beta, ep.activ_gamma};
+  const T* res = static_cast<const T*>(ep.residual);
+  const int piece = t % PIECES;
+#pragma unroll 2
+  for (int i = 0; i < 64 / ROW_STEP; ++i) {
+    const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
+    if (row >= cl.m) break;  // rows grow with i
+    const long long off = out_row_offset(cl.out, row, p.n_cols) + col;
+    const float4 lo = *reinterpret_cast<const float4*>(tile + r * PITCH + 32 * piece);
+    const float4 hi = *reinterpret_cast<const float4*>(tile + r * PITCH + 32 * piece + 16);
+    float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    uint4 rw = make_uint4(0, 0, 0, 0);
+    if (res != nullptr) rw = *reinterpret_cast<const uint4*>(res + off);
+    const std::uint32_t rword[4] = {rw.x, rw.y, rw.z, rw.w};
+    std::uint32_t o[4];
+#pragma unroll
+    for (int j = 0; j < 8; j += 2) {
+      const float2 rv = unpack2<T>(rword[j / 2]);
+      float x[2] = {v[j] + ch.bias[j], v[j + 1] + ch.bias[j + 1]};
+      const float rr[2] = {rv.x, rv.y};
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (ep.bn_a != nullptr) x[e] = (x[e] - ch.mean[j + e]) * ch.a[j + e] + ch.shift[j + e];
+        if (res != nullptr) x[e] = ep.add_alpha * x[e] + ep.add_beta * rr[e];
+        if constexpr (MODE == -2) x[e] = activ_fwd(ep.activ_mode, x[e], k);
+        else if constexpr (MODE >= 0) x[e] = activ_fwd(MODE, x[e], k);
+      }
+      o[j / 2] = pack2<T>(x[0], x[1]);
+    }
+    *reinterpret_cast<uint4*>(out + off) = make_uint4(o[0], o[1], o[2], o[3]);
+  }
+}
+
 // The fused epilogue (fwd, splitk 1, p.ep.fused) of consumer warpgroup c: after every consumer's
 // last wgmma (named barrier 1) the warpgroup writes its 64 x BN fp32 sums into its own region of the
 // stage memory, rows BN*4 + 32 bytes apart (a half-warp's float2 stores hit 32 distinct banks), then
 // (named barrier 2 + c) thread t takes 8-channel piece t % (BN/8) of rows t / (BN/8) + i * (128 /
-// (BN/8)): bias, the chain on each value, one 16-byte load of the residual and one 16-byte store.
+// (BN/8)): two 16-byte reads of its sums, the chain on each value (the piece's bias and bnorm
+// factors held in registers), one 16-byte load of the residual and one 16-byte store.
 template <typename T, int BN, int CONSUMERS>
 __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
                                                      int c, int t, int m0, int n0, T* out, const T* bias,
                                                      unsigned char* smem) {
-  constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8, ROW_STEP = 128 / PIECES;
+  constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8;
   unsigned char* tile = smem + c * 64 * PITCH;
   named_barrier(1, CONSUMERS * 128);
 #pragma unroll
@@ -216,25 +290,21 @@ __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const
           make_float2(acc[4 * jn + 2 * half], acc[4 * jn + 2 * half + 1]);
   }
   named_barrier(2 + c, 128);
-  const int piece = t % PIECES, col = n0 + 8 * piece;
+  const int col = n0 + 8 * (t % PIECES);
   if (col >= p.n_cols) return;
-  const T* res = static_cast<const T*>(p.ep.residual);
-#pragma unroll 1
-  for (int i = 0; i < 64 / ROW_STEP; ++i) {
-    const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
-    if (row >= cl.m) break;  // rows grow with i
-    const long long off = out_row_offset(cl.out, row, p.n_cols) + col;
-    const float* sums = reinterpret_cast<const float*>(tile + r * PITCH + 32 * piece);
-    alignas(16) T in[8];
-    alignas(16) T o[8];
-    if (res != nullptr) *reinterpret_cast<uint4*>(in) = *reinterpret_cast<const uint4*>(res + off);
+  FusedChannels ch;
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float v = igemm_fused_value(p.ep, igemm_epilogue_value(sums[j], bias, col + j), col + j,
-                                        res != nullptr ? load_f(in, j) : 0.0f);
-      store_f(o, j, v);
-    }
-    *reinterpret_cast<uint4*>(out + off) = *reinterpret_cast<const uint4*>(o);
+  for (int j = 0; j < 8; ++j) {
+    ch.bias[j] = bias != nullptr ? load_f(bias, col + j) : 0.0f;
+    const bool bn = p.ep.bn_a != nullptr;
+    ch.mean[j] = bn ? p.ep.bn_mean[col + j] : 0.0f;
+    ch.a[j] = bn ? p.ep.bn_a[col + j] : 1.0f;
+    ch.shift[j] = bn ? p.ep.bn_shift[col + j] : 0.0f;
+  }
+  switch (p.ep.activ_mode) {  // the common modes with their function inlined as a constant
+    case -1: igemm_fused_rows<T, BN, -1>(p, cl, tile, c, t, m0, col, ch, out); break;
+    case kActRelu: igemm_fused_rows<T, BN, kActRelu>(p, cl, tile, c, t, m0, col, ch, out); break;
+    default: igemm_fused_rows<T, BN, -2>(p, cl, tile, c, t, m0, col, ch, out); break;
   }
 }
 

@@ -6,8 +6,9 @@
 // The tile's sums are staged in fp32 through shared memory and leave as 16-byte pieces of 8
 // channels (the residual read the same way); with split-K the reduction kernel runs the chain.
 // Its sums come from tensor-core adds (accumulation_error_factor 2): the reference scales the conv
-// step's gamma(L) bound by it (reference/fusion.hpp). Config: the conv solver's heuristic pick
-// without .se, or HIPRIM_CONV_CONFIG when that can run the fused epilogue.
+// step's gamma(L) bound by it (reference/fusion.hpp). A chain of conv (+ bias) alone runs the conv's
+// plain epilogue (acc + bias, one rounding) with the conv solver's own config. Config otherwise: the
+// conv solver's pick without .se, or HIPRIM_CONV_CONFIG when that can run the fused epilogue.
 // Refuses rounding=unfused, fp32, NCHW and what conv.igemm.wgmma refuses, with the reason.
 #include <cstdlib>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "core/fusion_problem.hpp"
 #include "gpu/conv/igemm_sm90.hpp"
 #include "gpu/fusion/solvers.hpp"
+#include "gpu/runtime/device.hpp"
 
 namespace hiprim::gpu {
 namespace {
@@ -28,11 +30,14 @@ ConvProblem conv_of(const FusionProblem& p) {
   return c;
 }
 
+// HIPRIM_CONV_CONFIG when it can run the chain, else the conv solver's own pick where the chain is
+// conv (+ bias) alone (the plain epilogue adds the bias), else that pick without .se.
 std::string config_of(const FusionProblem& p) {
   const ConvProblem c = conv_of(p);
   if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
     if (igemm_sm90_fused_refusal(c, env).empty()) return env;
-  return igemm_sm90_fused_default_config(c);
+  const bool per_element = p.has(FusionOp::bnorm_infer) || p.has(FusionOp::add) || p.has(FusionOp::activ);
+  return per_element ? igemm_sm90_fused_default_config(c) : igemm_sm90_default_config(c);
 }
 
 class IgemmEpilogueFusionSolver final : public TypedOpSolver<FusionProblem> {
@@ -52,7 +57,8 @@ class IgemmEpilogueFusionSolver final : public TypedOpSolver<FusionProblem> {
       return Applicability::no("keeps the intermediates in fp32 (the fused rounding model); the problem asks for rounding=unfused");
     if (p.dtype != DType::fp16 && p.dtype != DType::bf16) return Applicability::no("fp16 and bf16 only (warpgroup MMA)");
     if (!p.channels_last) return Applicability::no("NHWC only (the GEMM's rows are NHWC pixels)");
-    if (const std::string why = igemm_sm90_unavailable(); !why.empty()) return Applicability::no(why);
+    // A device that cannot run sm_90a (no device at all is the runner's verdict, as for every GPU op solver).
+    if (const std::string why = igemm_sm90_unavailable(); !why.empty() && device_available()) return Applicability::no(why);
     const ConvProblem c = conv_of(p);
     const std::string config = config_of(p);
     if (config.empty()) return Applicability::no(igemm_sm90_fused_refusal(c, "m128n128k64.s4.splitk1"));
