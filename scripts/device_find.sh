@@ -2,8 +2,8 @@
 # Find, tuning and immediate mode on a GPU machine, from the repository root, with the hiprim binary
 # in $BIN (default devbin/; build it with scripts/device_build.sh hiprim). About 200 s in all, each
 # step under its own timeout. Steps (a fresh user db in $OUT, so nothing earlier is reused):
-#   1. find:  the first $LAYERS problems of the resnet50 suite (batch $BATCH, bf16 NHWC, fwd,
-#             bwd-data, bwd-weights) over every GPU conv solver: each verified, timed by graph
+#   1. find:  the first $LAYERS layers of the resnet50 suite (batch $BATCH, bf16 NHWC) in each of
+#             fwd, bwd-data, bwd-weights over every GPU conv solver: each verified, timed by graph
 #             replay, recorded; a solver that fails verification is reported, never the winner;
 #   2. tune:  conv.igemm.wgmma's perf configs on the same problems (exhaustive up to 24 configs,
 #             else sampled within $TUNE_BUDGET_S s per problem), best config -> perf db;
@@ -12,21 +12,22 @@
 #   5. db eval-immediate --holdout $HOLDOUT: on held-out problems, how often the model's pick is
 #      within 10% of Find's best, and the pick time in microseconds;
 #   6. run: immediate mode's pick (find-db, then model) for one problem, run and verified.
-# Writes into $OUT: find_db.sqlite (the user db), find1.json, tune.json, find2.json, eval.json,
-# run.json, one .log per step, and summary.json (every step's exit status and time).
-# Usage: OUT=/some/dir scripts/device_find.sh   (BIN=devbin LAYERS=9 BATCH=32 TUNE_BUDGET_S=5 HOLDOUT=0.3)
+# Writes into $OUT: find_db.sqlite (the user db), find1_<dir>.json, tune_<dir>.json, find2_<dir>.json,
+# eval.json, run.json, one .log per step, and summary.json (every step's exit status and time).
+# Exit status: the largest of the steps' (124: a step timed out).
+# Usage: OUT=/some/dir scripts/device_find.sh   (BIN=devbin LAYERS=3 BATCH=32 TUNE_BUDGET_S=4 HOLDOUT=0.3)
 set -u
 BIN=${BIN:-devbin}
 OUT=${OUT:-out}
-LAYERS=${LAYERS:-9}
+LAYERS=${LAYERS:-3}
 BATCH=${BATCH:-32}
-TUNE_BUDGET_S=${TUNE_BUDGET_S:-5}
+TUNE_BUDGET_S=${TUNE_BUDGET_S:-4}
 HOLDOUT=${HOLDOUT:-0.3}
 mkdir -p "$OUT"
 export HIPRIM_USER_DB="$OUT/find_db.sqlite"
 unset HIPRIM_SYSTEM_DB HIPRIM_SOLVER HIPRIM_DISABLE_SOLVERS HIPRIM_CONV_CONFIG HIPRIM_FIND_MODE
 rm -f "$HIPRIM_USER_DB" "$HIPRIM_USER_DB-wal" "$HIPRIM_USER_DB-shm"
-SUITE=(--suite resnet50 --batch "$BATCH" --dtype bf16 --layout nhwc --dir fwd,bwd-data,bwd-weights --limit "$LAYERS")
+SUITE=(--suite resnet50 --batch "$BATCH" --dtype bf16 --layout nhwc --limit "$LAYERS")
 declare -A rc secs
 STEPS=()
 
@@ -50,13 +51,20 @@ step() {
   echo "-- $name: exit ${rc[$name]} in ${secs[$name]}s$([ "${rc[$name]}" = 124 ] && echo ' (TIMED OUT)')"
 }
 
-step find1 60 "$BIN/hiprim" find "${SUITE[@]}" --solver 'conv.*' --time-budget-ms 50 --report "$OUT/find1.json"
-step tune 75 "$BIN/hiprim" tune "${SUITE[@]}" --solver conv.igemm.wgmma --budget-s "$TUNE_BUDGET_S" --time-budget-ms 20 \
-  --no-determinism-check --report "$OUT/tune.json"
-step find2 45 "$BIN/hiprim" find "${SUITE[@]}" --solver 'conv.*' --time-budget-ms 50 --report "$OUT/find2.json"
+# The suite lists every fwd layer before the bwd ones: one call per direction, its first $LAYERS layers.
+for d in fwd bwd-data bwd-weights; do
+  step "find1_$d" 45 "$BIN/hiprim" find "${SUITE[@]}" --dir "$d" --solver 'conv.*' --time-budget-ms 50 --report "$OUT/find1_$d.json"
+done
+for d in fwd bwd-data bwd-weights; do
+  step "tune_$d" 50 "$BIN/hiprim" tune "${SUITE[@]}" --dir "$d" --solver conv.igemm.wgmma --budget-s "$TUNE_BUDGET_S" --time-budget-ms 20 \
+    --no-determinism-check --report "$OUT/tune_$d.json"
+done
+for d in fwd bwd-data bwd-weights; do
+  step "find2_$d" 40 "$BIN/hiprim" find "${SUITE[@]}" --dir "$d" --solver 'conv.*' --time-budget-ms 50 --report "$OUT/find2_$d.json"
+done
 step train 15 "$BIN/hiprim" db train
 step eval 15 "$BIN/hiprim" db eval-immediate --holdout "$HOLDOUT" --db "$HIPRIM_USER_DB" --report "$OUT/eval.json"
-FIRST=$(grep -m1 '^find conv ' "$OUT/find1.log" | sed 's/^find //')
+FIRST=$(grep -m1 '^find conv ' "$OUT/find1_fwd.log" | sed 's/^find //')
 if [ -n "$FIRST" ]; then
   step run 30 "$BIN/hiprim" run "$FIRST" --report "$OUT/run.json"
 else
@@ -76,7 +84,7 @@ step show 10 "$BIN/hiprim" db show --db "$HIPRIM_USER_DB"
   printf '\n  }\n}\n'
 } > "$OUT/summary.json"
 echo "== summary ($OUT/summary.json)"
-for s in "${STEPS[@]}"; do printf '  %-6s exit %-3s %4ss\n' "$s" "${rc[$s]}" "${secs[$s]}"; done
+for s in "${STEPS[@]}"; do printf '  %-18s exit %-3s %4ss\n' "$s" "${rc[$s]}" "${secs[$s]}"; done
 grep -h 'within 10%' "$OUT/eval.log" 2>/dev/null
 worst=0
 for s in "${STEPS[@]}"; do [ "${rc[$s]}" -gt "$worst" ] && worst=${rc[$s]}; done
