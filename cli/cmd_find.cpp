@@ -50,8 +50,12 @@ void print_tune(const find::TuneResult& r) {
   std::fflush(stdout);
 }
 
-nlohmann::json report_head(const char* command) {
-  return {{"command", command}, {"command_line", command_line()}, {"machine", verify::machine_json(verify::gpu_json())}};
+// The JSON report of `hiprim <command>` with its results under `key`, when --report was given.
+void write_report(const std::string& path, const char* command, const char* key, const nlohmann::json& results) {
+  if (path.empty()) return;
+  verify::write_json(path, {{"command", command}, {"command_line", command_line()}, {"machine", verify::machine_json(verify::gpu_json())},
+                            {key, results}});
+  std::printf("report: %s\n", path.c_str());
 }
 
 }  // namespace
@@ -79,12 +83,7 @@ Command add_find(CLI::App& app) {
       none += r.winner < 0;
     }
     std::printf("find: %zu problems, %d without a verified winner\n", problems.size(), none);
-    if (!f->report.empty()) {
-      auto j = report_head("find");
-      j["problems"] = results;
-      verify::write_json(f->report, j);
-      std::printf("report: %s\n", f->report.c_str());
-    }
+    write_report(f->report, "find", "problems", results);
     return none > 0 ? 1 : code;
   };
 }
@@ -123,12 +122,7 @@ Command add_tune(CLI::App& app) {
       }
     }
     std::printf("tune: %zu problems, %zu solver tunings with a verified best, %zu faster than the default\n", problems.size(), tuned, improved);
-    if (!f->report.empty()) {
-      auto j = report_head("tune");
-      j["tunings"] = results;
-      verify::write_json(f->report, j);
-      std::printf("report: %s\n", f->report.c_str());
-    }
+    write_report(f->report, "tune", "tunings", results);
     return rejected > 0 ? 1 : 0;  // a config that fails verification is a defect: reported, exit 1
   };
 }

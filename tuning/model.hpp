@@ -71,9 +71,10 @@ class ImmediateModel {
 };
 
 // `hiprim db eval-immediate`: a share `holdout` of the distinct problems with verified find records
-// (chosen by a hash of the problem string: the same split on every device) is held out; the model trained on the rest
-// picks for each held-out problem the first ranked solver that has a verified find record there; the
-// pick is a hit when that record's time is within `tolerance` (0.10) of the problem's best.
+// (chosen by a hash of the problem string: the same split on every device) is held out; the model
+// trained on the rest picks for each held-out problem the first ranked solver that has a verified
+// find record there; the pick is a hit when that record's time is within `tolerance` (0.10) of the
+// problem's best.
 struct ImmediateEval {
   std::size_t trained = 0, held_out = 0, picked = 0, hits = 0;  // picked: the model had a candidate
   double mean_pick_us = 0, max_pick_us = 0;                     // rank() time per held-out problem

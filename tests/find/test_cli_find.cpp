@@ -98,8 +98,9 @@ TEST_F(CliFind, ConcurrentFindsOnOneUserDbKeepEveryRecord) {
   std::string cmd;
   for (int i = 0; i < kProcs; ++i) {
     std::ofstream suite(path("suite" + std::to_string(i) + ".txt"));
-    for (int j = 0; j < kOwn; ++j) suite << "conv fwd fp32 nchw n1 c" << (2 + i) << " k" << (2 + j) << " in6x6 f3x3\n";
-    suite << "conv fwd fp32 nchw n1 c1 k1 in6x6 f3x3\n";
+    // Sizes that take each process a good part of a second, so that their writes overlap.
+    for (int j = 0; j < kOwn; ++j) suite << "conv fwd fp32 nchw n2 c" << (8 + i) << " k" << (8 + j) << " in16x16 f3x3\n";
+    suite << "conv fwd fp32 nchw n2 c8 k8 in8x8 f3x3\n";
     cmd += hiprim_binary() + " find --suite " + path("suite" + std::to_string(i) + ".txt") + " --backend host --time-budget-ms 20 > " +
            path("out" + std::to_string(i)) + " 2>&1 & ";
   }
