@@ -3,7 +3,8 @@
 # in $BIN (default devbin/; build it with scripts/device_build.sh hiprim). About 200 s in all, each
 # step under its own timeout. Steps (a fresh user db in $OUT, so nothing earlier is reused):
 #   1. find:  the first $LAYERS layers of the resnet50 suite (batch $BATCH, bf16 NHWC) in each of
-#             fwd, bwd-data, bwd-weights over every GPU conv solver: each verified, timed by graph
+#             fwd, bwd-data, bwd-weights over the GPU conv solvers $SOLVER (default: all but
+#             conv.naive): each verified (full, against the CPU reference), timed by graph
 #             replay, recorded; a solver that fails verification is reported, never the winner;
 #   2. tune:  conv.igemm.wgmma's perf configs on the same problems (exhaustive up to 24 configs,
 #             else sampled within $TUNE_BUDGET_S s per problem), best config -> perf db;
@@ -11,11 +12,12 @@
 #   4. db train: the immediate-mode model from the records;
 #   5. db eval-immediate --holdout $HOLDOUT: on held-out problems, how often the model's pick is
 #      within 10% of Find's best, and the pick time in microseconds;
-#   6. run: immediate mode's pick (find-db, then model) for one problem, run and verified.
+#   6. run: immediate mode's pick (find-db, then model) for one problem, run and verified; then the
+#      pick of HIPRIM_FIND_MODE=fast (the model alone, nothing run).
 # Writes into $OUT: find_db.sqlite (the user db), find1_<dir>.json, tune_<dir>.json, find2_<dir>.json,
 # eval.json, run.json, one .log per step, and summary.json (every step's exit status and time).
 # Exit status: the largest of the steps' (124: a step timed out).
-# Usage: OUT=/some/dir scripts/device_find.sh   (BIN=devbin LAYERS=3 BATCH=32 TUNE_BUDGET_S=4 HOLDOUT=0.3)
+# Usage: OUT=/some/dir scripts/device_find.sh   (BIN=devbin LAYERS=3 BATCH=32 TUNE_BUDGET_S=4 HOLDOUT=0.3 SOLVER=globs)
 set -u
 BIN=${BIN:-devbin}
 OUT=${OUT:-out}
@@ -23,6 +25,8 @@ LAYERS=${LAYERS:-3}
 BATCH=${BATCH:-32}
 TUNE_BUDGET_S=${TUNE_BUDGET_S:-4}
 HOLDOUT=${HOLDOUT:-0.3}
+# Every GPU conv solver but conv.naive, whose minutes per batch-32 layer would take the whole run.
+SOLVER=${SOLVER:-conv.igemm.*,conv.gemm.*,conv.direct.*}
 mkdir -p "$OUT"
 export HIPRIM_USER_DB="$OUT/find_db.sqlite"
 unset HIPRIM_SYSTEM_DB HIPRIM_SOLVER HIPRIM_DISABLE_SOLVERS HIPRIM_CONV_CONFIG HIPRIM_FIND_MODE
@@ -53,20 +57,21 @@ step() {
 
 # The suite lists every fwd layer before the bwd ones: one call per direction, its first $LAYERS layers.
 for d in fwd bwd-data bwd-weights; do
-  step "find1_$d" 45 "$BIN/hiprim" find "${SUITE[@]}" --dir "$d" --solver 'conv.*' --time-budget-ms 50 --report "$OUT/find1_$d.json"
+  step "find1_$d" 45 "$BIN/hiprim" find "${SUITE[@]}" --dir "$d" --solver "$SOLVER" --time-budget-ms 50 --report "$OUT/find1_$d.json"
 done
 for d in fwd bwd-data bwd-weights; do
   step "tune_$d" 50 "$BIN/hiprim" tune "${SUITE[@]}" --dir "$d" --solver conv.igemm.wgmma --budget-s "$TUNE_BUDGET_S" --time-budget-ms 20 \
     --no-determinism-check --report "$OUT/tune_$d.json"
 done
 for d in fwd bwd-data bwd-weights; do
-  step "find2_$d" 40 "$BIN/hiprim" find "${SUITE[@]}" --dir "$d" --solver 'conv.*' --time-budget-ms 50 --report "$OUT/find2_$d.json"
+  step "find2_$d" 40 "$BIN/hiprim" find "${SUITE[@]}" --dir "$d" --solver "$SOLVER" --time-budget-ms 50 --report "$OUT/find2_$d.json"
 done
 step train 15 "$BIN/hiprim" db train
 step eval 15 "$BIN/hiprim" db eval-immediate --holdout "$HOLDOUT" --db "$HIPRIM_USER_DB" --report "$OUT/eval.json"
 FIRST=$(grep -m1 '^find conv ' "$OUT/find1_fwd.log" | sed 's/^find //')
 if [ -n "$FIRST" ]; then
   step run 30 "$BIN/hiprim" run "$FIRST" --report "$OUT/run.json"
+  step run_fast 15 env HIPRIM_FIND_MODE=fast "$BIN/hiprim" run "$FIRST" --choice-only
 else
   echo "== run: skipped (find1 printed no problem)"
 fi
