@@ -113,6 +113,13 @@ TEST_F(Immediate, OnlyAndDisabledSolvers) {
   }
 }
 
+TEST_F(Immediate, HipConvConfigLeavesTheConfigToTheVariable) {
+  const tuning::TuningDbs dbs({path("user.db"), ""}, keep_warnings());
+  ASSERT_TRUE(dbs.put(std::vector<tuning::FindRecord>{rec(conv(16), "test.b", "b1", 20)}));
+  setenv("HIPRIM_CONV_CONFIG", "b0", 1);  // the solver's default, overridden: the pick must not override it back
+  EXPECT_EQ(choice(conv(16), dbs), "test.b  find-db");
+}
+
 TEST_F(Immediate, ARecordWithAConfigThatNoLongerFitsIsNotUsed) {
   const tuning::TuningDbs dbs({path("user.db"), ""}, keep_warnings());
   ASSERT_TRUE(dbs.put(std::vector<tuning::FindRecord>{rec(conv(16), "test.b", "b9", 20)}));
