@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/solver.hpp"
 #include "hiprim/hiprim.h"
+#include "verify/immediate.hpp"
 #include "verify/solvers.hpp"
 
 struct hiprimHandle {
@@ -70,26 +71,17 @@ hiprimStatus_t destroy_object(D* d) {
   return hiprimStatusSuccess;
 }
 
-// Immediate mode: the first solver of `list` (in registry order) of h's backend whose name matches
-// HIPRIM_SOLVER (comma-separated globs; all when unset) and that takes p; ApiError
-// hiprimStatusUnsupported naming p, the glob when none matched, and the refusals otherwise.
-// `keep` filters the list further (the op's solvers). Text is p's canonical string.
+// Immediate mode (verify/immediate.hpp): among the solvers of `list` of h's backend that `keep`
+// admits (the op's solvers), HIPRIM_SOLVER and HIPRIM_DISABLE_SOLVERS let through and that take p:
+// the find-db's winner for p on this device, else the trained model's pick, else the first in
+// registry order; with its perf config ("" : the solver's default). HIPRIM_FIND_MODE picks the
+// steps (fast: no find-db). ApiError hiprimStatusUnsupported naming p (text: its canonical string),
+// the switches when none matched, and the refusals otherwise; hiprimStatusBadParm for a bad
+// HIPRIM_FIND_MODE.
 template <typename List, typename Problem, typename Keep>
-const auto& first_solver(const hiprimHandle& h, const List& list, const Problem& p, const std::string& text, Keep&& keep) {
-  const char* glob = std::getenv("HIPRIM_SOLVER");
-  std::string why;
-  bool matched = false;
-  for (const auto& s : list) {
-    if (s->backend() != h.backend || !keep(*s)) continue;
-    if (glob && *glob && !verify::glob_list_match(glob, s->name())) continue;
-    matched = true;
-    const auto a = s->applicable(p);
-    if (a) return *s;
-    if (why.size() < 400) why += (why.empty() ? "" : "; ") + s->name() + ": " + a.reason;
-  }
-  throw ApiError(hiprimStatusUnsupported, "no " + std::string(h.backend == Backend::host ? "host" : "device") + " solver" +
-                                              (matched ? "" : glob && *glob ? " matching HIPRIM_SOLVER='" + std::string(glob) + "'" : "") +
-                                              " takes " + text + (why.empty() ? "" : " (" + why + ")"));
+auto first_solver(const hiprimHandle& h, const List& list, const Problem& p, const std::string& text, Keep&& keep) {
+  const auto cx = verify::ImmediateContext::from_env(&verify::library_dbs());
+  return verify::choose_solver(list, p, text, h.backend, cx, keep, [](const std::string& why) { throw ApiError(hiprimStatusUnsupported, why); });
 }
 
 // Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).

@@ -65,7 +65,7 @@ ConvProblem conv_problem_of(ConvDir dir, const hiprimTensorDescriptor* x, const 
   return p;
 }
 
-const hiprim::ConvSolver& choose_solver(const hiprimHandle& h, const ConvProblem& p) {
+hiprim::verify::Chosen<hiprim::ConvSolver> choose_solver(const hiprimHandle& h, const ConvProblem& p) {
   return hiprim::api::first_solver(h, hiprim::verify::conv_solvers(), p, to_string(p), [](const hiprim::ConvSolver&) { return true; });
 }
 
@@ -74,7 +74,8 @@ hiprimStatus_t workspace_size(hiprimHandle_t handle, ConvDir dir, const hiprimTe
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
     if (size == nullptr) throw ApiError(hiprimStatusInvalidValue, "workspace_size is null");
     const ConvProblem p = conv_problem_of(dir, x, w, y, cd);
-    *size = choose_solver(h, p).workspace_bytes(p);
+    const auto c = choose_solver(h, p);
+    *size = c.solver->config_workspace_bytes(p, c.config);
   });
 }
 
@@ -88,8 +89,9 @@ hiprimStatus_t run(hiprimHandle_t handle, ConvDir dir, const void* alpha, const 
     if (*static_cast<const float*>(alpha) != 1.0f || *static_cast<const float*>(beta) != 0.0f)
       throw ApiError(hiprimStatusNotImplemented, "only alpha = 1 and beta = 0 are implemented");
     const ConvProblem p = conv_problem_of(dir, x, w, y, cd);
-    const hiprim::ConvSolver& s = choose_solver(h, p);
-    const std::size_t need = s.workspace_bytes(p);
+    const auto c = choose_solver(h, p);
+    const hiprim::ConvSolver& s = *c.solver;
+    const std::size_t need = s.config_workspace_bytes(p, c.config);
     if (need > 0 && (workspace == nullptr || workspace_bytes < need))
       throw ApiError(hiprimStatusBadParm, "the workspace (" + std::to_string(workspace == nullptr ? 0 : workspace_bytes) +
                                               " bytes) is smaller than the " + std::to_string(need) + " bytes " + s.name() + " needs");
@@ -99,9 +101,10 @@ hiprimStatus_t run(hiprimHandle_t handle, ConvDir dir, const void* alpha, const 
       case ConvDir::bwd_data: t.y = const_cast<void*>(in_a), t.w = const_cast<void*>(in_b), t.x = out; break;
       case ConvDir::bwd_weights: t.x = const_cast<void*>(in_a), t.y = const_cast<void*>(in_b), t.w = out; break;
     }
-    t.workspace = workspace, t.workspace_bytes = workspace_bytes, t.stream = h.stream;
+    t.workspace = workspace, t.workspace_bytes = workspace_bytes, t.stream = h.stream, t.config = c.config;
     if (const char* log = std::getenv("HIPRIM_LOG_CMD"); log && *log && std::string(log) != "0")
-      std::fprintf(stderr, "hiprim repro \"%s\" --solver %s\n", to_string(p).c_str(), s.name().c_str());
+      std::fprintf(stderr, "hiprim repro \"%s\" --solver %s%s\n", to_string(p).c_str(), s.name().c_str(),
+                   c.config.empty() ? "" : (" --config " + c.config).c_str());
     h.last_solver = s.name();
     s.run(p, t);
   });

@@ -22,8 +22,8 @@ hiprim::OpProblemPtr problem_of(hiprimHandle& h, const char* text) {
   return p;
 }
 
-// The backend's first solver of p's op that takes it (hiprim::api::first_solver).
-const hiprim::OpSolver& choose(const hiprimHandle& h, const hiprim::OpProblem& p) {
+// Immediate mode's solver of p's op and its config (hiprim::api::first_solver).
+hiprim::verify::Chosen<hiprim::OpSolver> choose(const hiprimHandle& h, const hiprim::OpProblem& p) {
   return hiprim::api::first_solver(h, hiprim::verify::all_solvers(), p, p.str(), [&](const hiprim::OpSolver& s) { return s.op() == p.op(); });
 }
 
@@ -60,7 +60,8 @@ hiprimStatus_t hiprimProblemWorkSpaceSize(hiprimHandle_t handle, const char* pro
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
     if (workspace_size == nullptr) throw ApiError(hiprimStatusInvalidValue, "workspace_size is null");
     const auto p = problem_of(h, problem);
-    *workspace_size = choose(h, *p).workspace_bytes(*p);
+    const auto c = choose(h, *p);
+    *workspace_size = c.solver->config_workspace_bytes(*p, c.config);
   });
 }
 
@@ -82,15 +83,17 @@ void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int
                                                    std::to_string(buffers == nullptr ? 0 : buffer_count) + " given");
     for (int i = 0; i < buffer_count; ++i)
       if (buffers[i] == nullptr) throw ApiError(hiprimStatusInvalidValue, "buffer " + std::to_string(i) + " (" + tensors[i].name + ") is null");
-    const hiprim::OpSolver& s = choose(h, *p);
-    const std::size_t need = s.workspace_bytes(*p);
+    const auto c = choose(h, *p);
+    const hiprim::OpSolver& s = *c.solver;
+    const std::size_t need = s.config_workspace_bytes(*p, c.config);
     if (need > 0 && (workspace == nullptr || workspace_size < need))
       throw ApiError(hiprimStatusBadParm, "the workspace (" + std::to_string(workspace == nullptr ? 0 : workspace_size) +
                                               " bytes) is smaller than the " + std::to_string(need) + " bytes " + s.name() + " needs");
     if (const char* log = std::getenv("HIPRIM_LOG_CMD"); log && *log && std::string(log) != "0")
-      std::fprintf(stderr, "hiprim repro \"%s\" --solver %s\n", p->str().c_str(), s.name().c_str());
+      std::fprintf(stderr, "hiprim repro \"%s\" --solver %s%s\n", p->str().c_str(), s.name().c_str(),
+                   c.config.empty() ? "" : (" --config " + c.config).c_str());
     h.last_solver = s.name();
-    s.run(*p, std::vector<void*>(buffers, buffers + buffer_count), workspace, workspace_size, h.stream);
+    s.run_config(*p, std::vector<void*>(buffers, buffers + buffer_count), workspace, workspace_size, h.stream, c.config);
   }
 }
 

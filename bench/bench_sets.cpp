@@ -50,7 +50,7 @@ TimingSets::TimingSets(const ConvProblem& p, std::size_t l2, std::uint64_t seed)
 
 ConvTensors TimingSets::tensors(int i, const gpu::DeviceBuffer& ws, void* stream) const {
   const auto k = static_cast<std::size_t>(i);
-  return ConvTensors{x_[k].data(), w_[k].data(), y_[k].data(), p_.bias ? bias_[k].data() : nullptr, ws.data(), ws.bytes(), stream};
+  return ConvTensors{x_[k].data(), w_[k].data(), y_[k].data(), p_.bias ? bias_[k].data() : nullptr, ws.data(), ws.bytes(), stream, {}};
 }
 
 PeerBuffers TimingSets::peer(int i, const gpu::DeviceBuffer& ws, void* stream) const {
@@ -74,7 +74,7 @@ VerifyBuffers::VerifyBuffers(const PreparedCase& c) : p_(conv_problem(c)) {
 }
 
 ConvTensors VerifyBuffers::tensors(const gpu::DeviceBuffer& ws, void* stream) const {
-  return ConvTensors{x_.data(), w_.data(), y_.data(), p_.bias ? bias_.data() : nullptr, ws.data(), ws.bytes(), stream};
+  return ConvTensors{x_.data(), w_.data(), y_.data(), p_.bias ? bias_.data() : nullptr, ws.data(), ws.bytes(), stream, {}};
 }
 
 PeerBuffers VerifyBuffers::peer(const gpu::DeviceBuffer& ws, void* stream) const {

@@ -1,6 +1,8 @@
-// hiprim db path | check [--db FILE] | show [--db FILE] [--problem S]: the tuning dbs
-// (tuning/README.md): where they are, whether they are sound, what they hold. Nothing here writes a
-// db: a bad file is reported, not moved aside (that happens when a session opens its user db).
+// hiprim db path | check [--db FILE] | show [--db FILE] [--problem S] | train [--db FILE] |
+// eval-immediate --holdout F [--db FILE] [--report J]: the tuning dbs (tuning/README.md): where they
+// are, whether they are sound, what they hold, immediate mode's model (tuning/model.hpp). Only train
+// writes (the model's table); a bad file is reported, not moved aside (that happens when a session
+// opens its user db).
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,7 +13,10 @@
 
 #include "cli/commands.hpp"
 #include "core/op_problem.hpp"
+#include "cli/output.hpp"
+#include "tuning/model.hpp"
 #include "tuning/tuning_dbs.hpp"
+#include "verify/report.hpp"
 
 namespace hiprim::cli {
 namespace {
@@ -97,6 +102,46 @@ int run_show(const std::string& given, const std::string& problem_arg) {
   });
 }
 
+// The model trained from the records of --db FILE (or the user db), stored in the same file.
+int run_train(const std::string& given) {
+  std::string path = given;
+  if (path.empty()) path = tuning::default_db_paths().user;
+  if (path.empty()) throw InputError("no user db (HIPRIM_USER_DB, XDG_CACHE_HOME and HOME are unset): give --db FILE");
+  if (::access(path.c_str(), F_OK) != 0) throw InputError("'" + path + "': no such db (run hiprim find first)");
+  const tuning::Db db = tuning::Db::open(path, tuning::tuning_schema(), tuning::Db::Access::writable);
+  const tuning::ImmediateModel m = tuning::ImmediateModel::train(db);
+  m.store(db);
+  std::printf("trained: %zu problems, %zu points into %s\n", m.problems(), m.points().size(), path.c_str());
+  return 0;
+}
+
+int run_eval(const std::string& given, double holdout, const std::string& report) {
+  int code = 0;
+  const int bad = each_db(given, "# ", false, [&](const DbFile& f, const tuning::Db& db) {
+    const tuning::ImmediateEval ev = tuning::evaluate_immediate(db, holdout);
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& c : ev.cases) {
+      std::printf("  %s %s: best %s %.3f us, picked %s %s%s\n", c.hit ? "HIT " : "miss", c.problem.c_str(), c.best_solver.c_str(), c.best_us,
+                  c.picked_us < 0 ? "nothing" : c.picked_solver.c_str(), c.picked_config.c_str(),
+                  c.picked_us < 0 ? "" : (" " + std::to_string(c.picked_us) + " us").c_str());
+      cases.push_back({{"problem", c.problem}, {"best_solver", c.best_solver}, {"best_us", c.best_us}, {"picked_solver", c.picked_solver},
+                       {"picked_config", c.picked_config}, {"picked_us", c.picked_us < 0 ? nlohmann::json(nullptr) : nlohmann::json(c.picked_us)},
+                       {"hit", c.hit}});
+    }
+    const double rate = ev.held_out ? double(ev.hits) / double(ev.held_out) : 0;
+    std::printf("%s (%s): holdout %.2f: %zu problems trained, %zu held out, %zu picked, %zu within 10%% of Find's best (%.0f%%); "
+                "pick time mean %.1f us, max %.1f us\n",
+                f.path.c_str(), f.role, holdout, ev.trained, ev.held_out, ev.picked, ev.hits, 100 * rate, ev.mean_pick_us, ev.max_pick_us);
+    if (ev.held_out == 0) code = 1;  // nothing to judge the model by
+    if (!report.empty())
+      verify::write_json(report, {{"command", "db eval-immediate"}, {"command_line", command_line()}, {"db", f.path}, {"holdout", holdout},
+                                  {"trained", ev.trained}, {"held_out", ev.held_out}, {"picked", ev.picked}, {"hits", ev.hits},
+                                  {"hit_rate", rate}, {"tolerance", 0.10}, {"mean_pick_us", ev.mean_pick_us},
+                                  {"max_pick_us", ev.max_pick_us}, {"cases", cases}});
+  });
+  return bad ? bad : code;
+}
+
 }  // namespace
 
 Command add_db(CLI::App& app) {
@@ -107,9 +152,21 @@ Command add_db(CLI::App& app) {
   auto* show = sub->add_subcommand("show", "List the find and perf records");
   auto file = std::make_shared<std::string>();
   auto problem = std::make_shared<std::string>();
-  for (auto* s : {check, show}) s->add_option("--db", *file, "A db file (default: the user db and the system db)");
+  auto* train = sub->add_subcommand("train", "Train immediate mode's model from the find and perf records into the db's model table");
+  auto* eval = sub->add_subcommand("eval-immediate", "Hold out problems with find records: how often the model's pick is within 10% of Find's best");
+  auto holdout = std::make_shared<double>(0.2);
+  auto report = std::make_shared<std::string>();
+  for (auto* s : {check, show, eval}) s->add_option("--db", *file, "A db file (default: the user db and the system db)");
+  train->add_option("--db", *file, "The db file to train from and into (default: the user db)");
   show->add_option("--problem", *problem, "Only the records of this problem string");
-  return [path, check, file, problem] {
+  eval->add_option("--holdout", *holdout, "The share of the problems held out (0 < F < 1)")->capture_default_str();
+  eval->add_option("--report", *report, "Write a JSON report here");
+  return [path, check, train, eval, file, problem, holdout, report] {
+    if (train->parsed()) return run_train(*file);
+    if (eval->parsed()) {
+      if (!(*holdout > 0 && *holdout < 1)) throw InputError("--holdout " + std::to_string(*holdout) + ": expected a share between 0 and 1 (e.g. 0.2)");
+      return run_eval(*file, *holdout, *report);
+    }
     if (path->parsed()) {
       const tuning::DbPaths p = tuning::default_db_paths();
       std::printf("user   %s\nsystem %s\n", p.user.empty() ? "(none: HIPRIM_USER_DB, XDG_CACHE_HOME and HOME are unset)" : p.user.c_str(),

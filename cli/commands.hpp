@@ -25,5 +25,8 @@ Command add_bench(CLI::App& app);   // cli/cmd_bench.cpp
 Command add_report(CLI::App& app);  // cli/cmd_report.cpp
 Command add_fuzz(CLI::App& app);    // cli/cmd_fuzz.cpp
 Command add_db(CLI::App& app);      // cli/cmd_db.cpp: the tuning dbs
+Command add_find(CLI::App& app);    // cli/cmd_find.cpp: Find into the find db
+Command add_tune(CLI::App& app);    // cli/cmd_find.cpp: perf-config tuning into the perf db
+Command add_run(CLI::App& app);     // cli/cmd_run.cpp: immediate mode's pick, run and verified
 
 }  // namespace hiprim::cli

@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
   reg(hiprim::cli::add_bench);
   reg(hiprim::cli::add_report);
   reg(hiprim::cli::add_db);
+  reg(hiprim::cli::add_find);
+  reg(hiprim::cli::add_tune);
+  reg(hiprim::cli::add_run);
   for (auto& c : hiprim::cli::add_miopen_commands(app)) cmds.push_back(std::move(c));
   app.footer(hiprim::cli::miopen_commands_footer());
   try {

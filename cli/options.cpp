@@ -10,6 +10,7 @@ void RunFlags::add_to(CLI::App& sub) {
   sub.add_option("--fill", fill, "Data fill tier: exact (integers, zero threshold) or bounded (reals, error bound); default: exact when possible")
       ->check(CLI::IsMember({"exact", "bounded"}));
   sub.add_flag("--no-determinism-check", no_determinism, "Skip the second run that checks a solver's determinism claim");
+  sub.add_option("--config", config, "The solver's perf config to run (hiprim list solvers; default: its default for the problem)");
 }
 
 verify::RunOptions RunFlags::options() const {
@@ -17,6 +18,7 @@ verify::RunOptions RunFlags::options() const {
   o.seed = seed;
   if (!fill.empty()) o.fill = *verify::parse_fill_tier(fill);
   o.check_determinism = !no_determinism;
+  o.config = config;
   return o;
 }
 

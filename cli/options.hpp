@@ -10,10 +10,11 @@
 
 namespace hiprim::cli {
 
-// --seed, --fill, --no-determinism-check on a subcommand.
+// --seed, --fill, --no-determinism-check, --config on a subcommand.
 struct RunFlags {
   std::uint64_t seed = 1;
-  std::string fill;  // "", "exact", "bounded"
+  std::string fill;    // "", "exact", "bounded"
+  std::string config;  // the solver's perf config; "": its default
   bool no_determinism = false;
   void add_to(CLI::App& sub);
   verify::RunOptions options() const;

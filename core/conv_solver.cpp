@@ -22,9 +22,20 @@ void check_conv_run(const std::string& solver, const ConvProblem& p, const ConvT
                      ", got " + std::to_string(t.workspace_bytes) + (t.workspace ? " bytes" : " bytes at a null pointer"));
 }
 
+std::vector<std::string> ConvSolver::configs_for(const ConvProblem& p) const {
+  if (!applicable(p)) return {};
+  const std::vector<std::string> all = perf_configs();
+  return all.empty() ? std::vector<std::string>{""} : all;
+}
+
+std::size_t ConvSolver::config_workspace_bytes(const ConvProblem& p, const std::string& config) const {
+  check_config(name(), to_string(p), configs_for(p), config);
+  return workspace_bytes(p);
+}
+
 void ConvSolver::run(const ConvProblem& p, const ConvTensors& t) const {
   const Applicability a = applicable(p);
-  check_conv_run(name(), p, t, a, a ? workspace_bytes(p) : 0);
+  check_conv_run(name(), p, t, a, a ? config_workspace_bytes(p, t.config) : 0);
   run_checked(p, t);
 }
 
@@ -47,8 +58,28 @@ std::size_t ConvOpSolver::workspace_bytes(const OpProblem& p) const {
   return q ? s_.workspace_bytes(*q) : 0;
 }
 
+std::vector<std::string> ConvOpSolver::configs_for(const OpProblem& p) const {
+  const ConvProblem* q = op_problem_cast<ConvProblem>(p);
+  return q ? s_.configs_for(*q) : std::vector<std::string>{};
+}
+
+std::string ConvOpSolver::default_config_for(const OpProblem& p) const {
+  const ConvProblem* q = op_problem_cast<ConvProblem>(p);
+  return q ? s_.default_config_for(*q) : std::string();
+}
+
+std::size_t ConvOpSolver::config_workspace_bytes(const OpProblem& p, const std::string& config) const {
+  const ConvProblem* q = op_problem_cast<ConvProblem>(p);
+  return q ? s_.config_workspace_bytes(*q, config) : 0;
+}
+
 void ConvOpSolver::run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
                        void* stream) const {
+  run_config(p, buffers, workspace, ws_bytes, stream, "");
+}
+
+void ConvOpSolver::run_config(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes, void* stream,
+                              const std::string& config) const {
   const ConvProblem* q = op_problem_cast<ConvProblem>(p);
   const std::vector<OpTensor> ts = q ? q->tensors() : std::vector<OpTensor>{};
   // The type and the buffer count here; applicability, null buffers and the workspace in run(*q, t).
@@ -65,6 +96,7 @@ void ConvOpSolver::run(const OpProblem& p, const std::vector<void*>& buffers, vo
   t.workspace = workspace;
   t.workspace_bytes = ws_bytes;
   t.stream = stream;
+  t.config = config;
   s_.run(*q, t);
 }
 

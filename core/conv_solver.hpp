@@ -62,7 +62,14 @@ struct ConvTensors {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   void* stream = nullptr;  // device solvers: the hipStream_t to launch on (nullptr: default stream)
+  // The perf config to run (ConvSolver::configs_for); "": the solver's default for the problem
+  // (conv.igemm.wgmma: HIPRIM_CONV_CONFIG when set and valid for it, else its heuristic's).
+  std::string config;
 };
+
+// The environment variable that overrides conv.igemm.wgmma's default config (a run with an explicit
+// config ignores it; immediate mode leaves a config it picked out while it is set).
+inline constexpr const char* kConvConfigEnv = "HIPRIM_CONV_CONFIG";
 
 // The ConvTensors slot of a tensors() entry of a conv problem, by its name: x (x, dx), w (w, dw),
 // y (y, dy), bias; InputError for any other name.
@@ -75,15 +82,24 @@ class ConvSolver : public Solver {
   // judge holds it to the answer. Pure: a solver without a declaration does not compile.
   virtual ImplicitZeros implicit_zeros(const ConvProblem& p) const = 0;
   virtual Applicability applicable(const ConvProblem& p) const = 0;
+  // Of a run with config "" (the default).
   virtual std::size_t workspace_bytes(const ConvProblem&) const { return 0; }
+  // The perf configs that can run p: {""} (the one implicit config) for a solver without configs;
+  // empty when it refuses p. default_config_for(p): the one a run with config "" uses.
+  virtual std::vector<std::string> configs_for(const ConvProblem& p) const;
+  virtual std::string default_config_for(const ConvProblem&) const { return default_perf_config(); }
+  // The workspace of a run with `config` ("": workspace_bytes(p)); InputError for a config not in
+  // configs_for(p).
+  virtual std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const;
   // Checks the preconditions once for every solver (check_conv_run with applicable(p) and
-  // workspace_bytes(p)), then run_checked. Throws RuntimeError on a failed device call; device
-  // solvers launch asynchronously on t.stream.
+  // config_workspace_bytes(p, t.config); t.config "" or one of configs_for(p)), then run_checked.
+  // Throws RuntimeError on a failed device call; device solvers launch asynchronously on t.stream.
   void run(const ConvProblem& p, const ConvTensors& t) const;
 
  protected:
   // The algorithm proper, called by run() only: p is applicable, x, w, y (and bias when p.bias) are
-  // non-null, and t.workspace holds at least workspace_bytes(p) bytes.
+  // non-null, t.config is "" or one of configs_for(p), and t.workspace holds at least
+  // config_workspace_bytes(p, t.config) bytes.
   virtual void run_checked(const ConvProblem& p, const ConvTensors& t) const = 0;
 };
 
@@ -115,6 +131,11 @@ class ConvOpSolver final : public OpSolver {
   std::size_t workspace_bytes(const OpProblem& p) const override;
   void run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
            void* stream) const override;
+  std::vector<std::string> configs_for(const OpProblem& p) const override;
+  std::string default_config_for(const OpProblem& p) const override;
+  std::size_t config_workspace_bytes(const OpProblem& p, const std::string& config) const override;
+  void run_config(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes, void* stream,
+                  const std::string& config) const override;
 
  private:
   const ConvSolver& s_;

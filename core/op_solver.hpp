@@ -24,7 +24,25 @@ class OpSolver : public Solver {
   // Throws RuntimeError on a failed device call.
   virtual void run(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
                    void* stream) const = 0;
+
+  // Perf configs per problem (Solver::perf_configs is the whole space). A run with config "" uses
+  // default_config_for(p) (for conv.igemm.wgmma: HIPRIM_CONV_CONFIG when set and valid, else its
+  // heuristic); a solver without configs has the one implicit config "".
+  // The configs that can run p: {""} for a solver without configs; empty when it refuses p.
+  virtual std::vector<std::string> configs_for(const OpProblem& p) const;
+  virtual std::string default_config_for(const OpProblem&) const { return default_perf_config(); }
+  // workspace_bytes(p) of a run with `config`; InputError when config is not "" nor in configs_for(p).
+  virtual std::size_t config_workspace_bytes(const OpProblem& p, const std::string& config) const;
+  // run() with `config`, same precondition with ws_bytes >= config_workspace_bytes(p, config);
+  // InputError when config is not "" nor in configs_for(p). The default: run() for "" and the default config.
+  virtual void run_config(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes,
+                          void* stream, const std::string& config) const;
 };
+
+// InputError "<solver>: perf config '<config>' cannot run <problem> (its configs: ...)" unless config
+// is "" or one of `configs`.
+void check_config(const std::string& solver, const std::string& problem, const std::vector<std::string>& configs,
+                  const std::string& config);
 
 using OpSolverList = std::vector<std::shared_ptr<const OpSolver>>;
 

@@ -54,7 +54,7 @@ ref::ConvOutput device_solver_output(const verify::PreparedCase& c, const ConvSo
   const std::size_t es = dtype_size(out.dtype);
   for (std::size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<unsigned char>(verify::poison_bits(out.dtype) >> (8 * (i % es)));
   if (!raw.empty()) ob.upload(raw.data(), raw.size());
-  ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), oracle.workspace_bytes(p), nullptr};
+  ConvTensors t{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), oracle.workspace_bytes(p), nullptr, {}};
   oracle.run(p, t);
   gpu::synchronize("running the GPU oracle");
   if (!raw.empty()) ob.download(raw.data(), raw.size());

@@ -170,6 +170,14 @@ CREATE TABLE perf_records (
   tuning_seconds REAL NOT NULL CHECK (tuning_seconds >= 0),
   recorded_at INTEGER NOT NULL,
   PRIMARY KEY (problem, device, sm_count, cc, hiprim_version, solver)
+) WITHOUT ROWID;
+CREATE TABLE model_points (
+  problem TEXT NOT NULL, device TEXT NOT NULL, sm_count INTEGER NOT NULL, cc TEXT NOT NULL, hiprim_version TEXT NOT NULL,
+  category TEXT NOT NULL, features TEXT NOT NULL,
+  rank INTEGER NOT NULL CHECK (rank >= 0),
+  solver TEXT NOT NULL, config TEXT NOT NULL,
+  time_us REAL NOT NULL CHECK (time_us >= 0),
+  PRIMARY KEY (problem, device, sm_count, cc, hiprim_version, rank)
 ) WITHOUT ROWID)sql"};
   return schema;
 }

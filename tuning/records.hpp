@@ -54,7 +54,8 @@ struct PerfRecord {
 };
 
 // The schema of the tuning db file: application_id 'HPTD', version kTuningSchemaVersion.
-inline constexpr std::int32_t kTuningSchemaVersion = 1;
+// Version 2 added the immediate-mode model's table (tuning/model.hpp).
+inline constexpr std::int32_t kTuningSchemaVersion = 2;
 const Schema& tuning_schema();
 
 // The find records of one db. put replaces the record of the same key and solver.

@@ -122,4 +122,22 @@ bool TuningDbs::put(const PerfRecord& r) const {
   return writable() && guarded("tuning db write failed, record not kept", [&] { return PerfDb(*user_).put(r), true; }, false);
 }
 
+bool TuningDbs::put(const std::vector<FindRecord>& rs) const {
+  return writable() && guarded("tuning db write failed, records not kept", [&] { return FindDb(*user_).put_all(rs), true; }, false);
+}
+
+const ImmediateModel& TuningDbs::model() const {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  if (!model_) {
+    ImmediateModel m;
+    for (const auto* db : {user(), system()}) {
+      if (!db) continue;
+      m = guarded("immediate-mode model not read", [&] { return ImmediateModel::load(*db); }, ImmediateModel());
+      if (!m.points().empty()) break;
+    }
+    model_ = std::make_unique<const ImmediateModel>(std::move(m));
+  }
+  return *model_;
+}
+
 }  // namespace hiprim::tuning

@@ -5,9 +5,13 @@
 // failure is warned about and the lookup finds nothing, the write returns false. A record that is
 // not valid (DbKey::validate) is still an InputError.
 #pragma once
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "tuning/model.hpp"
 #include "tuning/records.hpp"
 
 namespace hiprim::tuning {
@@ -43,6 +47,11 @@ class TuningDbs {
   // Into the user db; false (nothing written) in a read-only session or when the write failed.
   bool put(const FindRecord& r) const;
   bool put(const PerfRecord& r) const;
+  bool put(const std::vector<FindRecord>& rs) const;  // one transaction for all
+
+  // The immediate-mode model (tuning/model.hpp): the user db's when it has points, else the system
+  // db's (empty when neither has one); loaded on first use and kept for the session.
+  const ImmediateModel& model() const;
 
  private:
   // f(); on a RuntimeError from a db: warns "<what>: <error>" and returns fallback.
@@ -51,6 +60,8 @@ class TuningDbs {
 
   std::optional<Db> user_, system_;
   WarnSink warn_;
+  mutable std::mutex model_mutex_;
+  mutable std::unique_ptr<const ImmediateModel> model_;
 };
 
 }  // namespace hiprim::tuning

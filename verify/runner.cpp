@@ -74,7 +74,7 @@ CaseRecord run_case(const PreparedCase& c, const OpSolver& s, const RunOptions& 
   rec.fill = c.fill();
   rec.tolerance = c.check().tolerance(c, s);
   rec.time_ms = 0;
-  rec.repro = repro_command(c, s.name());
+  rec.repro = repro_command(c, s.name()) + (o.config.empty() ? "" : " --config " + o.config);
   auto finish = [&](Status st, std::string reason) {
     rec.verdict.status = st;
     rec.verdict.reason = std::move(reason);
@@ -93,7 +93,7 @@ CaseRecord run_case(const PreparedCase& c, const OpSolver& s, const RunOptions& 
       bufs.emplace_back(b, static_cast<std::size_t>(t.desc.storage_elements()) * dtype_size(t.desc.dtype), t.name);
     std::vector<void*> ptrs;
     for (auto& g : bufs) ptrs.push_back(g.data());
-    GuardedBuffer ws(b, s.workspace_bytes(p), "workspace");
+    GuardedBuffer ws(b, s.config_workspace_bytes(p, o.config), "workspace");
     for (std::size_t i = 0; i < ts.size(); ++i)
       if (ts[i].role == OpTensor::Role::input) bufs[i].set(c.bytes(i));
     // Returns every non-input buffer's payload, indexed like ts (inputs: empty).
@@ -103,7 +103,7 @@ CaseRecord run_case(const PreparedCase& c, const OpSolver& s, const RunOptions& 
         if (ts[i].role == OpTensor::Role::output) bufs[i].poison(ts[i].desc.dtype);
       }
       auto t0 = std::chrono::steady_clock::now();
-      s.run(p, ptrs, ws.data(), ws.payload(), nullptr);
+      s.run_config(p, ptrs, ws.data(), ws.payload(), nullptr, o.config);
       synchronize_backend(b);
       rec.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::vector<std::vector<unsigned char>> out(ts.size());

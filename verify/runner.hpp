@@ -53,6 +53,8 @@ struct RunOptions {
   std::optional<FillTier> fill;
   bool check_determinism = true;
   std::string dump_dir;  // non-empty: write inputs, outputs and references as .npy files there
+  // The solver's perf config to run (OpSolver::configs_for); "": its default for the problem.
+  std::string config;
   CaseHooks hooks;
 };
 

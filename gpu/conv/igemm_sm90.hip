@@ -175,11 +175,23 @@ class ConvIgemmWgmma final : public ConvSolver {
     if (!pl.refusal.empty()) return 0;
     return sm90::make_igemm_launch(pl, config_to_run(p, pl)).workspace_bytes;
   }
+  std::vector<std::string> configs_for(const ConvProblem& p) const override {
+    return applicable(p) ? igemm_sm90_configs(p) : std::vector<std::string>{};
+  }
+  std::string default_config_for(const ConvProblem& p) const override {
+    const IgemmPlan pl = sm90::plan_igemm(p);
+    return pl.refusal.empty() ? to_string(config_to_run(p, pl)) : std::string();
+  }
+  std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const override {
+    return config.empty() ? workspace_bytes(p) : igemm_sm90_workspace_bytes(p, config);
+  }
 
  protected:
+  // t.config when given, else HIPRIM_CONV_CONFIG's (an InputError when it does not fit p), else the heuristic's.
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const char* env = std::getenv(kConvConfigEnv);
-    igemm_sm90_run(p, t, env != nullptr && *env != '\0' ? std::string(env) : igemm_sm90_default_config(p));
+    const bool from_env = t.config.empty() && env != nullptr && *env != '\0';
+    igemm_sm90_run(p, t, !t.config.empty() ? t.config : from_env ? std::string(env) : igemm_sm90_default_config(p));
   }
 };
 

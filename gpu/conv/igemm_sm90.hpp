@@ -1,8 +1,8 @@
 // conv.igemm.wgmma's perf-config interface (host header, no device types): the configs a problem
 // can run (every one instantiated and selectable at run time), the heuristic's pick, the workspace
-// of a config, and a run with an explicit config. The solver's run() takes its config from the
-// environment variable HIPRIM_CONV_CONFIG when set (an unknown or inapplicable config is an
-// InputError naming it), else the heuristic's.
+// of a config, and a run with an explicit config. The solver's run() takes ConvTensors::config when
+// given (configs_for(p) lists the valid ones), else the environment variable HIPRIM_CONV_CONFIG
+// when set (an unknown or inapplicable config is an InputError naming it), else the heuristic's.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -15,7 +15,7 @@
 namespace hiprim::gpu {
 
 inline constexpr const char* kIgemmWgmmaName = "conv.igemm.wgmma";
-inline constexpr const char* kConvConfigEnv = "HIPRIM_CONV_CONFIG";
+// kConvConfigEnv (core/conv_solver.hpp): HIPRIM_CONV_CONFIG, the default config's override.
 
 // "" when this process can run the sm_90a kernels, else why not (no device, not sm_90, AMD).
 std::string igemm_sm90_unavailable();

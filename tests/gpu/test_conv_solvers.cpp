@@ -44,7 +44,7 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
                              : gputest::guarded_input(bytes.back(), what));
   }
   gputest::GuardedBuffer& dout = bufs[p.dir == ConvDir::fwd ? 2 : p.dir == ConvDir::bwd_data ? 0 : 1];
-  ConvTensors t{bufs[0].data(), bufs[1].data(), bufs[2].data(), p.bias ? bufs[3].data() : nullptr};
+  ConvTensors t{bufs[0].data(), bufs[1].data(), bufs[2].data(), p.bias ? bufs[3].data() : nullptr, nullptr, 0, nullptr, {}};
   Stream stream;
   t.stream = stream.handle();
 

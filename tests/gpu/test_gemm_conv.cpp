@@ -219,7 +219,7 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
     };
     GuardedBuffer *dx = make(x, "x"), *dw = make(w, "w"), *dy = make(y, "y"), *db = make(b, "bias");
     GuardedBuffer ws(Backend::device, solver.workspace_bytes(p), "workspace");
-    ConvTensors t{dx->data(), dw->data(), dy->data(), p.bias ? db->data() : nullptr, ws.data(), ws.payload(), nullptr};
+    ConvTensors t{dx->data(), dw->data(), dy->data(), p.bias ? db->data() : nullptr, ws.data(), ws.payload(), nullptr, {}};
     solver.run(p, t);
     gpu::synchronize("gemm conv test");
     std::vector<unsigned char> got;

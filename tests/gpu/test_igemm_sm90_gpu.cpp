@@ -110,7 +110,7 @@ struct DeviceCase {
         w(make(w_bytes, "w", ConvDir::bwd_weights)), y(make(y_bytes, "y", ConvDir::fwd)),
         bias(gputest::guarded_input(bias_bytes, "bias")), ws(Backend::device, std::max<std::size_t>(ws_bytes, 16), "workspace") {}
   ConvTensors tensors() {
-    return ConvTensors{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.payload(), nullptr};
+    return ConvTensors{x.data(), w.data(), y.data(), p.bias ? bias.data() : nullptr, ws.data(), ws.payload(), nullptr, {}};
   }
   GuardedBuffer& out() { return p.dir == ConvDir::fwd ? y : p.dir == ConvDir::bwd_data ? x : w; }
   // The output's bytes after a run; *problem: "" or what is wrong with a guard or an input.

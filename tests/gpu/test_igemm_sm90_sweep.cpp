@@ -315,7 +315,7 @@ TEST(IgemmSweep, Profile) {
     return d;
   };
   DeviceBuffer x = up(host.x), w = up(host.w), y = up(host.y), ws(std::max<std::size_t>(igemm_sm90_workspace_bytes(p, cfg), 256), "ws");
-  const ConvTensors t{x.data(), w.data(), y.data(), nullptr, ws.data(), ws.bytes(), nullptr};
+  const ConvTensors t{x.data(), w.data(), y.data(), nullptr, ws.data(), ws.bytes(), nullptr, {}};
   for (int i = 0; i < 5; ++i) igemm_sm90_run(p, t, cfg);
   synchronize("profile");
   std::printf("profiled %s with %s\n", to_string(p).c_str(), cfg.c_str());

@@ -37,7 +37,7 @@ TEST_F(CliDb, CheckExitCodes) {
     const auto db = tuning::Db::open_or_create(path("user.db"), tuning::tuning_schema(), keep_warnings());
     tuning::FindDb(db).put(find_record(key_of("activ fwd relu fp32 nchw n1 c3 in8x8"), "activ.direct", 3.5));
   }
-  EXPECT_TRUE(db_exits("db check", 0, "ok: schema version 1, 1 find records, 0 perf records"));
+  EXPECT_TRUE(db_exits("db check", 0, "ok: schema version 2, 1 find records, 0 perf records"));
   EXPECT_TRUE(db_exits("db check --db " + shell_quote(path("user.db")), 0, "(file): ok"));
   write_bytes(path("junk.db"), std::string(5000, 'j'));
   EXPECT_TRUE(db_exits("db check --db " + shell_quote(path("junk.db")), 1, "BAD: " + path("junk.db") + ": not an SQLite database"));

@@ -203,7 +203,7 @@ TEST(ConvSolverRun, ChecksApplicabilityBuffersAndWorkspaceBeforeTheAlgorithm) {
   bwd_w.dir = ConvDir::bwd_weights;
   bwd_w.bias = false;
   unsigned char x[1], w[1], y[1], b[1], ws[64];
-  const ConvTensors ok{x, w, y, b, ws, sizeof ws};
+  const ConvTensors ok{x, w, y, b, ws, sizeof ws, nullptr, {}};
   CountsRuns s;
   auto has = [](const std::string& msg, const std::string& part) { return msg.find(part) != std::string::npos; };
   EXPECT_TRUE(has(run_error(s, bwd_w, ok), "test.counts cannot run")) << run_error(s, bwd_w, ok);
