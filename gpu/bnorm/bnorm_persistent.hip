@@ -383,16 +383,6 @@ __global__ void __launch_bounds__(B) bnorm_infer_stream(BnGeom g, Bufs b) {
 
 // ---- host side ----
 
-// Pack lanes for a problem and its buffers: 16 bytes, 8 bytes, then scalars.
-template <typename T>
-int pick_lanes(const BnormProblem& p, std::initializer_list<const void*> data) {
-  const long long C = p.shape.c, S = p.shape.elements() / (p.shape.n * C), along = p.shape.channels_last ? C : S;
-  constexpr int V = kVec<T>;
-  if (along % V == 0 && all_aligned<T, V>(data)) return V;
-  if (along % (V / 2) == 0 && all_aligned<T, V / 2>(data)) return V / 2;
-  return 1;
-}
-
 BnGeom geom_for(const BnormProblem& p, int V, int block, long long grid) {
   const long long N = p.shape.n, C = p.shape.c, S = p.shape.elements() / (N * C);
   BnGeom g = bn_geom(N, C, S, p.shape.channels_last, V, block, grid);
