@@ -25,6 +25,7 @@ total gets peer_ms / hiprim_ms over the same problems, and a table flags |peer/t
 
   scripts/torch_crosscheck.py --batch 32 --dtype bf16 --layout nhwc --out torch.json [--bench r.json]
   scripts/torch_crosscheck.py --results torch.json --bench r.json     # join and print only (no torch)
+  scripts/torch_crosscheck.py --problems list.txt --out torch.json    # the op strings of a file instead of the suites
 """
 import argparse
 import json
@@ -150,6 +151,19 @@ def op_selected(problem, token):
         if t == token:
             return True
     return False
+
+
+def problem_list(text):
+    """Rows of a list of op problem strings, one a line ('#' comments), each of count 1 (e.g. the
+    cases of the op speed sweep, tests/gpu/ops_speed_sweep.cpp --list)."""
+    rows = []
+    for number, line in data_lines(text):
+        p = parse_op(line)
+        if p["op"] == "conv" or p["dtype"] is None or p["layout"] is None:
+            raise InputError(f"problem list line {number}: expected an op problem string with a dtype and a layout, got '{line}'")
+        rows.append(dict(problem=line, kind="op", group=op_group(line), dtype=p["dtype"],
+                         layout="nhwc" if p["layout"] in ("nhwc", "ndhwc") else "nchw", count=1))
+    return rows
 
 
 def op_suite(text, batch, dtypes, layouts, selectors):
@@ -435,6 +449,7 @@ def main(argv=None):
     ap.add_argument("--out", help="write the JSON here")
     ap.add_argument("--layers-file", default=LAYERS_FILE)
     ap.add_argument("--ops-file", default=OPS_FILE)
+    ap.add_argument("--problems", help="a file of op problem strings (one a line) timed instead of the suites")
     a = ap.parse_args(argv)
     try:
         if a.batch < 1:
@@ -452,6 +467,10 @@ def main(argv=None):
             dtypes, layouts = parse_list(a.dtype, DTYPES, "--dtype"), parse_list(a.layout, LAYOUTS, "--layout")
             what = parse_list(a.what, ("conv", "ops"), "--what")
             rows = []
+            if a.problems:
+                with open(a.problems) as fh:
+                    rows = problem_list(fh.read())
+                what = []
             if "conv" in what:
                 with open(a.layers_file) as fh:
                     rows += conv_suite(resnet50_layers(fh.read()), a.batch, dtypes, layouts, parse_list(a.dir, DIRS, "--dir"))

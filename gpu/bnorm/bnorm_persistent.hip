@@ -13,7 +13,7 @@
 // shared memory (its visit k in slot k, up to K per thread; x and dy both in bwd), so the later
 // passes re-read only the packs beyond K, from L2 when they fit there (they are the last ones
 // read, and the final pass takes them first, before its stores evict them). Grid: every block
-// resident (one 1024-thread block per SM on NVIDIA with up to the opt-in shared memory), so the
+// resident (one 512-thread block per SM on NVIDIA with up to the opt-in shared memory), so the
 // on-chip copy holds SMs x ~220 KiB (H200: ~29 MB): x is read from DRAM once and y written once
 // when x fits; above that the overflow costs extra reads (the measured floor is reported).
 // Statistics: pass 1 writes one partial per (slice, channel) (bn_column_sum's fixed tree);
@@ -36,9 +36,12 @@
 namespace hiprim::gpu {
 namespace {
 
-// Threads per block: 1024 (64 registers each at one block per SM) by default; the speed sweep also
-// times 512 (128 registers). The emulation runs every thread of the grid at once: 128 there.
-constexpr int kDefaultBlock = 1024;
+// Threads per block: 512 (up to 128 registers each at one block per SM) by default: with 1024 (64
+// registers) the 8-lane train and bwd kernels spill (reports/cpu/ops_ptxas.txt) and the H200 sweep
+// (s3, 2026-12-01) timed 512 faster on every fwd-train and bwd case but one (fp32 NCHW bwd, 1% slower);
+// the speed sweep still times 1024. The
+// emulation runs every thread of the grid at once: 128 there.
+constexpr int kDefaultBlock = 512;
 constexpr int real_block(int block) {
 #if HIPRIM_PLATFORM_EMU
   (void)block;
@@ -383,16 +386,6 @@ __global__ void __launch_bounds__(B) bnorm_infer_stream(BnGeom g, Bufs b) {
 
 // ---- host side ----
 
-// Pack lanes for a problem and its buffers: 16 bytes, 8 bytes, then scalars.
-template <typename T>
-int pick_lanes(const BnormProblem& p, std::initializer_list<const void*> data) {
-  const long long C = p.shape.c, S = p.shape.elements() / (p.shape.n * C), along = p.shape.channels_last ? C : S;
-  constexpr int V = kVec<T>;
-  if (along % V == 0 && all_aligned<T, V>(data)) return V;
-  if (along % (V / 2) == 0 && all_aligned<T, V / 2>(data)) return V / 2;
-  return 1;
-}
-
 BnGeom geom_for(const BnormProblem& p, int V, int block, long long grid) {
   const long long N = p.shape.n, C = p.shape.c, S = p.shape.elements() / (N * C);
   BnGeom g = bn_geom(N, C, S, p.shape.channels_last, V, block, grid);
@@ -458,7 +451,7 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
           default: return run_lanes<T, 1, B>(p, b, ws, s);
         }
       };
-      if (block_ == 512) lanes.template operator()<real_block(512)>();
+      if (block_ == 1024) lanes.template operator()<real_block(1024)>();
       else lanes.template operator()<real_block(kDefaultBlock)>();
     });
   }

@@ -15,7 +15,9 @@
 // b + G, ... . Visit k of a thread counts its packs over all its items in that order.
 #pragma once
 #include <algorithm>
+#include <initializer_list>
 
+#include "core/bnorm_problem.hpp"
 #include "gpu/common/block_reduce.hpp"
 #include "gpu/common/fast_div.hpp"
 #include "gpu/common/vec_pack.hpp"
@@ -123,6 +125,17 @@ __device__ __forceinline__ void bn_walk(const BnGeom& g, long long item, int& k,
 template <int W, typename A>
 __device__ void bn_column_sum(const BnGeom& g, A (&v)[W], A* scratch) {
   column_reduce<W>(g.tx, g.ty, v, scratch, SumOp{});
+}
+
+// Pack lanes for a problem and its buffers (host): 16 bytes, 8 bytes, then scalars, the widest that
+// divides the contiguous extent (C channels-last, S channels-first) with every pointer aligned.
+template <typename T>
+int pick_lanes(const BnormProblem& p, std::initializer_list<const void*> data) {
+  const long long C = p.shape.c, S = p.shape.elements() / (p.shape.n * C), along = p.shape.channels_last ? C : S;
+  constexpr int V = kVec<T>;
+  if (along % V == 0 && all_aligned<T, V>(data)) return V;
+  if (along % (V / 2) == 0 && all_aligned<T, V / 2>(data)) return V / 2;
+  return 1;
 }
 
 }  // namespace hiprim::gpu

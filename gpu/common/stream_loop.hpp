@@ -27,4 +27,26 @@ __device__ __forceinline__ void stream_items(long long n, const Op& op) {
   for (; i < n; i += stride) op.finish(i, op.load(i));
 }
 
+// The same walk for an Op whose finishes need per-thread values: State prepare() const runs once
+// per thread, after the loads of its first step are issued (so what it fetches, e.g. per-channel
+// coefficients, is in flight with them) and before any finish, also for a thread without items;
+// finish(i, loaded, state) gets its result.
+template <int U, typename Op>
+__device__ __forceinline__ void stream_items_prepared(long long n, const Op& op) {
+  const long long stride = grid_threads();
+  long long i = grid_thread();
+  decltype(op.prepare()) state{};
+  bool ready = false;
+  for (; i + (U - 1) * stride < n; i += U * stride) {
+    decltype(op.load(i)) v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = op.load(i + u * stride);
+    if (!ready) state = op.prepare(), ready = true;
+#pragma unroll
+    for (int u = 0; u < U; ++u) op.finish(i + u * stride, v[u], state);
+  }
+  if (!ready) state = op.prepare();
+  for (; i < n; i += stride) op.finish(i, op.load(i), state);
+}
+
 }  // namespace hiprim::gpu

@@ -6,13 +6,15 @@
 //   and its window index, or the fp32 sum divided by prod(win) (avg_incl) or by the taps inside
 //   (avg_excl).
 // bwd: one thread per input position and V channels, gathering (no atomics) over the windows that
-//   contain it: o in [ceil((i+pad-win+1)/str), floor((i+pad)/str)] per dim, adding dy[o] when
-//   idx[o] names this position (max) or dy[o]/count(o) (avg), in increasing o.
+//   contain it: o in [ceil((i+pad-win+1)/str), floor((i+pad)/str)] per dim (at most ceil(win/str)
+//   windows; the divisions by str multiply-shift, FastDiv), adding dy[o] when idx[o] names this
+//   position (max) or dy[o]/count(o) (avg), in increasing o.
 // Threads run over the tensor in storage order (grid-stride, resident grid), so neighbouring
 // threads write neighbouring elements in every layout. Positions are decoded with FastDiv
-// (tensors < 2^31 elements; else 64-bit division). Windows of 3x3 and 2x2 (h x w; any depth)
-// have their h/w tap loops unrolled (fwd: the taps' loads all in flight; bwd: at most KH x KW
-// windows, predicated); other windows run-time loops.
+// (tensors < 2^31 elements; else 64-bit division). fwd: windows of 3x3 and 2x2 (h x w; any depth)
+// have their h/w tap loops unrolled (the taps' loads all in flight). bwd: when at most 1, 2 or 3
+// windows per h and w contain a position (ceil(win/str): 3x3 stride 2 -> 2 x 2, stride 1 -> 3 x 3,
+// 2x2 stride 2 -> 1 x 1) those loops are unrolled to that bound, predicated. Others: run-time loops.
 //   pool.direct    V = 1: any layout, 2D/3D.
 //   pool.nhwc.vec  channels last with C % V == 0 (V*dtype = 16 bytes: fp32 4, fp16/bf16 8): each
 //                  thread moves V channels per access with 16-byte loads and stores.
@@ -35,6 +37,7 @@ struct PoolGeom {
   Nc3FastExtent x_ext, y_ext;  // channel counts in groups of V
   Nc3Strides xs, ys;           // x (and dx) / y (and dy, idx) element strides
   int in[3], out[3], win[3], pad[3], str[3];
+  FastDiv str_div[3];  // division by str[d]
   int mode;  // 0 max, 1 avg_incl, 2 avg_excl
 };
 
@@ -104,11 +107,12 @@ __global__ void pool_fwd(PoolGeom g, const T* __restrict__ x, T* __restrict__ y,
 // Windows containing position p along dim d: [lo, hi] (empty when lo > hi).
 __device__ __forceinline__ void windows_of(const PoolGeom& g, int d, int p, int& lo, int& hi) {
   const int a = p + g.pad[d] - g.win[d] + 1;  // first window with o*str >= a
-  lo = a <= 0 ? 0 : (a + g.str[d] - 1) / g.str[d];
-  hi = min(g.out[d] - 1, (p + g.pad[d]) / g.str[d]);
+  lo = a <= 0 ? 0 : static_cast<int>(g.str_div[d].div(static_cast<std::uint32_t>(a + g.str[d] - 1)));
+  hi = min(g.out[d] - 1, static_cast<int>(g.str_div[d].div(static_cast<std::uint32_t>(p + g.pad[d]))));
 }
 
-template <typename T, int V, int KH, int KW, bool Fast>
+// MH, MW: the most windows containing a position along h and w (0: run time).
+template <typename T, int V, int MH, int MW, bool Fast>
 __global__ void pool_bwd(PoolGeom g, const T* __restrict__ dy, const float* __restrict__ idx, T* __restrict__ dx) {
   const long long total = nc3_elements(g.x_ext.e);
   const int win_all = g.win[0] * g.win[1] * g.win[2];
@@ -116,8 +120,8 @@ __global__ void pool_bwd(PoolGeom g, const T* __restrict__ dy, const float* __re
     const Nc3Pos p = decode<Fast>(i, g.x_ext);
     int lo[3], hi[3];
     for (int d = 0; d < 3; ++d) windows_of(g, d, p.s[d], lo[d], hi[d]);
-    // At most win windows per dim contain a position: KH x KW trips cover h and w when fixed.
-    const int nh = KH > 0 ? KH : hi[1] - lo[1] + 1, nw = KW > 0 ? KW : hi[2] - lo[2] + 1;
+    // At most MH x MW windows contain the position along h and w: that many trips when fixed.
+    const int nh = MH > 0 ? MH : hi[1] - lo[1] + 1, nw = MW > 0 ? MW : hi[2] - lo[2] + 1;
     const int c0 = p.c * V;
     float acc[V];
 #pragma unroll
@@ -173,11 +177,13 @@ PoolGeom pool_geom(const PoolProblem& p, int v) {
     g.win[i] = s < 0 ? 1 : static_cast<int>(p.window[s]);
     g.pad[i] = s < 0 ? 0 : static_cast<int>(p.pad[s]);
     g.str[i] = s < 0 ? 1 : static_cast<int>(p.stride[s]);
+    g.str_div[i] = FastDiv(static_cast<std::uint32_t>(g.str[i]));
   }
   g.mode = p.mode == PoolMode::max ? 0 : p.mode == PoolMode::avg_incl ? 1 : 2;
   return g;
 }
 
+// fwd: KH x KW the window (h x w); bwd: the most windows containing a position along h and w.
 template <typename T, int V, int KH, int KW, bool Fast>
 void launch_shape(const PoolProblem& p, const PoolGeom& g, const std::vector<void*>& b, hipStream_t stream, const std::string& solver) {
   const bool is_max = p.mode == PoolMode::max;
@@ -196,14 +202,18 @@ void launch_shape(const PoolProblem& p, const PoolGeom& g, const std::vector<voi
   }
 }
 
-// The window's h x w picks the unrolled kernels; tensors of 2^31 elements or more take the 64-bit decode.
+// The unrolled kernels: fwd by the window's h x w (3x3, 2x2), bwd by the most windows per h and w
+// (ceil(win/str): 1, 2, 3 alike); tensors of 2^31 elements or more take the 64-bit decode.
 template <typename T, int V>
 void launch(const PoolProblem& p, const std::vector<void*>& b, hipStream_t stream, const std::string& solver) {
   const PoolGeom g = pool_geom(p, V);
   const long long elements = std::max(p.x_desc().elements(), p.y_desc().elements());
   if (elements >= kFastDivLimit) return launch_shape<T, V, 0, 0, false>(p, g, b, stream, solver);
-  if (g.win[1] == 3 && g.win[2] == 3) return launch_shape<T, V, 3, 3, true>(p, g, b, stream, solver);
-  if (g.win[1] == 2 && g.win[2] == 2) return launch_shape<T, V, 2, 2, true>(p, g, b, stream, solver);
+  int kh = g.win[1], kw = g.win[2];
+  if (p.dir == PoolDir::bwd) kh = (g.win[1] + g.str[1] - 1) / g.str[1], kw = (g.win[2] + g.str[2] - 1) / g.str[2];
+  if (kh == 3 && kw == 3) return launch_shape<T, V, 3, 3, true>(p, g, b, stream, solver);
+  if (kh == 2 && kw == 2) return launch_shape<T, V, 2, 2, true>(p, g, b, stream, solver);
+  if (kh == 1 && kw == 1 && p.dir == PoolDir::bwd) return launch_shape<T, V, 1, 1, true>(p, g, b, stream, solver);
   launch_shape<T, V, 0, 0, true>(p, g, b, stream, solver);
 }
 

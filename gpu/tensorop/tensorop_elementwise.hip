@@ -10,12 +10,18 @@
 //                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
 //                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
 //                         divides with FastDiv (C < 2^31 elements). Unaligned pointers: 1-lane packs.
+//                         b one row of P elements repeated over c's rows (collapsed dims [R, P],
+//                         b strides {0, 1}: e.g. a per-channel b in channels-last) with a
+//                         channel-stationary grid (gpu/common/channel_stream.hpp: grid * block * V
+//                         a multiple of P): every pack of a thread meets the same b pack, loaded
+//                         once (while the thread's first loads are in flight).
 //   tensorop.elementwise  one element per thread step, 64-bit decode: any problem.
 #include <algorithm>
 #include <numeric>
 #include <string>
 
 #include "core/tensorop_problem.hpp"
+#include "gpu/common/channel_stream.hpp"
 #include "gpu/common/fast_div.hpp"
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/common/stream_loop.hpp"
@@ -67,6 +73,19 @@ __device__ __forceinline__ long long b_offset_wide(const TensorOpGeom& g, long l
   return off + e * g.b_stride[0];
 }
 
+// c's pack i (elements i*V ..) from the packs of a, b and (beta != 0) c.
+template <typename T, int V>
+__device__ __forceinline__ void combine_store(const TensorOpGeom& g, T* c, long long i, const Pack<T, V>& ap, const Pack<T, V>& bp,
+                                              const Pack<T, V>& cp) {
+  float av[V], bv[V], cv[V] = {}, r[V];
+  unpack(ap, av);
+  unpack(bp, bv);
+  if (g.has_beta) unpack(cp, cv);
+#pragma unroll
+  for (int j = 0; j < V; ++j) r[j] = apply_op(g, av[j], bv[j], g.has_beta ? cv[j] : 0.0f);
+  store_raw<T, V>(c, i * V, pack_of<T, V>(r));
+}
+
 // Item i = pack i of c (elements i*V ..). Same: b has c's shape; else decode (innermost % V == 0).
 template <typename T, int V, bool Same>
 struct TensorOpPacks {
@@ -95,16 +114,39 @@ struct TensorOpPacks {
     if (g.has_beta) l.c = load_raw<T, V>(c, i * V);
     return l;
   }
-  __device__ __forceinline__ void finish(long long i, const Loaded& l) const {
-    float av[V], bv[V], cv[V] = {}, r[V];
-    unpack(l.a, av);
-    unpack(l.b, bv);
-    if (g.has_beta) unpack(l.c, cv);
-#pragma unroll
-    for (int j = 0; j < V; ++j) r[j] = apply_op(g, av[j], bv[j], g.has_beta ? cv[j] : 0.0f);
-    store_raw<T, V>(c, i * V, pack_of<T, V>(r));
+  __device__ __forceinline__ void finish(long long i, const Loaded& l) const { combine_store<T, V>(g, c, i, l.a, l.b, l.c); }
+};
+
+// b one row of P = ext[1] elements (collapsed [R, P], b strides {0, 1}), grid * blockDim * V a
+// multiple of P: pack i meets b at (i*V) % P, the same for all of a thread's packs.
+template <typename T, int V>
+struct TensorOpRowPacks {
+  TensorOpGeom g;
+  const T* __restrict__ a;
+  const T* __restrict__ b;
+  T* __restrict__ c;
+  struct Loaded {
+    Pack<T, V> a, c;
+  };
+  __device__ __forceinline__ Loaded load(long long i) const {
+    Loaded l{};
+    l.a = load_raw<T, V>(a, i * V);
+    if (g.has_beta) l.c = load_raw<T, V>(c, i * V);
+    return l;
+  }
+  __device__ __forceinline__ Pack<T, V> prepare() const { return load_raw<T, V>(b, grid_thread() * V % g.ext[1]); }
+  __device__ __forceinline__ void finish(long long i, const Loaded& l, const Pack<T, V>& bp) const {
+    combine_store<T, V>(g, c, i, l.a, bp, l.c);
   }
 };
+
+template <typename T, int V>
+__global__ void tensorop_row_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
+  stream_items_prepared<kUnroll>(g.total / V, TensorOpRowPacks<T, V>{g, a, b, c});
+}
+
+// b is one row repeated over c's rows (the case tensorop_row_packs serves).
+bool row_broadcast(const TensorOpGeom& g) { return g.nd == 2 && g.b_stride[0] == 0 && g.b_stride[1] == 1; }
 
 template <typename T, int V, bool Same>
 __global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
@@ -169,7 +211,8 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   std::string name() const override { return "tensorop.vec"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "16-byte packs, 4 in flight per thread, resident grid; same shapes stream (any length); broadcasts need the "
+    return "16-byte packs, 4 in flight per thread, resident grid; same shapes stream (any length); a row of b repeated "
+           "over c's rows (e.g. per-channel, channels last) loaded once per thread on a channel-stationary grid; broadcasts need the "
            "innermost collapsed dim % lanes == 0 and C < 2^31 elements; add/mul/min/max, alpha/beta; ranks 1-5; fp32/fp16/bf16";
   }
 
@@ -198,6 +241,18 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
                            static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
         check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
       };
+      if (wide && row_broadcast(g)) {
+        const auto kernel = &tensorop_row_packs<T, V>;
+        const long long resident = static_cast<long long>(std::max(resident_per_mp(kernel, kBlock, 0), 1)) * multiprocessors();
+        const long long want = (g.total / V + kUnroll * kBlock - 1) / (kUnroll * kBlock);
+        const long long grid = stationary_grid(g.ext[1], kBlock, V, want, resident);
+        if (grid > 0) {
+          hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+                             static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
+          check_launch_lazy("tensorop_row_packs", [&] { return "running tensorop.vec on " + to_string(p); });
+          return;
+        }
+      }
       if (g.same_shape()) {
         if (wide) go(&tensorop_packs<T, V, true>, V);
         else go(&tensorop_packs<T, 1, true>, 1);

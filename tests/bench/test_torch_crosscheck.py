@@ -64,6 +64,16 @@ class Suites(unittest.TestCase):
         self.assertFalse(tc.op_selected("reduce max fp32 nchw dims4x4 over1 nan_ignore max", "ignored-after-dtype"))
         self.assertTrue(tc.op_selected("pool bwd max fp32 nchw n1 c1 in4x4 win2x2 pad0x0 str2x2", "max"))
 
+    def test_problem_list_rows(self):
+        rows = tc.problem_list("# the sweep's cases\nbnorm fwd-infer spatial bf16 nhwc n32 c64 in112x112 eps1e-05\n\n"
+                               "pool fwd max fp32 ncdhw n2 c3 in4x9x9 win3x3x3 pad1x1x1 str2x2x2  # 3-D\n")
+        self.assertEqual([(r["group"], r["dtype"], r["layout"], r["count"], r["kind"]) for r in rows],
+                         [("bnorm fwd-infer", "bf16", "nhwc", 1, "op"), ("pool fwd", "fp32", "nchw", 1, "op")])
+        self.assertEqual(rows[1]["problem"], "pool fwd max fp32 ncdhw n2 c3 in4x9x9 win3x3x3 pad1x1x1 str2x2x2")
+        with self.assertRaises(tc.InputError) as e:
+            tc.problem_list("bnorm fwd-infer spatial n32 c64 in7x7\n")
+        self.assertIn("line 1", str(e.exception))
+
     def test_parse_op_fields(self):
         p = tc.parse_op("pool bwd avg_incl bf16 nhwc n32 c2048 in7x7 win7x7 pad0x0 str1x1")
         self.assertEqual((p["op"], p["dtype"], p["layout"]), ("pool", "bf16", "nhwc"))

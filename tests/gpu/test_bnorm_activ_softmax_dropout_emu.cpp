@@ -54,16 +54,15 @@ std::shared_ptr<const OpSolver> solver_named(const OpSolverList& all, const std:
   return nullptr;
 }
 
-// bnorm.spatial.persistent (registered first): the ops suite and shapes that reach every branch
+// bnorm.spatial.persistent: the ops suite and shapes that reach every branch
 // of its cooperative kernels on the emulated device (2 multiprocessors x 2 resident blocks of 128
 // threads, 32 KiB of shared memory per block): packs beyond the shared-memory cache re-read from
 // memory (overflow), channel tiles with idle lanes, several items per block (channels first with
 // C > grid), 16-, 8-byte and scalar packs, 3D.
 TEST(GpuOpsEmulated, BnormPersistent) {
-  const OpSolverList all = gpu_emu::bnorm_solvers();
-  ASSERT_FALSE(all.empty());
-  ASSERT_EQ(all.front()->name(), "bnorm.spatial.persistent");
-  run_emulated("bnorm", {all.front()},
+  const auto persistent = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.persistent");
+  ASSERT_TRUE(persistent);
+  run_emulated("bnorm", {persistent},
                {"bnorm fwd-train spatial bf16 nhwc n4 c64 in24x24 eps1e-05 momentum0.1",  // V = 8, 36 visits > cache
                 "bnorm bwd spatial fp16 nhwc n3 c40 in20x20 eps1e-05",                    // tile of 8 lanes (5 used), overflow
                 "bnorm fwd-train spatial fp32 nchw n5 c9 in16x16 eps1e-05 momentum0.5",    // 9 channels over 4 blocks
@@ -92,6 +91,29 @@ TEST(GpuOpsEmulated, BnormMultiblock) {
                 "bnorm bwd spatial bf16 ncdhw n3 c2 in4x8x16 eps1e-05",                   // V = 8
                 "bnorm fwd-infer spatial bf16 nchw n2 c3 in5x8 eps1e-05"},
                "ops");
+}
+
+// bnorm.spatial.infer_stream (fwd-infer only; the emulated device keeps 2 x 2 blocks of 256 threads
+// resident): channel-stationary grids (q = C / gcd(C, 256 V) = 1, and q = 3 with a grid of 3 blocks), the
+// per-pack coefficients where no stationary grid fits (q = 5 or 9 > 4 resident blocks)
+// and in channels-first planes (16-, 8-byte and scalar packs), steps past the unrolled loop, tails.
+TEST(GpuOpsEmulated, BnormInferStream) {
+  const auto stream = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.infer_stream");
+  ASSERT_TRUE(stream);
+  run_emulated("bnorm", {stream},
+               {"bnorm fwd-infer spatial bf16 nhwc n4 c64 in24x24 eps1e-05",   // V = 8, q = 1, 4 steps of 4 packs
+                "bnorm fwd-infer spatial fp32 nhwc n3 c3 in17x19 eps1e-05",    // V = 1, q = 3
+                "bnorm fwd-infer spatial fp16 nhwc n2 c40 in9x9 eps0.001",     // V = 8, q = 5: per-pack coefficients
+                "bnorm fwd-infer spatial fp32 nhwc n2 c36 in5x7 eps1e-05",     // V = 4, q = 9: per-pack coefficients
+                "bnorm fwd-infer spatial fp32 nhwc n2 c12 in7x9 eps1e-05",     // V = 4, q = 3: a grid of 3 blocks
+                "bnorm fwd-infer spatial bf16 nchw n6 c3 in14x14 eps1e-05",    // S % 8 = 4: 8-byte packs
+                "bnorm fwd-infer spatial fp16 nchw n3 c5 in7x7 eps1e-05",      // S = 49: scalars
+                "bnorm fwd-infer spatial fp32 nchw n9 c7 in32x32 eps1e-05",    // 16-byte packs, 2 steps
+                "bnorm fwd-infer spatial bf16 ndhwc n2 c16 in4x8x8 eps1e-05",
+                "bnorm fwd-train spatial fp32 nhwc n2 c8 in4x4 eps1e-05 momentum0.1"},  // refused: not fwd-infer
+               "ops");
+  // Shifted by one element (2 bytes): the scalar kernel.
+  expect_same_when_misaligned(parse_op_problem("bnorm fwd-infer spatial bf16 nhwc n2 c16 in9x9 eps1e-05"), EmulatedOpSolver(stream), 2);
 }
 
 // Sizes past the streaming loop's unrolled steps on the emulated grid (4 blocks x 256 threads x

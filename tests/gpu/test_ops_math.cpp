@@ -11,6 +11,7 @@
 
 #include "core/activ_problem.hpp"
 #include "gpu/activ/activ_math.hpp"
+#include "gpu/common/channel_stream.hpp"
 #include "gpu/common/fast_div.hpp"
 #include "reference/activ.hpp"
 
@@ -119,4 +120,64 @@ TEST(FastDiv, EqualsDivisionBelowTwoToThe31) {
     }
   }
   EXPECT_GT(checked, 50000);
+}
+
+// gpu/common/channel_stream.hpp: the channel of every pack equals the one its first element's
+// coordinates give (channels-last: element e has channel e % C; channels-first: (e / S) % C), on
+// both decodes (FastDiv below 2^31 packs, 64-bit above: forced by clearing `fast`).
+TEST(ChannelStream, PackChannelMatchesCoordinates) {
+  struct Shape {
+    long long N, C, S;
+    bool last;
+    int V;
+  };
+  const Shape shapes[] = {{2, 64, 49, true, 8},  {3, 3, 17, true, 1},   {2, 40, 9, true, 8},  {4, 2048, 1, true, 4},
+                          {2, 3, 196, false, 4}, {5, 7, 1024, false, 4}, {3, 5, 49, false, 1}, {1, 1, 8, false, 8},
+                          {2, 16, 256, false, 8}};
+  long long checked = 0;
+  for (const Shape& sh : shapes)
+    for (bool fast : {true, false}) {
+      gpu::ChannelStream cs = gpu::channel_stream(sh.N, sh.C, sh.S, sh.last, sh.V);
+      ASSERT_EQ(cs.packs, sh.N * sh.C * sh.S / sh.V);
+      ASSERT_TRUE(cs.fast);
+      cs.fast = fast;
+      for (long long i = 0; i < cs.packs; ++i) {
+        const long long e = i * sh.V, want = sh.last ? e % sh.C : (e / sh.S) % sh.C;
+        ASSERT_EQ(cs.channel(i), want) << "pack " << i << " of N" << sh.N << " C" << sh.C << " S" << sh.S << " V" << sh.V;
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 10000);
+}
+
+// stationary_grid: a multiple of q = C / gcd(C, block V) (so grid * block * V is a multiple of C and
+// every pack t + k T of a thread has the channel of pack t), the smallest one >= want, within the
+// resident blocks; 0 when not even q blocks are resident.
+TEST(ChannelStream, StationaryGrid) {
+  EXPECT_EQ(gpu::stationary_quantum(64, 256, 8), 1);
+  EXPECT_EQ(gpu::stationary_quantum(2048, 256, 8), 1);
+  EXPECT_EQ(gpu::stationary_quantum(4096, 256, 8), 2);
+  EXPECT_EQ(gpu::stationary_quantum(3, 256, 1), 3);
+  EXPECT_EQ(gpu::stationary_quantum(40, 256, 8), 5);
+  EXPECT_EQ(gpu::stationary_grid(64, 256, 8, 10, 1056), 10);
+  EXPECT_EQ(gpu::stationary_grid(64, 256, 8, 5000, 1056), 1056);  // capped at the resident grid
+  EXPECT_EQ(gpu::stationary_grid(3, 256, 1, 10, 1056), 12);       // rounded up to a multiple of 3
+  EXPECT_EQ(gpu::stationary_grid(3, 256, 1, 5000, 1056), 1056);   // 1056 = 3 * 352
+  EXPECT_EQ(gpu::stationary_grid(3, 256, 1, 5000, 1057), 1056);   // rounded down within the resident grid
+  EXPECT_EQ(gpu::stationary_grid(40, 256, 8, 1, 4), 0);           // q = 5 > 4 resident blocks
+  EXPECT_EQ(gpu::stationary_grid(40, 256, 8, 0, 5), 5);
+  // Every thread's packs keep their channels, for grids the rule gives.
+  for (long long C : {3LL, 5LL, 12LL, 40LL, 64LL, 96LL, 1000LL, 4096LL})
+    for (int V : {1, 4, 8}) {
+      if (C % V) continue;
+      for (int block : {64, 256}) {
+        const long long grid = gpu::stationary_grid(C, block, V, 7, 100000);
+        ASSERT_GT(grid, 0);
+        ASSERT_GE(grid, 7);
+        const gpu::ChannelStream cs = gpu::channel_stream(3, C, 5, true, V);
+        const long long T = grid * block;
+        for (long long t = 0; t < std::min<long long>(T, 300); ++t)
+          for (long long i = t; i < cs.packs; i += T) ASSERT_EQ(cs.channel(i), cs.channel(t)) << "C" << C << " V" << V;
+      }
+    }
 }

@@ -46,12 +46,23 @@ OpSolverList emulated_solvers() {
 // Besides test_ops::kPoolLrnTensorOpReduceShared (pool_lrn_tensorop_reduce_cases.hpp):
 const std::vector<const char*> kOwnProblems = {
     "pool bwd max fp16 nhwc n1 c16 in6x6 win3x3 pad1x1 str1x1",
+    // bwd's trip bounds ceil(win/str) along h x w: 1 x 1, 2 x 2, 3 x 3 (a 5x5 window), run time (4 x 4).
+    "pool bwd max fp32 nchw n2 c3 in8x8 win2x2 pad0x0 str2x2",
+    "pool bwd avg_excl fp32 nchw n1 c3 in11x7 win3x2 pad1x1 str2x1",
+    "pool bwd max bf16 nchw n1 c2 in13x13 win5x5 pad2x2 str2x2",
+    "pool bwd avg_incl fp16 nhwc n1 c8 in9x9 win4x4 pad1x1 str1x1",
     "lrn fwd across bf16 nchw n2 c6 in5x9 size5 alpha1 beta0.75 k2",
     "lrn bwd across fp16 nhwc n1 c12 in5x7 size5 alpha0.5 beta0.75 k1",
     "lrn bwd across fp32 nchw n2 c3 in5x9 size7 alpha2 beta1.5 k1",
     "lrn fwd across fp32 ndhwc n1 c5 in3x4x5 size3 alpha1 beta0.75 k1",
     "tensorop add bf16 nchw a3x8x40x41 b3x8x40x41 alpha1=1 alpha2=1 beta=0",
     "tensorop max fp16 nhwc a4x16x24x24 b1x16x1x1 alpha1=1 alpha2=1 beta=0.5",
+    // tensorop.vec's row of b (collapsed [R, P], b {0, 1}) on a stationary grid: q = P / gcd(P, 256 V) = 1 and 3
+    // blocks, then q = 5 > 4 resident blocks (the decode path), and a row of C*H*W (channels first).
+    "tensorop add fp32 nhwc a5x12x9x7 b1x12x1x1 alpha1=1 alpha2=1 beta=0",
+    "tensorop mul bf16 nhwc a2x40x3x5 b1x40x1x1 alpha1=1 alpha2=0.5 beta=0.5",
+    "tensorop add bf16 nhwc a8x64x12x12 b1x64x1x1 alpha1=1 alpha2=-1 beta=0",
+    "tensorop min fp32 nchw a3x4x6x8 b1x4x6x8 alpha1=2 alpha2=1 beta=0",
     "reduce add fp32 nchw dims2x3x4x4 over2x3 nan_ignore",
     "reduce add bf16 nhwc dims2x3x4x4 over0x2 nan_ignore",
     "reduce max fp16 nhwc dims2x8x2x2 over1 nan_propagate indices",
