@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One GPU-machine call that checks a round of work on conv, fusion, the library and the op kernels
+# (~9 minutes), from the repository root with devbin/ made by
+#   scripts/device_build.sh hiprim test_api_device hiprim_shared test_ops_speed_sweep
+# Steps (each script prints its own PASS/FAIL lines; every timed output is verified in full first):
+#   1 conv     hiprim check, exact tier, smoke + edge x fp16/bf16 NHWC over conv.igemm.wgmma (the kernels' edges)
+#   2 bench    ResNet-50 bf16 NHWC, three directions, against the graph-API cuDNN peer (device_bench.sh
+#              custom, REPEATS 2), then the PyTorch cross-check (TORCH_S)
+#   3 fusion   device_fusion.sh: the fusion solvers over smoke_ops + fusion (exact, bounded), the fusion suite
+#              per config of FUSION_CONFIGS, a fuzz campaign (FUZZ_S), the ResNet-50 fused bench
+#   4 library  device_library.sh: test_api_device, the Python tests, the training client (STEPS)
+#   5 ops      device_ops_speed.sh within OPS_S
+# Everything lands in $OUT/all.tgz (few files come back from the machine).
+set -u
+cd "$(dirname "$0")/.."
+: "${OUT:?}"
+for a in devbin/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C devbin && rm -f "$a"; done
+W=$(mktemp -d /tmp/round.XXXXXX)
+start=$(date +%s)
+mark() { echo "== $1 at $(( $(date +%s) - start )) s"; }
+mark conv
+mkdir -p "$W/conv"
+timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge --dtype fp16,bf16 --layout nhwc --solver conv.igemm.wgmma \
+  --report "$W/conv/conformance_wgmma.json" > "$W/conv/check.log" 2>&1
+echo "conv check rc=$?"; grep -E "^conv.igemm|^total" "$W/conv/check.log"
+mark bench
+OUT="$W/conv" COMBOS=bf16:nhwc DIRS=fwd,bwd-data,bwd-weights REPEATS=2 BENCH_LIMIT_S="${BENCH_S:-110}" SOLVER='conv.igemm.*' \
+  scripts/device_bench.sh custom > "$W/conv/stdout_bench.log" 2>&1
+grep -E "^dtype|^bf16 |cases:" "$W/conv/stdout_bench.log" | tail -6
+timeout $(( ${TORCH_S:-20} + 25 )) python3 scripts/torch_crosscheck.py --batch 32 --dtype bf16 --layout nhwc --what conv \
+  --time-budget "${TORCH_S:-20}" --bench "$W/conv/perf_resnet50_partcustom_h200.json" --out "$W/conv/torch_conv_bf16_nhwc.json" \
+  > "$W/conv/torch.log" 2>&1
+echo "torch rc=$?"; grep -E "total|peer/torch" "$W/conv/torch.log" | tail -6
+mark fusion
+OUT="$W/fusion" CONFIGS="${FUSION_CONFIGS:-m128n128k64.s4.splitk1 m128n64k64.s4.splitk1.ws.tma m64n128k64.s4.splitk3.ws.tma}" \
+  FUZZ_S="${FUZZ_S:-20}" BENCH_SUITE=bench/suites/resnet50_fusion_bf16_nhwc.txt BENCH_LIMIT_S="${FUSION_BENCH_S:-110}" \
+  scripts/device_fusion.sh 2>&1 | tail -16
+mark library
+OUT="$W/library" SPLIT="${SPLIT:-}" STEPS="${STEPS:-300}" scripts/device_library.sh 2>&1 | tail -16
+mark ops
+OUT="$W/ops" BIN=devbin TOTAL_BUDGET_S="${OPS_S:-170}" scripts/device_ops_speed.sh > "$W/ops_stdout.log" 2>&1
+tail -60 "$W/ops_stdout.log"
+mark done
+( cd "$W" && tar -czf "$OUT/all.tgz" . ) && rm -rf "$W"
+ls -l "$OUT"
