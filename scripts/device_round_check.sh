@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 for a in devbin/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C devbin && rm -f "$a"; done
 W=$(mktemp -d /tmp/round.XXXXXX)
 start=$(date +%s)
-mark() { echo "== $1 at $(( $(date +%s) - start )) s"; }
+# mark STEP: the archive so far (a call cut short still brings back what finished), then the step's name.
+mark() { ( cd "$W" && tar -czf "$OUT/all.tgz" . ); echo "== $1 at $(( $(date +%s) - start )) s"; }
 mark conv
 mkdir -p "$W/conv"
 timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge --dtype fp16,bf16 --layout nhwc --solver conv.igemm.wgmma \
