@@ -76,7 +76,7 @@ hiprimStatus_t hiprimActivationForward(hiprimHandle_t handle, hiprimActivationDe
     hiprim::api::require_unit_scaling(alpha, beta);
     const std::string p = activ_problem("fwd", activation(desc), x_desc, y_desc);
     void* const b[] = {const_cast<void*>(x), y};
-    hiprim::api::run_problem(h, p.c_str(), b, 2, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 2, nullptr, 0, true);
   });
 }
 
@@ -91,7 +91,7 @@ hiprimStatus_t hiprimActivationBackward(hiprimHandle_t handle, hiprimActivationD
     (void)hiprim::api::shape_tokens(hiprim::api::tensor(x_desc, "x descriptor"), &hiprim::api::tensor(dy_desc, "dy descriptor"));
     const std::string p = activ_problem("bwd", activation(desc), x_desc, dx_desc);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(dy), dx};
-    hiprim::api::run_problem(h, p.c_str(), b, 3, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 3, nullptr, 0, true);
   });
 }
 
@@ -102,7 +102,7 @@ hiprimStatus_t hiprimSoftmaxForward(hiprimHandle_t handle, const void* alpha, hi
     hiprim::api::require_unit_scaling(alpha, beta);
     const std::string p = softmax_problem("fwd", algorithm, mode, x_desc, y_desc);
     void* const b[] = {const_cast<void*>(x), y};
-    hiprim::api::run_problem(h, p.c_str(), b, 2, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 2, nullptr, 0, true);
   });
 }
 
@@ -114,7 +114,7 @@ hiprimStatus_t hiprimSoftmaxBackward(hiprimHandle_t handle, const void* alpha, h
     (void)hiprim::api::shape_tokens(hiprim::api::tensor(dx_desc, "dx descriptor"), &hiprim::api::tensor(dy_desc, "dy descriptor"));
     const std::string p = softmax_problem("bwd", algorithm, mode, y_desc, dy_desc);
     void* const b[] = {const_cast<void*>(y), const_cast<void*>(dy), dx};
-    hiprim::api::run_problem(h, p.c_str(), b, 3, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 3, nullptr, 0, true);
   });
 }
 

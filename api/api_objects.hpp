@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,10 @@ struct hiprimHandle {
   hiprim::Backend backend = hiprim::Backend::host;
   void* stream = nullptr;
   std::string last_error, last_solver, last_tensor_name;
+  // The handle's own workspace for the entry points that take none (batch norm, activations,
+  // softmax): host memory or device memory by backend, grown on demand (hiprim::api::handle_workspace).
+  std::shared_ptr<void> workspace;
+  std::size_t workspace_bytes = 0;
 };
 
 struct hiprimTensorDescriptor {
@@ -85,7 +90,13 @@ auto first_solver(const hiprimHandle& h, const List& list, const Problem& p, con
 }
 
 // Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).
-void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size);
+// own_workspace: the entry point has no workspace argument (workspace null): a solver that needs
+// one gets the handle's (handle_workspace).
+void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size,
+                 bool own_workspace = false);
+// At least `bytes` of h's own workspace (device memory on the device backend, used in the order of
+// h's stream; growing it waits for the device before the old buffer is freed).
+void* handle_workspace(hiprimHandle& h, std::size_t bytes);
 
 // Runs f(*handle), mapping what it throws to a status and the handle's last message.
 template <typename F>

@@ -48,7 +48,7 @@ hiprimStatus_t hiprimBatchNormalizationForwardTraining(hiprimHandle_t handle, hi
     const std::string p = bnorm_problem("fwd-train", mode, x_desc, y_desc, bn_desc, epsilon, &exp_avg_factor);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(scale), const_cast<void*>(bias), running_mean, running_variance, y,
                        save_mean, save_inv_variance};
-    hiprim::api::run_problem(h, p.c_str(), b, 8, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 8, nullptr, 0, true);
   });
 }
 
@@ -62,7 +62,7 @@ hiprimStatus_t hiprimBatchNormalizationForwardInference(hiprimHandle_t handle, h
     const std::string p = bnorm_problem("fwd-infer", mode, x_desc, y_desc, bn_desc, epsilon, nullptr);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(scale), const_cast<void*>(bias), const_cast<void*>(estimated_mean),
                        const_cast<void*>(estimated_variance), y};
-    hiprim::api::run_problem(h, p.c_str(), b, 6, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 6, nullptr, 0, true);
   });
 }
 
@@ -82,7 +82,7 @@ hiprimStatus_t hiprimBatchNormalizationBackward(hiprimHandle_t handle, hiprimBat
     const std::string p = bnorm_problem("bwd", mode, x_desc, dy_desc, bn_desc, epsilon, nullptr);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(dy), const_cast<void*>(scale), const_cast<void*>(saved_mean),
                        const_cast<void*>(saved_inv_variance), dx, result_scale_diff, result_bias_diff};
-    hiprim::api::run_problem(h, p.c_str(), b, 8, nullptr, 0);
+    hiprim::api::run_problem(h, p.c_str(), b, 8, nullptr, 0, true);
   });
 }
 

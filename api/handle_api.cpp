@@ -1,9 +1,13 @@
 // The C API's handle, descriptors and status strings (include/hiprim/hiprim.h).
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "api/api_objects.hpp"
 #include "verify/guarded_buffer.hpp"
+#ifdef HIPRIM_WITH_GPU
+#include "gpu/runtime/device.hpp"
+#endif
 
 using hiprim::api::ApiError;
 
@@ -19,6 +23,23 @@ const hiprimConvolutionDescriptor& convolution(const hiprimConvolutionDescriptor
   if (d == nullptr) throw ApiError(hiprimStatusInvalidValue, "convolution descriptor is null");
   if (!d->set) throw ApiError(hiprimStatusBadParm, "convolution descriptor was created but never initialised");
   return *d;
+}
+
+void* handle_workspace(hiprimHandle& h, std::size_t bytes) {
+  if (bytes <= h.workspace_bytes) return h.workspace.get();
+  if (h.backend == Backend::host) {
+    h.workspace = std::shared_ptr<void>(::operator new(bytes), [](void* p) { ::operator delete(p); });
+  } else {
+#ifdef HIPRIM_WITH_GPU
+    if (h.workspace) gpu::synchronize("growing the handle's workspace");  // work in flight may still use the old one
+    auto buf = std::make_shared<gpu::DeviceBuffer>(bytes, "the handle's workspace");
+    h.workspace = std::shared_ptr<void>(buf, buf->data());
+#else
+    throw ApiError(hiprimStatusNotInitialized, "this build has no GPU backend");
+#endif
+  }
+  h.workspace_bytes = bytes;
+  return h.workspace.get();
 }
 
 std::string number_text(double v) {

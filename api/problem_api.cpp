@@ -74,7 +74,8 @@ hiprimStatus_t hiprimRunProblem(hiprimHandle_t handle, const char* problem, void
 
 namespace hiprim::api {
 
-void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size) {
+void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size,
+                 bool own_workspace) {
   {
     const auto p = problem_of(h, problem);
     const auto tensors = p->tensors();
@@ -86,6 +87,7 @@ void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int
     const auto c = choose(h, *p);
     const hiprim::OpSolver& s = *c.solver;
     const std::size_t need = s.config_workspace_bytes(*p, c.config);
+    if (need > 0 && workspace == nullptr && own_workspace) workspace = handle_workspace(h, need), workspace_size = need;
     if (need > 0 && (workspace == nullptr || workspace_size < need))
       throw ApiError(hiprimStatusBadParm, "the workspace (" + std::to_string(workspace == nullptr ? 0 : workspace_size) +
                                               " bytes) is smaller than the " + std::to_string(need) + " bytes " + s.name() + " needs");

@@ -8,7 +8,9 @@
  * solvers; pointers are host memory, calls return when done). Solver choice is immediate: the
  * first solver of the backend's registry that takes the problem (HIPRIM_SOLVER=glob restricts the
  * choice; hiprimGetLastSolverName says which ran). HIPRIM_LOG_CMD=1 prints, per convolution call,
- * the `hiprim repro` line that reruns and verifies the same problem from the shell.
+ * the `hiprim repro` line that reruns and verifies the same problem from the shell. The entry points
+ * without a workspace argument (batch norm, activations, softmax) give a solver that needs one the
+ * handle's own workspace (its backend's memory, grown on demand, used in the handle's stream order).
  *
  * Tensors: 4-D (N, C, H, W) or 5-D (N, C, D, H, W) dims with packed strides, channels first (NCHW)
  * or channels last (NHWC); the filter uses the same channel order as x and y. Data types: fp32,

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "api/api_objects.hpp"
 #include "tests/api/api_fixture.hpp"
 
 extern "C" int hiprim_c_smoke(void);
@@ -123,5 +124,25 @@ TEST(CApi, CreatePicksTheDeviceOnlyWhereAGpuCanRun) {
   hiprimDestroy(h);
 }
 
+}  // namespace
+}  // namespace hiprim_api_test
+
+// The handle's own workspace (entry points without a workspace argument): at least the bytes asked,
+// the same buffer while it suffices, a larger one when asked for more.
+namespace hiprim_api_test {
+namespace {
+TEST(CApi, HandleWorkspaceGrowsOnDemandAndIsReused) {
+  hiprimHandle h;
+  h.backend = hiprim::Backend::host;
+  void* a = hiprim::api::handle_workspace(h, 100);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(h.workspace_bytes, 100u);
+  std::memset(a, 1, 100);  // writable
+  EXPECT_EQ(hiprim::api::handle_workspace(h, 64), a);
+  void* b = hiprim::api::handle_workspace(h, 4096);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(h.workspace_bytes, 4096u);
+  std::memset(b, 2, 4096);
+}
 }  // namespace
 }  // namespace hiprim_api_test
