@@ -22,27 +22,23 @@ FUZZ_S=${FUZZ_S:-40}
 mkdir -p "$OUT"
 log="$OUT/fusion.log"
 : > "$log"
-step() {  # step NAME LIMIT CMD...
-  local name=$1 limit=$2
-  shift 2
-  echo "== $name ($(date -u +%T)): $*" | tee -a "$log"
-  timeout "$limit" "$@" >> "$log" 2>&1
-  local rc=$?
-  echo "-- $name: rc=$rc" | tee -a "$log"
+source "$(dirname "$0")/step_lib.sh"
+fstep() {  # step, then the summary lines of what it printed
+  step "$@"
   tail -6 "$log" | grep -E "total|passed|failed|cases" || true
 }
-step exact 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill exact --report "$OUT/fusion_check_exact.json"
-step bounded 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill bounded --report "$OUT/fusion_check_bounded.json"
+fstep exact 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill exact --report "$OUT/fusion_check_exact.json"
+fstep bounded 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill bounded --report "$OUT/fusion_check_bounded.json"
 [ "${SKIP_CONFIGS:-0}" = 1 ] && CONFIGS=""
 for cfg in $CONFIGS; do
-  HIPRIM_CONV_CONFIG=$cfg step "config_$cfg" 120 "$BIN/hiprim" check --require-gpu --suite fusion --solver fusion.igemm.wgmma \
+  HIPRIM_CONV_CONFIG=$cfg fstep "config_$cfg" 120 "$BIN/hiprim" check --require-gpu --suite fusion --solver fusion.igemm.wgmma \
     --report "$OUT/fusion_config_$cfg.json"
 done
-[ "$FUZZ_S" -gt 0 ] && step fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
+[ "$FUZZ_S" -gt 0 ] && fstep fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
   --shrink-runs 200 --report "$OUT/fusion_fuzz.json" --corpus "$OUT/corpus"
 if [ -n "${BENCH_SUITE:-}" ]; then
   lim=${BENCH_LIMIT_S:-150}
-  step bench $((lim + 60)) "$BIN/hiprim" bench --op fusion --suite "$BENCH_SUITE" --solver fusion.igemm.wgmma --repeats 2 \
+  fstep bench $((lim + 60)) "$BIN/hiprim" bench --op fusion --suite "$BENCH_SUITE" --solver fusion.igemm.wgmma --repeats 2 \
     --time-limit "$lim" --report "$OUT/perf_fusion_h200.json"
   grep -E "^dtype|^(bf16|fp16) |cases:|time limit" "$log" | tail -5
 fi

@@ -14,14 +14,7 @@ mkdir -p "$OUT"
 log="$OUT/library.log"
 : > "$log"
 export HIPRIM_LIBRARY="$PWD/$BIN/libhiprim.so" PYTHONPATH="$PWD/python"
-step() {  # step NAME LIMIT CMD...
-  local name=$1 limit=$2
-  shift 2
-  echo "== $name ($(date -u +%T)): $*" | tee -a "$log"
-  timeout "$limit" "$@" >> "$log" 2>&1
-  local rc=$?
-  echo "-- $name: rc=$rc" | tee -a "$log"
-}
+source "$(dirname "$0")/step_lib.sh"
 step api 120 "$BIN/test_api_device"
 for t in test_ops.py test_bad_input.py test_torch.py; do step "python_$t" 120 python3 python/tests/run_tests.py "$t"; done
 split=()
