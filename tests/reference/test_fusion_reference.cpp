@@ -269,7 +269,9 @@ TEST(FusionReference, AccumulationFactorScalesTheConvBound) {
       if (std::isfinite(one.value[j])) ++finite;
       if (two.bound[j] > one.bound[j]) ++larger;
     }
-    if (finite > 0) EXPECT_GT(larger, 0);
+    if (finite > 0) {
+      EXPECT_GT(larger, 0);
+    }
   }
 }
 
