@@ -1,5 +1,6 @@
 // hiprim repro "<canonical string>": exactly one case (conv or an op; with --special, a fuzz case
-// with special input values).
+// with special input values). hiprim fusion <chain...>: the same for a fusion chain written as words
+// after "fusion" (quoted or not: the words are joined with spaces).
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
@@ -49,6 +50,28 @@ Command add_repro(CLI::App& app) {
     if (!f->special.empty() && !f->run.print_problem)
       return run_special_repro(f->problem, f->run.solver, f->run.run, f->special, f->run.report);
     return run_problems({parse_op_problem(f->problem)}, f->run);
+  };
+}
+
+Command add_fusion(CLI::App& app) {
+  auto* sub = app.add_subcommand("fusion", "Run one fusion chain (core/fusion_problem.hpp), its words after 'fusion', verified");
+  struct Flags {
+    std::vector<std::string> words;
+    RunCommandFlags run;
+  };
+  auto f = std::make_shared<Flags>();
+  sub->add_option("chain", f->words, "The chain, e.g. fwd bf16 nhwc \"conv(n2 c8 k16 in9x9 f3x3 pad1x1)\" bias activ(relu)")
+      ->required()
+      ->expected(1, 1 << 20);
+  sub->add_option("--solver", f->run.solver, "Solver name glob")->capture_default_str();
+  sub->add_option("--report", f->run.report, "Write a JSON conformance report here");
+  sub->add_option("--dump", f->run.dump, "Write inputs, output and reference as .npy files under this folder");
+  sub->add_flag("--print-problem", f->run.print_problem, "Print the canonical problem string and exit");
+  f->run.run.add_to(*sub);
+  return [f] {
+    std::string text = "fusion";
+    for (const std::string& w : f->words) text += " " + w;
+    return run_problems({parse_op_problem(text)}, f->run);
   };
 }
 

@@ -19,6 +19,7 @@ std::vector<std::pair<CLI::App*, Command>> add_miopen_commands(CLI::App& app);
 // hiprim --help's footer: the MIOpenDriver command families and their dtype forms (the driver table).
 std::string miopen_commands_footer();
 Command add_repro(CLI::App& app);   // cli/cmd_repro.cpp
+Command add_fusion(CLI::App& app);  // cli/cmd_repro.cpp: a fusion chain as words
 Command add_check(CLI::App& app);   // cli/cmd_check.cpp (--suite corpus too)
 Command add_list(CLI::App& app);    // cli/cmd_list.cpp
 Command add_bench(CLI::App& app);   // cli/cmd_bench.cpp

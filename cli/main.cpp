@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   };
   reg(hiprim::cli::add_conv);
   reg(hiprim::cli::add_repro);
+  reg(hiprim::cli::add_fusion);
   reg(hiprim::cli::add_check);
   reg(hiprim::cli::add_list);
   reg(hiprim::cli::add_fuzz);

@@ -182,4 +182,16 @@ TEST(Cli, CorpusSampleThroughTheBinary) {
   EXPECT_GT(ran, 30);
 }
 
+// hiprim fusion <chain words>: the chain after "fusion", quoted or not, run and verified like repro.
+TEST(Cli, FusionRunsAChainGivenAsWords) {
+  auto r = hiprim_stdout("fusion fwd fp32 nhwc 'conv(n2 c8 k16 in9x9 f3x3 pad1x1)' bias 'activ(relu)' --print-problem");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "fusion fwd fp32 nhwc conv(n2 c8 k16 in9x9 f3x3 pad1x1 str1x1 dil1x1 g1) bias activ(relu)\n");
+  r = hiprim("fusion fwd fp32 nhwc conv\\(n2 c8 k16 in9x9 f3x3 pad1x1\\) bias add --solver 'ref.*'");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "ref.fusion") && has(r.out, "passed")) << r.out;
+  EXPECT_TRUE(exits_with("fusion fwd fp32 nhwc 'conv(n2 c8 k16 in9x9 f3x3)' 'activ(relu)' bias", 2, "bias (step 3) comes after activ"));
+  EXPECT_TRUE(exits_with("fusion fwd fp32 nhwc bias", 2, "fusion"));
+}
+
 }  // namespace
