@@ -78,7 +78,11 @@ FusionProblem fusion_problem_of(const hiprimFusionPlan& plan) {
         case FusionOp::add: st.alpha = op.alpha, st.beta = op.beta; break;
         case FusionOp::activ: {
           const hiprimActivationDescriptor& a = hiprim::api::activation(&op.activ);
-          st.mode = a.mode, st.activ_alpha = a.alpha, st.activ_beta = a.beta, st.activ_gamma = a.gamma;
+          // The coefficients the mode uses (the others stay 1), as hiprimActivationForward.
+          st.mode = a.mode;
+          st.activ_alpha = hiprim::activ_uses_alpha(a.mode) ? a.alpha : 1;
+          st.activ_beta = hiprim::activ_uses_beta(a.mode) ? a.beta : 1;
+          st.activ_gamma = hiprim::activ_uses_gamma(a.mode) ? a.gamma : 1;
           break;
         }
       }
@@ -117,8 +121,8 @@ const hiprimFusionPlan& compiled(const hiprimFusionPlan* plan, const hiprimHandl
   if (plan == nullptr) throw ApiError(hiprimStatusInvalidValue, "plan is null");
   if (!plan->compiled) throw ApiError(hiprimStatusBadParm, "the fusion plan is not compiled (hiprimCompileFusionPlan after its last change)");
   if (plan->backend != h.backend)
-    throw ApiError(hiprimStatusBadParm, std::string("the fusion plan was compiled for the ") + (plan->backend == hiprim::Backend::host ? "host" : "device") +
-                                            " backend, the handle is of the other");
+    throw ApiError(hiprimStatusBadParm, std::string("the fusion plan was compiled for the ") +
+                                            (plan->backend == hiprim::Backend::host ? "host" : "device") + " backend, the handle is of the other");
   return *plan;
 }
 
@@ -179,7 +183,8 @@ std::vector<void*> buffers_of(const hiprimFusionPlan& plan, const hiprimOperator
     const hiprimFusionOp* op = plan.ops[i].get();
     if (op->kind == FusionOp::activ) continue;
     auto it = std::find_if(args.tensors.begin(), args.tensors.end(), [&](const auto& e) { return e.first == op; });
-    if (it == args.tensors.end()) throw ApiError(hiprimStatusBadParm, "no arguments for " + op_name(i, op->kind) + " (" + args_call(op->kind) + ")");
+    if (it == args.tensors.end())
+      throw ApiError(hiprimStatusBadParm, "no arguments for " + op_name(i, op->kind) + " (" + args_call(op->kind) + ")");
     for (const void* t : it->second) b.push_back(const_cast<void*>(t));
   }
   b.push_back(y);

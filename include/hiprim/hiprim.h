@@ -1,6 +1,7 @@
 /* hiprim's C API (convolution, batch norm, activations, softmax, fusion plans, and every primitive
- * by its problem string), shaped like MIOpen's miopen.h where it has a counterpart. Every call returns a status; no exception crosses this boundary; every pointer and
- * size is checked before anything runs, and a refused call writes nothing. The message of a
+ * by its problem string), shaped like MIOpen's miopen.h where it has a counterpart. Every call
+ * returns a status; no exception crosses this boundary; every pointer and size is checked before
+ * anything runs, and a refused call writes nothing. The message of a
  * handle's last failed call: hiprimGetLastErrorMessage.
  *
  * A handle runs on one backend: hiprimBackendDevice (the GPU solvers; pointers are device memory,
