@@ -66,6 +66,14 @@ struct Chain {
     return s == hiprimStatusSuccess ? hiprimSetOpArgsAddForward(args, add_op, res.data()) : s;
   }
   hiprimStatus_t add_relu() { return hiprimCreateOpActivationForward(plan, &activ_op, relu); }
+  // conv -> bias -> [bnorm-infer] -> add -> relu; the first refusal's status.
+  hiprimStatus_t add_chain(bool with_bn) {
+    for (auto add : {&Chain::add_conv, &Chain::add_bias, &Chain::add_bn, &Chain::add_add, &Chain::add_relu}) {
+      if (add == &Chain::add_bn && !with_bn) continue;
+      if (const hiprimStatus_t s = (this->*add)(); s != hiprimStatusSuccess) return s;
+    }
+    return hiprimStatusSuccess;
+  }
   hiprimStatus_t compile() { return hiprimCompileFusionPlan(h, plan); }
   hiprimStatus_t execute(void* ws = nullptr, std::size_t ws_bytes = 0) {
     return hiprimExecuteFusionPlan(h, plan, d.x, x.data(), d.y, y.data(), args, ws, ws_bytes);

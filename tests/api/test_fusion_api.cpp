@@ -18,10 +18,7 @@ namespace {
 TEST(FusionApi, ConvBiasAddReluIsExactWithSmallIntegers) {
   for (const Shape& sh : {kNchw, kNhwc}) {
     Chain c(sh);
-    ASSERT_EQ(c.add_conv(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_bias(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_add(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_relu(), hiprimStatusSuccess);
+    ASSERT_EQ(c.add_chain(false), hiprimStatusSuccess);
     ASSERT_EQ(c.compile(), hiprimStatusSuccess) << c.message();
     const std::string layout = sh.nhwc ? "nhwc" : "nchw";
     EXPECT_EQ(c.problem(), "fusion fwd fp32 " + layout + " conv(n2 c3 k4 in5x6 f3x3 pad1x1 str1x1 dil1x1 g1) bias add(alpha2 beta-1) activ(relu)");
@@ -52,11 +49,7 @@ TEST(FusionApi, ConvBiasAddReluIsExactWithSmallIntegers) {
 TEST(FusionApi, ConvBiasBnormAddReluWithinTheDerivedBound) {
   for (const Shape& sh : {kNchw, kNhwc}) {
     Chain c(sh);
-    ASSERT_EQ(c.add_conv(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_bias(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_bn(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_add(), hiprimStatusSuccess);
-    ASSERT_EQ(c.add_relu(), hiprimStatusSuccess);
+    ASSERT_EQ(c.add_chain(true), hiprimStatusSuccess);
     ASSERT_EQ(c.compile(), hiprimStatusSuccess) << c.message();
     const std::string layout = sh.nhwc ? "nhwc" : "nchw";
     EXPECT_EQ(c.problem(), "fusion fwd fp32 " + layout +
