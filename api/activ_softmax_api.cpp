@@ -9,19 +9,17 @@
 
 using hiprim::api::ApiError;
 
-struct hiprimActivationDescriptor {
-  bool set = false;
-  hiprim::ActivMode mode = hiprim::ActivMode::relu;
-  double alpha = 1, beta = 1, gamma = 1;
-};
-
-namespace {
+namespace hiprim::api {
 
 const hiprimActivationDescriptor& activation(const hiprimActivationDescriptor* d) {
   if (d == nullptr) throw ApiError(hiprimStatusInvalidValue, "activation descriptor is null");
   if (!d->set) throw ApiError(hiprimStatusBadParm, "activation descriptor was created but never set");
   return *d;
 }
+
+}  // namespace hiprim::api
+
+namespace {
 
 // "activ <dir> <mode> <shape> [alpha..] [beta..] [gamma..]" with the coefficients the mode uses.
 std::string activ_problem(const char* dir, const hiprimActivationDescriptor& a, const hiprimTensorDescriptor* x,
@@ -74,7 +72,7 @@ hiprimStatus_t hiprimActivationForward(hiprimHandle_t handle, hiprimActivationDe
                                        void* y) {
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
     hiprim::api::require_unit_scaling(alpha, beta);
-    const std::string p = activ_problem("fwd", activation(desc), x_desc, y_desc);
+    const std::string p = activ_problem("fwd", hiprim::api::activation(desc), x_desc, y_desc);
     void* const b[] = {const_cast<void*>(x), y};
     hiprim::api::run_problem(h, p.c_str(), b, 2, nullptr, 0, true);
   });
@@ -89,7 +87,7 @@ hiprimStatus_t hiprimActivationBackward(hiprimHandle_t handle, hiprimActivationD
     if (y == nullptr) throw ApiError(hiprimStatusInvalidValue, "y is null");
     (void)hiprim::api::shape_tokens(hiprim::api::tensor(y_desc, "y descriptor"), &hiprim::api::tensor(dy_desc, "dy descriptor"));
     (void)hiprim::api::shape_tokens(hiprim::api::tensor(x_desc, "x descriptor"), &hiprim::api::tensor(dy_desc, "dy descriptor"));
-    const std::string p = activ_problem("bwd", activation(desc), x_desc, dx_desc);
+    const std::string p = activ_problem("bwd", hiprim::api::activation(desc), x_desc, dx_desc);
     void* const b[] = {const_cast<void*>(x), const_cast<void*>(dy), dx};
     hiprim::api::run_problem(h, p.c_str(), b, 3, nullptr, 0, true);
   });

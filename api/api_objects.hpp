@@ -10,9 +10,13 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "core/activ_problem.hpp"
 #include "core/conv_problem.hpp"
 #include "core/error.hpp"
+#include "core/fusion_problem.hpp"
+#include "core/op_solver.hpp"
 #include "core/solver.hpp"
 #include "hiprim/hiprim.h"
 #include "verify/immediate.hpp"
@@ -43,6 +47,43 @@ struct hiprimConvolutionDescriptor {
   std::int64_t groups = 1;
 };
 
+struct hiprimActivationDescriptor {
+  bool set = false;
+  hiprim::ActivMode mode = hiprim::ActivMode::relu;
+  double alpha = 1, beta = 1, gamma = 1;
+};
+
+// A fusion plan (hiprim.h's fusion part, api/fusion_api.cpp): the input descriptor, the ops in the
+// order they were added, each with copies of its descriptors; after a compile, the problem and the
+// solver immediate mode picked for the backend.
+struct hiprimFusionPlan;
+struct hiprimFusionOp {
+  const hiprimFusionPlan* plan = nullptr;
+  hiprim::FusionOp kind = hiprim::FusionOp::conv;
+  hiprimTensorDescriptor tensor;     // conv: w; bias: the bias; bnorm: scale/shift/mean/var; add: the residual
+  hiprimConvolutionDescriptor conv;  // conv
+  hiprimActivationDescriptor activ;  // activ
+  bool spatial = true;               // bnorm: hiprimBNSpatial
+  double epsilon = 1e-5;             // bnorm
+  double alpha = 1, beta = 1;        // add
+};
+
+struct hiprimFusionPlan {
+  hiprimTensorDescriptor x;
+  hiprim::FusionRounding rounding = hiprim::FusionRounding::fused;
+  std::vector<std::unique_ptr<hiprimFusionOp>> ops;
+  bool compiled = false;  // the fields below are those of the last successful compile
+  hiprim::OpProblemPtr problem;
+  std::string problem_text, solver_name;
+  hiprim::Backend backend = hiprim::Backend::host;
+  hiprim::verify::Chosen<hiprim::OpSolver> chosen;
+};
+
+// The tensors of each op (in the op's tensors() order), keyed by op.
+struct hiprimOperatorArgs {
+  std::vector<std::pair<const hiprimFusionOp*, std::vector<const void*>>> tensors;
+};
+
 namespace hiprim::api {
 
 struct ApiError : std::runtime_error {
@@ -53,6 +94,15 @@ struct ApiError : std::runtime_error {
 // The descriptor behind d, set; ApiError naming `what` when it is null or was never set.
 const hiprimTensorDescriptor& tensor(const hiprimTensorDescriptor* d, const char* what);
 const hiprimConvolutionDescriptor& convolution(const hiprimConvolutionDescriptor* d);
+const hiprimActivationDescriptor& activation(const hiprimActivationDescriptor* d);
+
+// "[a,b,...]" of dims (the messages' form).
+std::string dims_text(const Dims& d);
+// The convolution of `dir` from its descriptors (x, w, y in the problem's roles: bwd-data's x is
+// dx, y is dy; bwd-weights' w is dw), validated, the descriptors checked against each other.
+// y null (fwd only): K is w's dims[0] and the channel order that of x and w.
+ConvProblem conv_problem(ConvDir dir, const hiprimTensorDescriptor* x, const hiprimTensorDescriptor* w, const hiprimTensorDescriptor* y,
+                         const hiprimConvolutionDescriptor* cd);
 
 // %.17g of v (round-trips through the problem parsers).
 std::string number_text(double v);
@@ -89,6 +139,12 @@ auto first_solver(const hiprimHandle& h, const List& list, const Problem& p, con
   return verify::choose_solver(list, p, text, h.backend, cx, keep, [](const std::string& why) { throw ApiError(hiprimStatusUnsupported, why); });
 }
 
+// Immediate mode's solver of p among the solvers of p's op (first_solver over verify::all_solvers()).
+verify::Chosen<OpSolver> choose_op_solver(const hiprimHandle& h, const OpProblem& p);
+// Runs p with the chosen solver c: the workspace check (own_workspace: see run_problem), the
+// HIPRIM_LOG_CMD line, h.last_solver, then the solver; buffers in p.tensors() order, already checked.
+void run_chosen(hiprimHandle& h, const OpProblem& p, const verify::Chosen<OpSolver>& c, const std::vector<void*>& buffers, void* workspace,
+                std::size_t workspace_size, bool own_workspace);
 // Runs the problem string's problem on h's backend (hiprimRunProblem's checks, then the solver).
 // own_workspace: the entry point has no workspace argument (workspace null): a solver that needs
 // one gets the handle's (handle_workspace).

@@ -13,36 +13,37 @@
 
 using hiprim::ConvDir;
 using hiprim::ConvProblem;
-using hiprim::Dims;
 using hiprim::api::ApiError;
 
-namespace {
+namespace hiprim::api {
 
 std::string dims_text(const Dims& d) {
   std::string s = "[";
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(d[i]);
+  }
   return s + "]";
 }
 
-// The problem of `dir` from its three descriptors (x, w, y in the problem's roles: bwd-data's x is
-// dx, y is dy; bwd-weights' w is dw).
-ConvProblem conv_problem_of(ConvDir dir, const hiprimTensorDescriptor* x, const hiprimTensorDescriptor* w,
-                            const hiprimTensorDescriptor* y, const hiprimConvolutionDescriptor* cd) {
-  const auto& xd = hiprim::api::tensor(x, "x descriptor");
-  const auto& wd = hiprim::api::tensor(w, "w descriptor");
-  const auto& yd = hiprim::api::tensor(y, "y descriptor");
-  const auto& c = hiprim::api::convolution(cd);
-  if (xd.dtype != wd.dtype || xd.dtype != yd.dtype) throw ApiError(hiprimStatusBadParm, "x, w and y descriptors have different data types");
+ConvProblem conv_problem(ConvDir dir, const hiprimTensorDescriptor* x, const hiprimTensorDescriptor* w, const hiprimTensorDescriptor* y,
+                         const hiprimConvolutionDescriptor* cd) {
+  const auto& xd = tensor(x, "x descriptor");
+  const auto& wd = tensor(w, "w descriptor");
+  const hiprimTensorDescriptor* yd = y == nullptr ? nullptr : &tensor(y, "y descriptor");
+  const auto& c = convolution(cd);
+  const char* names = yd ? "x, w and y descriptors" : "x and w descriptors";
+  if (xd.dtype != wd.dtype || (yd && xd.dtype != yd->dtype)) throw ApiError(hiprimStatusBadParm, std::string(names) + " have different data types");
   // The channel order: that of any descriptor whose strides tell it; all such must agree.
   bool channels_last = false, known = false;
-  for (const hiprimTensorDescriptor* d : {&xd, &wd, &yd}) {
-    if (d->either_order) continue;
+  for (const hiprimTensorDescriptor* d : {&xd, &wd, yd}) {
+    if (d == nullptr || d->either_order) continue;
     if (known && d->channels_last != channels_last)
-      throw ApiError(hiprimStatusBadParm, "x, w and y descriptors have different channel orders (all NCHW or all NHWC)");
+      throw ApiError(hiprimStatusBadParm, std::string(names) + " have different channel orders (all NCHW or all NHWC)");
     channels_last = d->channels_last, known = true;
   }
-  if (xd.dims.size() != wd.dims.size() || xd.dims.size() != yd.dims.size())
-    throw ApiError(hiprimStatusBadParm, "x, w and y descriptors have different ranks");
+  if (xd.dims.size() != wd.dims.size() || (yd && xd.dims.size() != yd->dims.size()))
+    throw ApiError(hiprimStatusBadParm, std::string(names) + " have different ranks");
   const std::size_t spatial = xd.dims.size() - 2;
   if (c.pad.size() != spatial)
     throw ApiError(hiprimStatusBadParm, "the convolution descriptor has " + std::to_string(c.pad.size()) + " spatial axes, the tensors " +
@@ -51,7 +52,7 @@ ConvProblem conv_problem_of(ConvDir dir, const hiprimTensorDescriptor* x, const 
   p.dir = dir;
   p.dtype = xd.dtype;
   p.channels_last = channels_last;
-  p.n = xd.dims[0], p.c = xd.dims[1], p.k = yd.dims[1], p.groups = c.groups;
+  p.n = xd.dims[0], p.c = xd.dims[1], p.k = yd ? yd->dims[1] : wd.dims[0], p.groups = c.groups;
   p.in.assign(xd.dims.begin() + 2, xd.dims.end());
   p.filter.assign(wd.dims.begin() + 2, wd.dims.end());
   p.pad = c.pad, p.stride = c.stride, p.dilation = c.dilation, p.mode = c.mode;
@@ -59,11 +60,15 @@ ConvProblem conv_problem_of(ConvDir dir, const hiprimTensorDescriptor* x, const 
   if (auto errors = p.validate(); !errors.empty()) throw ApiError(hiprimStatusBadParm, "invalid convolution: " + errors.front());
   if (p.w_desc().dims != wd.dims)
     throw ApiError(hiprimStatusBadParm, "w descriptor dims " + dims_text(wd.dims) + " do not match the convolution's " + dims_text(p.w_desc().dims));
-  if (p.y_desc().dims != yd.dims)
-    throw ApiError(hiprimStatusBadParm, "y descriptor dims " + dims_text(yd.dims) + " do not match the convolution's output " +
+  if (yd && p.y_desc().dims != yd->dims)
+    throw ApiError(hiprimStatusBadParm, "y descriptor dims " + dims_text(yd->dims) + " do not match the convolution's output " +
                                             dims_text(p.y_desc().dims));
   return p;
 }
+
+}  // namespace hiprim::api
+
+namespace {
 
 hiprim::verify::Chosen<hiprim::ConvSolver> choose_solver(const hiprimHandle& h, const ConvProblem& p) {
   return hiprim::api::first_solver(h, hiprim::verify::conv_solvers(), p, to_string(p), [](const hiprim::ConvSolver&) { return true; });
@@ -73,7 +78,7 @@ hiprimStatus_t workspace_size(hiprimHandle_t handle, ConvDir dir, const hiprimTe
                               const hiprimTensorDescriptor* y, const hiprimConvolutionDescriptor* cd, size_t* size) {
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
     if (size == nullptr) throw ApiError(hiprimStatusInvalidValue, "workspace_size is null");
-    const ConvProblem p = conv_problem_of(dir, x, w, y, cd);
+    const ConvProblem p = hiprim::api::conv_problem(dir, x, w, y, cd);
     const auto c = choose_solver(h, p);
     *size = c.solver->config_workspace_bytes(p, c.config);
   });
@@ -88,7 +93,7 @@ hiprimStatus_t run(hiprimHandle_t handle, ConvDir dir, const void* alpha, const 
     if (in_a == nullptr || in_b == nullptr || out == nullptr) throw ApiError(hiprimStatusInvalidValue, "a tensor pointer is null");
     if (*static_cast<const float*>(alpha) != 1.0f || *static_cast<const float*>(beta) != 0.0f)
       throw ApiError(hiprimStatusNotImplemented, "only alpha = 1 and beta = 0 are implemented");
-    const ConvProblem p = conv_problem_of(dir, x, w, y, cd);
+    const ConvProblem p = hiprim::api::conv_problem(dir, x, w, y, cd);
     const auto c = choose_solver(h, p);
     const hiprim::ConvSolver& s = *c.solver;
     const std::size_t need = s.config_workspace_bytes(p, c.config);

@@ -22,11 +22,6 @@ hiprim::OpProblemPtr problem_of(hiprimHandle& h, const char* text) {
   return p;
 }
 
-// Immediate mode's solver of p's op and its config (hiprim::api::first_solver).
-hiprim::verify::Chosen<hiprim::OpSolver> choose(const hiprimHandle& h, const hiprim::OpProblem& p) {
-  return hiprim::api::first_solver(h, hiprim::verify::all_solvers(), p, p.str(), [&](const hiprim::OpSolver& s) { return s.op() == p.op(); });
-}
-
 std::size_t tensor_bytes(const hiprim::OpTensor& t) {
   return static_cast<std::size_t>(t.desc.storage_elements()) * hiprim::dtype_size(t.desc.dtype);
 }
@@ -60,7 +55,7 @@ hiprimStatus_t hiprimProblemWorkSpaceSize(hiprimHandle_t handle, const char* pro
   return hiprim::api::guarded(handle, [&](hiprimHandle& h) {
     if (workspace_size == nullptr) throw ApiError(hiprimStatusInvalidValue, "workspace_size is null");
     const auto p = problem_of(h, problem);
-    const auto c = choose(h, *p);
+    const auto c = hiprim::api::choose_op_solver(h, *p);
     *workspace_size = c.solver->config_workspace_bytes(*p, c.config);
   });
 }
@@ -74,29 +69,35 @@ hiprimStatus_t hiprimRunProblem(hiprimHandle_t handle, const char* problem, void
 
 namespace hiprim::api {
 
+verify::Chosen<OpSolver> choose_op_solver(const hiprimHandle& h, const OpProblem& p) {
+  return first_solver(h, verify::all_solvers(), p, p.str(), [&](const OpSolver& s) { return s.op() == p.op(); });
+}
+
+void run_chosen(hiprimHandle& h, const OpProblem& p, const verify::Chosen<OpSolver>& c, const std::vector<void*>& buffers, void* workspace,
+                std::size_t workspace_size, bool own_workspace) {
+  const OpSolver& s = *c.solver;
+  const std::size_t need = s.config_workspace_bytes(p, c.config);
+  if (need > 0 && workspace == nullptr && own_workspace) workspace = handle_workspace(h, need), workspace_size = need;
+  if (need > 0 && (workspace == nullptr || workspace_size < need))
+    throw ApiError(hiprimStatusBadParm, "the workspace (" + std::to_string(workspace == nullptr ? 0 : workspace_size) +
+                                            " bytes) is smaller than the " + std::to_string(need) + " bytes " + s.name() + " needs");
+  if (const char* log = std::getenv("HIPRIM_LOG_CMD"); log && *log && std::string(log) != "0")
+    std::fprintf(stderr, "hiprim repro \"%s\" --solver %s%s\n", p.str().c_str(), s.name().c_str(),
+                 c.config.empty() ? "" : (" --config " + c.config).c_str());
+  h.last_solver = s.name();
+  s.run_config(p, buffers, workspace, workspace_size, h.stream, c.config);
+}
+
 void run_problem(hiprimHandle& h, const char* problem, void* const* buffers, int buffer_count, void* workspace, std::size_t workspace_size,
                  bool own_workspace) {
-  {
-    const auto p = problem_of(h, problem);
-    const auto tensors = p->tensors();
-    if (buffers == nullptr || buffer_count != static_cast<int>(tensors.size()))
-      throw ApiError(hiprimStatusInvalidValue, p->str() + " takes " + std::to_string(tensors.size()) + " buffers, " +
-                                                   std::to_string(buffers == nullptr ? 0 : buffer_count) + " given");
-    for (int i = 0; i < buffer_count; ++i)
-      if (buffers[i] == nullptr) throw ApiError(hiprimStatusInvalidValue, "buffer " + std::to_string(i) + " (" + tensors[i].name + ") is null");
-    const auto c = choose(h, *p);
-    const hiprim::OpSolver& s = *c.solver;
-    const std::size_t need = s.config_workspace_bytes(*p, c.config);
-    if (need > 0 && workspace == nullptr && own_workspace) workspace = handle_workspace(h, need), workspace_size = need;
-    if (need > 0 && (workspace == nullptr || workspace_size < need))
-      throw ApiError(hiprimStatusBadParm, "the workspace (" + std::to_string(workspace == nullptr ? 0 : workspace_size) +
-                                              " bytes) is smaller than the " + std::to_string(need) + " bytes " + s.name() + " needs");
-    if (const char* log = std::getenv("HIPRIM_LOG_CMD"); log && *log && std::string(log) != "0")
-      std::fprintf(stderr, "hiprim repro \"%s\" --solver %s%s\n", p->str().c_str(), s.name().c_str(),
-                   c.config.empty() ? "" : (" --config " + c.config).c_str());
-    h.last_solver = s.name();
-    s.run_config(*p, std::vector<void*>(buffers, buffers + buffer_count), workspace, workspace_size, h.stream, c.config);
-  }
+  const auto p = problem_of(h, problem);
+  const auto tensors = p->tensors();
+  if (buffers == nullptr || buffer_count != static_cast<int>(tensors.size()))
+    throw ApiError(hiprimStatusInvalidValue, p->str() + " takes " + std::to_string(tensors.size()) + " buffers, " +
+                                                 std::to_string(buffers == nullptr ? 0 : buffer_count) + " given");
+  for (int i = 0; i < buffer_count; ++i)
+    if (buffers[i] == nullptr) throw ApiError(hiprimStatusInvalidValue, "buffer " + std::to_string(i) + " (" + tensors[i].name + ") is null");
+  run_chosen(h, *p, choose_op_solver(h, *p), std::vector<void*>(buffers, buffers + buffer_count), workspace, workspace_size, own_workspace);
 }
 
 }  // namespace hiprim::api

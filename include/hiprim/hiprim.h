@@ -1,6 +1,7 @@
-/* hiprim's C API (first part: convolution, and every primitive by its problem string), shaped like MIOpen's miopen.h where it has a
- * counterpart. Every call returns a status; no exception crosses this boundary; every pointer and
- * size is checked before anything runs, and a refused call writes nothing. The message of a
+/* hiprim's C API (convolution, batch norm, activations, softmax, fusion plans, and every primitive
+ * by its problem string), shaped like MIOpen's miopen.h where it has a counterpart. Every call
+ * returns a status; no exception crosses this boundary; every pointer and size is checked before
+ * anything runs, and a refused call writes nothing. The message of a
  * handle's last failed call: hiprimGetLastErrorMessage.
  *
  * A handle runs on one backend: hiprimBackendDevice (the GPU solvers; pointers are device memory,
@@ -175,6 +176,63 @@ hiprimStatus_t hiprimProblemWorkSpaceSize(hiprimHandle_t handle, const char* pro
 /* Runs the problem with the backend's first solver that takes it; buffers[i] is tensor i. */
 hiprimStatus_t hiprimRunProblem(hiprimHandle_t handle, const char* problem, void* const* buffers, int buffer_count, void* workspace,
                                 size_t workspace_size);
+
+/* Fusion plans, as MIOpen's fusion API: a chain conv -> [bias] -> [batch-norm inference] -> [add]
+ * -> [activation] (core/fusion_problem.hpp), each step at most once and in this order.
+ *   v = conv(x, w); v += bias[k]; v = (v - mean[k]) * scale[k] / sqrt(var[k] + eps) + shift[k];
+ *   v = alpha * v + beta * residual; y = f(v)
+ * A plan is made for an input descriptor x; its ops are added in chain order, each from copies of
+ * its descriptors (they may be destroyed afterwards; the ops belong to the plan and go with it):
+ *   conv: the convolution and w descriptors (forward, mode hiprimConvolution);
+ *   bias: b_desc [1, K, 1, 1] of the data type; batch norm: hiprimBNSpatial, bn_desc [1, K, 1, 1]
+ *   fp32 (scale, shift, mean, variance), epsilon; add (hiprim's residual add): residual_desc of y's
+ *   dims, type and channel order, alpha, beta; activation: an activation descriptor.
+ * hiprimCompileFusionPlan checks the chain and the descriptors (hiprimStatusBadParm naming the
+ * fault: an op out of order or given twice, no conv first, disagreeing dims or types) and picks the
+ * solver by immediate mode (hiprimStatusUnsupported with every solver's reason when none takes the
+ * plan's problem). Adding an op or changing the rounding makes the plan uncompiled again. Unlike
+ * MIOpen, epsilon and the add's alpha/beta belong to the ops (they are part of the compiled
+ * problem), the arguments carry only the tensors (no alpha/beta scaling: only 1, 0 exists) and the
+ * activation takes no arguments. Execute checks x_desc and y_desc against the plan and needs the
+ * arguments of every op with tensors; it writes y only. workspace: as the convolution calls, or
+ * null for the handle's own. HIPRIM_LOG_CMD=1 prints the `hiprim repro "fusion ..."` line. */
+typedef struct hiprimFusionPlan* hiprimFusionPlanDescriptor_t;
+typedef struct hiprimFusionOp* hiprimFusionOpDescriptor_t;
+typedef struct hiprimOperatorArgs* hiprimOperatorArgs_t;
+/* fused: intermediates in fp32, one rounding to the data type at the end (the default); unfused:
+ * every step's result rounded to the data type. */
+typedef enum { hiprimFusionRoundingFused = 0, hiprimFusionRoundingUnfused = 1 } hiprimFusionRounding_t;
+
+hiprimStatus_t hiprimCreateFusionPlan(hiprimFusionPlanDescriptor_t* plan, hiprimTensorDescriptor_t x_desc);
+hiprimStatus_t hiprimDestroyFusionPlan(hiprimFusionPlanDescriptor_t plan);
+hiprimStatus_t hiprimSetFusionPlanRounding(hiprimFusionPlanDescriptor_t plan, hiprimFusionRounding_t rounding);
+hiprimStatus_t hiprimCreateOpConvForward(hiprimFusionPlanDescriptor_t plan, hiprimFusionOpDescriptor_t* op,
+                                         hiprimConvolutionDescriptor_t conv_desc, hiprimTensorDescriptor_t w_desc);
+hiprimStatus_t hiprimCreateOpBiasForward(hiprimFusionPlanDescriptor_t plan, hiprimFusionOpDescriptor_t* op, hiprimTensorDescriptor_t b_desc);
+hiprimStatus_t hiprimCreateOpBatchNormInference(hiprimFusionPlanDescriptor_t plan, hiprimFusionOpDescriptor_t* op,
+                                                hiprimBatchNormMode_t mode, hiprimTensorDescriptor_t bn_desc, double epsilon);
+hiprimStatus_t hiprimCreateOpAddForward(hiprimFusionPlanDescriptor_t plan, hiprimFusionOpDescriptor_t* op,
+                                        hiprimTensorDescriptor_t residual_desc, double alpha, double beta);
+hiprimStatus_t hiprimCreateOpActivationForward(hiprimFusionPlanDescriptor_t plan, hiprimFusionOpDescriptor_t* op,
+                                               hiprimActivationDescriptor_t activ_desc);
+hiprimStatus_t hiprimCompileFusionPlan(hiprimHandle_t handle, hiprimFusionPlanDescriptor_t plan);
+/* Of a compiled plan: its canonical problem string (the `hiprim repro` grammar) and its solver;
+ * valid while the plan lives unchanged. */
+hiprimStatus_t hiprimFusionPlanGetProblem(hiprimFusionPlanDescriptor_t plan, const char** problem);
+hiprimStatus_t hiprimFusionPlanGetSolverName(hiprimFusionPlanDescriptor_t plan, const char** solver);
+hiprimStatus_t hiprimFusionPlanGetWorkSpaceSize(hiprimHandle_t handle, hiprimFusionPlanDescriptor_t plan, size_t* workspace_size);
+
+hiprimStatus_t hiprimCreateOperatorArgs(hiprimOperatorArgs_t* args);
+hiprimStatus_t hiprimDestroyOperatorArgs(hiprimOperatorArgs_t args);
+/* The tensors of one op (setting them again replaces them); the op's kind must match the call. */
+hiprimStatus_t hiprimSetOpArgsConvForward(hiprimOperatorArgs_t args, hiprimFusionOpDescriptor_t op, const void* w);
+hiprimStatus_t hiprimSetOpArgsBiasForward(hiprimOperatorArgs_t args, hiprimFusionOpDescriptor_t op, const void* bias);
+hiprimStatus_t hiprimSetOpArgsBatchNormInference(hiprimOperatorArgs_t args, hiprimFusionOpDescriptor_t op, const void* scale,
+                                                 const void* shift, const void* estimated_mean, const void* estimated_variance);
+hiprimStatus_t hiprimSetOpArgsAddForward(hiprimOperatorArgs_t args, hiprimFusionOpDescriptor_t op, const void* residual);
+hiprimStatus_t hiprimExecuteFusionPlan(hiprimHandle_t handle, hiprimFusionPlanDescriptor_t plan, hiprimTensorDescriptor_t x_desc,
+                                       const void* x, hiprimTensorDescriptor_t y_desc, void* y, hiprimOperatorArgs_t args,
+                                       void* workspace, size_t workspace_size);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,12 @@
 //   h.convolution_forward(x, xp, w, wp, conv, y, yp);             // workspace sized and allocated by the caller:
 //   h.convolution_forward(x, xp, w, wp, conv, y, yp, ws, bytes);   //   h.forward_workspace(x, w, conv, y)
 //   h.run("activ fwd relu fp32 nchw n1 c2 in5x5", {xp, yp});
+//   hiprim::FusionPlan plan(x);                                   // conv -> bias -> relu
+//   hiprim::OperatorArgs args;
+//   args.conv(plan.add_conv(conv, w), wp), args.bias(plan.add_bias(b), bp);
+//   plan.add_activation(hiprim::ActivationDescriptor(hiprimActivationRELU));
+//   plan.compile(h);                                              // plan.problem(): its canonical string
+//   plan.execute(h, x, xp, y, yp, args);
 #pragma once
 #include <cstddef>
 #include <stdexcept>
@@ -154,6 +160,104 @@ class Handle {
 
  private:
   hiprimHandle_t h_ = nullptr;
+};
+
+class ActivationDescriptor {
+ public:
+  explicit ActivationDescriptor(hiprimActivationMode_t mode, double alpha = 1, double beta = 1, double gamma = 1) {
+    detail::check(hiprimCreateActivationDescriptor(&d_), "hiprimCreateActivationDescriptor");
+    if (const hiprimStatus_t s = hiprimSetActivationDescriptor(d_, mode, alpha, beta, gamma); s != hiprimStatusSuccess) {
+      hiprimDestroyActivationDescriptor(d_);
+      detail::check(s, "hiprimSetActivationDescriptor");
+    }
+  }
+  ~ActivationDescriptor() { hiprimDestroyActivationDescriptor(d_); }
+  ActivationDescriptor(const ActivationDescriptor&) = delete;
+  ActivationDescriptor& operator=(const ActivationDescriptor&) = delete;
+  hiprimActivationDescriptor_t get() const { return d_; }
+
+ private:
+  hiprimActivationDescriptor_t d_ = nullptr;
+};
+
+// The tensors of a fusion plan's ops (hiprimSetOpArgs*); an op is what FusionPlan::add_* returned.
+class OperatorArgs {
+ public:
+  OperatorArgs() { detail::check(hiprimCreateOperatorArgs(&a_), "hiprimCreateOperatorArgs"); }
+  ~OperatorArgs() { hiprimDestroyOperatorArgs(a_); }
+  OperatorArgs(const OperatorArgs&) = delete;
+  OperatorArgs& operator=(const OperatorArgs&) = delete;
+  hiprimOperatorArgs_t get() const { return a_; }
+
+  void conv(hiprimFusionOpDescriptor_t op, const void* w) { detail::check(hiprimSetOpArgsConvForward(a_, op, w), "hiprimSetOpArgsConvForward"); }
+  void bias(hiprimFusionOpDescriptor_t op, const void* b) { detail::check(hiprimSetOpArgsBiasForward(a_, op, b), "hiprimSetOpArgsBiasForward"); }
+  void batch_norm(hiprimFusionOpDescriptor_t op, const void* scale, const void* shift, const void* mean, const void* variance) {
+    detail::check(hiprimSetOpArgsBatchNormInference(a_, op, scale, shift, mean, variance), "hiprimSetOpArgsBatchNormInference");
+  }
+  void residual(hiprimFusionOpDescriptor_t op, const void* r) { detail::check(hiprimSetOpArgsAddForward(a_, op, r), "hiprimSetOpArgsAddForward"); }
+
+ private:
+  hiprimOperatorArgs_t a_ = nullptr;
+};
+
+// A fusion plan (hiprim.h): ops added in chain order, compiled for a handle, executed with arguments.
+class FusionPlan {
+ public:
+  explicit FusionPlan(const TensorDescriptor& x) { detail::check(hiprimCreateFusionPlan(&p_, x.get()), "hiprimCreateFusionPlan"); }
+  ~FusionPlan() { hiprimDestroyFusionPlan(p_); }
+  FusionPlan(const FusionPlan&) = delete;
+  FusionPlan& operator=(const FusionPlan&) = delete;
+  hiprimFusionPlanDescriptor_t get() const { return p_; }
+
+  hiprimFusionOpDescriptor_t add_conv(const ConvolutionDescriptor& c, const TensorDescriptor& w) {
+    return added([&](hiprimFusionOpDescriptor_t* op) { return hiprimCreateOpConvForward(p_, op, c.get(), w.get()); }, "hiprimCreateOpConvForward");
+  }
+  hiprimFusionOpDescriptor_t add_bias(const TensorDescriptor& b) {
+    return added([&](hiprimFusionOpDescriptor_t* op) { return hiprimCreateOpBiasForward(p_, op, b.get()); }, "hiprimCreateOpBiasForward");
+  }
+  hiprimFusionOpDescriptor_t add_batch_norm_inference(const TensorDescriptor& bn, double epsilon) {
+    return added([&](hiprimFusionOpDescriptor_t* op) { return hiprimCreateOpBatchNormInference(p_, op, hiprimBNSpatial, bn.get(), epsilon); },
+                 "hiprimCreateOpBatchNormInference");
+  }
+  hiprimFusionOpDescriptor_t add_residual(const TensorDescriptor& r, double alpha = 1, double beta = 1) {
+    return added([&](hiprimFusionOpDescriptor_t* op) { return hiprimCreateOpAddForward(p_, op, r.get(), alpha, beta); }, "hiprimCreateOpAddForward");
+  }
+  hiprimFusionOpDescriptor_t add_activation(const ActivationDescriptor& a) {
+    return added([&](hiprimFusionOpDescriptor_t* op) { return hiprimCreateOpActivationForward(p_, op, a.get()); },
+                 "hiprimCreateOpActivationForward");
+  }
+  void set_rounding(hiprimFusionRounding_t r) { detail::check(hiprimSetFusionPlanRounding(p_, r), "hiprimSetFusionPlanRounding"); }
+
+  void compile(const Handle& h) { detail::check(hiprimCompileFusionPlan(h.get(), p_), "hiprimCompileFusionPlan", h.get()); }
+  std::string problem() const {
+    const char* s = nullptr;
+    detail::check(hiprimFusionPlanGetProblem(p_, &s), "hiprimFusionPlanGetProblem");
+    return s;
+  }
+  std::string solver() const {
+    const char* s = nullptr;
+    detail::check(hiprimFusionPlanGetSolverName(p_, &s), "hiprimFusionPlanGetSolverName");
+    return s;
+  }
+  std::size_t workspace(const Handle& h) const {
+    std::size_t n = 0;
+    detail::check(hiprimFusionPlanGetWorkSpaceSize(h.get(), p_, &n), "hiprimFusionPlanGetWorkSpaceSize", h.get());
+    return n;
+  }
+  // ws null: the handle's own workspace.
+  void execute(const Handle& h, const TensorDescriptor& xd, const void* x, const TensorDescriptor& yd, void* y, const OperatorArgs& args,
+               void* ws = nullptr, std::size_t ws_bytes = 0) {
+    detail::check(hiprimExecuteFusionPlan(h.get(), p_, xd.get(), x, yd.get(), y, args.get(), ws, ws_bytes), "hiprimExecuteFusionPlan", h.get());
+  }
+
+ private:
+  template <typename Create>
+  static hiprimFusionOpDescriptor_t added(Create&& create, const char* call) {
+    hiprimFusionOpDescriptor_t op = nullptr;
+    detail::check(create(&op), call);
+    return op;
+  }
+  hiprimFusionPlanDescriptor_t p_ = nullptr;
 };
 
 }  // namespace hiprim

@@ -22,9 +22,9 @@ inline long long at(const Shape& sh, int a, int b, int y, int x, int B, int H, i
   return sh.nhwc ? ((static_cast<long long>(a) * H + y) * W + x) * B + b : ((static_cast<long long>(a) * B + b) * H + y) * W + x;
 }
 
-// y[n][k][p][q] = sum_{c,r,s} x[n][c][p*str - pad + r*dil][q*str - pad + s*dil] * w[k][c][r][s].
-inline std::vector<float> direct_fwd(const Shape& sh, const std::vector<float>& x, const std::vector<float>& w) {
-  std::vector<float> y(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q());
+// y[n][k][p][q] = sum_{c,r,s} x[n][c][p*str - pad + r*dil][q*str - pad + s*dil] * w[k][c][r][s], in double.
+inline std::vector<double> direct_fwd_double(const Shape& sh, const std::vector<float>& x, const std::vector<float>& w) {
+  std::vector<double> y(static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q());
   for (int n = 0; n < sh.n; ++n)
     for (int k = 0; k < sh.k; ++k)
       for (int p = 0; p < sh.p(); ++p)
@@ -37,9 +37,21 @@ inline std::vector<float> direct_fwd(const Shape& sh, const std::vector<float>& 
                 if (iy < 0 || iy >= sh.h || ix < 0 || ix >= sh.w) continue;
                 sum += static_cast<double>(x[at(sh, n, c, iy, ix, sh.c, sh.h, sh.w)]) * w[at(sh, k, c, r, s, sh.c, sh.r, sh.s)];
               }
-          y[at(sh, n, k, p, q, sh.k, sh.p(), sh.q())] = static_cast<float>(sum);
+          y[at(sh, n, k, p, q, sh.k, sh.p(), sh.q())] = sum;
         }
   return y;
+}
+
+// The same rounded to fp32.
+inline std::vector<float> direct_fwd(const Shape& sh, const std::vector<float>& x, const std::vector<float>& w) {
+  const std::vector<double> d = direct_fwd_double(sh, x, w);
+  return std::vector<float>(d.begin(), d.end());
+}
+
+// The output channel k of element i of y (dims N, K, P, Q) in sh's layout.
+inline int y_channel(const Shape& sh, std::size_t i) {
+  return sh.nhwc ? static_cast<int>(i % static_cast<std::size_t>(sh.k))
+                 : static_cast<int>(i / (static_cast<std::size_t>(sh.p()) * sh.q()) % static_cast<std::size_t>(sh.k));
 }
 
 struct Descs {
