@@ -30,6 +30,15 @@ int run_special_repro(const std::string& problem, const std::string& solver_glob
   return finish_run(cases, report);
 }
 
+// The flags of a one-case command (repro, fusion): solver glob, report, dump, print-problem, run options.
+void add_case_flags(CLI::App& sub, RunCommandFlags& run) {
+  sub.add_option("--solver", run.solver, "Solver name glob")->capture_default_str();
+  sub.add_option("--report", run.report, "Write a JSON conformance report here");
+  sub.add_option("--dump", run.dump, "Write inputs, output and reference as .npy files under this folder");
+  sub.add_flag("--print-problem", run.print_problem, "Print the canonical problem string and exit");
+  run.run.add_to(sub);
+}
+
 }  // namespace
 
 Command add_repro(CLI::App& app) {
@@ -41,11 +50,7 @@ Command add_repro(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   sub->add_option("--special", f->special, "Special input values of a fuzz case: nan, inf, signed_zero, subnormal, huge, mixed (conv)");
   sub->add_option("problem", f->problem, "Canonical problem string, e.g. \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3\" or \"activ fwd relu fp32 nchw n1 c3 in8x8\"")->required();
-  sub->add_option("--solver", f->run.solver, "Solver name glob")->capture_default_str();
-  sub->add_option("--report", f->run.report, "Write a JSON conformance report here");
-  sub->add_option("--dump", f->run.dump, "Write inputs, output and reference as .npy files under this folder");
-  sub->add_flag("--print-problem", f->run.print_problem, "Print the canonical problem string and exit");
-  f->run.run.add_to(*sub);
+  add_case_flags(*sub, f->run);
   return [f] {
     if (!f->special.empty() && !f->run.print_problem)
       return run_special_repro(f->problem, f->run.solver, f->run.run, f->special, f->run.report);
@@ -63,11 +68,7 @@ Command add_fusion(CLI::App& app) {
   sub->add_option("chain", f->words, "The chain, e.g. fwd bf16 nhwc \"conv(n2 c8 k16 in9x9 f3x3 pad1x1)\" bias activ(relu)")
       ->required()
       ->expected(1, 1 << 20);
-  sub->add_option("--solver", f->run.solver, "Solver name glob")->capture_default_str();
-  sub->add_option("--report", f->run.report, "Write a JSON conformance report here");
-  sub->add_option("--dump", f->run.dump, "Write inputs, output and reference as .npy files under this folder");
-  sub->add_flag("--print-problem", f->run.print_problem, "Print the canonical problem string and exit");
-  f->run.run.add_to(*sub);
+  add_case_flags(*sub, f->run);
   return [f] {
     std::string text = "fusion";
     for (const std::string& w : f->words) text += " " + w;
