@@ -1,5 +1,6 @@
 // hiprim find | tune: Find and tuning over a problem string or a suite (find/find.hpp,
 // find/tune.hpp), recording into the user tuning db; a table per problem, a JSON report with --report.
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -24,7 +25,7 @@ std::string time_text(double us) {
   return buf;
 }
 
-void print_find(const find::FindResult& r) {
+void print_find(const find::FindResult& r, double seconds) {
   std::printf("find %s\n", r.problem.c_str());
   for (const auto& s : r.skipped) std::printf("  skipped   %s\n", s.c_str());
   for (std::size_t i = 0; i < r.tried.size(); ++i) {
@@ -39,6 +40,7 @@ void print_find(const find::FindResult& r) {
                 r.recorded ? " (recorded)" : r.records.empty() ? "" : " (NOT recorded)");
   else
     std::printf("  winner: none (no candidate verified)\n");
+  std::printf("  find time: %.2f s (every candidate verified and timed)\n", seconds);
   std::fflush(stdout);
 }
 
@@ -74,15 +76,21 @@ Command add_find(CLI::App& app) {
     const tuning::TuningDbs dbs;
     nlohmann::json results = nlohmann::json::array();
     int code = 0, none = 0;
+    double total_s = 0;
     for (const auto& p : problems) {
+      const auto t0 = std::chrono::steady_clock::now();
       const find::FindResult r = find::find_problem(p, solvers, b, dbs, o);
-      print_find(r);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      total_s += seconds;
+      print_find(r, seconds);
       results.push_back(find::find_json(r));
+      results.back()["find_seconds"] = seconds;
       for (const auto& m : r.tried)
         if (!m.verified) code = 1;  // a solver that fails verification is a defect: reported, exit 1
       none += r.winner < 0;
     }
-    std::printf("find: %zu problems, %d without a verified winner\n", problems.size(), none);
+    std::printf("find: %zu problems, %d without a verified winner, %.1f s (%.2f s per problem)\n", problems.size(), none, total_s,
+                problems.empty() ? 0.0 : total_s / static_cast<double>(problems.size()));
     write_report(f->report, "find", "problems", results);
     return none > 0 ? 1 : code;
   };

@@ -10,6 +10,9 @@
 #              per config of FUSION_CONFIGS, a fuzz campaign (FUZZ_S), the ResNet-50 fused bench
 #   4 library  device_library.sh: test_api_device, the Python tests, the training client (STEPS)
 #   5 ops      device_ops_speed.sh within OPS_S
+#   6 find     device_find.sh: Find, tuning and immediate mode on ResNet-50 bf16 NHWC (FIND_LAYERS, default all
+#              23 layers per direction; TUNE_LAYERS, default 5; FIND_S / TUNE_S / FIND2_S limits per direction)
+# PARTS picks the steps (default "conv bench fusion library ops"; e.g. PARTS="library find").
 # Everything lands in $OUT/all.tgz (few files come back from the machine).
 set -u
 cd "$(dirname "$0")/.."
@@ -19,12 +22,20 @@ W=$(mktemp -d /tmp/round.XXXXXX)
 start=$(date +%s)
 # mark STEP: the archive so far (a call cut short still brings back what finished), then the step's name.
 mark() { ( cd "$W" && tar -czf "$OUT/all.tgz" . ); echo "== $1 at $(( $(date +%s) - start )) s"; }
+PARTS=" ${PARTS:-conv bench fusion library ops} "
+want() { [[ "$PARTS" == *" $1 "* ]]; }
+git describe --always --dirty --abbrev=12 > "$W/tree_describe.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$W/nvidia_smi.txt" 2>&1
+if want conv; then
 mark conv
 mkdir -p "$W/conv"
 timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge --dtype fp16,bf16 --layout nhwc --solver conv.igemm.wgmma \
   --report "$W/conv/conformance_wgmma.json" > "$W/conv/check.log" 2>&1
 echo "conv check rc=$?"; grep -E "^conv.igemm|^total" "$W/conv/check.log"
+fi
+if want bench; then
 mark bench
+mkdir -p "$W/conv"
 OUT="$W/conv" COMBOS=bf16:nhwc DIRS=fwd,bwd-data,bwd-weights REPEATS=2 BENCH_LIMIT_S="${BENCH_S:-110}" SOLVER='conv.igemm.*' \
   scripts/device_bench.sh custom > "$W/conv/stdout_bench.log" 2>&1
 grep -E "^dtype|^bf16 |cases:" "$W/conv/stdout_bench.log" | tail -6
@@ -32,15 +43,28 @@ timeout $(( ${TORCH_S:-20} + 25 )) python3 scripts/torch_crosscheck.py --batch 3
   --time-budget "${TORCH_S:-20}" --bench "$W/conv/perf_resnet50_partcustom_h200.json" --out "$W/conv/torch_conv_bf16_nhwc.json" \
   > "$W/conv/torch.log" 2>&1
 echo "torch rc=$?"; grep -E "total|peer/torch" "$W/conv/torch.log" | tail -6
+fi
+if want fusion; then
 mark fusion
 OUT="$W/fusion" CONFIGS="${FUSION_CONFIGS:-m128n128k64.s4.splitk1 m128n64k64.s4.splitk1.ws.tma m64n128k64.s4.splitk3.ws.tma}" \
   FUZZ_S="${FUZZ_S:-20}" BENCH_SUITE=bench/suites/resnet50_fusion_bf16_nhwc.txt BENCH_LIMIT_S="${FUSION_BENCH_S:-110}" \
   scripts/device_fusion.sh 2>&1 | tail -16
+fi
+if want library; then
 mark library
 OUT="$W/library" SPLIT="${SPLIT:-}" STEPS="${STEPS:-300}" scripts/device_library.sh 2>&1 | tail -16
+fi
+if want ops; then
 mark ops
 OUT="$W/ops" BIN=devbin TOTAL_BUDGET_S="${OPS_S:-170}" scripts/device_ops_speed.sh > "$W/ops_stdout.log" 2>&1
 tail -60 "$W/ops_stdout.log"
+fi
+if want find; then
+mark find
+OUT="$W/find" BIN=devbin LAYERS="${FIND_LAYERS:-0}" TUNE_LAYERS="${TUNE_LAYERS:-5}" FIND_S="${FIND_S:-100}" TUNE_S="${TUNE_S:-40}" \
+  FIND2_S="${FIND2_S:-30}" scripts/device_find.sh > "$W/find_stdout.log" 2>&1
+grep -E "^find: |^tune: |^  [a-z_0-9]+ +exit|within 10%" "$W/find_stdout.log" | tail -30
+fi
 mark done
 ( cd "$W" && tar -czf "$OUT/all.tgz" . ) && rm -rf "$W"
 ls -l "$OUT"

@@ -15,7 +15,7 @@ namespace hiprim_api_test {
 
 inline constexpr float kSentinel = -7.0f;
 
-// A host handle, a plan over sh's x and the descriptors and data of every op: bias and batch norm
+// A handle (the host backend unless told), a plan over sh's x and the descriptors and data of every op: bias and batch norm
 // parameters [1, K, 1, 1] fp32, the residual with y's descriptor shape, relu.
 struct Chain {
   Shape sh;
@@ -29,8 +29,8 @@ struct Chain {
   std::vector<float> x, w, bias, scale, shift, mean, var, res, y;
   double eps = 1e-3, alpha = 2, beta = -1;
 
-  explicit Chain(const Shape& s) : sh(s), d(s) {
-    EXPECT_EQ(hiprimCreateWithBackend(&h, hiprimBackendHost), hiprimStatusSuccess);
+  explicit Chain(const Shape& s, hiprimBackend_t backend = hiprimBackendHost) : sh(s), d(s) {
+    EXPECT_EQ(hiprimCreateWithBackend(&h, backend), hiprimStatusSuccess);
     for (auto* t : {&bias_desc, &bn_desc, &res_desc}) EXPECT_EQ(hiprimCreateTensorDescriptor(t), hiprimStatusSuccess);
     Descs::set(bias_desc, sh, 1, sh.k, 1, 1), Descs::set(bn_desc, sh, 1, sh.k, 1, 1), Descs::set(res_desc, sh, sh.n, sh.k, sh.p(), sh.q());
     EXPECT_EQ(hiprimCreateActivationDescriptor(&relu), hiprimStatusSuccess);

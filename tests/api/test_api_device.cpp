@@ -2,6 +2,7 @@
 // host backend's result of the same call on the same inputs:
 // - convolution fwd, bwd-data, bwd-weights: small integer data (|x|, |w|, |dy| <= 3), every partial
 //   sum an integer far below 2^24, so any fp32 summation order is exact: equal bit for bit;
+// - a fusion plan conv -> bias -> add -> relu (fp32, small integers: every step exact): equal bit for bit;
 // - batch norm, activations, softmax, pooling (hiprimRunProblem): the reference's per-element error
 //   bound b (ref::op_expected, the bound verify's compare_with_bounds applies to every solver) on
 //   |solver - exact|; both backends are within b of the exact value, so |device - host| <= 2 b, and
@@ -22,6 +23,7 @@
 #include "hiprim/hiprim.h"
 #include "reference/op_reference.hpp"
 #include "tests/api/api_fixture.hpp"
+#include "tests/api/fusion_fixture.hpp"
 
 #ifdef HIPRIM_API_DEVICE_TEST_ON_HOST
 namespace hiprim_api_test {
@@ -307,6 +309,34 @@ TEST_F(DeviceApi, PoolingByProblemStringAgreesWithTheHost) {
   for (const char* avg : {"avg_incl", "avg_excl"}) {
     check_op(std::string("pool fwd ") + avg + geometry, {x, Vec(ny, -9)}, run(std::string("pool fwd ") + avg + geometry));
     check_op(std::string("pool bwd ") + avg + geometry, {dy, Vec(nx, -9)}, run(std::string("pool bwd ") + avg + geometry));
+  }
+}
+
+// A fusion plan on the device backend: the same chain, data and descriptors as on the host
+// (tests/api/fusion_fixture.hpp), its operator args pointing at device copies; every step is exact
+// on these integers, so y must equal the host's bit for bit.
+TEST_F(DeviceApi, FusionPlanConvBiasAddReluEqualsTheHostBitForBit) {
+  for (const Shape& sh : {kNchw, kNhwc}) {
+    Chain on_host(sh), on_dev(sh, HIPRIM_API_DEVICE_BACKEND);
+    ASSERT_EQ(on_host.add_chain(false), hiprimStatusSuccess);
+    ASSERT_EQ(on_host.compile(), hiprimStatusSuccess) << on_host.message();
+    ASSERT_EQ(on_host.execute(), hiprimStatusSuccess) << on_host.message();
+    ASSERT_EQ(on_dev.add_chain(false), hiprimStatusSuccess);
+    ASSERT_EQ(on_dev.compile(), hiprimStatusSuccess) << on_dev.message();
+    Buffers b({on_dev.x, on_dev.w, on_dev.bias, on_dev.res, on_dev.y});
+    ASSERT_EQ(hiprimSetOpArgsConvForward(on_dev.args, on_dev.conv_op, b.d(1)), hiprimStatusSuccess);
+    ASSERT_EQ(hiprimSetOpArgsBiasForward(on_dev.args, on_dev.bias_op, b.d(2)), hiprimStatusSuccess);
+    ASSERT_EQ(hiprimSetOpArgsAddForward(on_dev.args, on_dev.add_op, b.d(3)), hiprimStatusSuccess);
+    std::size_t ws = 0;
+    ASSERT_EQ(hiprimFusionPlanGetWorkSpaceSize(on_dev.h, on_dev.plan, &ws), hiprimStatusSuccess);
+    DeviceBuffer w = ws ? DeviceBuffer(ws, "workspace") : DeviceBuffer();
+    ASSERT_EQ(hiprimExecuteFusionPlan(on_dev.h, on_dev.plan, on_dev.d.x, b.d(0), on_dev.d.y, b.d(4), on_dev.args, w.data(), ws),
+              hiprimStatusSuccess)
+        << on_dev.message();
+    const char* solver = nullptr;
+    ASSERT_EQ(hiprimFusionPlanGetSolverName(on_dev.plan, &solver), hiprimStatusSuccess);
+    std::printf("  %s: device fusion solver %s, workspace %zu bytes\n", on_dev.problem().c_str(), solver, ws);
+    EXPECT_EQ(b.device_copy(4), on_host.y) << on_dev.problem();
   }
 }
 
