@@ -16,7 +16,7 @@ log="$OUT/library.log"
 export HIPRIM_LIBRARY="$PWD/$BIN/libhiprim.so" PYTHONPATH="$PWD/python"
 source "$(dirname "$0")/step_lib.sh"
 step api 120 "$BIN/test_api_device"
-for t in test_ops.py test_bad_input.py test_torch.py; do step "python_$t" 120 python3 python/tests/run_tests.py "$t"; done
+for t in test_ops.py test_bad_input.py test_torch.py test_torch_cuda.py; do step "python_$t" 120 python3 python/tests/run_tests.py "$t"; done
 split=()
 [ -n "${SPLIT:-}" ] && split=(--split "$SPLIT")
 step train 240 python3 python/examples/train_digits.py --device cuda --steps "${STEPS:-500}" --out "$OUT/train_digits" "${split[@]}"
