@@ -412,6 +412,7 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
   Applicability applicable_to(const BnormProblem& p) const override {
     if (p.mode != BnormMode::spatial)
       return Applicability::no("per-activation mode: each group holds only N values (bnorm.thread_group and bnorm.block_group serve it)");
+    if (!p.fp32_parameters()) return Applicability::no("scale=/stats= not fp32: the kernels read and write fp32 parameters and statistics");
     const long long per_channel = p.group_size();
     if (!p.shape.channels_last && per_channel >= kFastDivLimit)
       return Applicability::no("channels first with N*D*H*W = " + std::to_string(per_channel) +

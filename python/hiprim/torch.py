@@ -97,15 +97,24 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         weight = torch.ones(c, dtype=pdtype, device=x.device)
     if bias is None:
         bias = torch.zeros(c, dtype=pdtype, device=x.device)
+    # hiprim's device solvers take fp32 parameters and statistics (as MIOpen's and cuDNN's do for fp16/bf16
+    # data): lower-precision ones (a module moved to bf16) run as fp32 copies, exact widenings; the
+    # running statistics are rounded back after the update and the gradients cast back by autograd.
+    weight, bias = weight.float(), bias.float()
     if training:
         if momentum is None:
             raise ValueError("momentum None (a cumulative average) is not taken: pass a number")
         if running_mean is None:
             running_mean, running_var = torch.zeros(c, dtype=pdtype, device=x.device), torch.ones(c, dtype=pdtype, device=x.device)
-        return _BatchNormTrainFunction.apply(x, weight, bias, running_mean, running_var, momentum, eps)
+        rm, rv = running_mean.float(), running_var.float()  # the same tensors when already fp32
+        y = _BatchNormTrainFunction.apply(x, weight, bias, rm, rv, momentum, eps)
+        if rm is not running_mean:
+            with torch.no_grad():
+                running_mean.copy_(rm), running_var.copy_(rv)
+        return y
     if running_mean is None:
         raise ValueError("inference batch norm needs running_mean and running_var")
-    return _BatchNormInferFunction.apply(x, weight, bias, running_mean, running_var, eps)
+    return _BatchNormInferFunction.apply(x, weight, bias, running_mean.float(), running_var.float(), eps)
 
 
 class _ActivationFunction(torch.autograd.Function):
