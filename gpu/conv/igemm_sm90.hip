@@ -89,6 +89,39 @@ void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, b
   HIPRIM_CHECK_LAUNCH("permute_filter_kernel", ctx);
 }
 
+// The strided .flip's sub-filters (igemm_sm90_plan.hpp): dst[(z*C + c)*ld + kk] = w[weight_offset(wt_z,
+// kk, c)] for kk < kred_z, else 0. A 32 x 32 tile of (kk, c) per block and class, through shared
+// memory: each kk's source row runs along c (coalesced reads), the writes along kk.
+struct SubpixelFilters {
+  int classes = 0, c = 0, ld = 0;
+  int kred[sm90::kMaxClasses] = {};
+  sm90::WeightTaps wt[sm90::kMaxClasses];
+};
+__global__ void __launch_bounds__(kPermTile * kPermRows)
+    subpixel_filters_kernel(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ dst, const SubpixelFilters f) {
+  __shared__ std::uint16_t tile[kPermTile][kPermTile + 1];
+  const int c0 = static_cast<int>(blockIdx.x) * kPermTile, kk0 = static_cast<int>(blockIdx.y) * kPermTile;
+  const int z = static_cast<int>(blockIdx.z), tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  for (int i = ty; i < kPermTile; i += kPermRows) {  // tile[kk - kk0][c - c0]
+    const int kk = kk0 + i, c = c0 + tx;
+    if (kk < f.ld && c < f.c) tile[i][tx] = kk < f.kred[z] ? w[sm90::weight_offset(f.wt[z], kk, c)] : std::uint16_t{0};
+  }
+  __syncthreads();
+  for (int i = ty; i < kPermTile; i += kPermRows) {
+    const int c = c0 + i, kk = kk0 + tx;
+    if (c < f.c && kk < f.ld) dst[(static_cast<long long>(z) * f.c + c) * f.ld + kk] = tile[tx][i];
+  }
+}
+void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, hipStream_t s, const std::string& ctx) {
+  SubpixelFilters f;
+  f.classes = pl.params.classes, f.c = pl.params.n_cols, f.ld = pl.flip->params.a_ld;
+  for (int z = 0; z < f.classes; ++z) f.kred[z] = pl.params.cls[z].kred, f.wt[z] = pl.params.cls[z].wt;
+  const dim3 grid((f.c + kPermTile - 1) / kPermTile, (f.ld + kPermTile - 1) / kPermTile, f.classes);
+  subpixel_filters_kernel<<<grid, dim3(kPermTile, kPermRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
+                                                                      static_cast<std::uint16_t*>(dst), f);
+  HIPRIM_CHECK_LAUNCH("subpixel_filters_kernel", ctx);
+}
+
 // .col2im's second pass: dx = round(col2im_sum) over every dx element, in the plan's thread order.
 template <typename T>
 __global__ void __launch_bounds__(kPadThreads)
@@ -372,9 +405,13 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
     cut_channels(dwp, t.w, p.k, pl.im2col_geom.j, pl.im2col_geom.jp, hs, context);
     return;
   }
-  if (c.flip) {  // bwd-data as the fwd convolution of dy with w' (a workspace copy): L is the fwd plan's
+  if (c.flip) {  // bwd-data as the fwd convolution of dy with w' (stride 1) or over the classes' sub-filters
+                 // (strided), a workspace copy: L is the fwd plan's
     void* const w_flip = static_cast<unsigned char*>(t.workspace) + L.w_flip_offset;
-    permute_filter(t.w, w_flip, static_cast<int>(p.k), rs, static_cast<int>(p.c), static_cast<int>(p.c), true, hs, context);
+    if (pl.flip_subpixel)
+      subpixel_filters(pl, t.w, w_flip, hs, context);
+    else
+      permute_filter(t.w, w_flip, static_cast<int>(p.k), rs, static_cast<int>(p.c), static_cast<int>(p.c), true, hs, context);
     buf = {t.y, w_flip, t.x, nullptr, t.workspace, {}};
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);

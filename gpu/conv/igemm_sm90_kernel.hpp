@@ -407,7 +407,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
           if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
                          // or x's im2col box of BM pixels x 64 channels
             mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
-            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0, full(stage));
+            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0 + cl.b_row0, full(stage));
             if (p.a_dense) {
               tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
             } else if (p.a_im2col) {

@@ -108,7 +108,9 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   raise_smem_limit<T, BM, BN, DIR, WS, TMA>();
   TensorMap map_b{}, map_a{};
   if constexpr (TMA && DIR == IgemmDir::fwd) {
-    map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols, BN, context);
+    // w [K][Kred], or the strided .flip's sub-filters [classes * C][ld] (class z from row z*C; a
+    // tile's rows past C read the next class's, whose outputs are never stored)
+    map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols * L.params.classes, BN, context);
     if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
     if (L.params.a_im2col) map_a = im2col_tensor_map<T>(buf.a, L.params.cls[0].act, L.params.cls[0].m, BM, context);
   } else if constexpr (TMA) {  // bwd-weights, MN-major boxes of 64 channels x 64 pixels

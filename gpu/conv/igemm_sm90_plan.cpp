@@ -40,6 +40,40 @@ AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
   return t;
 }
 
+// Strided bwd-data as fwd over per-class sub-filters (the header's B'): the same classes, A gathers
+// and output rows; B dense K-major with rows z*C.. for class z and row length ld = the largest kred;
+// A by TMA only where the one class with taps reads dy as a dense [N*P*Q][K] matrix (1x1, pad 0).
+void plan_subpixel_flip(const ConvProblem& p, IgemmPlan& pl) {
+  if (pl.kred_max == 0) return;  // no class has taps
+  IgemmPlan f;
+  f.params = pl.params;
+  IgemmParams& q = f.params;
+  q.dir = IgemmDir::fwd;
+  q.a_ld = static_cast<int>(pl.kred_max);  // a multiple of K, so of 8 (16-byte TMA rows)
+  int with_taps = 0;
+  bool dense = true;
+  for (int z = 0; z < q.classes; ++z) {
+    IgemmClass& cl = q.cls[z];
+    cl.b_row0 = z * q.n_cols;
+    cl.wt = WeightTaps{};
+    if (cl.kred == 0) continue;
+    ++with_taps;
+    const ActGather& g = cl.act;
+    dense = dense && z == 0 && g.nr == 1 && g.ns == 1 && g.ry_add == 0 && g.rx_add == 0 && g.rh == g.sh && g.rw == g.sw;
+  }
+  q.a_dense = with_taps == 1 && dense;
+  q.a_im2col = false;  // the classes' taps step backwards through dy
+  f.gemm_m_max = pl.gemm_m_max;
+  f.kred_max = pl.kred_max;
+  f.flops = pl.flops;
+  f.min_bytes = pl.min_bytes;
+  const long long elements = static_cast<long long>(q.classes) * q.n_cols * q.a_ld;
+  if (elements > kIndexLimit) return;  // B' offsets are 32-bit
+  pl.flip_w_bytes = static_cast<std::size_t>(elements) * dtype_size(p.dtype);
+  pl.flip = std::make_shared<const IgemmPlan>(std::move(f));
+  pl.flip_subpixel = true;
+}
+
 int default_stages(int bm, int bn) { return (bm == 128 && bn == 128) ? 3 : 4; }
 
 // The config without its lowering (.flip / .col2im / .im2col): what runs the sub-plan.
@@ -194,7 +228,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
     padded.w_pad_bytes = static_cast<std::size_t>(q.w_desc().elements()) * e;
     padded.flops = static_cast<std::int64_t>(p.flops());
     padded.min_bytes = static_cast<std::int64_t>(e) * (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
-    padded.flip = nullptr, padded.flip_w_bytes = 0;  // the flipped filter of padded channels is not offered
+    padded.flip = nullptr, padded.flip_w_bytes = 0, padded.flip_subpixel = false;  // no flipped filter of padded channels
     padded.col2im = nullptr, padded.im2col = nullptr;
     plan_col2im(p, padded);  // the col lowerings need no padded channels: planned on p itself
     plan_im2col(p, padded);
@@ -280,6 +314,7 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   pl.flops = static_cast<std::int64_t>(p.flops());
   pl.min_bytes = static_cast<std::int64_t>(dtype_size(p.dtype)) *
                  (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
+  if (q.dir == IgemmDir::bwd_data && q.classes > 1) plan_subpixel_flip(p, pl);
   plan_col2im(p, pl);
   plan_im2col(p, pl);
   return pl;
@@ -344,7 +379,8 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   if (!pl.refusal.empty()) return pl.refusal;
   if (std::string why = igemm_config_space_refusal(c); !why.empty()) return why;
   if (c.flip) {
-    if (!pl.flip) return "the flipped-filter fwd (.flip) takes bwd-data with stride 1, pad <= dil*(R-1) and C % 8 == 0 only";
+    if (!pl.flip)
+      return "the fwd lowering (.flip) takes bwd-data with C % 8 == 0, and stride 1 only with pad <= dil*(R-1)";
     return igemm_config_refusal(*pl.flip, without_lowering(c));
   }
   if (c.col2im) {

@@ -27,6 +27,11 @@
 // convolution of dy with the flipped, transposed filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] and
 // padding dil*(R-1) - pad (p = h + pad - r*dil with r = R-1-r' is h - pad' + r'*dil), so the fwd
 // kernels (dense B, TMA, dense A for 1x1 pad 0) run it; w' is a workspace copy made first.
+// Strided bwd-data runs as fwd too (".flip" again, IgemmPlan::flip_subpixel): the classes and their
+// A gathers stay, B becomes a dense K-major matrix of per-class sub-filters in the workspace,
+//   B'[z*C + c][kk] = w[weight_offset(cls[z].wt, kk, c)] for kk < kred_z, 0 for kred_z <= kk < ld
+// (ld = the largest kred, one TMA map over all classes; class z reads rows from b_row0 = z*C), so no
+// MAC touches an inserted zero and the fwd kernels' dense-B loads (and TMA) feed every class.
 // bwd-data with a short filter row J = R*S*C <= 256 (the 3-channel stem; config suffix ".col2im"):
 // dcol[j][pixel] = sum_k w[k][j] * dy[pixel][k] as a dense fwd 1x1 GEMM (M = Jp rows of A = w^T
 // [Jp][K], Jp = J rounded up to 8 with zero rows past J; N = N*P*Q columns from B = dy [pixels][K]
@@ -283,6 +288,7 @@ struct IgemmClass {
   ActGather act;   // fwd / bwd-data A
   WeightTaps wt;   // bwd-data B
   OutRows out;
+  int b_row0 = 0;  // fwd B: the class's first row of the dense B [classes * N][a_ld] (strided .flip)
 };
 
 // The fused fwd epilogue (fusion.igemm.wgmma; `fused` false for the plain solver), applied in fp32
@@ -377,6 +383,9 @@ struct IgemmPlan {
   // of flip_problem(p), and the bytes of the flipped filter w' (a workspace copy); null otherwise.
   std::shared_ptr<const IgemmPlan> flip;
   std::size_t flip_w_bytes = 0;
+  // Strided bwd-data (C % 8 == 0): flip is the fwd plan over the per-class sub-filters B' (see the
+  // header; flip_w_bytes their bytes), built by subpixel_filters() instead of the flipped copy.
+  bool flip_subpixel = false;
   // bwd-data that .col2im configs can run (R*S*C <= 256, N*P*Q % 8 == 0, dcol within 256 MiB): the
   // plan of the dcol GEMM (a fwd 1x1 over w^T with dy as its filter), its geometry, and the bytes of
   // dcol (fp32) and w^T; else null.

@@ -143,7 +143,7 @@ struct StageProducers {
     } else {
       la.init(a16, cl, m0, tid);
       if constexpr (DIR == IgemmDir::fwd)
-        lb.init(b16, p.a_ld, cl.kred, p.n_cols, n0, tid);
+        lb.init(b16 + cl.b_row0 * p.a_ld, p.a_ld, cl.kred, p.n_cols, n0, tid);
       else
         lb.init(b16, cl, p.n_cols, n0, tid);
     }

@@ -180,7 +180,8 @@ std::vector<double> emulate(const ConvProblem& p, const IgemmPlan& pl, const Hos
             const HostTensor& src = q.dir == IgemmDir::fwd ? x : y;
             const long long o = act_offset(cl.act, row, tap_of(kk, cl.act.sc, cl.act.ns), true);
             av = o < 0 ? 0 : src.data[o];
-            bv = q.dir == IgemmDir::fwd ? w.data[static_cast<std::size_t>(n) * q.a_ld + kk] : w.data[weight_offset(cl.wt, kk, n)];
+            bv = q.dir == IgemmDir::fwd ? w.data[static_cast<std::size_t>(cl.b_row0 + n) * q.a_ld + kk]
+                                        : w.data[weight_offset(cl.wt, kk, n)];
           }
           s += av * bv;
         }
@@ -216,6 +217,32 @@ HostTensor flip_filter_host(const ConvProblem& p, const HostTensor& w, const Ten
   return o;
 }
 
+// The strided .flip's sub-filters on the host, from the definition: B'[z*C + c][kk] = w[k][r][s][c]
+// with kk = (tr*ns + ts)*K + k and the class's taps r = r0 + tr*rstep, s = s0 + ts*sstep; 0 past kred.
+// Stored as x of a 1-image fwd problem [1][classes*C][1][ld] (the shape only).
+HostTensor subpixel_filters_host(const ConvProblem& p, const IgemmPlan& pl, const HostTensor& w) {
+  const IgemmParams& q = pl.params;
+  const int ld = pl.flip->params.a_ld;
+  const long long K = p.k, C = p.c, R = p.filter[0], S = p.filter[1];
+  ConvProblem shape = p;
+  shape.dir = ConvDir::fwd, shape.n = 1, shape.c = ld, shape.in = {q.classes * C, 1}, shape.filter = {1, 1};
+  shape.pad = {0, 0}, shape.stride = {1, 1}, shape.dilation = {1, 1};
+  HostTensor o(shape.x_desc());
+  for (int z = 0; z < q.classes; ++z) {
+    const WeightTaps& t = q.cls[z].wt;
+    for (long long c = 0; c < C; ++c)
+      for (int kk = 0; kk < ld; ++kk) {
+        float v = 0;
+        if (kk < q.cls[z].kred) {
+          const long long tap = kk / K, k = kk % K, r = t.r0 + tap / t.ns * t.rstep, s = t.s0 + tap % t.ns * t.sstep;
+          v = w.data[((k * R + r) * S + s) * C + c];
+        }
+        o.data[(z * C + c) * ld + kk] = v;
+      }
+  }
+  return o;
+}
+
 void expect_emulation_matches_reference(const ConvProblem& p) {
   const IgemmPlan pl = plan_igemm(p);
   ASSERT_EQ(pl.refusal, "") << to_string(p);
@@ -243,8 +270,27 @@ void expect_emulation_matches_reference(const ConvProblem& p) {
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], r.value[i]) << to_string(p) << " element " << i;
   std::string why;
   const ConvProblem f = flip_problem(p, &why);
-  EXPECT_EQ(pl.flip != nullptr, why.empty() && p.c % 8 == 0) << to_string(p) << ": " << why;
-  if (pl.flip) {  // .flip: the fwd GEMM of dy with w' through the fwd plan's index functions
+  const bool strided = p.dir == ConvDir::bwd_data && pl.params.classes > 1 && pl.kred_max > 0;
+  EXPECT_EQ(pl.flip != nullptr, (why.empty() || strided) && p.c % 8 == 0) << to_string(p) << ": " << why;
+  EXPECT_EQ(pl.flip_subpixel, pl.flip != nullptr && strided) << to_string(p);
+  if (pl.flip && pl.flip_subpixel) {  // strided .flip: the classes' fwd GEMMs over the sub-filters B'
+    const IgemmPlan& f = *pl.flip;
+    ASSERT_EQ(f.params.dir, IgemmDir::fwd);
+    ASSERT_EQ(f.params.classes, pl.params.classes);
+    EXPECT_FALSE(f.params.a_im2col);
+    const HostTensor bp = subpixel_filters_host(p, pl, w);
+    EXPECT_EQ(pl.flip_w_bytes, bp.data.size() * 2);
+    const std::vector<double> got_f = emulate(p, f, y, bp, HostTensor(p.x_desc()));
+    ASSERT_EQ(got_f.size(), r.value.size());
+    for (std::size_t i = 0; i < got_f.size(); ++i) ASSERT_EQ(got_f[i], r.value[i]) << "strided flip of " << to_string(p) << " element " << i;
+    if (f.params.a_dense) {  // A by TMA as dy [N*P*Q][K]: the one class with taps reads row m at m*K
+      const IgemmClass& cl = f.params.cls[0];
+      for (int m = 0; m < cl.m; m += 7) {
+        const ActRow row = act_row(cl.act, m, cl.m);
+        ASSERT_EQ(act_offset(cl.act, row, tap_of(0, cl.act.sc, cl.act.ns), true), static_cast<long long>(m) * p.k) << to_string(p);
+      }
+    }
+  } else if (pl.flip) {  // .flip: the fwd GEMM of dy with w' through the fwd plan's index functions
     ASSERT_EQ(pl.flip->refusal, "");
     EXPECT_EQ(pl.flip->params.dir, IgemmDir::fwd);
     EXPECT_EQ(pl.flip_w_bytes, static_cast<std::size_t>(p.w_desc().elements()) * 2);
@@ -320,6 +366,7 @@ TEST(IgemmPlan, EmulatedGemmEqualsReferenceOnFixedProblems) {
            "conv bwd-weights bf16 nhwc n2 c3 k8 in12x11 f7x7 pad3x3 str2x2",
            "conv fwd fp16 nhwc n1 c12 k16 in6x6 f3x3 pad1x1",
            "conv bwd-data bf16 nhwc n2 c16 k8 in6x5 f1x1 pad0x0 str1x1",          // flip: a dense 1x1 GEMM
+           "conv bwd-data bf16 nhwc n2 c16 k8 in7x6 f1x1 pad0x0 str2x2",          // strided flip: dense A, odd H
            "conv bwd-data fp16 nhwc n1 c8 k16 in9x8 f3x2 pad2x0 str1x1 dil2x3",   // flip: pad' = 2, 3
            "conv bwd-data bf16 nhwc n1 c8 k8 in7x7 f3x3 pad3x1 str1x1",           // pad > R-1: no flip
            "conv bwd-data fp16 nhwc n2 c8 k8 in8x9 f3x3 pad1x1 str2x3",           // col2im: 24 dy pixels
