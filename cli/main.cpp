@@ -6,12 +6,15 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "verify/report.hpp"
 
 int main(int argc, char** argv) {
   hiprim::cli::set_command_line(argc, argv);
   CLI::App app{"hiprim: deep-learning primitives, verified against a CPU reference"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "hiprim 0.1.0");
+  // The version and the build's provenance (cmake/provenance.cmake), so a device log names its build.
+  const hiprim::verify::BuildProvenance prov = hiprim::verify::build_provenance();
+  app.set_version_flag("--version", "hiprim 0.1.0 (build " + prov.describe + (prov.dirty ? ", diff sha256 " + prov.diff_sha256 : "") + ")");
   std::vector<std::pair<CLI::App*, hiprim::cli::Command>> cmds;
   auto reg = [&](hiprim::cli::Command (*add)(CLI::App&)) {
     std::size_t before = app.get_subcommands({}).size();

@@ -24,7 +24,7 @@ start=$(date +%s)
 mark() { ( cd "$W" && tar -czf "$OUT/all.tgz" . ); echo "== $1 at $(( $(date +%s) - start )) s"; }
 PARTS=" ${PARTS:-conv bench fusion library ops} "
 want() { [[ "$PARTS" == *" $1 "* ]]; }
-git describe --always --dirty --abbrev=12 > "$W/tree_describe.txt" 2>&1
+devbin/hiprim --version > "$W/build_version.txt" 2>&1  # the binaries' build (the tree here may lack .git)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$W/nvidia_smi.txt" 2>&1
 if want conv; then
 mark conv
