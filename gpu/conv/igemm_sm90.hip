@@ -114,8 +114,9 @@ __global__ void __launch_bounds__(kPermTile * kPermRows)
 }
 void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, hipStream_t s, const std::string& ctx) {
   SubpixelFilters f;
-  f.classes = pl.params.classes, f.c = pl.params.n_cols, f.ld = pl.flip->params.a_ld;
-  for (int z = 0; z < f.classes; ++z) f.kred[z] = pl.params.cls[z].kred, f.wt[z] = pl.params.cls[z].wt;
+  const sm90::IgemmParams& q = pl.flip->params;  // its class order (B' rows z*C.. serve its class z)
+  f.classes = q.classes, f.c = q.n_cols, f.ld = q.a_ld;
+  for (int z = 0; z < f.classes; ++z) f.kred[z] = q.cls[z].kred, f.wt[z] = q.cls[z].wt;
   const dim3 grid((f.c + kPermTile - 1) / kPermTile, (f.ld + kPermTile - 1) / kPermTile, f.classes);
   subpixel_filters_kernel<<<grid, dim3(kPermTile, kPermRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
                                                                       static_cast<std::uint16_t*>(dst), f);

@@ -50,12 +50,14 @@ void plan_subpixel_flip(const ConvProblem& p, IgemmPlan& pl) {
   IgemmParams& q = f.params;
   q.dir = IgemmDir::fwd;
   q.a_ld = static_cast<int>(pl.kred_max);  // a multiple of K, so of 8 (16-byte TMA rows)
+  // Classes with more taps first: their tiles take longest, and the grid starts them first (z is
+  // launched in order), so the light ones fill the tail. Each class keeps its own rows and taps.
+  std::stable_sort(q.cls, q.cls + q.classes, [](const IgemmClass& a, const IgemmClass& b) { return a.kred > b.kred; });
   int with_taps = 0;
   bool dense = true;
   for (int z = 0; z < q.classes; ++z) {
     IgemmClass& cl = q.cls[z];
     cl.b_row0 = z * q.n_cols;
-    cl.wt = WeightTaps{};
     if (cl.kred == 0) continue;
     ++with_taps;
     const ActGather& g = cl.act;

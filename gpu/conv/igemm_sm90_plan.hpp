@@ -30,7 +30,8 @@
 // Strided bwd-data runs as fwd too (".flip" again, IgemmPlan::flip_subpixel): the classes and their
 // A gathers stay, B becomes a dense K-major matrix of per-class sub-filters in the workspace,
 //   B'[z*C + c][kk] = w[weight_offset(cls[z].wt, kk, c)] for kk < kred_z, 0 for kred_z <= kk < ld
-// (ld = the largest kred, one TMA map over all classes; class z reads rows from b_row0 = z*C), so no
+// (ld = the largest kred, one TMA map over all classes; class z reads rows from b_row0 = z*C; the
+// classes ordered by falling kred, the heaviest launched first), so no
 // MAC touches an inserted zero and the fwd kernels' dense-B loads (and TMA) feed every class.
 // bwd-data with a short filter row J = R*S*C <= 256 (the 3-channel stem; config suffix ".col2im"):
 // dcol[j][pixel] = sum_k w[k][j] * dy[pixel][k] as a dense fwd 1x1 GEMM (M = Jp rows of A = w^T

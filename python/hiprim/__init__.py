@@ -11,9 +11,10 @@ hiprim.torch has torch.autograd wrappers and nn.Module layers. The library: HIPR
 libhiprim.so next to this package, else the system loader."""
 from ._core import Error, last_solver, run_problem, version
 from .ops import (ACTIVATION_MODES, activation_backward, activation_forward, batch_norm_backward, batch_norm_infer,
-                  batch_norm_train, conv_backward_data, conv_backward_weights, conv_forward, pool_backward, pool_forward,
-                  softmax_backward, softmax_forward)
+                  batch_norm_train, conv_backward_data, conv_backward_weights, conv_forward, dropout_backward,
+                  dropout_forward, pool_backward, pool_forward, softmax_backward, softmax_forward)
 
 __all__ = ["Error", "version", "last_solver", "run_problem", "ACTIVATION_MODES", "conv_forward", "conv_backward_data",
            "conv_backward_weights", "batch_norm_train", "batch_norm_infer", "batch_norm_backward", "activation_forward",
-           "activation_backward", "softmax_forward", "softmax_backward", "pool_forward", "pool_backward"]
+           "activation_backward", "softmax_forward", "softmax_backward", "pool_forward", "pool_backward", "dropout_forward",
+           "dropout_backward"]

@@ -346,3 +346,30 @@ def pool_backward(dy, x_shape, mode="max", kernel=2, stride=None, padding=0, ind
     out, _ = call.output("dx", out, x_shape)
     run_problem(problem, [dy] + ([indices] if "idx" in bufs else []) + [out], stream=stream)
     return out
+
+
+# ---- dropout (counter-based mask: element i of x, in NCHW order, is dropped iff Philox(seed, i) < rate * 2^32) ----
+
+def _dropout(direction, src, rate, seed, out, stream):
+    if not 0.0 <= float(rate) < 1.0:
+        raise ValueError(f"rate {rate}: expected 0 <= rate < 1")
+    if not isinstance(seed, int) or not 0 <= seed < 2 ** 64:
+        raise ValueError(f"seed {seed!r}: expected an integer in [0, 2^64)")
+    name = "x" if direction == "fwd" else "dy"
+    b = _arrays.tensor(src, name)
+    call = Call({name: b}, stream)
+    out, _ = call.output("y" if direction == "fwd" else "dx", out, b.shape)
+    run_problem(f"dropout {direction} {shape_tokens(b.dtype, call.layout, b.shape)} rate{float(rate)!r} seed{seed}", [src, out],
+                stream=stream)
+    return out
+
+
+def dropout_forward(x, rate=0.5, seed=0, out=None, stream=None):
+    """y = x * scale where kept, 0 where dropped (scale = fl32(1 / (1 - rate))); the mask is a function
+    of (seed, element index) only, so dropout_backward with the same seed drops the same elements."""
+    return _dropout("fwd", x, rate, seed, out, stream)
+
+
+def dropout_backward(dy, rate=0.5, seed=0, out=None, stream=None):
+    """dx = dy * scale where the forward with this seed kept the element, else 0."""
+    return _dropout("bwd", dy, rate, seed, out, stream)

@@ -5,7 +5,8 @@ host backend; CUDA tensors: the device backend, on torch's current stream):
   conv2d (the bias added by torch), batch_norm (training: hiprim's forward-training and backward;
   eval: hiprim's inference forward, its backward dx = dy * scale / sqrt(var + eps) in torch),
   relu (and any hiprim.ACTIVATION_MODES via activation), max_pool2d / avg_pool2d (floor mode),
-  log_softmax / softmax over dim 1.
+  log_softmax / softmax over dim 1, dropout (hiprim's counter-based mask, its seed drawn from torch's
+  CPU generator per call, so torch.manual_seed makes a run repeatable).
 The layers Conv2d, BatchNorm2d, ReLU, MaxPool2d, AvgPool2d and LogSoftmax subclass torch.nn's, so
 parameters, buffers, initialisation and state_dict are torch's; only forward differs."""
 import torch
@@ -212,6 +213,34 @@ def softmax(x, dim=1):
     return _SoftmaxFunction.apply(x, "accurate")
 
 
+class _DropoutFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, rate, seed):
+        (x,) = _packed(_format(x), x)
+        ctx.rate, ctx.seed, ctx.fmt = rate, seed, _format(x)
+        return ops.dropout_forward(x, rate, seed)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (gy,) = _packed(ctx.fmt, gy)
+        return ops.dropout_backward(gy, ctx.rate, ctx.seed), None, None
+
+
+def dropout(x, p=0.5, training=True, seed=None):
+    """F.dropout through hiprim (2-D and higher inputs: any tensor is viewed as [N, C, ...]); the mask
+    comes from hiprim's Philox stream at `seed` (default: drawn from torch's CPU generator)."""
+    if not 0.0 <= p < 1.0:
+        raise ValueError(f"dropout probability {p}: expected 0 <= p < 1 (p = 1 drops everything: use zeros)")
+    if not training or p == 0.0:
+        return x
+    if seed is None:
+        seed = int(torch.randint(0, 2 ** 62, (1,)).item())
+    shape = x.shape
+    x4 = x.reshape(shape[0], shape[1] if x.dim() > 1 else 1, -1, 1) if x.dim() != 4 else x
+    y = _DropoutFunction.apply(x4, p, seed)
+    return y.reshape(shape) if x.dim() != 4 else y
+
+
 class Conv2d(torch.nn.Conv2d):
     def forward(self, x):
         if self.padding_mode != "zeros":
@@ -247,10 +276,15 @@ class AvgPool2d(torch.nn.AvgPool2d):
                           self.divisor_override)
 
 
+class Dropout(torch.nn.Dropout):
+    def forward(self, x):
+        return dropout(x, self.p, self.training)
+
+
 class LogSoftmax(torch.nn.LogSoftmax):
     def forward(self, x):
         return log_softmax(x, 1 if self.dim is None else self.dim)
 
 
-__all__ = ["conv2d", "batch_norm", "activation", "relu", "max_pool2d", "avg_pool2d", "log_softmax", "softmax", "Conv2d",
-           "BatchNorm2d", "ReLU", "MaxPool2d", "AvgPool2d", "LogSoftmax"]
+__all__ = ["conv2d", "batch_norm", "activation", "relu", "max_pool2d", "avg_pool2d", "log_softmax", "softmax", "dropout",
+           "Conv2d", "BatchNorm2d", "ReLU", "MaxPool2d", "AvgPool2d", "Dropout", "LogSoftmax"]

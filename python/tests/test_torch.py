@@ -87,6 +87,27 @@ class TorchFunctions(unittest.TestCase):
         self.assertEqual(y.dtype, torch.bfloat16)
         _close(self, y, F.conv2d(x.float(), w.float(), padding=1), rtol=2e-2, atol=5e-2)
 
+    def test_dropout_masks_forward_and_backward_alike(self):
+        x = torch.randn(4, 5, 20, 25) + 3.0  # no zeros: a zero output marks a dropped element
+        xg = x.clone().requires_grad_(True)
+        y = ht.dropout(xg, 0.3, True, seed=11)
+        kept = y != 0
+        self.assertAlmostEqual(1.0 - kept.float().mean().item(), 0.3, delta=0.02)  # 10000 draws: sd 0.0046
+        scale = torch.tensor(1.0 / 0.7, dtype=torch.float32)  # fl32(1 / (1 - rate))
+        self.assertTrue(torch.equal(y[kept], x[kept] * scale))
+        dy = torch.randn(x.shape)
+        y.backward(dy)
+        self.assertTrue(torch.equal(xg.grad, torch.where(kept, dy * scale, torch.zeros(()))))
+        self.assertTrue(torch.equal(ht.dropout(x, 0.3, True, seed=11), y.detach()))  # the mask is a function of the seed
+        self.assertFalse(torch.equal(ht.dropout(x, 0.3, True, seed=12), y.detach()))
+        self.assertIs(ht.dropout(x, 0.3, False), x)  # eval: identity
+        m = ht.Dropout(0.5).eval()
+        self.assertIs(m(x), x)
+        z = ht.Dropout(0.5).train()(torch.randn(8, 16) + 3.0)  # 2-D input (a classifier's features)
+        self.assertEqual(z.shape, (8, 16))
+        with self.assertRaisesRegex(ValueError, r"dropout probability 1"):
+            ht.dropout(x, 1.0)
+
     def test_bad_input_names_the_problem(self):
         with self.assertRaisesRegex(TypeError, r"x: dtype torch.float64 is not torch.float32"):
             ht.relu(torch.randn(1, 2, 3, 3, dtype=torch.float64))

@@ -221,7 +221,7 @@ HostTensor flip_filter_host(const ConvProblem& p, const HostTensor& w, const Ten
 // with kk = (tr*ns + ts)*K + k and the class's taps r = r0 + tr*rstep, s = s0 + ts*sstep; 0 past kred.
 // Stored as x of a 1-image fwd problem [1][classes*C][1][ld] (the shape only).
 HostTensor subpixel_filters_host(const ConvProblem& p, const IgemmPlan& pl, const HostTensor& w) {
-  const IgemmParams& q = pl.params;
+  const IgemmParams& q = pl.flip->params;  // the fwd plan's class order
   const int ld = pl.flip->params.a_ld;
   const long long K = p.k, C = p.c, R = p.filter[0], S = p.filter[1];
   ConvProblem shape = p;
