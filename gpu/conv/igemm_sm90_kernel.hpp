@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                       const T* __restrict__ bias, float* __restrict__ partial, int stages,
                       const HIPRIM_GRID_CONSTANT TensorMap tmap_b, const HIPRIM_GRID_CONSTANT TensorMap tmap_a) {
-  static_assert(!TMA || (WS && DIR != IgemmDir::bwd_data), "TMA feeds fwd and bwd-weights in the warp-specialised variant");
+  static_assert(!TMA || WS, "TMA feeds the warp-specialised variant only");
 #if HIPRIM_SM90A
   constexpr int CONSUMERS = BM / 64;
   constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     if (tid == 0) {
       for (int s = 0; s < stages; ++s) {
         // cp.async producers' arrivals (none when A comes by TMA too) + the TMA issuer's expect_tx arrival
-        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense || p.a_im2col : p.b_dense || p.b_im2col;
+        const bool all_tma = DIR == IgemmDir::fwd ? p.a_dense || p.a_im2col : DIR == IgemmDir::bwd_data ? p.a_dense : p.b_dense || p.b_im2col;
         mbar_init(full(s), TMA ? (all_tma ? 1 : 129) : 128);
         mbar_init(empty(s), CONSUMERS * 128);
       }
@@ -419,6 +419,15 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
           if (!p.a_dense && !p.a_im2col) {
             prod.load_a(kb_begin + i, stage_addr(stage), t);
             cp_async_arrive_noinc(full(stage));
+          }
+        } else if constexpr (TMA && DIR == IgemmDir::bwd_data) {  // 1x1 stride 1 pad 0 (a_dense): A = dy [M][K]
+          const int k0 = (kb_begin + i) * kTileK;                   // (64 k, BM rows) at (k0, m0); B = w [K][C]:
+          if (t == 0) {                                              // MN-major boxes (64 c, 64 k) at (n0 + 64j, k0)
+            mbar_arrive_expect_tx(full(stage), (BM + BN) * kRowBytes);
+            tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+              tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
           }
         } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
           const int k0 = (kb_begin + i) * kTileK;

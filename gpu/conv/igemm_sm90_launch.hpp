@@ -113,6 +113,9 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
     map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols * L.params.classes, BN, context);
     if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
     if (L.params.a_im2col) map_a = im2col_tensor_map<T>(buf.a, L.params.cls[0].act, L.params.cls[0].m, BM, context);
+  } else if constexpr (TMA && DIR == IgemmDir::bwd_data) {  // 1x1: dy [M][K] K-major, w [K][C] in MN-major boxes
+    map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
+    map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
   } else if constexpr (TMA) {  // bwd-weights, MN-major boxes of 64 channels x 64 pixels
     map_a = matrix_tensor_map<T>(buf.a, L.params.a_ld, L.params.cls[0].kred, 64, context);
     if (L.params.b_dense) map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
@@ -127,14 +130,14 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
 }
 
-// The warp-specialised tiles with a TMA operand exist for fwd and bwd-weights.
+// The warp-specialised tiles with TMA operands (every direction; bwd-data only with a_dense, which
+// igemm_config_refusal enforces).
 template <typename T, int BM, int BN, IgemmDir DIR>
 void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                 const std::string& context) {
-  if constexpr (DIR != IgemmDir::bwd_data)
-    launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
-  else
-    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) is for fwd and bwd-weights");
+  if (DIR == IgemmDir::bwd_data && !L.params.a_dense)
+    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) takes bwd-data only for 1x1, stride 1, pad 0");
+  launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
 }
 }  // namespace detail
 
@@ -147,13 +150,11 @@ void igemm_sm90_prepare() {
   raise_smem_limit<T, 128, 128, DIR, true, false>(), raise_smem_limit<T, 128, 256, DIR, true, false>();
   raise_smem_limit<T, 128, 64, DIR, true, false>(), raise_smem_limit<T, 64, 128, DIR, true, false>();
   raise_smem_limit<T, 64, 64, DIR, true, false>();
-  if constexpr (DIR != IgemmDir::bwd_data) {
-    raise_smem_limit<T, 128, 128, DIR, true, true>(), raise_smem_limit<T, 128, 256, DIR, true, true>();
-    raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
-    raise_smem_limit<T, 64, 64, DIR, true, true>();
-    (void)tensor_map_encoder();
-    (void)im2col_encoder();
-  }
+  raise_smem_limit<T, 128, 128, DIR, true, true>(), raise_smem_limit<T, 128, 256, DIR, true, true>();
+  raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
+  raise_smem_limit<T, 64, 64, DIR, true, true>();
+  (void)tensor_map_encoder();
+  (void)im2col_encoder();
 }
 
 template <typename T, IgemmDir DIR>

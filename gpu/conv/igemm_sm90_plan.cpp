@@ -284,6 +284,9 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
           if (sh * sw > 1)
             cl.out = OutRows{false, ty.rows, tx.rows, static_cast<int>(h), static_cast<int>(w), a, b, sh, sw};
         }
+      // 1x1, stride 1, pad 0: A is dy as a dense [N*H*W][K] matrix and B is w as a dense [K][C] one
+      // (MN-major), both TMA-able (.ws.tma without .flip: no filter copy)
+      q.a_dense = r == 1 && s == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
       std::string why;
       const ConvProblem f = flip_problem(p, &why);
       if (why.empty()) {
@@ -397,8 +400,8 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
              " (not a plain 1x1) and col within " + std::to_string(kColMaxBytes >> 20) + " MiB only";
     return igemm_config_refusal(*pl.im2col, without_lowering(c));
   }
-  if (c.tma && pl.params.dir == IgemmDir::bwd_data)
-    return "the TMA producer feeds fwd and bwd-weights (bwd-data takes it through .flip)";
+  if (c.tma && pl.params.dir == IgemmDir::bwd_data && !pl.params.a_dense)
+    return "the TMA producer feeds bwd-data directly only for 1x1, stride 1, pad 0 (other bwd-data takes it through .flip)";
   const long long kb = cdiv(pl.kred_max, kTileK);
   if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
   if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);

@@ -317,7 +317,8 @@ struct IgemmParams {
   IgemmClass cls[kMaxClasses];
   PixelGather pix;                 // bwd-weights B
   int a_ld = 0;                    // bwd-weights A: dy row length (K); fwd B: w row length (Kred)
-  bool a_dense = false;            // fwd 1x1, stride 1, pad 0: A is x as a dense [M][C] matrix (TMA-able)
+  bool a_dense = false;            // fwd / bwd-data 1x1, stride 1, pad 0: A is x (dy) as a dense [M][C] ([M][K]) matrix
+                                   // (TMA-able; bwd-data's B is then w as a dense MN-major [K][C] one)
   bool a_im2col = false;           // fwd otherwise, im2col_tma_refusal "": A by TMA im2col (Im2colBox)
   bool b_dense = false;            // bwd-weights 1x1, stride 1, pad 0: B is x as a dense [pixels][C] matrix
   bool b_im2col = false;           // bwd-weights otherwise, im2col_tma_refusal(act_gather_of(pix)) "": B by TMA im2col
@@ -345,7 +346,8 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 // where it is dense (IgemmParams::a_dense: 1x1, stride 1, pad 0) or else in im2col mode
 // (IgemmParams::a_im2col: C % 64 == 0, see Im2colBox); bwd-weights' dy A (MN-major, one
 // box per 64 rows of M), and B where it is dense (b_dense) or else by im2col boxes of 64 pixels
-// (b_im2col, C % 64 == 0). bwd-data takes TMA through .flip.
+// (b_im2col, C % 64 == 0). bwd-data takes TMA through .flip, and directly where it is 1x1, stride 1,
+// pad 0 (a_dense): A = dy [M][K] K-major boxes, B = w [K][C] MN-major boxes (no filter copy).
 // se (suffix ".se", splitk 1): the epilogue stages the rounded tile in shared memory and writes
 // 16-byte row pieces (coalesced) instead of 4-byte pairs straight from the accumulators.
 // flip (suffix ".flip", stride-1 bwd-data only): the problem runs as flip_problem(p), a fwd

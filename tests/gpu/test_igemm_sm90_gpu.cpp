@@ -236,6 +236,10 @@ TEST(IgemmGemm, EveryTileStagesAndSplitAgainstGpuReference) {
                           "m128n256k64.s3.splitk1.ws.tma.se.flip"})
     check_gemm(ConvDir::bwd_data, DType::bf16, 1000, 264, 520, cfg);
   check_gemm(ConvDir::bwd_data, DType::fp16, 2048, 512, 1024, "m128n128k64.s4.splitk1.ws.tma.flip");
+  // bwd-data without the copy: dy [M][K] and w [K][C] (MN-major) straight by TMA, tails in M, N and K.
+  for (const char* cfg : {"m128n128k64.s4.splitk1.ws.tma", "m64n128k64.s4.splitk1.ws.tma.se", "m128n256k64.s4.splitk2.ws.tma",
+                          "m64n64k64.s6.splitk1.ws.tma"})
+    check_gemm(ConvDir::bwd_data, DType::bf16, 1000, 264, 520, cfg);
 }
 
 const char* const kConvShapes[] = {

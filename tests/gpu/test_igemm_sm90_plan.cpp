@@ -441,12 +441,13 @@ TEST(IgemmPlan, SubPixelClassesPartitionPixelsAndTaps) {
 
 // ---- configs, split-K, heuristic, refusals ----
 
-TEST(IgemmPlan, DenseActivationOperandOnlyForUnitStridedOneByOneFwd) {
-  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1")).params.a_dense);
-  EXPECT_TRUE(plan_igemm(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 dil2x2")).params.a_dense);
+TEST(IgemmPlan, DenseActivationOperandOnlyForUnitStridedOneByOne) {
+  for (const char* s : {"conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1", "conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 dil2x2",
+                        "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f1x1"})
+    EXPECT_TRUE(plan_igemm(parse_conv_problem(s)).params.a_dense) << s;
   for (const char* s : {"conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 str2x2", "conv fwd bf16 nhwc n2 c64 k64 in7x7 f1x1 pad1x1",
-                        "conv fwd bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f1x1",
-                        "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1"})
+                        "conv fwd bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f1x1 str2x2",
+                        "conv bwd-data bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1"})
     EXPECT_FALSE(plan_igemm(parse_conv_problem(s)).params.a_dense) << s;
   EXPECT_TRUE(plan_igemm(parse_conv_problem("conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1")).params.b_dense);
   for (const char* s : {"conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f1x1 str2x2", "conv bwd-weights bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1",
@@ -462,6 +463,20 @@ TEST(IgemmPlan, DenseActivationOperandOnlyForUnitStridedOneByOneFwd) {
       ASSERT_EQ(act_offset(pl.params.cls[0].act, act_row(pl.params.cls[0].act, m, pl.params.cls[0].m),
                            tap_of(kk, 16, 1), true),
                 m * 16 + kk);
+  // bwd-data 1x1 (TMA without .flip): A = dy [M][K] at m*K + kk, B = w [K][C] at kk*C + c (MN-major).
+  const ConvProblem d = parse_conv_problem("conv bwd-data bf16 nhwc n2 c16 k24 in5x3 f1x1");
+  const IgemmPlan pd = plan_igemm(d);
+  const IgemmClass& cl = pd.params.cls[0];
+  ASSERT_EQ(pd.params.classes, 1);
+  for (int m = 0; m < cl.m; ++m)
+    for (int kk = 0; kk < cl.kred; ++kk) {
+      ASSERT_EQ(act_offset(cl.act, act_row(cl.act, m, cl.m), tap_of(kk, 24, 1), true), m * 24 + kk);
+      for (int c = 0; c < 16; c += 5) ASSERT_EQ(weight_offset(cl.wt, kk, c), kk * 16 + c);
+    }
+  EXPECT_EQ(igemm_config_refusal(pd, {128, 128, 4, 1, true, true}), "");
+  EXPECT_NE(igemm_config_refusal(plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c16 k24 in5x3 f3x3 pad1x1")),
+                                 {128, 128, 4, 1, true, true}),
+            "");
 }
 
 TEST(IgemmPlan, RefusesWithReasons) {
