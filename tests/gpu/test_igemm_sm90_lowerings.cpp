@@ -24,8 +24,7 @@ void expect_lowering_refused(std::initializer_list<const char*> problems, const 
   }
 }
 
-// .flip: which problems take it, what it runs, and that the tuned default uses it where the H200
-// bwd-data sweep found it fastest.
+// .flip: which problems take it, what it runs, and the tuned defaults the H200 sweeps chose.
 TEST(IgemmFlip, StrideOneBwdDataRunsAsTheFlippedFwdProblem) {
   using namespace hiprim;
   using namespace hiprim::gpu::sm90;
@@ -58,10 +57,16 @@ TEST(IgemmFlip, StrideOneBwdDataRunsAsTheFlippedFwdProblem) {
   EXPECT_EQ(L.params.dir, IgemmDir::fwd);
   EXPECT_EQ(L.w_flip_offset % 256, 0u);
   EXPECT_GE(L.workspace_bytes, L.w_flip_offset + pl.flip_w_bytes);
-  // The H200 bwd-data sweep's fastest config for it (reports/h200/s5-2026-12-01) is a .flip one.
+  // The H200 sweep of this session (reports/h200/s8-2026-12-01/sweep/sweep_1x1_bwd_data_h200.csv) found
+  // the direct TMA path (no filter copy) fastest: the tuned default is it, not a .flip one.
   const IgemmConfig d = igemm_default_config(p, pl);
-  EXPECT_TRUE(d.flip) << to_string(d);
+  EXPECT_FALSE(d.flip) << to_string(d);
+  EXPECT_TRUE(d.tma) << to_string(d);
   EXPECT_EQ(igemm_config_refusal(pl, d), "");
+  // A 3x3 stride-1 layer keeps the .flip pick of its sweep (no direct TMA for it).
+  const ConvProblem p3 = parse_conv_problem("conv bwd-data bf16 nhwc n32 c256 k256 in14x14 f3x3 pad1x1");
+  const IgemmConfig d3 = igemm_default_config(p3, plan_igemm(p3));
+  EXPECT_TRUE(d3.flip) << to_string(d3);
 }
 
 // Strided bwd-data's .flip: the sub-pixel classes as fwd GEMMs over per-class sub-filters (one
