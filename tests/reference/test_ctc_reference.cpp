@@ -11,6 +11,7 @@
 
 #include "core/ctc_problem.hpp"
 #include "core/error.hpp"
+#include "tests/input_error.hpp"
 #include "reference/ctc.hpp"
 
 namespace hiprim {
@@ -81,14 +82,7 @@ TEST(CtcProblem, CanonicalStringRoundTripsAndBadOnesSayWhy) {
   EXPECT_EQ(tensors[1].desc.dims, (Dims{4, 10}));
   EXPECT_EQ(tensors[4].name, "losses");
   EXPECT_EQ(tensors[5].role, OpTensor::Role::output);
-  auto message = [](const char* s) {
-    try {
-      parse_ctc_problem(s);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
-  };
+  auto message = [](const char* s) { return test::input_error_of([&] { parse_ctc_problem(s); }); };
   EXPECT_NE(message("ctc fp32 t5 n1 c1 l2 blank0 softmax").find("c = 1 must be >= 2"), std::string::npos);
   EXPECT_NE(message("ctc fp32 t5 n1 c4 l2 blank4 softmax").find("blank = 4"), std::string::npos);
   EXPECT_NE(message("ctc fp32 t5 n1 c4 l2 blank0").find("input kind"), std::string::npos);
@@ -164,12 +158,7 @@ TEST(CtcReference, DataRulesAreClearErrors) {
     Case c(parse_ctc_problem("ctc fp32 t4 n1 c3 l3 blank0 softmax"));
     c.sequence(0, lab, length);
     if (label_length >= 0) c.label_lengths.data[0] = label_length;
-    try {
-      c.run();
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
+    return test::input_error_of([&] { c.run(); });
   };
   EXPECT_EQ(error({1, 2}, 4), "(accepted)");
   EXPECT_NE(error({1, 3}, 4).find("sequence 0 label 1 = 3"), std::string::npos);

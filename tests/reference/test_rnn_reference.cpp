@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "tests/input_error.hpp"
 #include "core/rnn_problem.hpp"
 #include "reference/rnn.hpp"
 
@@ -44,14 +45,7 @@ TEST(RnnProblem, CanonicalStringRoundTripsAndBadOnesSayWhy) {
   EXPECT_EQ(parse_rnn_problem(to_string(p)), p);
   EXPECT_EQ(p.gates(), 3);
   EXPECT_EQ(p.layer_input(1), 32);
-  auto message = [](const char* s) {
-    try {
-      parse_rnn_problem(s);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
-  };
+  auto message = [](const char* s) { return test::input_error_of([&] { parse_rnn_problem(s); }); };
   EXPECT_NE(message("rnn lstm fp32 layers0 hidden4 input4 seq2 n1 uni bias").find("layers = 0"), std::string::npos);
   EXPECT_NE(message("rnn lstm fp32 layers1 hidden4 input4 seq2 n1 bias").find("direction mode"), std::string::npos);
   EXPECT_NE(message("rnn lstm gru fp32 layers1 hidden4 input4 seq2 n1 uni bias").find("mode"), std::string::npos);
