@@ -1,11 +1,14 @@
 // The CTC reference (reference/ctc.hpp) against independent computations: the loss as the sum over
 // every alignment by brute-force enumeration (all C^T paths collapsed: repeats merged, blanks
-// removed), closed forms on uniform inputs, the gradient by central differences; the problem
-// string and the data rules' messages.
+// removed), closed forms on uniform inputs, the gradient by central differences, PyTorch's
+// ctc_loss in double (a committed fixture made by tests/reference/fixtures/make_ctc_torch_fixture.py,
+// torch 1.13); the problem string and the data rules' messages.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -195,6 +198,29 @@ RC_GTEST_PROP(CtcReference, EqualsTheEnumerationOnRandomProblems, ()) {
   c.sequence(0, lab, tb);
   const double got = c.run().losses[0];
   RC_ASSERT(std::fabs(got - brute_force_loss(c, 0)) <= 1e-12 * std::max(1.0, std::fabs(got)));
+}
+
+TEST(CtcReference, EqualsPyTorchInDouble) {
+  std::ifstream f(HIPRIM_CTC_TORCH_FIXTURE);
+  ASSERT_TRUE(f) << HIPRIM_CTC_TORCH_FIXTURE;
+  const nlohmann::json fx = nlohmann::json::parse(f);
+  ASSERT_EQ(fx["cases"].size(), 4u);
+  for (const auto& c : fx["cases"]) {
+    Case k(parse_ctc_problem(c["problem"].get<std::string>()));
+    const auto logits = c["logits"].get<std::vector<double>>();
+    ASSERT_EQ(logits.size(), k.probs.data.size());
+    for (std::size_t i = 0; i < logits.size(); ++i) k.probs.data[i] = static_cast<float>(logits[i]);  // fp32 values already
+    for (std::size_t b = 0; b < c["labels"].size(); ++b) {
+      const auto lab = c["labels"][b].get<std::vector<int>>();
+      k.sequence(static_cast<std::int64_t>(b), std::vector<int>(lab.begin(), lab.begin() + c["label_lengths"][b].get<int>()),
+                 c["input_lengths"][b].get<int>());
+    }
+    const ref::CtcResult r = k.run();
+    const auto losses = c["losses"].get<std::vector<double>>(), grads = c["grads"].get<std::vector<double>>();
+    for (std::size_t b = 0; b < losses.size(); ++b) EXPECT_NEAR(r.losses[b], losses[b], 1e-12 * losses[b]) << to_string(k.p) << " sequence " << b;
+    ASSERT_EQ(r.grads.size(), grads.size());
+    for (std::size_t i = 0; i < grads.size(); ++i) ASSERT_NEAR(r.grads[i], grads[i], 1e-12) << to_string(k.p) << " grad " << i;
+  }
 }
 
 }  // namespace

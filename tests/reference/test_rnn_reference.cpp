@@ -1,10 +1,14 @@
 // The RNN reference (reference/rnn.hpp): one step against the cell formulas written out, the
 // reverse direction against a forward run over the reversed sequence, and the backward pass against
 // central differences of J = sum(dy*y) + sum(dhy*hy) + sum(dcy*cy) over every input, initial state
-// and parameter, for every mode, uni/bidirectional, 1 and 2 layers, with and without biases.
+// and parameter, for every mode, uni/bidirectional, 1 and 2 layers, with and without biases; and
+// PyTorch's nn.RNN / nn.LSTM / nn.GRU in double on 12 problems (outputs, final states, every gradient):
+// a committed fixture made by tests/reference/fixtures/make_rnn_torch_fixture.py (torch 1.13).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -156,6 +160,42 @@ TEST(RnnReference, BackwardEqualsCentralDifferences) {
       }
     }
   EXPECT_GT(checked, 500);
+}
+
+std::vector<double> doubles(const nlohmann::json& j) { return j.get<std::vector<double>>(); }
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-12 * std::max(1.0, std::fabs(want[i]))) << what << "[" << i << "]";
+}
+
+TEST(RnnReference, EqualsPyTorchInDouble) {
+  std::ifstream f(HIPRIM_RNN_TORCH_FIXTURE);
+  ASSERT_TRUE(f) << HIPRIM_RNN_TORCH_FIXTURE;
+  const nlohmann::json fx = nlohmann::json::parse(f);
+  ASSERT_EQ(fx["cases"].size(), 12u);
+  for (const auto& c : fx["cases"]) {
+    const RnnProblem p = parse_rnn_problem(c["problem"].get<std::string>());
+    const std::string name = to_string(p);
+    ref::RnnInputs in;
+    in.x = doubles(c["x"]), in.hx = doubles(c["hx"]), in.cx = doubles(c["cx"]);
+    for (const auto& w : c["weights"]) in.weights.push_back({doubles(w["w"]), doubles(w["r"]), doubles(w["bw"]), doubles(w["br"])});
+    const ref::RnnOutputs o = ref::rnn_forward(p, in);
+    expect_close(o.y, doubles(c["y"]), name + " y");
+    expect_close(o.hy, doubles(c["hy"]), name + " hy");
+    expect_close(o.cy, doubles(c["cy"]), name + " cy");
+    const ref::RnnGradients g = ref::rnn_backward(p, in, doubles(c["dy"]), doubles(c["dhy"]), doubles(c["dcy"]));
+    expect_close(g.dx, doubles(c["dx"]), name + " dx");
+    expect_close(g.dhx, doubles(c["dhx"]), name + " dhx");
+    expect_close(g.dcx, doubles(c["dcx"]), name + " dcx");
+    for (std::size_t l = 0; l < g.dweights.size(); ++l) {
+      const auto& w = c["dweights"][l];
+      expect_close(g.dweights[l].w, doubles(w["w"]), name + " dW " + std::to_string(l));
+      expect_close(g.dweights[l].r, doubles(w["r"]), name + " dR " + std::to_string(l));
+      expect_close(g.dweights[l].bw, doubles(w["bw"]), name + " dbW " + std::to_string(l));
+      expect_close(g.dweights[l].br, doubles(w["br"]), name + " dbR " + std::to_string(l));
+    }
+  }
 }
 
 }  // namespace
