@@ -11,9 +11,9 @@ namespace {
 double sigm(double a) { return 1.0 / (1.0 + std::exp(-a)); }
 
 // The sizes of one problem, as plain integers.
-struct Dims3 {
+struct Sizes {
   long long T, N, H, G, D, L;
-  explicit Dims3(const RnnProblem& p)
+  explicit Sizes(const RnnProblem& p)
       : T(p.seq), N(p.n), H(p.hidden), G(p.gates()), D(p.directions()), L(p.layers) {}
 };
 
@@ -26,7 +26,7 @@ struct Trace {
 
 Trace run_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in_dim, const std::vector<double>& in,
                     const double* h0, const double* c0, bool reverse) {
-  const Dims3 d(p);
+  const Sizes d(p);
   const long long GH = d.G * d.H;
   Trace tr;
   tr.act.assign(d.T * d.N * GH, 0), tr.h.assign(d.T * d.N * d.H, 0), tr.c.assign(tr.h.size(), 0), tr.q.assign(tr.h.size(), 0);
@@ -82,7 +82,7 @@ struct Pass {
 
 Pass forward_pass(const RnnProblem& p, const RnnInputs& in) {
   if (auto e = p.validate(); !e.empty()) throw InputError("rnn reference: invalid problem " + to_string(p) + ": " + e.front());
-  const Dims3 d(p);
+  const Sizes d(p);
   const long long states = d.L * d.D * d.N * d.H;
   if (static_cast<long long>(in.x.size()) != d.T * d.N * p.input) throw InputError("rnn reference: x has the wrong size");
   if (static_cast<long long>(in.weights.size()) != d.L * d.D) throw InputError("rnn reference: weights for the wrong layer count");
@@ -138,7 +138,7 @@ RnnOutputs rnn_forward(const RnnProblem& p, const RnnInputs& in) { return forwar
 RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::vector<double>& dy, const std::vector<double>& dhy,
                           const std::vector<double>& dcy) {
   const Pass ps = forward_pass(p, in);
-  const Dims3 d(p);
+  const Sizes d(p);
   const long long GH = d.G * d.H, states = d.L * d.D * d.N * d.H;
   if (dy.size() != ps.out.y.size()) throw InputError("rnn reference: dy has the wrong size");
   const std::vector<double> zeros(states, 0.0);
@@ -203,9 +203,13 @@ RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::v
               }
             }
           }
-          // Parameters and inputs: W x rows take da; R h rows take da (GRU's n rows: dq).
+          // The recurrent rows' pre-activation gradient: da, except GRU's n rows (r scales R_n h + bR_n): dq.
+          std::vector<double> drec(da);
+          if (p.mode == RnnMode::gru)
+            for (long long j = 0; j < d.H; ++j) drec[2 * d.H + j] = dq[j];
+          // Parameters and inputs: W x rows take da, R h rows drec.
           for (long long g = 0; g < GH; ++g) {
-            const double dr = p.mode == RnnMode::gru && g >= 2 * d.H ? dq[g - 2 * d.H] : da[g];
+            const double dr = drec[g];
             for (long long k = 0; k < in_dim; ++k) {
               dw.w[g * in_dim + k] += da[g] * x[k];
               d_in[(t * d.N + n) * in_dim + k] += lw.w[g * in_dim + k] * da[g];
@@ -215,10 +219,7 @@ RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::v
           }
           for (long long k = 0; k < d.H; ++k) {
             double v = dh_direct[k];
-            for (long long g = 0; g < GH; ++g) {
-              const double dr = p.mode == RnnMode::gru && g >= 2 * d.H ? dq[g - 2 * d.H] : da[g];
-              v += lw.r[g * d.H + k] * dr;
-            }
+            for (long long g = 0; g < GH; ++g) v += lw.r[g * d.H + k] * drec[g];
             dhn[k] = v;  // becomes dh_prev
           }
         }
