@@ -12,6 +12,9 @@
 #   5 ops      device_ops_speed.sh within OPS_S
 #   6 find     device_find.sh: Find, tuning and immediate mode on ResNet-50 bf16 NHWC (FIND_LAYERS, default all
 #              23 layers per direction; TUNE_LAYERS, default 5; FIND_S / TUNE_S / FIND2_S limits per direction)
+#   7 sweep    the conv.igemm.wgmma sweep (test_gpu_igemm_sm90 IgemmSweep.ResNet50Layers, every config verified
+#              exactly against conv.naive, then graph-replay timed): SWEEP_SET (e.g. staged), SWEEP_DIRS
+#              (default fwd,bwd-data), SWEEP_LAYERS (a layer file), SWEEP_S (no new problem after it, default 200)
 # PARTS picks the steps (default "conv bench fusion library ops"; e.g. PARTS="library find").
 # Everything lands in $OUT/all.tgz (few files come back from the machine).
 set -u
@@ -64,6 +67,16 @@ mark find
 OUT="$W/find" BIN=devbin LAYERS="${FIND_LAYERS:-0}" TUNE_LAYERS="${TUNE_LAYERS:-5}" FIND_S="${FIND_S:-100}" TUNE_S="${TUNE_S:-40}" \
   FIND2_S="${FIND2_S:-30}" scripts/device_find.sh > "$W/find_stdout.log" 2>&1
 grep -E "^find: |^tune: |^  [a-z_0-9]+ +exit|within 10%" "$W/find_stdout.log" | tail -30
+fi
+if want sweep; then
+mark sweep
+mkdir -p "$W/sweep"
+env HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_SET="${SWEEP_SET:-}" HIPRIM_IGEMM_SWEEP_DIRS="${SWEEP_DIRS:-fwd,bwd-data}" \
+  HIPRIM_IGEMM_SWEEP_SECONDS="${SWEEP_S:-200}" HIPRIM_IGEMM_SWEEP_OUT="$W/sweep/sweep_h200.csv" \
+  ${SWEEP_LAYERS:+"HIPRIM_IGEMM_SWEEP_LAYERS=$SWEEP_LAYERS"} \
+  timeout $(( ${SWEEP_S:-200} + 60 )) devbin/test_gpu_igemm_sm90 --gtest_filter='IgemmSweep.ResNet50Layers' \
+  > "$W/sweep/sweep.log" 2>&1
+echo "sweep rc=$?"; grep -E "best|whole net|  (fwd|bwd)|FAIL" "$W/sweep/sweep.log" | tail -60
 fi
 mark done
 ( cd "$W" && tar -czf "$OUT/all.tgz" . ) && rm -rf "$W"

@@ -11,6 +11,7 @@
 // then prints one line per problem (pick vs best, TFLOP/s, % of the 790 TFLOP/s bf16 ceiling) and
 // the weighted whole-net totals per direction, and writes every row to HIPRIM_IGEMM_SWEEP_OUT (CSV).
 // HIPRIM_IGEMM_SWEEP_SECONDS: no new problem starts after that many seconds (the totals say so).
+// HIPRIM_IGEMM_SWEEP_SET=staged: only the solver's default and the staged-epilogue grid (add_staged_grid).
 // IgemmSweep.Profile runs the pick on HIPRIM_IGEMM_PROFILE (a problem string) 5 times, for ncu.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -91,6 +93,19 @@ std::vector<float> download_out(const ConvProblem& p, SweepBuffers& sb) {
   return t.data;
 }
 
+// The staged epilogue (.se, split 1) on every tile x producer variant (sync at 3 and 4 stages,
+// .ws at 3 and 4, .ws.tma at 4 and 6), in the problem's lowering (.flip where the plan has one):
+// the store-bound layers (few k-blocks, a wide output) want 16-byte stores and several CTAs per SM.
+void add_staged_grid(const sm90::IgemmPlan& pl, const std::function<void(const sm90::IgemmConfig&)>& add) {
+  for (const sm90::IgemmTile& t : sm90::kTiles)
+    for (int v = 0; v < 3; ++v)
+      for (int st : {v == 2 ? 4 : 3, v == 2 ? 6 : 4}) {
+        sm90::IgemmConfig c{t.bm, t.bn, st, 1, v >= 1, v == 2, true};
+        add(c);
+        if (pl.flip) c.flip = true, add(c);
+      }
+}
+
 std::vector<std::string> sweep_configs(const ConvProblem& p) {
   const sm90::IgemmPlan pl = sm90::plan_igemm(p);
   const std::vector<std::string> all = igemm_sm90_configs(p);
@@ -100,6 +115,14 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
   auto add = [&](const sm90::IgemmConfig& c) {
     if (listed(c) && std::find(out.begin(), out.end(), to_string(c)) == out.end()) out.push_back(to_string(c));
   };
+  // HIPRIM_IGEMM_SWEEP_SET=staged: the solver's default (the tuned table's entry, else the model's
+  // pick) first, then only the staged-epilogue grid.
+  if (const char* set = std::getenv("HIPRIM_IGEMM_SWEEP_SET"); set && std::string(set) == "staged") {
+    out = {igemm_sm90_default_config(p)};
+    add_staged_grid(pl, add);
+    return out;
+  }
+  add_staged_grid(pl, add);
   for (const sm90::IgemmTile& t : sm90::kTiles) {  // each tile at 3 and 4 stages, with the model's best split
     for (int st : {3, 4}) {
       sm90::IgemmConfig best{t.bm, t.bn, st, 1};
