@@ -14,7 +14,12 @@
 #              23 layers per direction; TUNE_LAYERS, default 5; FIND_S / TUNE_S / FIND2_S limits per direction)
 #   7 sweep    the conv.igemm.wgmma sweep (test_gpu_igemm_sm90 IgemmSweep.ResNet50Layers, every config verified
 #              exactly against conv.naive, then graph-replay timed): SWEEP_SET (e.g. staged), SWEEP_DIRS
-#              (default fwd,bwd-data), SWEEP_LAYERS (a layer file), SWEEP_S (no new problem after it, default 200)
+#              (default fwd,bwd-data), SWEEP_LAYERS (layer lines "C K H W R S stride pad count", ';'-separated),
+#              SWEEP_S (no new problem after it, default 200)
+#   8 gates    test_gpu_igemm_sm90: the wgmma probes, IgemmGemm.*, IgemmConv.* (every direction and lowering
+#              against the CPU reference), compute-sanitizer memcheck on the probes + IgemmConv.SanitizerSubset
+#   9 ncu      ncu --clock-control none per NCU_CASES entry ("problem|config", ';'-separated): speed of light,
+#              occupancy, memory workload of every kernel of IgemmSweep.Profile's fifth run
 # PARTS picks the steps (default "conv bench fusion library ops"; e.g. PARTS="library find").
 # Everything lands in $OUT/all.tgz (few files come back from the machine).
 set -u
@@ -68,15 +73,41 @@ OUT="$W/find" BIN=devbin LAYERS="${FIND_LAYERS:-0}" TUNE_LAYERS="${TUNE_LAYERS:-
   FIND2_S="${FIND2_S:-30}" scripts/device_find.sh > "$W/find_stdout.log" 2>&1
 grep -E "^find: |^tune: |^  [a-z_0-9]+ +exit|within 10%" "$W/find_stdout.log" | tail -30
 fi
+if want gates; then
+mark gates
+mkdir -p "$W/gates"
+T=devbin/test_gpu_igemm_sm90
+timeout 150 $T --gtest_filter='*WgmmaProbe.*:IgemmGemm.*:IgemmConv.*:-IgemmConv.SanitizerSubset' > "$W/gates/gates.log" 2>&1
+echo "gates rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED" "$W/gates/gates.log" | head -20
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 $T --gtest_filter='*WgmmaProbe.*:IgemmConv.SanitizerSubset' \
+  > "$W/gates/memcheck.log" 2>&1
+echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$W/gates/memcheck.log" | tail -4
+fi
 if want sweep; then
 mark sweep
 mkdir -p "$W/sweep"
+[ -n "${SWEEP_LAYERS:-}" ] && { tr ';' '\n' <<< "$SWEEP_LAYERS" > "$W/sweep/layers.txt"; SWEEP_LAYERS="$W/sweep/layers.txt"; }
 env HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_SET="${SWEEP_SET:-}" HIPRIM_IGEMM_SWEEP_DIRS="${SWEEP_DIRS:-fwd,bwd-data}" \
   HIPRIM_IGEMM_SWEEP_SECONDS="${SWEEP_S:-200}" HIPRIM_IGEMM_SWEEP_OUT="$W/sweep/sweep_h200.csv" \
   ${SWEEP_LAYERS:+"HIPRIM_IGEMM_SWEEP_LAYERS=$SWEEP_LAYERS"} \
   timeout $(( ${SWEEP_S:-200} + 60 )) devbin/test_gpu_igemm_sm90 --gtest_filter='IgemmSweep.ResNet50Layers' \
   > "$W/sweep/sweep.log" 2>&1
 echo "sweep rc=$?"; grep -E "best|whole net|  (fwd|bwd)|FAIL" "$W/sweep/sweep.log" | tail -60
+fi
+if want ncu; then
+mark ncu
+mkdir -p "$W/ncu"
+IFS=';' read -ra cases <<< "${NCU_CASES:-}"
+for i in "${!cases[@]}"; do
+  prob="${cases[$i]%%|*}" cfg="${cases[$i]#*|}"
+  { echo "== $prob | $cfg"
+    HIPRIM_IGEMM_PROFILE="$prob" HIPRIM_CONV_CONFIG="$cfg" timeout 60 ncu --clock-control none --launch-count 6 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+      devbin/test_gpu_igemm_sm90 --gtest_filter='IgemmSweep.Profile' 2>&1 | grep -vE "^==PROF==|Note:"
+  } > "$W/ncu/case$i.txt" 2>&1
+  grep -E "^== |^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Grid Size" \
+    "$W/ncu/case$i.txt" | tail -40
+done
 fi
 mark done
 ( cd "$W" && tar -czf "$OUT/all.tgz" . ) && rm -rf "$W"

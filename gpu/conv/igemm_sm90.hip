@@ -137,12 +137,26 @@ __global__ void __launch_bounds__(kPadThreads)
 }
 
 // .im2col's first pass: col[pixel][j] = x at im2col_source (an exact copy), 0 where it has none.
+// One warp per pixel row of col (grid-stride over pixels); lane l owns the columns j = l + 32*i,
+// whose filter parts are the same for every pixel and so are decoded once (Jp <= 32*kIm2colSlots).
+constexpr int kIm2colSlots = 8;
 __global__ void __launch_bounds__(kPadThreads)
-    im2col_kernel(const sm90::Im2col g, const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ col, long long n) {
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
-    const long long src = sm90::im2col_source(g, e / g.jp, static_cast<int>(e % g.jp));
-    col[e] = src >= 0 ? x[src] : std::uint16_t{0};
+    im2col_kernel(const sm90::Im2col g, const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ col) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, warps_per_block = kPadThreads / 32;
+  sm90::Im2colColumn cols[kIm2colSlots];
+#pragma unroll
+  for (int i = 0; i < kIm2colSlots; ++i) cols[i] = sm90::im2col_column(g, lane + 32 * i);
+  const long long warps = static_cast<long long>(gridDim.x) * warps_per_block;
+  for (long long pix = static_cast<long long>(blockIdx.x) * warps_per_block + threadIdx.x / 32; pix < g.pix.pixels;
+       pix += warps) {
+    const sm90::Im2colPixel px = sm90::im2col_pixel(g, pix);
+    std::uint16_t* const row = col + pix * g.jp;
+#pragma unroll
+    for (int i = 0; i < kIm2colSlots; ++i)
+      if (const int j = lane + 32 * i; j < g.jp) {
+        const long long src = sm90::im2col_source(g, px, cols[i]);
+        row[j] = src >= 0 ? x[src] : std::uint16_t{0};
+      }
   }
 }
 
@@ -395,9 +409,8 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
     unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
     void* const col = ws + L.col_offset;
     void* const dwp = ws + L.dwp_offset;
-    const long long n = static_cast<long long>(pl.col_bytes / 2);
-    im2col_kernel<<<grid_stride_blocks(n, kPadThreads), kPadThreads, 0, hs>>>(
-        pl.im2col_geom, static_cast<const std::uint16_t*>(t.x), static_cast<std::uint16_t*>(col), n);
+    im2col_kernel<<<grid_stride_blocks(pl.im2col_geom.pix.pixels * 32, kPadThreads, 132 * 16), kPadThreads, 0, hs>>>(
+        pl.im2col_geom, static_cast<const std::uint16_t*>(t.x), static_cast<std::uint16_t*>(col));
     HIPRIM_CHECK_LAUNCH("im2col_kernel", context);
     buf = {t.y, col, dwp, nullptr, t.workspace, {}};
     dispatch_dtype(p.dtype, [&]<typename T>() {

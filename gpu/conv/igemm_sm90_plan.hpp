@@ -199,8 +199,35 @@ struct Im2col {
   PixelGather pix;  // of the problem itself
   int j = 0, jp = 0;
 };
+// Split for the copy kernel (one warp per pixel, lanes over j): column j's part is the same for every
+// pixel (input row / column offsets r*dil_h, s*dil_w and channel c), the pixel's part is its image and
+// the top-left input row / column of its window.
+struct Im2colColumn {
+  int dy = 0, dx = 0, c = 0;
+  bool valid = false;  // false for J <= j < Jp
+};
+struct Im2colPixel {
+  int img = 0, y0 = 0, x0 = 0;
+  bool valid = false;  // false past N*P*Q
+};
+HIPRIM_IG_HD inline Im2colColumn im2col_column(const Im2col& g, int j) {
+  const FilterCol f = filter_col(g.pix, j, g.j);
+  return {f.r * g.pix.dil_h, f.s * g.pix.dil_w, f.c, f.valid};
+}
+HIPRIM_IG_HD inline Im2colPixel im2col_pixel(const Im2col& g, long long pixel) {
+  const PixelGather& x = g.pix;
+  if (pixel < 0 || pixel >= x.pixels) return {};
+  const int pix = static_cast<int>(pixel), pq = x.p * x.q;
+  const int img = pix / pq, rem = pix - img * pq, op = rem / x.q, oq = rem - op * x.q;
+  return {img, op * x.str_h - x.pad_h, oq * x.str_w - x.pad_w, true};
+}
+HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, const Im2colPixel& px, const Im2colColumn& col) {
+  const int y = px.y0 + col.dy, x = px.x0 + col.dx;
+  if (!px.valid || !col.valid || y < 0 || y >= g.pix.h || x < 0 || x >= g.pix.w) return -1;
+  return ((static_cast<long long>(px.img) * g.pix.h + y) * g.pix.w + x) * g.pix.c + col.c;
+}
 HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, long long pixel, int j) {
-  return pixel_offset(g.pix, filter_col(g.pix, j, g.j), static_cast<int>(pixel));
+  return im2col_source(g, im2col_pixel(g, pixel), im2col_column(g, j));
 }
 
 // Output row map: dense (row m at m*N) or a class's pixels (h = a + i*sy, w = b + j*sx).

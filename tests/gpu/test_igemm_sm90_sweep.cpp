@@ -172,16 +172,18 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
     for (const sm90::IgemmTile& t : sm90::kTiles)
       for (int v = 0; v < 3; ++v)
         for (int st : {3, 4, 6}) add({t.bm, t.bn, st, 1, v >= 1, v == 2, false, false, true});
-  if (pl.im2col)  // each tile, both producer variants, 3 and 4 stages, with the model's best split
+  if (pl.im2col)  // each tile, the three producer variants, two stage counts, the model's best split and
+                  // the splits that fill the machine (the col GEMM's K is every output pixel)
     for (const sm90::IgemmTile& t : sm90::kTiles)
-      for (int v = 0; v < 2; ++v)
-        for (int st : {3, 4}) {
-          sm90::IgemmConfig best{t.bm, t.bn, st, 1, v == 1, false, false, false, false, true};
+      for (int v = 0; v < 3; ++v)
+        for (int st : {v == 2 ? 4 : 3, v == 2 ? 6 : 4}) {
+          sm90::IgemmConfig best{t.bm, t.bn, st, 1, v >= 1, v == 2, false, false, false, true};
           double cost = 1e30;
           for (int sp : sm90::kSplits) {
-            const sm90::IgemmConfig c{t.bm, t.bn, st, sp, v == 1, false, false, false, false, true};
+            const sm90::IgemmConfig c{t.bm, t.bn, st, sp, v >= 1, v == 2, false, false, false, true};
             if (!listed(c)) continue;
             if (const double k = sm90::igemm_cost(pl, c); k < cost) cost = k, best = c;
+            if (sp >= 16) add(c);
           }
           add(best);
         }
