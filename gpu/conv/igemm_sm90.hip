@@ -34,15 +34,6 @@ using sm90::IgemmPlan;
 // channels): dst[r][ch] = ch < c ? src[r][ch] : 0 over rows x cp, and the cut back.
 constexpr int kPadThreads = 256;
 __global__ void __launch_bounds__(kPadThreads)
-    pad_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
-  const long long n = rows * cp, step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
-    const long long r = e / cp;
-    const int ch = static_cast<int>(e - r * cp);
-    dst[e] = ch < c ? src[r * c + ch] : std::uint16_t{0};
-  }
-}
-__global__ void __launch_bounds__(kPadThreads)
     cut_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
   const long long n = rows * c, step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n; e += step) {
@@ -50,8 +41,23 @@ __global__ void __launch_bounds__(kPadThreads)
     dst[e] = src[r * cp + (e - r * c)];
   }
 }
+// The pad, one thread per row (cp % 8 == 0: the plan pads to a multiple of 8): cp/8 16-byte pieces.
+__global__ void __launch_bounds__(kPadThreads)
+    pad_channels_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* __restrict__ dst, long long rows, int c, int cp) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long r = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; r < rows; r += step)
+    for (int j = 0; j < cp; j += 8) {
+      std::uint32_t w[4];
+#pragma unroll
+      for (int u = 0; u < 8; u += 2) {
+        const std::uint32_t lo = j + u < c ? src[r * c + j + u] : 0u, hi = j + u + 1 < c ? src[r * c + j + u + 1] : 0u;
+        w[u / 2] = lo | (hi << 16);
+      }
+      *reinterpret_cast<uint4*>(dst + r * cp + j) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
 void pad_channels(const void* src, void* dst, long long rows, int c, int cp, hipStream_t s, const std::string& ctx) {
-  pad_channels_kernel<<<grid_stride_blocks(rows * cp, kPadThreads), kPadThreads, 0, s>>>(
+  pad_channels_kernel<<<grid_stride_blocks(rows, kPadThreads), kPadThreads, 0, s>>>(
       static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), rows, c, cp);
   HIPRIM_CHECK_LAUNCH("pad_channels_kernel", ctx);
 }
@@ -137,26 +143,28 @@ __global__ void __launch_bounds__(kPadThreads)
 }
 
 // .im2col's first pass: col[pixel][j] = x at im2col_source (an exact copy), 0 where it has none.
-// One warp per pixel row of col (grid-stride over pixels); lane l owns the columns j = l + 32*i,
-// whose filter parts are the same for every pixel and so are decoded once (Jp <= 32*kIm2colSlots).
-constexpr int kIm2colSlots = 8;
+// One warp per pixel row of col (grid-stride over pixels); lane l < Jp/8 owns the 8 columns
+// 8l..8l+7 (their filter parts are the same for every pixel, decoded once) and writes them as one
+// 16-byte piece, so a warp writes the row's Jp*2 bytes contiguously (Jp % 8 == 0, Jp <= 256).
 __global__ void __launch_bounds__(kPadThreads)
     im2col_kernel(const sm90::Im2col g, const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ col) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warps_per_block = kPadThreads / 32;
-  sm90::Im2colColumn cols[kIm2colSlots];
+  if (lane >= g.jp / 8) return;
+  sm90::Im2colColumn cols[8];
 #pragma unroll
-  for (int i = 0; i < kIm2colSlots; ++i) cols[i] = sm90::im2col_column(g, lane + 32 * i);
+  for (int u = 0; u < 8; ++u) cols[u] = sm90::im2col_column(g, 8 * lane + u);
   const long long warps = static_cast<long long>(gridDim.x) * warps_per_block;
   for (long long pix = static_cast<long long>(blockIdx.x) * warps_per_block + threadIdx.x / 32; pix < g.pix.pixels;
        pix += warps) {
     const sm90::Im2colPixel px = sm90::im2col_pixel(g, pix);
-    std::uint16_t* const row = col + pix * g.jp;
+    std::uint32_t w[4];
 #pragma unroll
-    for (int i = 0; i < kIm2colSlots; ++i)
-      if (const int j = lane + 32 * i; j < g.jp) {
-        const long long src = sm90::im2col_source(g, px, cols[i]);
-        row[j] = src >= 0 ? x[src] : std::uint16_t{0};
-      }
+    for (int u = 0; u < 8; u += 2) {
+      const long long s0 = sm90::im2col_source(g, px, cols[u]), s1 = sm90::im2col_source(g, px, cols[u + 1]);
+      const std::uint32_t lo = s0 >= 0 ? x[s0] : 0u, hi = s1 >= 0 ? x[s1] : 0u;
+      w[u / 2] = lo | (hi << 16);
+    }
+    *reinterpret_cast<uint4*>(col + pix * g.jp + 8 * lane) = make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 

@@ -99,9 +99,20 @@ __global__ void __launch_bounds__(256) igemm_sm90_reduce(const float* __restrict
                                                          const IgemmEpilogue ep) {
   const long long pairs = mn / 2, step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < pairs; e += step) {
-    float2 s = reinterpret_cast<const float2*>(partial)[e];
-    for (int k = 1; k < splits; ++k) {
-      const float2 v = reinterpret_cast<const float2*>(partial + k * mn)[e];
+    // Summed in split order; the loads of 8 splits are issued before their adds (latency, not order).
+    const float2* const col = reinterpret_cast<const float2*>(partial) + e;
+    const long long stride = mn / 2;
+    float2 s = col[0];
+    int k = 1;
+    for (; k + 8 <= splits; k += 8) {
+      float2 v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] = col[(k + u) * stride];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) s.x += v[u].x, s.y += v[u].y;
+    }
+    for (; k < splits; ++k) {
+      const float2 v = col[k * stride];
       s.x += v.x;
       s.y += v.y;
     }

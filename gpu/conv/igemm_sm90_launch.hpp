@@ -184,8 +184,9 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
   }
   if (c.splitk > 1) {
     const long long mn = static_cast<long long>(L.params.cls[0].m) * L.params.n_cols;
-    const long long blocks = std::clamp<long long>((mn / 2 + 255) / 256, 1, 8LL * kNumSms);
-    igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+    // 128-thread blocks: the small outputs (bwd-weights 1x1, 4-32 K pairs) still spread over many SMs
+    const long long blocks = std::clamp<long long>((mn / 2 + 127) / 128, 1, 16LL * kNumSms);
+    igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), 128, 0, stream>>>(
         static_cast<const float*>(buf.workspace), c.splitk, mn, L.params.n_cols, static_cast<const T*>(buf.bias),
         static_cast<T*>(buf.out), buf.ep);
     HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
