@@ -143,9 +143,9 @@ __global__ void __launch_bounds__(kPadThreads)
 }
 
 // .im2col's first pass: col[pixel][j] = x at im2col_source (an exact copy), 0 where it has none.
-// One warp per pixel row of col (grid-stride over pixels); lane l < Jp/8 owns the 8 columns
-// 8l..8l+7 (their filter parts are the same for every pixel, decoded once) and writes them as one
-// 16-byte piece, so a warp writes the row's Jp*2 bytes contiguously (Jp % 8 == 0, Jp <= 256).
+// One warp per row (img, op) of output pixels (grid-stride over N*P rows), walking its Q pixels;
+// lane l < Jp/8 owns the 8 columns 8l..8l+7 (decoded once) and writes them as one 16-byte piece,
+// so a warp writes each pixel's Jp*2 bytes contiguously (Jp % 8 == 0, Jp <= 256).
 __global__ void __launch_bounds__(kPadThreads)
     im2col_kernel(const sm90::Im2col g, const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ col) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warps_per_block = kPadThreads / 32;
@@ -153,18 +153,21 @@ __global__ void __launch_bounds__(kPadThreads)
   sm90::Im2colColumn cols[8];
 #pragma unroll
   for (int u = 0; u < 8; ++u) cols[u] = sm90::im2col_column(g, 8 * lane + u);
+  const long long rows = static_cast<long long>(g.pix.pixels) / g.pix.q;
   const long long warps = static_cast<long long>(gridDim.x) * warps_per_block;
-  for (long long pix = static_cast<long long>(blockIdx.x) * warps_per_block + threadIdx.x / 32; pix < g.pix.pixels;
-       pix += warps) {
-    const sm90::Im2colPixel px = sm90::im2col_pixel(g, pix);
-    std::uint32_t w[4];
+  for (long long row = static_cast<long long>(blockIdx.x) * warps_per_block + threadIdx.x / 32; row < rows; row += warps) {
+    const sm90::Im2colRow r = sm90::im2col_row(g, row);
+    std::uint16_t* const out = col + row * g.pix.q * g.jp + 8 * lane;
+    for (int oq = 0; oq < g.pix.q; ++oq) {
+      std::uint32_t w[4];
 #pragma unroll
-    for (int u = 0; u < 8; u += 2) {
-      const long long s0 = sm90::im2col_source(g, px, cols[u]), s1 = sm90::im2col_source(g, px, cols[u + 1]);
-      const std::uint32_t lo = s0 >= 0 ? x[s0] : 0u, hi = s1 >= 0 ? x[s1] : 0u;
-      w[u / 2] = lo | (hi << 16);
+      for (int u = 0; u < 8; u += 2) {
+        const long long s0 = sm90::im2col_source(g, r, cols[u], oq), s1 = sm90::im2col_source(g, r, cols[u + 1], oq);
+        const std::uint32_t lo = s0 >= 0 ? x[s0] : 0u, hi = s1 >= 0 ? x[s1] : 0u;
+        w[u / 2] = lo | (hi << 16);
+      }
+      *reinterpret_cast<uint4*>(out + static_cast<long long>(oq) * g.jp) = make_uint4(w[0], w[1], w[2], w[3]);
     }
-    *reinterpret_cast<uint4*>(col + pix * g.jp + 8 * lane) = make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
@@ -417,7 +420,9 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
     unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
     void* const col = ws + L.col_offset;
     void* const dwp = ws + L.dwp_offset;
-    im2col_kernel<<<grid_stride_blocks(pl.im2col_geom.pix.pixels * 32, kPadThreads, 132 * 16), kPadThreads, 0, hs>>>(
+    im2col_kernel<<<grid_stride_blocks(static_cast<long long>(pl.im2col_geom.pix.pixels) / pl.im2col_geom.pix.q * 32,
+                                       kPadThreads),
+                    kPadThreads, 0, hs>>>(
         pl.im2col_geom, static_cast<const std::uint16_t*>(t.x), static_cast<std::uint16_t*>(col));
     HIPRIM_CHECK_LAUNCH("im2col_kernel", context);
     buf = {t.y, col, dwp, nullptr, t.workspace, {}};

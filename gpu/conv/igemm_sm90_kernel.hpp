@@ -92,38 +92,52 @@ __device__ __forceinline__ void store_pair(T* out, long long off, float v0, floa
 }
 
 // Second pass of split-K (dense output rows): out[e] = round(sum_s partial[s][e] (+ bias[e % n_cols]),
-// then the fused chain when ep.fused).
+// then the fused chain when ep.fused). A fixed order (deterministic): a block takes 32 output pairs x
+// 8 split groups; group g sums splits g, g + 8, ... in increasing order (the loads of 4 issued before
+// their adds), then thread group 0 adds the groups' sums in order 0..7.
+constexpr int kReduceThreads = 256, kReduceGroups = 8, kReducePairs = kReduceThreads / kReduceGroups;
 template <typename T>
-__global__ void __launch_bounds__(256) igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn,
-                                                         int n_cols, const T* __restrict__ bias, T* __restrict__ out,
-                                                         const IgemmEpilogue ep) {
-  const long long pairs = mn / 2, step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < pairs; e += step) {
-    // Summed in split order; the loads of 8 splits are issued before their adds (latency, not order).
-    const float2* const col = reinterpret_cast<const float2*>(partial) + e;
-    const long long stride = mn / 2;
-    float2 s = col[0];
-    int k = 1;
-    for (; k + 8 <= splits; k += 8) {
-      float2 v[8];
+__global__ void __launch_bounds__(kReduceThreads)
+    igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn, int n_cols, const T* __restrict__ bias,
+                      T* __restrict__ out, const IgemmEpilogue ep) {
+  __shared__ float2 group_sum[kReduceGroups][kReducePairs];
+  const int pl = static_cast<int>(threadIdx.x) % kReducePairs, grp = static_cast<int>(threadIdx.x) / kReducePairs;
+  const long long pairs = mn / 2, stride = mn / 2;
+  for (long long base = static_cast<long long>(blockIdx.x) * kReducePairs; base < pairs;
+       base += static_cast<long long>(gridDim.x) * kReducePairs) {  // uniform over the block
+    const long long e = base + pl;
+    float2 s = {0.0f, 0.0f};
+    if (e < pairs) {
+      const float2* const col = reinterpret_cast<const float2*>(partial) + e;
+      int k = grp;
+      for (; k + 3 * kReduceGroups < splits; k += 4 * kReduceGroups) {
+        float2 v[4];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) v[u] = col[(k + u) * stride];
+        for (int u = 0; u < 4; ++u) v[u] = col[(k + u * kReduceGroups) * stride];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) s.x += v[u].x, s.y += v[u].y;
+        for (int u = 0; u < 4; ++u) s.x += v[u].x, s.y += v[u].y;
+      }
+      for (; k < splits; k += kReduceGroups) {
+        const float2 v = col[k * stride];
+        s.x += v.x, s.y += v.y;
+      }
     }
-    for (; k < splits; ++k) {
-      const float2 v = col[k * stride];
-      s.x += v.x;
-      s.y += v.y;
+    group_sum[grp][pl] = s;
+    __syncthreads();
+    if (grp == 0 && e < pairs) {
+      float2 t = group_sum[0][pl];
+#pragma unroll
+      for (int g = 1; g < kReduceGroups; ++g) t.x += group_sum[g][pl].x, t.y += group_sum[g][pl].y;
+      const int n = static_cast<int>((2 * e) % n_cols);
+      float v0 = igemm_epilogue_value(t.x, bias, n), v1 = igemm_epilogue_value(t.y, bias, n + 1);
+      if (ep.fused) {
+        const T* res = static_cast<const T*>(ep.residual);
+        v0 = igemm_fused_value(ep, v0, n, res ? load_f(res, 2 * e) : 0.0f);
+        v1 = igemm_fused_value(ep, v1, n + 1, res ? load_f(res, 2 * e + 1) : 0.0f);
+      }
+      store_pair(out, 2 * e, v0, v1);
     }
-    const int n = static_cast<int>((2 * e) % n_cols);
-    float v0 = igemm_epilogue_value(s.x, bias, n), v1 = igemm_epilogue_value(s.y, bias, n + 1);
-    if (ep.fused) {
-      const T* res = static_cast<const T*>(ep.residual);
-      v0 = igemm_fused_value(ep, v0, n, res ? load_f(res, 2 * e) : 0.0f);
-      v1 = igemm_fused_value(ep, v1, n + 1, res ? load_f(res, 2 * e + 1) : 0.0f);
-    }
-    store_pair(out, 2 * e, v0, v1);
+    __syncthreads();
   }
 }
 

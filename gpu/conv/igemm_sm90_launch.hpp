@@ -184,9 +184,8 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
   }
   if (c.splitk > 1) {
     const long long mn = static_cast<long long>(L.params.cls[0].m) * L.params.n_cols;
-    // 128-thread blocks: the small outputs (bwd-weights 1x1, 4-32 K pairs) still spread over many SMs
-    const long long blocks = std::clamp<long long>((mn / 2 + 127) / 128, 1, 16LL * kNumSms);
-    igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), 128, 0, stream>>>(
+    const long long blocks = std::clamp<long long>((mn / 2 + kReducePairs - 1) / kReducePairs, 1, 16LL * kNumSms);
+    igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
         static_cast<const float*>(buf.workspace), c.splitk, mn, L.params.n_cols, static_cast<const T*>(buf.bias),
         static_cast<T*>(buf.out), buf.ep);
     HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);

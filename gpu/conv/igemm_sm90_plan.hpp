@@ -199,35 +199,39 @@ struct Im2col {
   PixelGather pix;  // of the problem itself
   int j = 0, jp = 0;
 };
-// Split for the copy kernel (one warp per pixel, lanes over j): column j's part is the same for every
-// pixel (input row / column offsets r*dil_h, s*dil_w and channel c), the pixel's part is its image and
-// the top-left input row / column of its window.
+// Split for the copy kernel (one warp per row of output pixels, walking its Q pixels; lanes over j):
+// column j = (r*S + s)*C + c has input offsets dy = r*dil_h, dx = s*dil_w and the element offset
+// delta = (dy*W + dx)*C + c from a window's corner; row (img, op) has the corner row y0 = op*str_h - pad_h
+// and base = ((img*H + y0)*W)*C; pixel oq's corner column is x0 = oq*str_w - pad_w, so the source
+// is base + x0*C + delta where 0 <= y0 + dy < H and 0 <= x0 + dx < W.
 struct Im2colColumn {
-  int dy = 0, dx = 0, c = 0;
+  int dy = 0, dx = 0, delta = 0;
   bool valid = false;  // false for J <= j < Jp
 };
-struct Im2colPixel {
-  int img = 0, y0 = 0, x0 = 0;
-  bool valid = false;  // false past N*P*Q
+struct Im2colRow {
+  long long base = 0;
+  int y0 = 0;
 };
 HIPRIM_IG_HD inline Im2colColumn im2col_column(const Im2col& g, int j) {
   const FilterCol f = filter_col(g.pix, j, g.j);
-  return {f.r * g.pix.dil_h, f.s * g.pix.dil_w, f.c, f.valid};
+  const int dy = f.r * g.pix.dil_h, dx = f.s * g.pix.dil_w;
+  return {dy, dx, (dy * g.pix.w + dx) * g.pix.c + f.c, f.valid};
 }
-HIPRIM_IG_HD inline Im2colPixel im2col_pixel(const Im2col& g, long long pixel) {
-  const PixelGather& x = g.pix;
-  if (pixel < 0 || pixel >= x.pixels) return {};
-  const int pix = static_cast<int>(pixel), pq = x.p * x.q;
-  const int img = pix / pq, rem = pix - img * pq, op = rem / x.q, oq = rem - op * x.q;
-  return {img, op * x.str_h - x.pad_h, oq * x.str_w - x.pad_w, true};
+HIPRIM_IG_HD inline Im2colRow im2col_row(const Im2col& g, long long row) {  // row = img*P + op
+  const long long img = row / g.pix.p;
+  const int y0 = static_cast<int>(row - img * g.pix.p) * g.pix.str_h - g.pix.pad_h;
+  return {(img * g.pix.h + y0) * g.pix.w * g.pix.c, y0};
 }
-HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, const Im2colPixel& px, const Im2colColumn& col) {
-  const int y = px.y0 + col.dy, x = px.x0 + col.dx;
-  if (!px.valid || !col.valid || y < 0 || y >= g.pix.h || x < 0 || x >= g.pix.w) return -1;
-  return ((static_cast<long long>(px.img) * g.pix.h + y) * g.pix.w + x) * g.pix.c + col.c;
+HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, const Im2colRow& r, const Im2colColumn& col, int oq) {
+  const int x0 = oq * g.pix.str_w - g.pix.pad_w;
+  if (!col.valid || static_cast<unsigned>(r.y0 + col.dy) >= static_cast<unsigned>(g.pix.h) ||
+      static_cast<unsigned>(x0 + col.dx) >= static_cast<unsigned>(g.pix.w))
+    return -1;
+  return r.base + static_cast<long long>(x0) * g.pix.c + col.delta;
 }
 HIPRIM_IG_HD inline long long im2col_source(const Im2col& g, long long pixel, int j) {
-  return im2col_source(g, im2col_pixel(g, pixel), im2col_column(g, j));
+  if (pixel < 0 || pixel >= g.pix.pixels) return -1;
+  return im2col_source(g, im2col_row(g, pixel / g.pix.q), im2col_column(g, j), static_cast<int>(pixel % g.pix.q));
 }
 
 // Output row map: dense (row m at m*N) or a class's pixels (h = a + i*sy, w = b + j*sx).
