@@ -4,8 +4,8 @@
 #   scripts/device_build.sh hiprim test_api_device hiprim_shared test_ops_speed_sweep
 # Steps (each script prints its own PASS/FAIL lines; every timed output is verified in full first):
 #   1 conv     hiprim check, exact tier, smoke + edge x fp16/bf16 NHWC over conv.igemm.wgmma (the kernels' edges)
-#   2 bench    ResNet-50 bf16 NHWC, three directions, against the graph-API cuDNN peer (device_bench.sh
-#              custom, REPEATS 2), then the PyTorch cross-check (TORCH_S)
+#   2 bench    ResNet-50 over BENCH_COMBOS (default bf16:nhwc), three directions, against the graph-API cuDNN
+#              peer (device_bench.sh custom, REPEATS 2), then the PyTorch cross-check per combo (TORCH_S)
 #   3 fusion   device_fusion.sh: the fusion solvers over smoke_ops + fusion (exact, bounded), the fusion suite
 #              per config of FUSION_CONFIGS, a fuzz campaign (FUZZ_S), the ResNet-50 fused bench
 #   4 library  device_library.sh: test_api_device, the Python tests, the training client (STEPS)
@@ -20,6 +20,7 @@
 #              against the CPU reference), compute-sanitizer memcheck on the probes + IgemmConv.SanitizerSubset
 #   9 ncu      ncu --clock-control none per NCU_CASES entry ("problem|config", ';'-separated): speed of light,
 #              occupancy, memory workload of every kernel of IgemmSweep.Profile's fifth run
+# BENCH_COMBOS: comma-separated combos for the bench part.
 # PARTS picks the steps (default "conv bench fusion library ops"; e.g. PARTS="library find").
 # Everything lands in $OUT/all.tgz (few files come back from the machine).
 set -u
@@ -44,13 +45,17 @@ fi
 if want bench; then
 mark bench
 mkdir -p "$W/conv"
-OUT="$W/conv" COMBOS=bf16:nhwc DIRS=fwd,bwd-data,bwd-weights REPEATS=2 BENCH_LIMIT_S="${BENCH_S:-110}" SOLVER='conv.igemm.*' \
-  scripts/device_bench.sh custom > "$W/conv/stdout_bench.log" 2>&1
-grep -E "^dtype|^bf16 |cases:" "$W/conv/stdout_bench.log" | tail -6
-timeout $(( ${TORCH_S:-20} + 25 )) python3 scripts/torch_crosscheck.py --batch 32 --dtype bf16 --layout nhwc --what conv \
-  --time-budget "${TORCH_S:-20}" --bench "$W/conv/perf_resnet50_partcustom_h200.json" --out "$W/conv/torch_conv_bf16_nhwc.json" \
-  > "$W/conv/torch.log" 2>&1
-echo "torch rc=$?"; grep -E "total|peer/torch" "$W/conv/torch.log" | tail -6
+: "${BENCH_COMBOS:=bf16:nhwc}"
+OUT="$W/conv" COMBOS="${BENCH_COMBOS:-bf16:nhwc}" DIRS=fwd,bwd-data,bwd-weights REPEATS=2 BENCH_LIMIT_S="${BENCH_S:-110}" \
+  SOLVER='conv.igemm.*' scripts/device_bench.sh custom > "$W/conv/stdout_bench.log" 2>&1
+grep -E "^dtype|^(bf16|fp16|fp32) |cases:" "$W/conv/stdout_bench.log" | tail -12
+for combo in ${BENCH_COMBOS//,/ }; do
+  dt=${combo%%:*} lay=${combo#*:}
+  timeout $(( ${TORCH_S:-20} + 25 )) python3 scripts/torch_crosscheck.py --batch 32 --dtype "$dt" --layout "$lay" --what conv \
+    --time-budget "${TORCH_S:-20}" --bench "$W/conv/perf_resnet50_partcustom_h200.json" \
+    --out "$W/conv/torch_conv_${dt}_${lay}.json" > "$W/conv/torch_${dt}_${lay}.log" 2>&1
+  echo "torch $combo rc=$?"; grep -E "^dtype|^$dt " "$W/conv/torch_${dt}_${lay}.log" | tail -4
+done
 fi
 if want fusion; then
 mark fusion

@@ -143,9 +143,11 @@ __global__ void __launch_bounds__(kPadThreads)
 }
 
 // .im2col's first pass: col[pixel][j] = x at im2col_source (an exact copy), 0 where it has none.
-// One warp per row (img, op) of output pixels (grid-stride over N*P rows), walking its Q pixels;
-// lane l < Jp/8 owns the 8 columns 8l..8l+7 (decoded once) and writes them as one 16-byte piece,
-// so a warp writes each pixel's Jp*2 bytes contiguously (Jp % 8 == 0, Jp <= 256).
+// One warp per run of kIm2colRun pixels of a row (img, op) of output pixels (grid-stride over the
+// runs); lane l < Jp/8 owns the 8 columns 8l..8l+7 (decoded once) and writes them as one 16-byte
+// piece, so a warp writes each pixel's Jp*2 bytes contiguously (Jp % 8 == 0, Jp <= 256); the
+// pixels of a run are unrolled by 4 so their loads are in flight together.
+constexpr int kIm2colRun = 16;
 __global__ void __launch_bounds__(kPadThreads)
     im2col_kernel(const sm90::Im2col g, const std::uint16_t* __restrict__ x, std::uint16_t* __restrict__ col) {
   const int lane = static_cast<int>(threadIdx.x) % 32, warps_per_block = kPadThreads / 32;
@@ -153,12 +155,16 @@ __global__ void __launch_bounds__(kPadThreads)
   sm90::Im2colColumn cols[8];
 #pragma unroll
   for (int u = 0; u < 8; ++u) cols[u] = sm90::im2col_column(g, 8 * lane + u);
-  const long long rows = static_cast<long long>(g.pix.pixels) / g.pix.q;
+  const int runs_per_row = (g.pix.q + kIm2colRun - 1) / kIm2colRun;
+  const long long runs = static_cast<long long>(g.pix.pixels) / g.pix.q * runs_per_row;
   const long long warps = static_cast<long long>(gridDim.x) * warps_per_block;
-  for (long long row = static_cast<long long>(blockIdx.x) * warps_per_block + threadIdx.x / 32; row < rows; row += warps) {
+  for (long long run = static_cast<long long>(blockIdx.x) * warps_per_block + threadIdx.x / 32; run < runs; run += warps) {
+    const long long row = run / runs_per_row;
     const sm90::Im2colRow r = sm90::im2col_row(g, row);
+    const int q0 = static_cast<int>(run - row * runs_per_row) * kIm2colRun, q1 = min(g.pix.q, q0 + kIm2colRun);
     std::uint16_t* const out = col + row * g.pix.q * g.jp + 8 * lane;
-    for (int oq = 0; oq < g.pix.q; ++oq) {
+#pragma unroll 4
+    for (int oq = q0; oq < q1; ++oq) {
       std::uint32_t w[4];
 #pragma unroll
       for (int u = 0; u < 8; u += 2) {
@@ -420,9 +426,9 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
     unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
     void* const col = ws + L.col_offset;
     void* const dwp = ws + L.dwp_offset;
-    im2col_kernel<<<grid_stride_blocks(static_cast<long long>(pl.im2col_geom.pix.pixels) / pl.im2col_geom.pix.q * 32,
-                                       kPadThreads),
-                    kPadThreads, 0, hs>>>(
+    const long long runs = static_cast<long long>(pl.im2col_geom.pix.pixels) / pl.im2col_geom.pix.q *
+                           ((pl.im2col_geom.pix.q + kIm2colRun - 1) / kIm2colRun);
+    im2col_kernel<<<grid_stride_blocks(runs * 32, kPadThreads), kPadThreads, 0, hs>>>(
         pl.im2col_geom, static_cast<const std::uint16_t*>(t.x), static_cast<std::uint16_t*>(col));
     HIPRIM_CHECK_LAUNCH("im2col_kernel", context);
     buf = {t.y, col, dwp, nullptr, t.workspace, {}};

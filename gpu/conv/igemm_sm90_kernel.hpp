@@ -92,42 +92,49 @@ __device__ __forceinline__ void store_pair(T* out, long long off, float v0, floa
 }
 
 // Second pass of split-K (dense output rows): out[e] = round(sum_s partial[s][e] (+ bias[e % n_cols]),
-// then the fused chain when ep.fused). A fixed order (deterministic): a block takes 32 output pairs x
-// 8 split groups; group g sums splits g, g + 8, ... in increasing order (the loads of 4 issued before
-// their adds), then thread group 0 adds the groups' sums in order 0..7.
-constexpr int kReduceThreads = 256, kReduceGroups = 8, kReducePairs = kReduceThreads / kReduceGroups;
-template <typename T>
+// then the fused chain when ep.fused). A fixed order (deterministic): a block takes 256/G output pairs
+// x G split groups; group g sums splits g, g + G, ... in increasing order (the loads of 4 issued
+// before their adds), then group 0 adds the groups' sums in order 0..G-1. G = 8 for 8 or more
+// splits (the small bwd-weights outputs: more loads in flight), else 1 (no shared-memory pass).
+constexpr int kReduceThreads = 256;
+inline int igemm_reduce_groups(int splits) { return splits >= 8 ? 8 : 1; }
+template <typename T, int G>
 __global__ void __launch_bounds__(kReduceThreads)
     igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn, int n_cols, const T* __restrict__ bias,
                       T* __restrict__ out, const IgemmEpilogue ep) {
-  __shared__ float2 group_sum[kReduceGroups][kReducePairs];
-  const int pl = static_cast<int>(threadIdx.x) % kReducePairs, grp = static_cast<int>(threadIdx.x) / kReducePairs;
+  constexpr int PAIRS = kReduceThreads / G;
+  __shared__ float2 group_sum[G > 1 ? G : 1][G > 1 ? PAIRS : 1];
+  const int pl = static_cast<int>(threadIdx.x) % PAIRS, grp = static_cast<int>(threadIdx.x) / PAIRS;
   const long long pairs = mn / 2, stride = mn / 2;
-  for (long long base = static_cast<long long>(blockIdx.x) * kReducePairs; base < pairs;
-       base += static_cast<long long>(gridDim.x) * kReducePairs) {  // uniform over the block
+  for (long long base = static_cast<long long>(blockIdx.x) * PAIRS; base < pairs;
+       base += static_cast<long long>(gridDim.x) * PAIRS) {  // uniform over the block
     const long long e = base + pl;
-    float2 s = {0.0f, 0.0f};
+    float2 t = {0.0f, 0.0f};
     if (e < pairs) {
       const float2* const col = reinterpret_cast<const float2*>(partial) + e;
       int k = grp;
-      for (; k + 3 * kReduceGroups < splits; k += 4 * kReduceGroups) {
+      for (; k + 3 * G < splits; k += 4 * G) {
         float2 v[4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) v[u] = col[(k + u * kReduceGroups) * stride];
+        for (int u = 0; u < 4; ++u) v[u] = col[(k + u * G) * stride];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) s.x += v[u].x, s.y += v[u].y;
+        for (int u = 0; u < 4; ++u) t.x += v[u].x, t.y += v[u].y;
       }
-      for (; k < splits; k += kReduceGroups) {
+      for (; k < splits; k += G) {
         const float2 v = col[k * stride];
-        s.x += v.x, s.y += v.y;
+        t.x += v.x, t.y += v.y;
       }
     }
-    group_sum[grp][pl] = s;
-    __syncthreads();
-    if (grp == 0 && e < pairs) {
-      float2 t = group_sum[0][pl];
+    if constexpr (G > 1) {
+      group_sum[grp][pl] = t;
+      __syncthreads();
+      if (grp == 0) {
+        t = group_sum[0][pl];
 #pragma unroll
-      for (int g = 1; g < kReduceGroups; ++g) t.x += group_sum[g][pl].x, t.y += group_sum[g][pl].y;
+        for (int g = 1; g < G; ++g) t.x += group_sum[g][pl].x, t.y += group_sum[g][pl].y;
+      }
+    }
+    if (grp == 0 && e < pairs) {
       const int n = static_cast<int>((2 * e) % n_cols);
       float v0 = igemm_epilogue_value(t.x, bias, n), v1 = igemm_epilogue_value(t.y, bias, n + 1);
       if (ep.fused) {
@@ -137,7 +144,7 @@ __global__ void __launch_bounds__(kReduceThreads)
       }
       store_pair(out, 2 * e, v0, v1);
     }
-    __syncthreads();
+    if constexpr (G > 1) __syncthreads();
   }
 }
 

@@ -184,8 +184,10 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
   }
   if (c.splitk > 1) {
     const long long mn = static_cast<long long>(L.params.cls[0].m) * L.params.n_cols;
-    const long long blocks = std::clamp<long long>((mn / 2 + kReducePairs - 1) / kReducePairs, 1, 16LL * kNumSms);
-    igemm_sm90_reduce<T><<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
+    const int groups = igemm_reduce_groups(c.splitk), pairs_per_block = kReduceThreads / groups;
+    const long long blocks = std::clamp<long long>((mn / 2 + pairs_per_block - 1) / pairs_per_block, 1, 16LL * kNumSms);
+    auto* const reduce = groups == 8 ? igemm_sm90_reduce<T, 8> : igemm_sm90_reduce<T, 1>;
+    reduce<<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
         static_cast<const float*>(buf.workspace), c.splitk, mn, L.params.n_cols, static_cast<const T*>(buf.bias),
         static_cast<T*>(buf.out), buf.ep);
     HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
