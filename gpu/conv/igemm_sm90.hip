@@ -337,6 +337,7 @@ std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& co
   const auto c = sm90::parse_igemm_config(config);
   if (!c) return "config '" + config + "' does not parse";
   if (const std::string why = sm90::igemm_config_refusal(pl, *c); !why.empty()) return "config " + config + ": " + why;
+  if (c->persist) return "config " + config + ": the fused epilogue stages its fp32 tile in the stage memory, which .p keeps loading";
   if (c->bm * (c->bn * 4 + 32) > c->stages * (c->bm + c->bn) * 128)
     return "config " + config + ": the fp32 tile of the fused epilogue does not fit in its stage memory";
   return {};
@@ -346,7 +347,7 @@ std::string igemm_sm90_fused_default_config(const ConvProblem& p) {
   const IgemmPlan pl = sm90::plan_igemm(p);
   if (!pl.refusal.empty()) return {};
   IgemmConfig c = sm90::igemm_default_config(p, pl);
-  c.se = false;  // (the fused epilogue is staged itself)
+  c.se = c.persist = false;  // (the fused epilogue is staged itself, in the stage memory)
   return to_string(c);
 }
 

@@ -361,12 +361,17 @@ __device__ __forceinline__ void igemm_tile_epilogue(const IgemmParams& p, const 
 // The implicit-GEMM kernel of one direction (see the header). a/b are the A and B source tensors
 // (fwd: x, w; bwd-data: dy, w; bwd-weights: dy, x), out the output tensor, partial the split-K
 // workspace (splitk > 1) or null.
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+// PERSIST (.p: warp-specialised, TMA, staged epilogue, split 1, one class): a grid smaller than the
+// tiles, CTA b taking tiles b, b + gridDim.x, ... (n fastest); the stage ring runs on across tiles,
+// so the producer loads the next tile while the consumers store this one, and the epilogue stages
+// in its own region after the stages and barriers (igemm_smem_bytes), not in the stage memory.
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
 __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), igemm_min_blocks(igemm_key(BM, BN, WS)))
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                       const T* __restrict__ bias, float* __restrict__ partial, int stages,
                       const HIPRIM_GRID_CONSTANT TensorMap tmap_b, const HIPRIM_GRID_CONSTANT TensorMap tmap_a) {
   static_assert(!TMA || WS, "TMA feeds the warp-specialised variant only");
+  static_assert(!PERSIST || TMA, "the persistent grid is a variant of the TMA kernels");
 #if HIPRIM_SM90A
   constexpr int CONSUMERS = BM / 64;
   constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
@@ -428,90 +433,118 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       fence_mbarrier_init();
     }
     __syncthreads();
+    // PERSIST: this CTA's tiles are blockIdx.x, + gridDim.x, ...; otherwise the one at (m0, n0). The
+    // bodies below take one tile; the stage ring (stage, use) runs on from tile to tile.
+    const int tiles = p.m_tiles * p.n_tiles;
+    auto tile_m0 = [&](int tl) { return tl / p.n_tiles * BM; };
+    auto tile_n0 = [&](int tl) { return (tl - tl / p.n_tiles * p.n_tiles) * BN; };
     if (wg == 0) {  // producer warpgroup
       StageProducers<T, BM, BN, DIR, 128> prod;
-      prod.init(p, cl, a, b, m0, n0, t);
       int stage = 0, use = 0;
-      for (int i = 0; i < nkb; ++i) {
-        if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
-        if constexpr (TMA && DIR == IgemmDir::fwd) {
-          const int k0 = (kb_begin + i) * kTileK;
-          if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
-                         // or x's im2col box of BM pixels x 64 channels
-            mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
-            tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0 + cl.b_row0, full(stage));
-            if (p.a_dense) {
-              tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
-            } else if (p.a_im2col) {
-              const Im2colBox q = im2col_box(cl.act, m0, k0);
-              tma_load_im2col_4d(stage_addr(stage), &tmap_a, q.c0, q.x, q.y, q.img, static_cast<std::uint16_t>(q.off_x),
-                                 static_cast<std::uint16_t>(q.off_y), full(stage));
+      auto produce_tile = [&](const int m0, const int n0) {
+        prod.init(p, cl, a, b, m0, n0, t);
+        for (int i = 0; i < nkb; ++i) {
+          if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
+          if constexpr (TMA && DIR == IgemmDir::fwd) {
+            const int k0 = (kb_begin + i) * kTileK;
+            if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
+                           // or x's im2col box of BM pixels x 64 channels
+              mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
+              tma_load_2d(stage_addr(stage) + BM * kRowBytes, &tmap_b, k0, n0 + cl.b_row0, full(stage));
+              if (p.a_dense) {
+                tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
+              } else if (p.a_im2col) {
+                const Im2colBox q = im2col_box(cl.act, m0, k0);
+                tma_load_im2col_4d(stage_addr(stage), &tmap_a, q.c0, q.x, q.y, q.img, static_cast<std::uint16_t>(q.off_x),
+                                   static_cast<std::uint16_t>(q.off_y), full(stage));
+              }
             }
-          }
-          if (!p.a_dense && !p.a_im2col) {
-            prod.load_a(kb_begin + i, stage_addr(stage), t);
-            cp_async_arrive_noinc(full(stage));
-          }
-        } else if constexpr (TMA && DIR == IgemmDir::bwd_data) {  // 1x1 stride 1 pad 0 (a_dense): A = dy [M][K]
-          const int k0 = (kb_begin + i) * kTileK;                   // (64 k, BM rows) at (k0, m0); B = w [K][C]:
-          if (t == 0) {                                              // MN-major boxes (64 c, 64 k) at (n0 + 64j, k0)
-            mbar_arrive_expect_tx(full(stage), (BM + BN) * kRowBytes);
-            tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
-#pragma unroll
-            for (int j = 0; j < BN / 64; ++j)
-              tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
-          }
-        } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
-          const int k0 = (kb_begin + i) * kTileK;
-          if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0), or x's
-                         // im2col box of pixels k0.. at the tap of column n0 + 64j (columns past the
-                         // last take the last tap's box: their outputs are never stored)
-            mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense || p.b_im2col ? BN : 0)) * kRowBytes);
-#pragma unroll
-            for (int j = 0; j < BM / 64; ++j)
-              tma_load_2d(stage_addr(stage) + j * kMnAtomColBytes, &tmap_a, m0 + 64 * j, k0, full(stage));
-            if (p.b_dense) {
+            if (!p.a_dense && !p.a_im2col) {
+              prod.load_a(kb_begin + i, stage_addr(stage), t);
+              cp_async_arrive_noinc(full(stage));
+            }
+          } else if constexpr (TMA && DIR == IgemmDir::bwd_data) {  // 1x1 stride 1 pad 0 (a_dense): A = dy [M][K]
+            const int k0 = (kb_begin + i) * kTileK;                   // (64 k, BM rows) at (k0, m0); B = w [K][C]:
+            if (t == 0) {                                              // MN-major boxes (64 c, 64 k) at (n0 + 64j, k0)
+              mbar_arrive_expect_tx(full(stage), (BM + BN) * kRowBytes);
+              tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
 #pragma unroll
               for (int j = 0; j < BN / 64; ++j)
                 tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
-            } else if (p.b_im2col) {
-              const ActGather g = act_gather_of(p.pix);
+            }
+          } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
+            const int k0 = (kb_begin + i) * kTileK;
+            if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0), or x's
+                           // im2col box of pixels k0.. at the tap of column n0 + 64j (columns past the
+                           // last take the last tap's box: their outputs are never stored)
+              mbar_arrive_expect_tx(full(stage), (BM + (p.b_dense || p.b_im2col ? BN : 0)) * kRowBytes);
 #pragma unroll
-              for (int j = 0; j < BN / 64; ++j) {
-                const Im2colBox q = im2col_box(g, k0, min(n0 + 64 * j, p.n_cols - 64));
-                tma_load_im2col_4d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, q.c0, q.x, q.y, q.img,
-                                   static_cast<std::uint16_t>(q.off_x), static_cast<std::uint16_t>(q.off_y), full(stage));
+              for (int j = 0; j < BM / 64; ++j)
+                tma_load_2d(stage_addr(stage) + j * kMnAtomColBytes, &tmap_a, m0 + 64 * j, k0, full(stage));
+              if (p.b_dense) {
+#pragma unroll
+                for (int j = 0; j < BN / 64; ++j)
+                  tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
+              } else if (p.b_im2col) {
+                const ActGather g = act_gather_of(p.pix);
+#pragma unroll
+                for (int j = 0; j < BN / 64; ++j) {
+                  const Im2colBox q = im2col_box(g, k0, min(n0 + 64 * j, p.n_cols - 64));
+                  tma_load_im2col_4d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, q.c0, q.x, q.y, q.img,
+                                     static_cast<std::uint16_t>(q.off_x), static_cast<std::uint16_t>(q.off_y), full(stage));
+                }
               }
             }
-          }
-          if (!p.b_dense && !p.b_im2col) {
-            prod.load_b(kb_begin + i, stage_addr(stage), t);
+            if (!p.b_dense && !p.b_im2col) {
+              prod.load_b(kb_begin + i, stage_addr(stage), t);
+              cp_async_arrive_noinc(full(stage));
+            }
+          } else {
+            prod.load(kb_begin + i, stage_addr(stage), t);
             cp_async_arrive_noinc(full(stage));
           }
-        } else {
-          prod.load(kb_begin + i, stage_addr(stage), t);
-          cp_async_arrive_noinc(full(stage));
+          if (++stage == stages) stage = 0, ++use;
         }
-        if (++stage == stages) stage = 0, ++use;
+      };
+      if constexpr (PERSIST) {
+        for (int tl = tile; tl < tiles; tl += static_cast<int>(gridDim.x)) produce_tile(tile_m0(tl), tile_n0(tl));
+      } else {
+        produce_tile(m0, n0);
       }
       cp_async_wait_all();  // leave no copy in flight behind an exiting thread (they are not in groups)
     } else {
       const int c = wg - 1;
       int stage = 0, use = 0, prev = 0;
-      for (int i = 0; i < nkb; ++i) {
-        mbar_wait(full(stage), use & 1);
-        fence_proxy_async();
-        mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
-        wgmma_wait<1>();
+      auto consume_tile = [&]() {
+        for (int i = 0; i < nkb; ++i) {
+          mbar_wait(full(stage), use & 1);
+          fence_proxy_async();
+          mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
+          wgmma_wait<1>();
+          fence_operands(acc);
+          if (i > 0) mbar_arrive(empty(prev));
+          prev = stage;
+          if (++stage == stages) stage = 0, ++use;
+        }
+        wgmma_wait<0>();
         fence_operands(acc);
-        if (i > 0) mbar_arrive(empty(prev));
-        prev = stage;
-        if (++stage == stages) stage = 0, ++use;
+      };
+      if constexpr (PERSIST) {
+        for (int tl = tile; tl < tiles; tl += static_cast<int>(gridDim.x)) {
+          if (tl != tile) {  // the previous tile's epilogue has read acc
+#pragma unroll
+            for (int v = 0; v < BN / 2; ++v) acc[v] = 0.0f;
+          }
+          consume_tile();
+          mbar_arrive(empty(prev));  // the tile's last stage, for the producer's next tile
+          igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias,
+                                                  smem_raw + (bars + 256u - smem_addr(smem_raw)));
+        }
+      } else {
+        consume_tile();
+        igemm_tile_epilogue<T, BN, CONSUMERS, DIR>(p, cl, acc, c, t, m0, n0, split, out, bias, partial,
+                                                   smem_raw + (smem0 - smem_addr(smem_raw)));
       }
-      wgmma_wait<0>();
-      fence_operands(acc);
-      igemm_tile_epilogue<T, BN, CONSUMERS, DIR>(p, cl, acc, c, t, m0, n0, split, out, bias, partial,
-                                                 smem_raw + (smem0 - smem_addr(smem_raw)));
     }
   }
 #else

@@ -8,6 +8,9 @@
 // (IGEMM_SM90_INSTANTIATE), so the three directions compile in parallel.
 #pragma once
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -90,10 +93,10 @@ TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels
 
 // Raises the kernel's dynamic shared-memory limit, once per process (prepare() does it for every
 // kernel before any run, so a run inside a graph capture never makes this call).
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
 void raise_smem_limit() {
   static const bool raised = [] {
-    HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>,
+    HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
                  "raising the shared-memory limit of igemm_sm90_kernel");
     return true;
@@ -101,11 +104,34 @@ void raise_smem_limit() {
   (void)raised;
 }
 
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA>
+// .p's grid: the CTAs that fit on the device at once (occupancy x SMs, once per kernel and stage
+// count), at most the tiles; HIPRIM_IGEMM_PERSIST_CTAS caps it (tests: several tiles per CTA on
+// small problems).
+template <typename T, int BM, int BN, IgemmDir DIR>
+unsigned persistent_grid(unsigned tiles, int stages, int smem) {
+  static std::array<std::atomic<unsigned>, kMaxStages + 1> resident{};
+  unsigned r = resident.at(static_cast<std::size_t>(stages)).load();
+  if (r == 0) {
+    int per_sm = 0, sms = 0, dev = 0;
+    HIPRIM_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, igemm_sm90_kernel<T, BM, BN, DIR, true, true, true>,
+                                                               BM / 64 * 128 + 128, static_cast<size_t>(smem)),
+                 "occupancy of the persistent igemm_sm90_kernel");
+    HIPRIM_CHECK(cudaGetDevice(&dev), "cudaGetDevice");
+    HIPRIM_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count");
+    r = static_cast<unsigned>(std::max(1, per_sm) * std::max(1, sms));
+    resident.at(static_cast<std::size_t>(stages)).store(r);
+  }
+  unsigned grid = std::min(tiles, r);
+  if (const char* cap = std::getenv("HIPRIM_IGEMM_PERSIST_CTAS"); cap != nullptr && std::atoi(cap) > 0)
+    grid = std::min(grid, static_cast<unsigned>(std::atoi(cap)));
+  return grid;
+}
+
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
 void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                  const std::string& context) {
-  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA>;
-  raise_smem_limit<T, BM, BN, DIR, WS, TMA>();
+  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST>;
+  raise_smem_limit<T, BM, BN, DIR, WS, TMA, PERSIST>();
   TensorMap map_b{}, map_a{};
   if constexpr (TMA && DIR == IgemmDir::fwd) {
     // w [K][Kred], or the strided .flip's sub-filters [classes * C][ld] (class z from row z*C; a
@@ -123,7 +149,9 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   }
   IgemmParams params = L.params;
   params.ep = buf.ep;
-  kernel<<<dim3(L.grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
+  unsigned grid_x = L.grid_x;
+  if constexpr (PERSIST) grid_x = persistent_grid<T, BM, BN, DIR>(L.grid_x, c.stages, L.smem);
+  kernel<<<dim3(grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
       params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
       static_cast<const T*>(buf.bias), c.splitk > 1 || L.params.fp32_out ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
       map_a);
@@ -137,7 +165,11 @@ void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& 
                 const std::string& context) {
   if (DIR == IgemmDir::bwd_data && !L.params.a_dense)
     throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) takes bwd-data only for 1x1, stride 1, pad 0");
-  launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
+  if (!c.persist) return launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
+  if constexpr (DIR != IgemmDir::bwd_weights && igemm_persist_tile(BM, BN))
+    launch_tile<T, BM, BN, DIR, true, true, true>(L, c, buf, stream, context);
+  else
+    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (.p) has no persistent instantiation");
 }
 }  // namespace detail
 
@@ -153,6 +185,10 @@ void igemm_sm90_prepare() {
   raise_smem_limit<T, 128, 128, DIR, true, true>(), raise_smem_limit<T, 128, 256, DIR, true, true>();
   raise_smem_limit<T, 128, 64, DIR, true, true>(), raise_smem_limit<T, 64, 128, DIR, true, true>();
   raise_smem_limit<T, 64, 64, DIR, true, true>();
+  if constexpr (DIR != IgemmDir::bwd_weights) {
+    raise_smem_limit<T, 128, 256, DIR, true, true, true>(), raise_smem_limit<T, 128, 128, DIR, true, true, true>();
+    raise_smem_limit<T, 64, 128, DIR, true, true, true>(), raise_smem_limit<T, 64, 64, DIR, true, true, true>();
+  }
   (void)tensor_map_encoder();
   (void)im2col_encoder();
 }

@@ -171,6 +171,7 @@ std::string to_string(const IgemmConfig& c) {
   if (c.ws) s += ".ws";
   if (c.tma) s += ".tma";
   if (c.se) s += ".se";
+  if (c.persist) s += ".p";
   if (c.flip) s += ".flip";
   if (c.col2im) s += ".col2im";
   if (c.im2col) s += ".im2col";
@@ -194,6 +195,7 @@ std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
   if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
   if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
   if (s.substr(0, 3) == ".se") c.se = true, s.remove_prefix(3);
+  if (s == ".p" || s.substr(0, 3) == ".p.") c.persist = true, s.remove_prefix(2);
   if (s == ".flip") c.flip = true, s.remove_prefix(5);
   if (s == ".col2im") c.col2im = true, s.remove_prefix(7);
   if (s == ".im2col") c.im2col = true, s.remove_prefix(7);
@@ -369,6 +371,10 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
   if (c.col2im && (c.se || c.splitk > 1))
     return ".col2im writes one fp32 sum per dcol element: no staged epilogue, no split-K";
   if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
+  if (c.persist && (!c.tma || !c.se || c.splitk > 1 || c.flip || c.col2im || c.im2col))
+    return "the persistent grid (.p) is a variant of .ws.tma.se with split 1 and no lowering";
+  if (c.persist && !igemm_persist_tile(c.bm, c.bn))
+    return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no persistent (.p) variant";
   if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
   if (c.stages < kMinStages || c.stages > kMaxStages)
     return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
@@ -400,6 +406,8 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
              " (not a plain 1x1) and col within " + std::to_string(kColMaxBytes >> 20) + " MiB only";
     return igemm_config_refusal(*pl.im2col, without_lowering(c));
   }
+  if (c.persist && (pl.params.dir == IgemmDir::bwd_weights || pl.params.classes > 1))
+    return "the persistent grid (.p) takes fwd and stride-1 bwd-data (one class) only";
   if (c.tma && pl.params.dir == IgemmDir::bwd_data && !pl.params.a_dense)
     return "the TMA producer feeds bwd-data directly only for 1x1, stride 1, pad 0 (other bwd-data takes it through .flip)";
   const long long kb = cdiv(pl.kred_max, kTileK);
@@ -465,6 +473,12 @@ std::vector<IgemmConfig> igemm_config_space() {
               const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, lowering == 1, lowering == 2, lowering == 3};
               if (igemm_config_space_refusal(c).empty()) out.push_back(c);
             }
+  for (const IgemmTile& t : kTiles)  // .ws.tma.se.p
+    for (int st = kMinStages; st <= kMaxStages; ++st) {
+      IgemmConfig c{t.bm, t.bn, st, 1, true, true, true};
+      c.persist = true;
+      if (igemm_config_space_refusal(c).empty()) out.push_back(c);
+    }
   return out;
 }
 

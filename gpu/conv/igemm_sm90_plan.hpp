@@ -45,7 +45,7 @@
 // x[n][p*str - pad + r*dil][q*str - pad + s*dil][c] (j = (r*S + s)*C + c; 0 in the padding and for
 // J <= j < Jp), a bf16/fp16 copy in the workspace, then dw'[k][j] = the 1x1 bwd-weights GEMM of dy and
 // col (C' = Jp: 152 columns for the stem instead of 7*7*8 = 392 with padded channels), cut to dw.
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.flip]"; tiles kTiles, stages 3..8
+// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.p][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
@@ -389,15 +389,21 @@ inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 
 struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
   bool ws = false, tma = false, se = false, flip = false, col2im = false, im2col = false;
+  bool persist = false;  // .p: a grid of at most the resident CTAs walking the tiles (igemm_sm90_kernel)
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then
-// ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
+// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then ".p",
+// then ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
+// Stages, the alignment slack, the barriers (.ws) and .p's epilogue staging (BM rows of BN*2 + 16 bytes).
 inline int igemm_smem_bytes(const IgemmConfig& c) {
-  return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0);
+  return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0) + (c.persist ? c.bm * (2 * c.bn + 16) : 0);
+}
+// The tiles with a persistent (.p) instantiation.
+constexpr bool igemm_persist_tile(int bm, int bn) {
+  return (bm == 128 && (bn == 256 || bn == 128)) || (bm == 64 && (bn == 128 || bn == 64));
 }
 
 // The plan of a problem (config independent).

@@ -44,8 +44,19 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
   EXPECT_EQ(to_string(im), "m64n128k64.s4.splitk8.im2col");
   EXPECT_EQ(parse_igemm_config("m64n128k64.s4.splitk8.im2col"), im);
   EXPECT_NE(igemm_config_space_refusal({64, 128, 4, 1, false, false, false, false, true, true}), "");
+  IgemmConfig per{128, 256, 3, 1, true, true, true};
+  per.persist = true;
+  EXPECT_EQ(to_string(per), "m128n256k64.s3.splitk1.ws.tma.se.p");
+  EXPECT_EQ(parse_igemm_config("m128n256k64.s3.splitk1.ws.tma.se.p"), per);
+  EXPECT_EQ(igemm_config_space_refusal(per), "");
+  EXPECT_EQ(igemm_smem_bytes(per), 3 * 384 * 128 + kSmemAlignSlack + 256 + 128 * (2 * 256 + 16));  // + the staging
+  per.stages = 4;  // 4 stages + the staging exceed the shared memory
+  EXPECT_NE(igemm_config_space_refusal(per), "");
+  for (const char* refused : {"m128n128k64.s4.splitk1.ws.se.p", "m128n128k64.s4.splitk1.ws.tma.p", "m128n128k64.s4.splitk2.ws.tma.se.p",
+                              "m128n64k64.s4.splitk1.ws.tma.se.p", "m128n128k64.s4.splitk1.ws.tma.se.p.flip"})
+    EXPECT_NE(igemm_config_space_refusal(*parse_igemm_config(refused)), "") << refused;
   EXPECT_EQ(igemm_threads(c), 256);
-  for (const char* bad : {"", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
+  for (const char* bad : {"m128n128k64.s4.splitk1.ws.tma.p.se", "m128n128k64.s4.splitk1.ws.tma.se.px", "m128n128k64.s4.splitk1.ws.tma.se.p.p","", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
                           "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
                           "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws", "m128n128k64.s4.splitk1.se.ws",
                           "m128n128k64.s4.splitk1.flip.se", "m128n128k64.s4.splitk1.flipx", "m128n128k64.s4.splitk1.flip.flip",
@@ -92,6 +103,15 @@ TEST(IgemmConfig, TheSpaceHoldsEveryProblemsConfigs) {
     EXPECT_NE(igemm_config_refusal(pl, {96, 128, 3, 1}), "");
     EXPECT_NE(igemm_config_refusal(pl, {128, 128, 3, 1, false, true}), "");
   }
+  // .p: fwd and stride-1 1x1 bwd-data (one class); not bwd-weights, not the strided classes
+  IgemmConfig per{64, 128, 4, 1, true, true, true};
+  per.persist = true;
+  EXPECT_NE(std::find(space.begin(), space.end(), per), space.end());
+  for (const char* s : {"conv fwd bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-data bf16 nhwc n32 c256 k64 in56x56 f1x1",
+                        "conv fwd fp16 nhwc n32 c256 k256 in14x14 f3x3 pad1x1"})
+    EXPECT_EQ(igemm_config_refusal(plan_igemm(parse_conv_problem(s)), per), "") << s;
+  for (const char* s : {"conv bwd-weights bf16 nhwc n32 c64 k256 in56x56 f1x1", "conv bwd-data bf16 nhwc n32 c256 k256 in28x28 f3x3 pad1x1 str2x2"})
+    EXPECT_NE(igemm_config_refusal(plan_igemm(parse_conv_problem(s)), per), "") << s;
   EXPECT_NE(igemm_config_space_refusal({96, 128, 3, 1}), "");
   EXPECT_NE(igemm_config_space_refusal({128, 128, 3, 1, false, true}), "");
 }

@@ -10,6 +10,8 @@
 //                     by CUDA-graph replay over rotating inputs (test_igemm_sm90_sweep.cpp)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -286,17 +288,45 @@ TEST(IgemmConv, EveryDirectionAgainstTheCpuReference) {
                                     "m64n64k64.s4.splitk2.ws.tma.flip", "m128n128k64.s3.splitk1.ws.tma.se.flip",
                                     "m128n64k64.s4.splitk1.col2im", "m128n128k64.s4.splitk1.ws.tma.col2im",
                                     "m128n256k64.s3.splitk1.ws.col2im", "m64n128k64.s4.splitk1.im2col",
-                                    "m128n128k64.s3.splitk2.ws.im2col", "m64n64k64.s4.splitk3.im2col"})
+                                    "m128n128k64.s3.splitk2.ws.im2col", "m64n64k64.s4.splitk3.im2col",
+                                    "m128n256k64.s3.splitk1.ws.tma.se.p", "m64n64k64.s4.splitk1.ws.tma.se.p"})
             if (std::find(configs.begin(), configs.end(), other) != configs.end()) {
               EXPECT_EQ(check_conv(p, other, ++seed), "") << other << " " << to_string(p);
             }
         }
 }
 
+// .p with its grid capped (HIPRIM_IGEMM_PERSIST_CTAS) to 1, 3 and 7 CTAs, so each walks many tiles
+// (the ring's phases across tiles, the staging reused, M and N tails), fwd (x by TMA, by im2col-mode
+// TMA and by the cp.async gather) and stride-1 1x1 bwd-data.
+TEST(IgemmConv, PersistentGridWalksSeveralTilesPerCta) {
+  SKIP_WITHOUT_SM90();
+  std::uint32_t seed = 700;
+  for (const char* cap : {"1", "3", "7"}) {
+    setenv("HIPRIM_IGEMM_PERSIST_CTAS", cap, 1);
+    for (const char* text : {"conv fwd bf16 nhwc n2 c64 k200 in13x11 f1x1", "conv fwd fp16 nhwc n3 c64 k40 in13x11 f3x3 pad1x1",
+                             "conv fwd bf16 nhwc n2 c24 k72 in9x9 f3x3 pad1x1 bias", "conv bwd-data bf16 nhwc n2 c200 k64 in13x11 f1x1",
+                             "conv bwd-data fp16 nhwc n2 c136 k264 in6x6 f1x1"}) {
+      const ConvProblem p = parse_conv_problem(text);
+      const std::vector<std::string> configs = igemm_sm90_configs(p);
+      int ran = 0;
+      for (const char* cfg : {"m128n256k64.s3.splitk1.ws.tma.se.p", "m128n128k64.s4.splitk1.ws.tma.se.p",
+                              "m64n128k64.s4.splitk1.ws.tma.se.p", "m64n64k64.s3.splitk1.ws.tma.se.p"})
+        if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
+          ++ran;
+          EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p) << " with " << cap << " CTAs";
+        }
+      EXPECT_EQ(ran, 4) << text;
+    }
+  }
+  unsetenv("HIPRIM_IGEMM_PERSIST_CTAS");
+}
+
 // A few runs of every variant and direction, small enough for compute-sanitizer (device_wgmma.sh).
 TEST(IgemmConv, SanitizerSubset) {
   SKIP_WITHOUT_SM90();
   std::uint32_t seed = 900;
+  setenv("HIPRIM_IGEMM_PERSIST_CTAS", "2", 1);  // .p: several tiles per CTA
   for (const char* dir : {"fwd", "bwd-data", "bwd-weights"})
     for (const char* shape : {"n2 c16 k24 in7x6 f3x3 pad1x1 str2x2", "n1 c3 k8 in9x9 f7x7 pad3x3 str2x2", "n2 c64 k8 in5x5 f1x1",
                               "n2 c64 k64 in7x6 f3x3 pad1x1 str2x1"}) {
@@ -305,11 +335,13 @@ TEST(IgemmConv, SanitizerSubset) {
       for (const char* cfg : {"m64n64k64.s3.splitk1", "m128n128k64.s4.splitk2", "m64n128k64.s3.splitk1.ws",
                               "m128n64k64.s4.splitk1.ws.tma", "m128n128k64.s3.splitk1.se", "m64n64k64.s3.splitk1.flip",
                               "m128n64k64.s4.splitk1.ws.tma.flip", "m128n64k64.s4.splitk1.ws.tma.col2im",
-                              "m64n64k64.s3.splitk1.col2im", "m64n128k64.s4.splitk2.im2col"})
+                              "m64n64k64.s3.splitk1.col2im", "m64n128k64.s4.splitk2.im2col",
+                              "m64n64k64.s4.splitk1.ws.tma.se.p"})
         if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
           EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << to_string(p);
         }
     }
+  unsetenv("HIPRIM_IGEMM_PERSIST_CTAS");
 }
 
 TEST(IgemmConv, SolverIsRegisteredFirstAndUsesTheEnvironmentConfig) {

@@ -94,16 +94,22 @@ std::vector<float> download_out(const ConvProblem& p, SweepBuffers& sb) {
 }
 
 // The staged epilogue (.se, split 1) on every tile x producer variant (sync at 3 and 4 stages,
-// .ws at 3 and 4, .ws.tma at 4 and 6), in the problem's lowering (.flip where the plan has one):
+// .ws at 3 and 4, .ws.tma at 4 and 6, .ws.tma.se.p at 3 and 4), in the problem's lowering (.flip where the plan has one):
 // the store-bound layers (few k-blocks, a wide output) want 16-byte stores and several CTAs per SM.
 void add_staged_grid(const sm90::IgemmPlan& pl, const std::function<void(const sm90::IgemmConfig&)>& add) {
-  for (const sm90::IgemmTile& t : sm90::kTiles)
+  for (const sm90::IgemmTile& t : sm90::kTiles) {
     for (int v = 0; v < 3; ++v)
       for (int st : {v == 2 ? 4 : 3, v == 2 ? 6 : 4}) {
         sm90::IgemmConfig c{t.bm, t.bn, st, 1, v >= 1, v == 2, true};
         add(c);
         if (pl.flip) c.flip = true, add(c);
       }
+    for (int st : {3, 4}) {  // the persistent grid (.ws.tma.se.p)
+      sm90::IgemmConfig c{t.bm, t.bn, st, 1, true, true, true};
+      c.persist = true;
+      add(c);
+    }
+  }
 }
 
 std::vector<std::string> sweep_configs(const ConvProblem& p) {
