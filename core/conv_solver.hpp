@@ -54,6 +54,16 @@ struct ImplicitZeros {
 // index computation is skipped. The GPU check of every registered solver's declaration:
 // test_fuzz --gtest_filter='ImplicitZeros.*' (scripts/device_verdict.sh).
 
+// The error model a solver's output is judged by (verify/conv_check.cpp): a direct sum (the default:
+// gamma(L) * sum |terms| over the problem's reduction length, tolerance_for), or Winograd F(m x m, 3 x 3)
+// (reference/winograd.hpp: gamma(L_w) * S with S the algorithm on absolute values, always the bounded
+// rule). Only the runner's conv check takes it so far; bench's check and the fuzzer's special-value
+// judge still use the direct model (so no registered solver declares Winograd yet).
+struct ConvErrorModel {
+  int winograd_m = 0;  // 0: direct; else the output tile m of F(m x m, 3 x 3)
+  bool operator==(const ConvErrorModel&) const = default;
+};
+
 struct ConvTensors {
   void* x = nullptr;
   void* w = nullptr;
@@ -82,6 +92,8 @@ class ConvSolver : public Solver {
   // judge holds it to the answer. Pure: a solver without a declaration does not compile.
   virtual ImplicitZeros implicit_zeros(const ConvProblem& p) const = 0;
   virtual Applicability applicable(const ConvProblem& p) const = 0;
+  // The model its output on p is judged by (see ConvErrorModel); direct unless it says otherwise.
+  virtual ConvErrorModel error_model(const ConvProblem&) const { return {}; }
   // Of a run with config "" (the default).
   virtual std::size_t workspace_bytes(const ConvProblem&) const { return 0; }
   // The perf configs that can run p: {""} (the one implicit config) for a solver without configs;

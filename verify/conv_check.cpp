@@ -1,10 +1,14 @@
 #include "verify/conv_check.hpp"
 
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/conv_solver.hpp"
 #include "core/error.hpp"
 #include "verify/case_check.hpp"
+#include "reference/winograd.hpp"
 #include "verify/npy.hpp"
 
 namespace hiprim::verify {
@@ -35,7 +39,10 @@ class ConvCheck final : public CaseCheck {
     return data;
   }
   std::string tolerance(const PreparedCase& c, const Solver& s) const override {
-    return conv_tolerance(c, s.accumulation_error_factor()).describe();
+    const ConvErrorModel model = error_model_of(c, s);
+    if (model.winograd_m == 0) return conv_tolerance(c, s.accumulation_error_factor()).describe();
+    return winograd_tolerance(c, model).describe() + "; Winograd F(" + std::to_string(model.winograd_m) + "x" +
+           std::to_string(model.winograd_m) + ",3x3): abs_sum = S, the algorithm on absolute values (reference/winograd.hpp)";
   }
   std::string expect(const PreparedCase& c, const Solver& s) const override {
     (void)expected(c, s.needs_independent_oracle());
@@ -44,6 +51,11 @@ class ConvCheck final : public CaseCheck {
   Verdict judge(const PreparedCase& c, const Solver& s, const std::vector<std::vector<unsigned char>>& got) const override {
     const std::size_t out = output_index(c);
     const ref::ConvOutput& exp = expected(c, s.needs_independent_oracle());
+    const ConvErrorModel model = error_model_of(c, s);
+    if (model.winograd_m > 0) {  // the derived bound with S (hooks are for the direct model)
+      const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
+      return compare(g, exp.value, winograd_abs_sum(c, model.winograd_m), exp.desc, winograd_tolerance(c, model));
+    }
     const Tolerance tol = conv_tolerance(c, s.accumulation_error_factor());
     if (judge_bytes_) return judge_bytes_(got[out], tol);
     const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
@@ -78,6 +90,28 @@ class ConvCheck final : public CaseCheck {
     return *auto_;
   }
 
+  // The solver's declared model for the case's problem (a conv solver, or one seen as an OpSolver).
+  static ConvErrorModel error_model_of(const PreparedCase& c, const Solver& s) {
+    const ConvSolver* cs = dynamic_cast<const ConvSolver*>(&s);
+    if (const auto* op = dynamic_cast<const ConvOpSolver*>(&s)) cs = &op->conv_solver();
+    return cs ? cs->error_model(conv_problem(c)) : ConvErrorModel{};
+  }
+  static Tolerance winograd_tolerance(const PreparedCase& c, const ConvErrorModel& model) {
+    const ConvProblem& p = conv_problem(c);
+    Tolerance t = tolerance_for(p, FillTier::bounded);
+    t.reduction_length = ref::winograd_depth(winograd_f3(model.winograd_m), p.c / p.groups);
+    return t;
+  }
+  // S of reference/winograd.hpp on the case's data, computed once per tile size.
+  const std::vector<double>& winograd_abs_sum(const PreparedCase& c, int m) const {
+    auto& slot = winograd_s_[m];
+    if (!slot) {
+      const ref::ConvInputs in = conv_inputs(c);
+      slot = ref::winograd_conv_double(conv_problem(c), winograd_f3(m), *in.x, *in.w, true).abs_sum;
+    }
+    return *slot;
+  }
+
   static const ConvProblem& cast(const OpProblem& op) {
     const ConvProblem* p = op_problem_cast<ConvProblem>(op);
     if (!p) throw InputError("not a conv problem: " + op.str());
@@ -96,6 +130,7 @@ class ConvCheck final : public CaseCheck {
   std::function<Verdict(const HostTensor&, const ref::ConvOutput&, const Tolerance&)> judge_;
   std::function<Verdict(const std::vector<unsigned char>&, const Tolerance&)> judge_bytes_;
   mutable std::optional<ref::ConvOutput> auto_, naive_;
+  mutable std::map<int, std::optional<std::vector<double>>> winograd_s_;
 };
 
 const ConvCheck& conv_check(const PreparedCase& c) {

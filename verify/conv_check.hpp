@@ -3,7 +3,9 @@
 // kTagX (x, dx), kTagW (w, dw), kTagY (y, dy), kTagBias (verify/fill.hpp). Oracle: ref::conv (naive
 // below kFastThresholdMacs, fast above), the naive loops for a solver that needs_independent_oracle(),
 // or the hooks' oracle. Judge: compare() with tolerance_for(p, tier, s.accumulation_error_factor()),
-// or the hooks' judge / judge_bytes.
+// or the hooks' judge / judge_bytes; a solver declaring the Winograd model (ConvSolver::error_model)
+// is judged by the bounded rule with L = ref::winograd_depth and S = ref::winograd_conv_double's abs
+// sum in place of the direct one, whatever the fill tier (reference/winograd.hpp).
 #pragma once
 #include <cstdint>
 #include <string_view>
