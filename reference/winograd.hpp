@@ -18,9 +18,9 @@
 // takes S in place of the direct sum of |w x| (stored_sum_bound(out, L, 1, e, S)); S >= that sum and
 // grows with the tile (the transforms' |.| norms): winograd_abs_sum reports both.
 //
-// For the solver (next steps, issue 17): the comparator takes a declared model (S and L above) in
-// place of tolerance_for's direct sum (verify/conv_check.cpp's judge, bench/bench_check.cpp and
-// bench/bench_conv.cpp each call compare with the direct one today); a non-finite input spreads to
+// For the solver (issue 17): the runner's conv check (verify/conv_check.cpp) takes the model a solver
+// declares (ConvSolver::error_model: S and L above in place of the direct sum); bench/bench_check.cpp
+// and bench/bench_conv.cpp still call compare with the direct one; a non-finite input spreads to
 // the whole a x a tile (the transforms add it to every transformed value, and inf - inf = NaN), so
 // the special-value judge must expect NaN per tile, not per window; the exact tier holds only for
 // F(2,3) with integers small enough that B^T d B and the products stay below 2^24.
