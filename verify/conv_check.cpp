@@ -104,12 +104,12 @@ class ConvCheck final : public CaseCheck {
   }
   // S of reference/winograd.hpp on the case's data, computed once per tile size.
   const std::vector<double>& winograd_abs_sum(const PreparedCase& c, int m) const {
-    auto& slot = winograd_s_[m];
-    if (!slot) {
+    auto it = winograd_s_.find(m);
+    if (it == winograd_s_.end()) {
       const ref::ConvInputs in = conv_inputs(c);
-      slot = ref::winograd_conv_double(conv_problem(c), winograd_f3(m), *in.x, *in.w, true).abs_sum;
+      it = winograd_s_.emplace(m, ref::winograd_conv_double(conv_problem(c), winograd_f3(m), *in.x, *in.w, true).abs_sum).first;
     }
-    return *slot;
+    return it->second;
   }
 
   static const ConvProblem& cast(const OpProblem& op) {
@@ -130,7 +130,7 @@ class ConvCheck final : public CaseCheck {
   std::function<Verdict(const HostTensor&, const ref::ConvOutput&, const Tolerance&)> judge_;
   std::function<Verdict(const std::vector<unsigned char>&, const Tolerance&)> judge_bytes_;
   mutable std::optional<ref::ConvOutput> auto_, naive_;
-  mutable std::map<int, std::optional<std::vector<double>>> winograd_s_;
+  mutable std::map<int, std::vector<double>> winograd_s_;
 };
 
 const ConvCheck& conv_check(const PreparedCase& c) {
