@@ -3,7 +3,8 @@
 # (~9 minutes), from the repository root with devbin/ made by
 #   scripts/device_build.sh hiprim test_api_device hiprim_shared test_ops_speed_sweep
 # Steps (each script prints its own PASS/FAIL lines; every timed output is verified in full first):
-#   1 conv     hiprim check, exact tier, smoke + edge x fp16/bf16 NHWC over conv.igemm.wgmma (the kernels' edges)
+#   1 conv     hiprim check, exact tier, smoke + edge x fp16/bf16 NHWC over conv.igemm.wgmma (the kernels' edges),
+#              and smoke + edge + resnet50 (batch 2) x fp16/bf16 NCHW over conv.igemm.wgmma.nchw
 #   2 bench    ResNet-50 over BENCH_COMBOS (default bf16:nhwc), three directions, against the graph-API cuDNN
 #              peer (device_bench.sh custom, REPEATS 2), then the PyTorch cross-check per combo (TORCH_S)
 #   3 fusion   device_fusion.sh: the fusion solvers over smoke_ops + fusion (exact, bounded), the fusion suite
@@ -41,6 +42,10 @@ mkdir -p "$W/conv"
 timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge --dtype fp16,bf16 --layout nhwc --solver conv.igemm.wgmma \
   --report "$W/conv/conformance_wgmma.json" > "$W/conv/check.log" 2>&1
 echo "conv check rc=$?"; grep -E "^conv.igemm|^total" "$W/conv/check.log"
+# conv.igemm.wgmma.nchw: NCHW through transposed copies, the same suites plus resnet50 at batch 2
+timeout 120 devbin/hiprim check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp16,bf16 --layout nchw \
+  --solver conv.igemm.wgmma.nchw --report "$W/conv/conformance_wgmma_nchw.json" > "$W/conv/check_nchw.log" 2>&1
+echo "conv nchw check rc=$?"; grep -E "^conv.igemm|^total" "$W/conv/check_nchw.log"
 fi
 if want bench; then
 mark bench

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "gpu/common/numeric.hpp"
+#include "gpu/common/transpose16.hpp"
 #include "gpu/conv/conv_geom.hpp"
 #include "gpu/runtime/hip_compat.hpp"
 #include "gpu/conv/igemm_sm90.hpp"
@@ -67,66 +68,59 @@ void cut_channels(const void* src, void* dst, long long rows, int c, int cp, hip
   HIPRIM_CHECK_LAUNCH("cut_channels_kernel", ctx);
 }
 
-// The filter copies of the two bwd-data lowerings (16-bit elements), one transpose per tap:
-// w [K][RS][C] -> dst [C_out][RS][K] with dst[c][t][k] = w[k][flip ? RS-1-t : t][c] for c < C and
-// zero rows for C <= c < C_out. .flip: C_out = C, flip (RS-1-t is the tap (R-1-r, S-1-s)); .col2im:
-// w viewed as [K][1][R*S*C], C_out = Jp, no flip (w^T with zero rows). A 32 x 32 tile of (k, c) per
-// block and tap, through shared memory, so reads run along c and writes along k.
-constexpr int kPermTile = 32, kPermRows = 8;
-__global__ void __launch_bounds__(kPermTile * kPermRows)
-    permute_filter_kernel(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ dst, int k, int rs, int c,
-                          int c_out, bool flip) {
-  __shared__ std::uint16_t tile[kPermTile][kPermTile + 1];
-  const int c0 = static_cast<int>(blockIdx.x) * kPermTile, k0 = static_cast<int>(blockIdx.y) * kPermTile;
-  const int t = static_cast<int>(blockIdx.z), tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int src_t = flip ? rs - 1 - t : t;
-  for (int i = ty; i < kPermTile; i += kPermRows)  // tile[k - k0][c - c0] from w[k][src_t][c], 0 past C
-    if (k0 + i < k && c0 + tx < c_out)
-      tile[i][tx] = c0 + tx < c ? w[(static_cast<long long>(k0 + i) * rs + src_t) * c + c0 + tx] : std::uint16_t{0};
-  __syncthreads();
-  for (int i = ty; i < kPermTile; i += kPermRows)  // dst[c][t][k] = tile[k - k0][c - c0]
-    if (c0 + i < c_out && k0 + tx < k) dst[(static_cast<long long>(c0 + i) * rs + t) * k + k0 + tx] = tile[tx][i];
-}
+// The filter copies of the two bwd-data lowerings (16-bit elements), by transpose16
+// (gpu/common/transpose16.hpp), one batch per tap t: w [K][RS][C] -> dst [C_out][RS][K] with
+// dst[c][t][k] = w[k][flip ? RS-1-t : t][c] and zero rows for C <= c < C_out. .flip: C_out = C, flip
+// (RS-1-t is the tap (R-1-r, S-1-s)); .col2im: w viewed as [K][1][R*S*C], C_out = Jp, no flip (w^T
+// with zero rows).
 void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, bool flip, hipStream_t s,
                     const std::string& ctx) {
-  const dim3 grid((c_out + kPermTile - 1) / kPermTile, (k + kPermTile - 1) / kPermTile, rs);
-  permute_filter_kernel<<<grid, dim3(kPermTile, kPermRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
-                                                                    static_cast<std::uint16_t*>(dst), k, rs, c, c_out, flip);
-  HIPRIM_CHECK_LAUNCH("permute_filter_kernel", ctx);
+  const Transpose16 t{k, c, c_out, static_cast<long long>(rs) * c, static_cast<long long>(rs) * k};
+  const AffineBatches m{flip ? (rs - 1LL) * c : 0, flip ? -static_cast<long long>(c) : c, 0, k};
+  transpose16(w, dst, t, rs, m, s, ctx);
 }
 
 // The strided .flip's sub-filters (igemm_sm90_plan.hpp): dst[(z*C + c)*ld + kk] = w[weight_offset(wt_z,
-// kk, c)] for kk < kred_z, else 0. A 32 x 32 tile of (kk, c) per block and class, through shared
-// memory: each kk's source row runs along c (coalesced reads), the writes along kk.
-struct SubpixelFilters {
-  int classes = 0, c = 0, ld = 0;
+// kk, c)] for kk < kred_z, else 0; by transpose16 with one batch per (class z, K-wide slot of kk):
+// slot j holds the class's tap j (kk = j*K + k, so the source is w[k][tap][c]: rows k, contiguous c),
+// or zeros where j*K >= kred_z.
+struct SubpixelBatches {
+  int slots = 1, k = 0;
+  long long class_stride = 0;  // C * ld
   int kred[sm90::kMaxClasses] = {};
   sm90::WeightTaps wt[sm90::kMaxClasses];
+  __host__ __device__ long long src(long long b) const {
+    const int z = static_cast<int>(b / slots), kk = static_cast<int>(b - static_cast<long long>(z) * slots) * k;
+    return kk < kred[z] ? sm90::weight_offset(wt[z], kk, 0) : -1;
+  }
+  __host__ __device__ long long dst(long long b) const {
+    const long long z = b / slots;
+    return z * class_stride + (b - z * slots) * k;
+  }
+  bool src_aligned8(long long batch) const {
+    for (long long b = 0; b < batch; ++b)
+      if (const long long v = src(b); v >= 0 && v % 8 != 0) return false;  // (a zero slot, -1, loads nothing)
+    return true;
+  }
+  bool dst_aligned8(long long batch) const {
+    for (long long b = 0; b < batch; ++b)
+      if (dst(b) % 8 != 0) return false;
+    return true;
+  }
 };
-__global__ void __launch_bounds__(kPermTile * kPermRows)
-    subpixel_filters_kernel(const std::uint16_t* __restrict__ w, std::uint16_t* __restrict__ dst, const SubpixelFilters f) {
-  __shared__ std::uint16_t tile[kPermTile][kPermTile + 1];
-  const int c0 = static_cast<int>(blockIdx.x) * kPermTile, kk0 = static_cast<int>(blockIdx.y) * kPermTile;
-  const int z = static_cast<int>(blockIdx.z), tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  for (int i = ty; i < kPermTile; i += kPermRows) {  // tile[kk - kk0][c - c0]
-    const int kk = kk0 + i, c = c0 + tx;
-    if (kk < f.ld && c < f.c) tile[i][tx] = kk < f.kred[z] ? w[sm90::weight_offset(f.wt[z], kk, c)] : std::uint16_t{0};
-  }
-  __syncthreads();
-  for (int i = ty; i < kPermTile; i += kPermRows) {
-    const int c = c0 + i, kk = kk0 + tx;
-    if (c < f.c && kk < f.ld) dst[(static_cast<long long>(z) * f.c + c) * f.ld + kk] = tile[tx][i];
-  }
-}
 void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, hipStream_t s, const std::string& ctx) {
-  SubpixelFilters f;
   const sm90::IgemmParams& q = pl.flip->params;  // its class order (B' rows z*C.. serve its class z)
-  f.classes = q.classes, f.c = q.n_cols, f.ld = q.a_ld;
-  for (int z = 0; z < f.classes; ++z) f.kred[z] = q.cls[z].kred, f.wt[z] = q.cls[z].wt;
-  const dim3 grid((f.c + kPermTile - 1) / kPermTile, (f.ld + kPermTile - 1) / kPermTile, f.classes);
-  subpixel_filters_kernel<<<grid, dim3(kPermTile, kPermRows), 0, s>>>(static_cast<const std::uint16_t*>(w),
-                                                                      static_cast<std::uint16_t*>(dst), f);
-  HIPRIM_CHECK_LAUNCH("subpixel_filters_kernel", ctx);
+  SubpixelBatches m;
+  const int kc = q.cls[0].wt.k, c = q.n_cols, ld = q.a_ld;
+  if (kc <= 0 || ld % kc != 0) throw InputError(ctx + ": sub-filter rows of " + std::to_string(ld) + " are not whole taps of K");
+  m.slots = ld / kc, m.k = kc, m.class_stride = static_cast<long long>(c) * ld;
+  for (int z = 0; z < q.classes; ++z) {
+    m.kred[z] = q.cls[z].kred, m.wt[z] = q.cls[z].wt;
+    if (q.cls[z].kred > 0 && q.cls[z].wt.rsc != q.cls[0].wt.rsc)
+      throw InputError(ctx + ": the classes' filters differ in row length");
+  }
+  const Transpose16 t{kc, c, c, q.cls[0].wt.rsc, ld};
+  transpose16(w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
 }
 
 // .col2im's second pass: dx = round(col2im_sum) over every dx element, in the plan's thread order.

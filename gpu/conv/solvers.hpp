@@ -26,5 +26,8 @@ std::shared_ptr<const ConvSolver> make_conv_gemm_implicit_mma();
 // 2D NHWC fp16/bf16 implicit GEMM on Hopper warpgroup MMA, all three directions (sm_90a only):
 // conv.igemm.wgmma (gpu/conv/igemm_sm90.hip; perf configs: gpu/conv/igemm_sm90.hpp).
 std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma();
+// conv.<inner>.nchw: an NCHW/NCDHW problem run by `inner` (a channels-last solver) on transposed
+// workspace copies (gpu/conv/nchw_via_nhwc.hip; plan: gpu/conv/nchw_via_nhwc.hpp).
+std::shared_ptr<const ConvSolver> make_conv_nchw_via_nhwc(std::shared_ptr<const ConvSolver> inner);
 
 }  // namespace hiprim::gpu

@@ -6,7 +6,7 @@
 // Emulates: __global__/__device__/__host__/__forceinline__/__shared__, threadIdx/blockIdx/blockDim/
 // gridDim (x only is used by the emulated kernels), warpSize (64: the AMD width, to catch 32-lane
 // assumptions), __syncthreads, int min/max, __half and the bf16 type (RNE via core/dtype.hpp),
-// hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError/hipPeekAtLastError, the device
+// uint4/make_uint4, hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError/hipPeekAtLastError, the device
 // attributes and occupancy query the launch shapes use (an emulated device of kEmuMultiprocessors
 // multiprocessors, kEmuResidentBlocks resident blocks each), and for cooperative kernels
 // (gpu/common/launch_grid.hpp) a launch that runs every block of the grid at once, each block with
@@ -90,6 +90,15 @@ hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* n, K*, int, std::si
   return hipSuccess;
 }
 inline void __threadfence() {}
+// The 16-byte vector of four 32-bit words and its constructor (16-byte copies).
+namespace hiprim_emu {
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+}  // namespace hiprim_emu
+using hiprim_emu::make_uint4;
+using hiprim_emu::uint4;
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)   \
   hiprim_emu::launch((grid), (block), (shmem), [&] {                 \
     (void)(stream);                                                  \
