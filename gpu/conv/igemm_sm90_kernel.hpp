@@ -3,8 +3,8 @@
 // igemm_sm90_plan.hpp; the producers in igemm_sm90_producers.hpp; the shared-memory layouts and
 // descriptors in gpu/gemm/sm90/wgmma_layout.hpp.
 //
-// Launch: grid (m tiles * n tiles, n fastest; 1; classes * splitk); BM/64 consumer warpgroups (128 threads each,
-// warpgroup c owns rows 64c..64c+63 of the tile with the whole B tile), plus one producer warpgroup
+// Launch: grid (m tiles * n tiles, n fastest; 1; the classes' splits, class i from IgemmClass::z0 on);
+// BM/64 consumer warpgroups (128 threads each, warpgroup c owns rows 64c..64c+63 of the tile with the whole B tile), plus one producer warpgroup
 // in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
 // +256 for the mbarriers of WS). Stage s holds A [BM x 64] then B [BN x 64].
 // Sync variant (WS false): every thread produces and consumes. Over the CTA's k-blocks i, with the
@@ -32,8 +32,9 @@
 // Epilogue (splitk 1): acc (+ bias[n]) rounded to T (RNE) and stored as pairs of adjacent channels
 // (NHWC rows), or (.se) staged in shared memory and stored as 16-byte row pieces, or (fwd with
 // params.ep.fused) staged in fp32 and run through the fused chain (IgemmEpilogue) per 8-channel piece.
-// splitk > 1: each split writes its fp32 partial sums to partial[split][m][n]; igemm_sm90_reduce sums
-// the splits in ascending order (+ bias), rounds and stores: deterministic, no atomics.
+// splits > 1: each split writes its fp32 partial sums to the class's partial[split][m][n];
+// igemm_sm90_reduce sums the splits in ascending order (+ bias), rounds and stores to the class's
+// output rows: deterministic, no atomics.
 // fp32_out (.col2im's dcol GEMM, splitk 1): the tile's fp32 sums go to partial[0][m][n] unrounded.
 #pragma once
 #include <cstdint>
@@ -91,8 +92,9 @@ __device__ __forceinline__ void store_pair(T* out, long long off, float v0, floa
 #endif
 }
 
-// Second pass of split-K (dense output rows): out[e] = round(sum_s partial[s][e] (+ bias[e % n_cols]),
-// then the fused chain when ep.fused). A fixed order (deterministic): a block takes 256/G output pairs
+// Second pass of split-K, per class with splits > 1: out[row(m) + n] = round(sum_s partial[s][m][n]
+// (+ bias[n]), then the fused chain when ep.fused), row(m) = out_row_offset(rows, m, n_cols) (dense
+// rows: m * n_cols; a sub-pixel class: its pixels). A fixed order (deterministic): a block takes 256/G output pairs
 // x G split groups; group g sums splits g, g + G, ... in increasing order (the loads of 4 issued
 // before their adds), then group 0 adds the groups' sums in order 0..G-1. G = 8 for 8 or more
 // splits (the small bwd-weights outputs: more loads in flight), else 1 (no shared-memory pass).
@@ -101,7 +103,7 @@ inline int igemm_reduce_groups(int splits) { return splits >= 8 ? 8 : 1; }
 template <typename T, int G>
 __global__ void __launch_bounds__(kReduceThreads)
     igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn, int n_cols, const T* __restrict__ bias,
-                      T* __restrict__ out, const IgemmEpilogue ep) {
+                      T* __restrict__ out, const IgemmEpilogue ep, const OutRows rows) {
   constexpr int PAIRS = kReduceThreads / G;
   __shared__ float2 group_sum[G > 1 ? G : 1][G > 1 ? PAIRS : 1];
   const int pl = static_cast<int>(threadIdx.x) % PAIRS, grp = static_cast<int>(threadIdx.x) / PAIRS;
@@ -135,14 +137,16 @@ __global__ void __launch_bounds__(kReduceThreads)
       }
     }
     if (grp == 0 && e < pairs) {
-      const int n = static_cast<int>((2 * e) % n_cols);
+      const long long m = 2 * e / n_cols;
+      const int n = static_cast<int>(2 * e - m * n_cols);
+      const long long o = rows.dense ? 2 * e : out_row_offset(rows, static_cast<int>(m), n_cols) + n;
       float v0 = igemm_epilogue_value(t.x, bias, n), v1 = igemm_epilogue_value(t.y, bias, n + 1);
       if (ep.fused) {
         const T* res = static_cast<const T*>(ep.residual);
-        v0 = igemm_fused_value(ep, v0, n, res ? load_f(res, 2 * e) : 0.0f);
-        v1 = igemm_fused_value(ep, v1, n + 1, res ? load_f(res, 2 * e + 1) : 0.0f);
+        v0 = igemm_fused_value(ep, v0, n, res ? load_f(res, o) : 0.0f);
+        v1 = igemm_fused_value(ep, v1, n + 1, res ? load_f(res, o + 1) : 0.0f);
       }
-      store_pair(out, 2 * e, v0, v1);
+      store_pair(out, o, v0, v1);
     }
     if constexpr (G > 1) __syncthreads();
   }
@@ -174,8 +178,8 @@ __device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const Igemm
   for (int half = 0; half < 2; ++half) {
     const int row = m0 + 64 * c + acc_row(t, 2 * half);
     if (row >= cl.m) continue;
-    if (p.splitk > 1 || p.fp32_out) {
-      float* prow = partial + (static_cast<long long>(split) * cl.m + row) * n_cols;
+    if (cl.splits > 1 || p.fp32_out) {
+      float* prow = partial + cl.partial_off + (static_cast<long long>(split) * cl.m + row) * n_cols;
 #pragma unroll
       for (int jn = 0; jn < BN / 8; ++jn) {
         const int col = n0 + acc_col(t, 4 * jn);
@@ -346,7 +350,7 @@ __device__ __forceinline__ void igemm_tile_epilogue(const IgemmParams& p, const 
                                                     int c, int t, int m0, int n0, int split, T* out, const T* bias,
                                                     float* partial, unsigned char* smem) {
   if constexpr (DIR == IgemmDir::fwd) {
-    if (p.ep.fused && p.splitk == 1) {
+    if (p.ep.fused && cl.splits == 1) {
       igemm_fused_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
       return;
     }
@@ -380,8 +384,11 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
   extern __shared__ unsigned char smem_raw[];
   const std::uint32_t smem0 = (smem_addr(smem_raw) + 1023u) & ~1023u;
   const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, t = tid % 128;
-  const int zc = static_cast<int>(blockIdx.z) / p.splitk, split = static_cast<int>(blockIdx.z) - zc * p.splitk;
+  int zc = 0;  // the class whose z range [z0, z0 + splits) holds blockIdx.z (z0 ascends with the class)
+  for (int i = 1; i < p.classes; ++i)
+    if (static_cast<int>(blockIdx.z) >= p.cls[i].z0) zc = i;
   const IgemmClass& cl = p.cls[zc];
+  const int split = static_cast<int>(blockIdx.z) - cl.z0;
   const int tile = static_cast<int>(blockIdx.x), m_tile = tile / p.n_tiles;
   const int m0 = m_tile * BM, n0 = (tile - m_tile * p.n_tiles) * BN;
   if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)

@@ -218,14 +218,16 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
     case igemm_key(64, 64, true) + 10000000: launch_tma<T, 64, 64, DIR>(L, c, buf, stream, context); break;
     default: throw InputError("conv.igemm.wgmma: tile of config " + to_string(c) + " is not instantiated");
   }
-  if (c.splitk > 1) {
-    const long long mn = static_cast<long long>(L.params.cls[0].m) * L.params.n_cols;
-    const int groups = igemm_reduce_groups(c.splitk), pairs_per_block = kReduceThreads / groups;
+  for (int i = 0; i < L.params.classes; ++i) {  // the split classes' reductions
+    const IgemmClass& cl = L.params.cls[i];
+    if (cl.splits <= 1) continue;
+    const long long mn = static_cast<long long>(cl.m) * L.params.n_cols;
+    const int groups = igemm_reduce_groups(cl.splits), pairs_per_block = kReduceThreads / groups;
     const long long blocks = std::clamp<long long>((mn / 2 + pairs_per_block - 1) / pairs_per_block, 1, 16LL * kNumSms);
     auto* const reduce = groups == 8 ? igemm_sm90_reduce<T, 8> : igemm_sm90_reduce<T, 1>;
     reduce<<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
-        static_cast<const float*>(buf.workspace), c.splitk, mn, L.params.n_cols, static_cast<const T*>(buf.bias),
-        static_cast<T*>(buf.out), buf.ep);
+        static_cast<const float*>(buf.workspace) + cl.partial_off, cl.splits, mn, L.params.n_cols,
+        static_cast<const T*>(buf.bias), static_cast<T*>(buf.out), buf.ep, cl.out);
     HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
   }
 }

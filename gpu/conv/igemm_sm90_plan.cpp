@@ -411,7 +411,6 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   if (c.tma && pl.params.dir == IgemmDir::bwd_data && !pl.params.a_dense)
     return "the TMA producer feeds bwd-data directly only for 1x1, stride 1, pad 0 (other bwd-data takes it through .flip)";
   const long long kb = cdiv(pl.kred_max, kTileK);
-  if (c.splitk > 1 && pl.params.classes > 1) return "split-K with sub-pixel classes (strided bwd-data) is not offered";
   if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);
   if (cdiv(pl.gemm_m_max, c.bm) * cdiv(pl.params.n_cols, c.bn) > kIndexLimit) return "more tiles than gridDim.x takes";
   return "";
@@ -449,13 +448,22 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   q.n_tiles = static_cast<int>(cdiv(q.n_cols, c.bn));
   L.grid_x = static_cast<unsigned>(static_cast<long long>(q.m_tiles) * q.n_tiles);
   L.grid_y = 1;
-  L.grid_z = static_cast<unsigned>(q.classes * c.splitk);
+  // Each class's splits (the heavy sub-pixel classes split, the light ones may not), their z range
+  // and partials; z runs through the classes in order (the heaviest first).
+  long long z = 0, partial_floats = 0;
+  for (int i = 0; i < q.classes; ++i) {
+    IgemmClass& cl = q.cls[i];
+    cl.splits = c.splitk > 1 ? static_cast<int>(std::max<long long>(1, cdiv(cdiv(cl.kred, kTileK), q.kb_per_split))) : 1;
+    cl.z0 = static_cast<int>(z);
+    z += cl.splits;
+    cl.partial_off = cl.splits > 1 ? partial_floats : 0;
+    if (cl.splits > 1) partial_floats += static_cast<long long>(cl.splits) * cl.m * q.n_cols;
+  }
+  L.grid_z = static_cast<unsigned>(z);
   L.threads = igemm_threads(c);
   L.smem = igemm_smem_bytes(c);
   auto align = [](std::size_t b) { return (b + 255) / 256 * 256; };
-  const std::size_t partial = c.splitk > 1 ? static_cast<std::size_t>(c.splitk) * static_cast<std::size_t>(pl.gemm_m_max) *
-                                                 static_cast<std::size_t>(q.n_cols) * sizeof(float)
-                                           : 0;
+  const std::size_t partial = static_cast<std::size_t>(partial_floats) * sizeof(float);
   L.act_pad_offset = align(partial);
   L.w_pad_offset = L.act_pad_offset + align(pl.act_pad_bytes);
   L.workspace_bytes = pl.c_pad > 0 ? L.w_pad_offset + align(pl.w_pad_bytes) : partial;
@@ -513,17 +521,21 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
                      (pl.params.dir == IgemmDir::bwd_data ? kBwdDataEfficiency : 1.0) *
                      (all_tma_weights ? kAllTmaBwdWeightsEfficiency : 1.0) * (all_tma_fwd ? kAllTmaFwdEfficiency : 1.0);
   // Tiles of each class; a class without taps (Kred 0) only stores zeros.
-  double tile_units = 0;  // sum over tiles of (k-blocks + 1.5 for prologue/epilogue), in rounds of kNumSms
+  // A class splits into ceil(its k-blocks / kps) pieces (make_igemm_launch), so light classes split less.
+  double tile_units = 0;  // the longest tile's k-blocks + 1.5 for prologue/epilogue, in rounds of kNumSms
   long long tiles = 0;
-  double zero_bytes = 0;
+  double zero_bytes = 0, part = 0;
+  const long long kb_max = cdiv(pl.kred_max, kTileK), kps = c.splitk > 1 ? cdiv(kb_max, c.splitk) : kb_max;
   for (int i = 0; i < pl.params.classes; ++i) {
     const IgemmClass& cl = pl.params.cls[i];
     if (cl.kred == 0) {
       zero_bytes += 2.0 * cl.m * pl.params.n_cols;
       continue;
     }
-    tiles += cdiv(cl.m, c.bm) * cdiv(pl.params.n_cols, c.bn) * c.splitk;
-    tile_units = std::max(tile_units, static_cast<double>(cdiv(cdiv(cl.kred, kTileK), c.splitk)) + 1.5);
+    const long long kb = cdiv(cl.kred, kTileK), splits = c.splitk > 1 ? std::max<long long>(1, cdiv(kb, kps)) : 1;
+    tiles += cdiv(cl.m, c.bm) * cdiv(pl.params.n_cols, c.bn) * splits;
+    tile_units = std::max(tile_units, static_cast<double>(std::min(kb, kps)) + 1.5);
+    if (splits > 1) part += static_cast<double>(cl.m) * pl.params.n_cols * 4.0 * static_cast<double>(splits);
   }
   const double t_tile = static_cast<double>(c.bm) * c.bn * kTileK * tile_units / (eff * mac_rate);
   // Compute and memory overlap; the smaller term still counts a little, so configs that all sit at the
@@ -532,8 +544,7 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
   double t = std::max(tc, tm) + 0.2 * std::min(tc, tm);
   t += zero_bytes / bw;
   t += 2.0 * static_cast<double>(pl.act_pad_bytes + pl.w_pad_bytes) / bw;  // channel padding copies
-  if (c.splitk > 1) {
-    const double part = static_cast<double>(pl.gemm_m_max) * pl.params.n_cols * 4.0 * c.splitk;
+  if (part > 0) {
     t += 2.0 * part / bw + 3e-6;  // partials written and read back, plus the second launch
   }
   return t;

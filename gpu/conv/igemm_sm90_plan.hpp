@@ -321,6 +321,11 @@ struct IgemmClass {
   WeightTaps wt;   // bwd-data B
   OutRows out;
   int b_row0 = 0;  // fwd B: the class's first row of the dense B [classes * N][a_ld] (strided .flip)
+  // Split-K (set by the launch): the class's splits of kb_per_split k-blocks each (ceil(its
+  // k-blocks / kb_per_split), at least 1), blockIdx.z from z0 on; with splits > 1 its fp32 partials
+  // [split][m][n] start at float partial_off of the workspace (classes with one split store directly).
+  int splits = 1, z0 = 0;
+  long long partial_off = 0;
 };
 
 // The fused fwd epilogue (fusion.igemm.wgmma; `fused` false for the plain solver), applied in fp32
@@ -353,7 +358,7 @@ struct IgemmParams {
   bool a_im2col = false;           // fwd otherwise, im2col_tma_refusal "": A by TMA im2col (Im2colBox)
   bool b_dense = false;            // bwd-weights 1x1, stride 1, pad 0: B is x as a dense [pixels][C] matrix
   bool b_im2col = false;           // bwd-weights otherwise, im2col_tma_refusal(act_gather_of(pix)) "": B by TMA im2col
-  int splitk = 1, kb_per_split = 0;
+  int splitk = 1, kb_per_split = 0;  // the config's split (an upper bound per class: IgemmClass::splits)
   bool staged_epilogue = false;    // the config's .se
   bool fp32_out = false;           // .col2im: every tile writes fp32 sums to partial[0][m][n] (no rounding)
   int m_tiles = 0, n_tiles = 0;    // gridDim.x = m_tiles * n_tiles, n fastest (max m tiles over classes):

@@ -76,8 +76,12 @@ TEST(IgemmConfig, ListedConfigsAreValidAndContainTheDefault) {
     for (const IgemmConfig& c : all) {
       EXPECT_EQ(parse_igemm_config(to_string(c)), c);
       EXPECT_LE(igemm_smem_bytes(c), kSmemLimit);
-      if (pl.params.classes > 1) {
-        EXPECT_EQ(c.splitk, 1) << s;
+      if (pl.params.classes > 1) {  // split-K over sub-pixel classes: 1 to splitk splits per class
+        const IgemmLaunch L = make_igemm_launch(pl, c);
+        for (int i = 0; i < L.params.classes; ++i) {
+          EXPECT_GE(L.params.cls[i].splits, 1) << s << " " << to_string(c);
+          EXPECT_LE(L.params.cls[i].splits, c.splitk) << s << " " << to_string(c);
+        }
       }
     }
   }
@@ -126,12 +130,18 @@ TEST(IgemmConfig, SplitKPartitionsTheKBlocks) {
       continue;
     }
     const IgemmLaunch L = make_igemm_launch(pl, c);
+    // The launched splits own every k-block once and none is empty (a split past the last k-block is
+    // not launched: ceil(kb / kb_per_split) <= sp of them).
+    const int splits = static_cast<int>(L.grid_z);
+    EXPECT_EQ(splits, L.params.cls[0].splits);
+    EXPECT_LE(splits, sp);
     std::vector<int> owner(kb, 0);
-    for (int s = 0; s < sp; ++s)
+    for (int s = 0; s < splits; ++s) {
+      EXPECT_LT(s * L.params.kb_per_split, kb) << "splitk " << sp << ": split " << s << " is empty";
       for (int i = s * L.params.kb_per_split; i < std::min<long long>(kb, (s + 1LL) * L.params.kb_per_split); ++i) ++owner[i];
+    }
     for (int v : owner) ASSERT_EQ(v, 1) << "splitk " << sp;
-    EXPECT_EQ(L.grid_z, static_cast<unsigned>(sp));
-    EXPECT_EQ(L.workspace_bytes, sp > 1 ? std::size_t(sp) * 64 * 576 * 4 : 0u);
+    EXPECT_EQ(L.workspace_bytes, splits > 1 ? std::size_t(splits) * 64 * 576 * 4 : 0u);
   }
 }
 
@@ -152,7 +162,7 @@ TEST(IgemmConfig, GridCoversEveryTileOnceWithNFastest) {
 
 TEST(IgemmConfig, RefusedConfigsSayWhy) {
   const IgemmPlan strided = plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c64 k64 in8x8 f3x3 pad1x1 str2x2"));
-  EXPECT_NE(igemm_config_refusal(strided, {128, 128, 3, 2}).find("sub-pixel"), std::string::npos);
+  EXPECT_EQ(igemm_config_refusal(strided, {128, 128, 3, 2}), "");  // split-K over the sub-pixel classes
   EXPECT_NE(igemm_config_refusal(strided, {96, 128, 3, 1}).find("not instantiated"), std::string::npos);
   EXPECT_NE(igemm_config_refusal(strided, {128, 256, 8, 1}).find("shared memory"), std::string::npos);
   EXPECT_NE(igemm_config_refusal(strided, {128, 128, 2, 1}).find("stages"), std::string::npos);

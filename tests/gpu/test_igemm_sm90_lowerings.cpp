@@ -89,13 +89,60 @@ TEST(IgemmFlip, StridedBwdDataRunsAsFwdOverTheClassesSubFilters) {
     EXPECT_EQ(f.a_dense, one_by_one) << s;  // 1x1: class (0, 0) reads dy densely, the others have no taps
     EXPECT_EQ(pl.flip_w_bytes, 4u * f.n_cols * f.a_ld * 2) << s;
     EXPECT_EQ(igemm_config_refusal(pl, tma), "") << s;
-    EXPECT_NE(igemm_config_refusal(pl, {128, 128, 4, 2, true, true, false, true}), "") << s;  // no split-K over classes
     const IgemmLaunch L = make_igemm_launch(pl, tma);
     EXPECT_EQ(L.grid_z, 4u);
     EXPECT_GE(L.workspace_bytes, L.w_flip_offset + pl.flip_w_bytes);
   }
   // C % 8 != 0 keeps no .flip (the padded channels' sub-filters are not offered).
   EXPECT_EQ(plan_igemm(parse_conv_problem("conv bwd-data bf16 nhwc n2 c3 k8 in12x11 f7x7 pad3x3 str2x2")).flip, nullptr);
+}
+
+// Split-K over sub-pixel classes: each class takes ceil(its k-blocks / kb_per_split) splits (the
+// heavy classes more, a class without taps one, storing zeros), the z ranges tile the grid in class
+// order, each class's splits own its k-blocks once, and only split classes have partials, disjoint
+// and inside the workspace before the sub-filters.
+TEST(IgemmFlip, StridedSplitKSplitsEachClassByItsOwnKBlocks) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  struct Want {
+    const char* problem;
+    int splitk;
+    std::vector<int> splits;  // per class, heaviest first
+  };
+  const Want wants[] = {
+      {"conv bwd-data bf16 nhwc n32 c128 k128 in56x56 f3x3 pad1x1 str2x2", 2, {2, 1, 1, 1}},  // k-blocks 8, 4, 4, 2
+      {"conv bwd-data bf16 nhwc n32 c512 k512 in14x14 f3x3 pad1x1 str2x2", 4, {4, 2, 2, 1}},  // 32, 16, 16, 8
+      {"conv bwd-data bf16 nhwc n32 c512 k512 in14x14 f3x3 pad1x1 str2x2", 3, {3, 2, 2, 1}},  // kb_per_split 11
+      {"conv bwd-data bf16 nhwc n32 c1024 k2048 in14x14 f1x1 pad0x0 str2x2", 2, {2, 1, 1, 1}},  // 32, 0, 0, 0
+  };
+  for (const Want& w : wants) {
+    const IgemmPlan pl = plan_igemm(parse_conv_problem(w.problem));
+    const IgemmConfig c{128, 256, 4, w.splitk, true, true, false, true};
+    ASSERT_EQ(igemm_config_refusal(pl, c), "") << w.problem;
+    const IgemmLaunch L = make_igemm_launch(pl, c);
+    const IgemmParams& q = L.params;
+    ASSERT_EQ(q.classes, 4) << w.problem;
+    int z = 0;
+    long long partial_end = 0;
+    for (int i = 0; i < q.classes; ++i) {
+      const IgemmClass& cl = q.cls[i];
+      EXPECT_EQ(cl.splits, w.splits[i]) << w.problem << " class " << i;
+      EXPECT_EQ(cl.z0, z) << w.problem << " class " << i;
+      z += cl.splits;
+      const int kb = (cl.kred + 63) / 64;
+      std::vector<int> owner(kb, 0);
+      for (int s = 0; s < cl.splits; ++s)
+        for (int b = s * q.kb_per_split; b < std::min(kb, (s + 1) * q.kb_per_split); ++b) ++owner[b];
+      for (int v : owner) EXPECT_EQ(v, 1) << w.problem << " class " << i;
+      if (cl.splits > 1) {
+        EXPECT_EQ(cl.partial_off, partial_end) << w.problem << " class " << i;
+        partial_end += static_cast<long long>(cl.splits) * cl.m * q.n_cols;
+      }
+    }
+    EXPECT_EQ(L.grid_z, static_cast<unsigned>(z)) << w.problem;
+    EXPECT_LE(static_cast<std::size_t>(partial_end) * 4, L.w_flip_offset) << w.problem;
+    EXPECT_GE(L.workspace_bytes, L.w_flip_offset + pl.flip_w_bytes) << w.problem;
+  }
 }
 
 // .col2im: the stem's bwd-data (C = 3, a 147-wide filter row) takes it; wide filter rows do not.

@@ -163,11 +163,15 @@ std::vector<std::string> sweep_configs(const ConvProblem& p) {
   // bwd-data's lowerings: the flipped fwd problem's candidates run as .flip; the dcol GEMM's
   // candidates (split 1, no .se) run as .col2im.
   std::string why;
-  if (pl.flip && pl.flip_subpixel)  // strided: each tile with each producer variant, with and without .se
+  if (pl.flip && pl.flip_subpixel)  // strided: each tile with each producer variant, with and without .se,
+                                    // and the warp-specialised ones split (the heavy classes split more)
     for (const sm90::IgemmTile& t : sm90::kTiles)
-      for (int v = 0; v < 3; ++v)
+      for (int v = 0; v < 3; ++v) {
         for (int st : {4, v == 2 ? 6 : 3})
           for (bool se : {false, true}) add({t.bm, t.bn, st, 1, v >= 1, v == 2, se, true});
+        if (v >= 1)
+          for (int sp : {2, 3, 4}) add({t.bm, t.bn, 4, sp, true, v == 2, false, true});
+      }
   else if (pl.flip)
     for (const std::string& s : sweep_configs(sm90::flip_problem(p, &why))) {
       sm90::IgemmConfig c = *sm90::parse_igemm_config(s);
