@@ -6,6 +6,20 @@
 
 namespace hiprim::gputest {
 
+std::vector<ConvProblem> every_direction_and_dtype(std::span<const char* const> problems) {
+  std::vector<ConvProblem> all;
+  for (const char* s : problems)
+    for (ConvDir d : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
+      for (DType t : {DType::fp32, DType::fp16, DType::bf16})
+        for (bool bias : {false, true}) {
+          if (bias && d != ConvDir::fwd) continue;
+          ConvProblem p = parse_conv_problem(s);
+          p.dir = d, p.dtype = t, p.bias = bias;
+          all.push_back(p);
+        }
+  return all;
+}
+
 ConvProblem pick_small_problem(bool allow_3d) {
   ConvProblem p;
   const int rank = allow_3d ? *rc::gen::inRange(2, 4) : 2;

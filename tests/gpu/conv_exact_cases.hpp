@@ -4,6 +4,7 @@
 // tests/reference/conv_property_tools.hpp.)
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/conv_problem.hpp"
@@ -15,6 +16,10 @@ namespace hiprim::gputest {
 // Covers both modes, 2D/3D (when allow_3d), groups, stride/pad/dilation, output padding, bias,
 // every layout, dtype and direction.
 ConvProblem pick_small_problem(bool allow_3d);
+
+// Each problem string in every direction x dtype (fp32, fp16, bf16), fwd also with a bias, in
+// that loop order.
+std::vector<ConvProblem> every_direction_and_dtype(std::span<const char* const> problems);
 
 // Integers in [-2, 2] at every storage element, from a fixed hash of (seed, i). Every such value is
 // exact in fp32/fp16/bf16 and products and partial sums stay exact integers in fp32 for the small

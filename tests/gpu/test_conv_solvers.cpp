@@ -87,21 +87,7 @@ const char* const kFixedProblems[] = {
     "conv fwd fp32 ndhwc n1 c2 k2 in2x3x3 f2x2x2 pad0x1x0 str2x1x2 trans opad1x0x1",
 };
 
-std::vector<ConvProblem> fixed_cases() {
-  std::vector<ConvProblem> all;
-  for (const char* s : kFixedProblems)
-    for (ConvDir d : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
-      for (DType t : {DType::fp32, DType::fp16, DType::bf16})
-        for (bool bias : {false, true}) {
-          ConvProblem p = parse_conv_problem(s);
-          p.dir = d;
-          p.dtype = t;
-          p.bias = bias;
-          if (bias && d != ConvDir::fwd) continue;
-          all.push_back(p);
-        }
-  return all;
-}
+std::vector<ConvProblem> fixed_cases() { return gputest::every_direction_and_dtype(kFixedProblems); }
 
 void run_fixed_cases(const std::string& name) {
   const ConvSolver& solver = solver_named(name);

@@ -1,0 +1,238 @@
+// conv.direct.grouped run by the host emulation of the HIP layer (tests/gpu/emu) against the CPU
+// reference, exact tier: integer data in [-2, 2] keeps every fp32 sum exact, so each output must
+// equal the reference rounded to the dtype bit for bit. Every buffer sits between guard bytes, the
+// output and the workspace are poisoned (all-ones bytes: NaN in fp32, fp16 and bf16) so that an
+// unwritten element or an unwritten bwd-weights partial fails, inputs must come back unchanged,
+// and a second bwd-weights run (workspace poisoned again) must give the same bits. Covers depthwise (also K = m*C), small groups, strides,
+// pads past the input's edge, dilation, odd sizes, channel counts that take narrower packs,
+// several pixel tiles, channel slices and bwd-weights chunks, all three directions and dtypes, the
+// scalar fallback of unaligned buffers, and the refusals with their reasons.
+//
+// Why a kernel that drops the last channel tail fails here: the slice count rounds the channel
+// vectors up (c24 fp16: 3 vectors of 8 in slices of 2; c5 fp32: 5 scalars in slices of 4; c20 k20:
+// 5 vectors of 4), so a floor there, or a channel guard that stops one vector early, leaves the
+// last channels of every pixel unwritten: they stay NaN from the poison and the exact compare
+// reports them. (Checked by hand on a mutant with `vectors / g.cvb`: the fixed cases fail.)
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/conv_solver.hpp"
+#include "tests/gpu/conv_exact_cases.hpp"
+
+namespace hiprim::gpu_emu {
+std::shared_ptr<const ConvSolver> make_conv_direct_grouped();  // tests/gpu/emu/emu_direct_grouped.cpp
+}  // namespace hiprim::gpu_emu
+
+using namespace hiprim;
+
+namespace {
+
+constexpr std::size_t kGuard = 64;
+constexpr unsigned char kGuardByte = 0xA5, kPoison = 0xFF;
+
+// Host bytes with kGuard guard bytes either side; the payload starts 64-byte aligned plus `shift`.
+struct Guarded {
+  std::size_t n = 0, shift = 0;
+  std::unique_ptr<unsigned char[], decltype(&std::free)> mem{nullptr, &std::free};
+  Guarded(std::size_t bytes, std::size_t shift_bytes) : n(bytes), shift(shift_bytes) {
+    const std::size_t total = (2 * kGuard + shift + n + 63) / 64 * 64;
+    mem.reset(static_cast<unsigned char*>(std::aligned_alloc(64, total)));
+    std::memset(mem.get(), kGuardByte, total);
+  }
+  unsigned char* data() { return mem.get() + kGuard + shift; }
+  bool guards_intact() const {
+    for (std::size_t i = 0; i < kGuard + shift; ++i)
+      if (mem[i] != kGuardByte) return false;
+    for (std::size_t i = 0; i < kGuard; ++i)
+      if (mem[kGuard + shift + n + i] != kGuardByte) return false;
+    return true;
+  }
+};
+
+const ConvSolver& solver() {
+  static const auto s = gpu_emu::make_conv_direct_grouped();
+  return *s;
+}
+
+// "" when the solver's output on p equals the reference exactly, else the first problem found.
+// bwd-weights runs twice (the workspace poisoned again) and must give the same bits; the gathers
+// have no state between runs (a second run would cost emulation time only). shift: bytes added to
+// every buffer's address (one element: the scalar fallback).
+std::string check_exact(const ConvProblem& p, std::uint32_t seed, std::size_t shift = 0) {
+  gputest::ConvCase c = gputest::make_case(p, seed);
+  const std::vector<float> expected = gputest::expected_output(p, c);
+  HostTensor& out = c.output(p.dir);
+  HostTensor* tensors[] = {&c.x, &c.w, &c.y, &c.bias};
+  std::vector<std::vector<unsigned char>> bytes;
+  std::vector<Guarded> bufs;
+  bufs.reserve(4);
+  for (HostTensor* t : tensors) {
+    bytes.push_back(t->to_bytes());
+    bufs.emplace_back(bytes.back().size(), shift);
+    if (t != &out) std::memcpy(bufs.back().data(), bytes.back().data(), bytes.back().size());
+  }
+  Guarded& dout = bufs[p.dir == ConvDir::fwd ? 2 : p.dir == ConvDir::bwd_data ? 0 : 1];
+  Guarded ws(solver().workspace_bytes(p), 0);
+  ConvTensors t{bufs[0].data(), bufs[1].data(), bufs[2].data(), p.bias ? bufs[3].data() : nullptr, ws.data(), ws.n,
+                nullptr, {}};
+  std::vector<unsigned char> first;
+  const int runs = p.dir == ConvDir::bwd_weights ? 2 : 1;
+  for (int run = 0; run < runs; ++run) {
+    std::memset(dout.data(), kPoison, dout.n);
+    std::memset(ws.data(), kPoison, ws.n);
+    solver().run(p, t);
+    for (std::size_t i = 0; i < bufs.size(); ++i) {
+      if (!bufs[i].guards_intact()) return "a guard byte of buffer " + std::to_string(i) + " was overwritten";
+      if (&bufs[i] != &dout && std::memcmp(bufs[i].data(), bytes[i].data(), bytes[i].size()) != 0)
+        return "input buffer " + std::to_string(i) + " was modified";
+    }
+    if (!ws.guards_intact()) return "a workspace guard byte was overwritten";
+    std::vector<unsigned char> body(dout.data(), dout.data() + dout.n);
+    if (run == 1) return body == first ? "" : "two runs gave different bits";
+    first = body;
+    out.from_bytes(body.data());
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      if (!(out.data[i] == expected[i]))  // NaN (unwritten) fails too
+        return "output element at storage offset " + std::to_string(i) + " is " + std::to_string(out.data[i]) +
+               ", expected " + std::to_string(expected[i]);
+  }
+  return "";  // one run, checked
+}
+
+// Fixed problems; each runs in every direction and dtype (fwd with and without bias).
+const char* const kFixed[] = {
+    // depthwise 3x3, stride 1 and 2; channel counts taking packs of 8/4 (c16, c8), 4 (c12, c20), 2 (c6), 1 (c5)
+    "conv fwd fp32 nhwc n2 c16 k16 in7x9 f3x3 pad1x1 g16",
+    "conv fwd fp32 nhwc n1 c8 k8 in9x8 f3x3 pad1x1 str2x2 g8",
+    "conv fwd fp32 nhwc n1 c12 k12 in6x7 f3x3 pad1x1 str2x1 g12",
+    "conv fwd fp32 nhwc n1 c20 k20 in5x5 f3x3 pad1x1 g20",
+    "conv fwd fp32 nhwc n1 c6 k6 in5x6 f3x3 pad0x1 g6",
+    "conv fwd fp32 nhwc n2 c5 k5 in5x4 f3x3 pad1x1 str2x2 g5",
+    "conv fwd fp32 nhwc n1 c24 k24 in4x5 f3x3 pad1x1 g24",  // fp16: 3 vectors of 8, the last slice half full
+    // several pixel tiles and bwd-weights chunks (n*P*Q = 646)
+    "conv fwd fp32 nhwc n2 c8 k8 in17x19 f3x3 pad1x1 g8",
+    // depthwise multipliers 2 and 3 (K = m*C)
+    "conv fwd fp32 nhwc n1 c4 k8 in6x6 f3x3 pad1x1 g4",
+    "conv fwd fp32 nhwc n2 c3 k6 in5x7 f3x3 pad1x1 str2x2 g3",
+    "conv fwd fp32 nhwc n1 c4 k12 in5x5 f3x3 pad1x1 g4",
+    // groups 2..8 with C/G, K/G from 1 to 16
+    "conv fwd fp32 nhwc n1 c8 k8 in6x6 f3x3 pad1x1 g2",
+    "conv fwd fp32 nhwc n2 c16 k16 in5x6 f3x3 pad1x1 str2x2 g4",
+    "conv fwd fp32 nhwc n1 c32 k16 in4x5 f3x3 pad1x1 g2",
+    "conv fwd fp32 nhwc n1 c6 k9 in5x5 f3x3 pad1x1 g3",
+    "conv fwd fp32 nhwc n1 c24 k32 in4x4 f3x3 pad1x1 g8",
+    "conv fwd fp32 nhwc n1 c12 k6 in5x5 f3x3 pad1x1 g6",
+    "conv fwd fp32 nhwc n1 c64 k64 in3x4 f3x3 pad1x1 g4",
+    "conv fwd fp32 nhwc n1 c32 k64 in3x3 f1x1 g2",
+    // pads past the input's edge, dilation, odd and large filters (bwd-weights: several tap chunks)
+    "conv fwd fp32 nhwc n1 c8 k8 in3x4 f3x3 pad3x2 g8",
+    "conv fwd fp32 nhwc n1 c4 k4 in2x2 f2x2 pad2x2 str3x2 g2",
+    "conv fwd fp32 nhwc n1 c8 k8 in9x10 f3x3 pad2x3 dil2x3 g8",
+    "conv fwd fp32 nhwc n1 c16 k16 in7x7 f5x5 pad2x2 g16",
+    "conv fwd fp32 nhwc n1 c8 k8 in9x9 f7x7 pad3x3 str2x2 g4",
+    "conv fwd fp32 nhwc n2 c6 k6 in5x6 f3x1 pad1x0 str1x2 g3",
+    "conv fwd fp32 nhwc n1 c2 k2 in1x1 f1x1 g2",
+};
+
+std::vector<ConvProblem> fixed_cases() { return gputest::every_direction_and_dtype(kFixed); }
+
+// A random small NHWC grouped problem (valid, applicable) from rng.
+ConvProblem random_problem(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  while (true) {
+    ConvProblem p;
+    p.channels_last = true;
+    p.dir = static_cast<ConvDir>(pick(0, 2));
+    p.dtype = static_cast<DType>(pick(0, 2));
+    const int kind = pick(0, 2);  // depthwise, depthwise multiplier, grouped
+    p.groups = kind == 2 ? pick(1, 8) : pick(1, 24);
+    const int cg = kind == 2 ? pick(1, 16) : 1, kg = kind == 0 ? 1 : kind == 1 ? pick(2, 4) : pick(1, 16);
+    p.c = p.groups * cg, p.k = p.groups * kg, p.n = pick(1, 2);
+    p.in = {pick(1, 11), pick(1, 11)};
+    p.filter = {pick(1, 5), pick(1, 5)};
+    p.pad = {pick(0, 3), pick(0, 3)};
+    p.stride = {pick(1, 3), pick(1, 3)};
+    p.dilation = {pick(1, 2), pick(1, 2)};
+    p.bias = p.dir == ConvDir::fwd && pick(0, 1) == 1;
+    if (p.valid() && solver().applicable(p)) return p;
+  }
+}
+
+}  // namespace
+
+TEST(DirectGroupedEmu, DeclaresItsClaims) {
+  const ConvSolver& s = solver();
+  EXPECT_EQ(s.name(), "conv.direct.grouped");
+  EXPECT_EQ(s.backend(), Backend::device);
+  EXPECT_TRUE(s.deterministic());
+  EXPECT_EQ(s.accumulation_error_factor(), 1.0);
+  for (const char* str : {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 g8", "conv bwd-data fp16 nhwc n1 c8 k8 in5x5 f3x3 pad2x2 str2x2 g8",
+                          "conv bwd-weights bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 g2"})
+    EXPECT_EQ(s.implicit_zeros(parse_conv_problem(str)), ImplicitZeros::all(ZeroTerm::skipped)) << str;
+  EXPECT_EQ(s.workspace_bytes(parse_conv_problem("conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 g8")), 0u);
+  EXPECT_GT(s.workspace_bytes(parse_conv_problem("conv bwd-weights fp32 nhwc n1 c8 k8 in5x5 f3x3 g8")), 0u);
+}
+
+TEST(DirectGroupedEmu, FixedProblemsMatchTheReferenceExactly) {
+  int ran = 0;
+  for (const ConvProblem& p : fixed_cases()) {
+    ASSERT_TRUE(solver().applicable(p)) << to_string(p) << ": " << solver().applicable(p).reason;
+    ++ran;
+    EXPECT_EQ(check_exact(p, 17), "") << to_string(p);
+  }
+  EXPECT_EQ(ran, static_cast<int>(std::size(kFixed)) * 12);
+}
+
+TEST(DirectGroupedEmu, RandomProblemsMatchTheReferenceExactly) {
+  std::mt19937 rng(2027);
+  for (int i = 0; i < 100; ++i) {
+    const ConvProblem p = random_problem(rng);
+    EXPECT_EQ(check_exact(p, 100 + i), "") << to_string(p);
+  }
+}
+
+// Buffers shifted by one element: every pack path falls back to single elements (and bwd-weights
+// to a different combo split); the sums keep their order, so the bits must still match.
+TEST(DirectGroupedEmu, UnalignedBuffersTakeTheScalarPathAndStillMatch) {
+  for (const char* s : {"conv fwd fp32 nhwc n1 c16 k16 in6x7 f3x3 pad1x1 g16 bias", "conv fwd fp16 nhwc n1 c16 k16 in5x5 f3x3 pad1x1 g2",
+                        "conv bwd-data bf16 nhwc n1 c16 k16 in6x6 f3x3 pad1x1 str2x2 g16",
+                        "conv bwd-weights fp16 nhwc n2 c16 k32 in9x9 f3x3 pad1x1 g4",
+                        "conv bwd-weights fp32 nhwc n2 c8 k8 in13x11 f3x3 pad1x1 g8"}) {
+    const ConvProblem p = parse_conv_problem(s);
+    const std::size_t elem = p.dtype == DType::fp32 ? 4 : 2;
+    EXPECT_EQ(check_exact(p, 5, elem), "") << s << " shifted by one element";
+  }
+}
+
+TEST(DirectGroupedEmu, RefusesWhatItDoesNotImplementWithTheReason) {
+  struct Refusal {
+    const char* problem;
+    const char* reason_part;
+  };
+  const Refusal cases[] = {
+      {"conv fwd fp32 nchw n1 c8 k8 in5x5 f3x3 pad1x1 g8", "nchw"},
+      {"conv fwd fp32 ndhwc n1 c8 k8 in3x5x5 f3x3x3 pad1x1x1 g8", "3D"},
+      {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str2x2 g8 trans opad1x1", "mode trans"},
+      {"conv fwd fp32 nhwc n1 c64 k64 in5x5 f3x3 pad1x1 g1", "a GEMM solver is faster"},
+      {"conv bwd-data fp32 nhwc n1 c66 k66 in5x5 f3x3 pad1x1 g2", "more than 32 channels per group"},
+      {"conv bwd-weights fp16 nhwc n1 c32 k66 in5x5 f3x3 pad1x1 g1", "K/G = 66"},
+      {"conv fwd fp32 nhwc n1 c32 k32 in9x9 f7x7 pad3x3 g1", "shared-memory budget"},
+      {"conv bwd-data fp32 nhwc n1 c8 k64 in9x9 f7x7 pad3x3 g2", "R*S*K/G = 1568"},
+      {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f7x7 g8", "invalid problem"},
+  };
+  for (const auto& c : cases) {
+    const ConvProblem p = parse_conv_problem_unchecked(c.problem);
+    const Applicability a = solver().applicable(p);
+    EXPECT_FALSE(a.ok) << c.problem;
+    EXPECT_NE(a.reason.find(c.reason_part), std::string::npos) << c.problem << ": " << a.reason;
+  }
+  // bwd-weights stages no filter slice: the same 7x7 slice is taken there.
+  EXPECT_TRUE(solver().applicable(parse_conv_problem("conv bwd-weights fp32 nhwc n1 c32 k32 in9x9 f7x7 pad3x3 g1")));
+}
