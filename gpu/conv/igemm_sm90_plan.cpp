@@ -564,6 +564,9 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
         const IgemmConfig c{t.bm, t.bn, tma ? kTmaDefaultStages : default_stages(t.bm, t.bn), sp, tma == 1, tma == 1};
         if (!igemm_config_refusal(pl, c).empty()) continue;
         if (sp > 1 && kb / sp < 4) continue;  // at least 4 k-blocks per split
+        // Split-K over sub-pixel classes lost to split 1 on every strided layer of the tenth
+        // session's sweep (reports/h200/s10-2026-12-02/call3_nchw_sweep): a tuning candidate only.
+        if (sp > 1 && pl.params.classes > 1) continue;
         if (make_igemm_launch(pl, c).workspace_bytes > (std::size_t{256} << 20)) continue;
         const double cost = igemm_cost(pl, c);
         if (cost < best_cost * 0.999) best_cost = cost, best = c;

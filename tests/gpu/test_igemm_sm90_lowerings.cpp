@@ -140,6 +140,7 @@ TEST(IgemmFlip, StridedSplitKSplitsEachClassByItsOwnKBlocks) {
       }
     }
     EXPECT_EQ(L.grid_z, static_cast<unsigned>(z)) << w.problem;
+    EXPECT_EQ(igemm_default_config(pl).splitk, 1) << w.problem;  // a candidate only: it lost in the sweep
     EXPECT_LE(static_cast<std::size_t>(partial_end) * 4, L.w_flip_offset) << w.problem;
     EXPECT_GE(L.workspace_bytes, L.w_flip_offset + pl.flip_w_bytes) << w.problem;
   }
