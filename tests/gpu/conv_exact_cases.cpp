@@ -20,6 +20,14 @@ std::vector<ConvProblem> every_direction_and_dtype(std::span<const char* const> 
   return all;
 }
 
+std::string first_mismatch(const HostTensor& out, const std::vector<float>& expected) {
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!(out.data[i] == expected[i]))
+      return "output element at storage offset " + std::to_string(i) + " is " + std::to_string(out.data[i]) +
+             ", expected " + std::to_string(expected[i]);
+  return "";
+}
+
 ConvProblem pick_small_problem(bool allow_3d) {
   ConvProblem p;
   const int rank = allow_3d ? *rc::gen::inRange(2, 4) : 2;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/conv_problem.hpp"
@@ -35,5 +36,9 @@ ConvCase make_case(const ConvProblem& p, std::uint32_t seed);
 
 // The reference's exact output, rounded to p.dtype, indexed by storage offset of the output desc.
 std::vector<float> expected_output(const ConvProblem& p, const ConvCase& c);
+
+// "" when every element of out (by storage offset) equals expected (a NaN, e.g. an unwritten
+// poisoned element, never does), else the first mismatch with its offset and both values.
+std::string first_mismatch(const HostTensor& out, const std::vector<float>& expected);
 
 }  // namespace hiprim::gputest

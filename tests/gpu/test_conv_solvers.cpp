@@ -64,10 +64,7 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
     }
     first = body;
     out.from_bytes(body.data());
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      if (!(out.data[i] == expected[i]))  // NaN (unwritten) fails too
-        return "output element at storage offset " + std::to_string(i) + " is " + std::to_string(out.data[i]) +
-               ", expected " + std::to_string(expected[i]);
+    if (std::string bad = gputest::first_mismatch(out, expected); !bad.empty()) return bad;  // NaN (unwritten) fails too
   }
   return "";
 }

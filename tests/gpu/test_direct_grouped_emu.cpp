@@ -98,10 +98,7 @@ std::string check_exact(const ConvProblem& p, std::uint32_t seed, std::size_t sh
     if (run == 1) return body == first ? "" : "two runs gave different bits";
     first = body;
     out.from_bytes(body.data());
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      if (!(out.data[i] == expected[i]))  // NaN (unwritten) fails too
-        return "output element at storage offset " + std::to_string(i) + " is " + std::to_string(out.data[i]) +
-               ", expected " + std::to_string(expected[i]);
+    if (std::string bad = gputest::first_mismatch(out, expected); !bad.empty()) return bad;  // NaN (unwritten) fails too
   }
   return "";  // one run, checked
 }
