@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "gpu/conv/nchw_via_nhwc.hpp"
 #include "gpu/conv/registry.hpp"
 #include "gpu/runtime/device.hpp"
 #include "tests/gpu/conv_exact_cases.hpp"
@@ -167,4 +168,30 @@ TEST(GpuConvNaive, RunsAfterAnOutOfMemoryError) {
   EXPECT_THROW(DeviceBuffer(std::size_t{1} << 60, "absurd"), RuntimeError);
   const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n1 c2 k2 in4x4 f3x3 pad1x1");
   EXPECT_EQ(check_against_reference(solver_named("conv.naive"), p, 3), "");
+}
+
+// conv.igemm.wgmma.nchw (host checks): it follows conv.igemm.wgmma in the registry, forwards the
+// inner solver's claims, refuses channels-last problems naming the inner solver, and its workspace
+// of a config is its copies followed by the inner solver's workspace of the NHWC twin.
+TEST(GpuConvNchwViaNhwc, ForwardsTheInnerSolverAndAddsItsCopiesToTheWorkspace) {
+  const ConvSolverList& all = gpu_conv_solvers();
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all[0]->name(), "conv.igemm.wgmma");
+  EXPECT_EQ(all[1]->name(), "conv.igemm.wgmma.nchw");
+  const ConvSolver &s = *all[1], &inner = *all[0];
+  EXPECT_EQ(s.deterministic(), inner.deterministic());
+  EXPECT_EQ(s.accumulation_error_factor(), inner.accumulation_error_factor());
+  EXPECT_EQ(s.perf_configs(), inner.perf_configs());
+  const Applicability nhwc = s.applicable(parse_conv_problem("conv fwd bf16 nhwc n2 c64 k64 in7x7 f3x3 pad1x1"));
+  EXPECT_FALSE(nhwc.ok);
+  EXPECT_NE(nhwc.reason.find("conv.igemm.wgmma takes it directly"), std::string::npos) << nhwc.reason;
+  for (const char* text : {"conv fwd bf16 nchw n2 c64 k64 in7x7 f3x3 pad1x1", "conv bwd-data fp16 nchw n2 c64 k32 in9x9 f3x3 pad1x1 str2x2",
+                           "conv bwd-weights bf16 nchw n2 c64 k64 in14x14 f1x1"}) {
+    const ConvProblem p = parse_conv_problem(text);
+    const ConvProblem q = nhwc_twin(p);
+    const std::string cfg = "m128n128k64.s4.splitk2";
+    EXPECT_EQ(s.config_workspace_bytes(p, cfg), nchw_copies(p).inner_offset + inner.config_workspace_bytes(q, cfg)) << text;
+    EXPECT_EQ(s.implicit_zeros(p), inner.implicit_zeros(q)) << text;
+    EXPECT_GT(nchw_copies(p).inner_offset, 0u) << text;  // x (C > 1, H*W > 1) is always copied here
+  }
 }
