@@ -19,7 +19,9 @@
 #              SWEEP_S (no new problem after it, default 200)
 #   8 gates    test_gpu_igemm_sm90: the wgmma probes, IgemmGemm.*, IgemmConv.* (every direction and lowering
 #              against the CPU reference), compute-sanitizer memcheck on the probes + IgemmConv.SanitizerSubset
-#   9 ncu      ncu --clock-control none per NCU_CASES entry ("problem|config", ';'-separated): speed of light,
+#   9 grouped  test_gpu's GpuConvDirectGrouped.* (conv.direct.grouped, not registered yet, exact tier vs the CPU
+#              reference) and its memcheck (devbin from scripts/device_build.sh ... test_gpu)
+#  10 ncu      ncu --clock-control none per NCU_CASES entry ("problem|config", ';'-separated): speed of light,
 #              occupancy, memory workload of every kernel of IgemmSweep.Profile's fifth run
 # BENCH_COMBOS: comma-separated combos for the bench part.
 # PARTS picks the steps (default "conv bench fusion library ops"; e.g. PARTS="library find").
@@ -103,6 +105,15 @@ env HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_SET="${SWEEP_SET:-}" HIPRIM_IGEMM_SW
   timeout $(( ${SWEEP_S:-200} + 60 )) devbin/test_gpu_igemm_sm90 --gtest_filter='IgemmSweep.ResNet50Layers' \
   > "$W/sweep/sweep.log" 2>&1
 echo "sweep rc=$?"; grep -E "best|whole net|  (fwd|bwd)|FAIL" "$W/sweep/sweep.log" | tail -60
+fi
+if want grouped; then  # conv.direct.grouped (not registered yet) on the device; needs devbin/test_gpu
+mark grouped
+mkdir -p "$W/grouped"
+timeout 120 devbin/test_gpu --gtest_filter='GpuConvDirectGrouped.*:GpuConvNchwViaNhwc.*' > "$W/grouped/test_gpu.log" 2>&1
+echo "grouped rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED" "$W/grouped/test_gpu.log" | head -10
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/test_gpu --gtest_filter='GpuConvDirectGrouped.*' \
+  > "$W/grouped/memcheck.log" 2>&1
+echo "grouped memcheck rc=$?"; grep -E "ERROR SUMMARY" "$W/grouped/memcheck.log" | tail -2
 fi
 if want ncu; then
 mark ncu

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/error.hpp"
 #include "gpu/conv/nchw_via_nhwc.hpp"
 #include "gpu/conv/registry.hpp"
+#include "gpu/conv/solvers.hpp"
 #include "gpu/runtime/device.hpp"
 #include "tests/gpu/conv_exact_cases.hpp"
 #include "tests/gpu/guarded_device.hpp"
@@ -45,15 +47,21 @@ std::string check_against_reference(const ConvSolver& solver, const ConvProblem&
                              : gputest::guarded_input(bytes.back(), what));
   }
   gputest::GuardedBuffer& dout = bufs[p.dir == ConvDir::fwd ? 2 : p.dir == ConvDir::bwd_data ? 0 : 1];
-  ConvTensors t{bufs[0].data(), bufs[1].data(), bufs[2].data(), p.bias ? bufs[3].data() : nullptr, nullptr, 0, nullptr, {}};
+  // The solver's workspace (poisoned: its contents must not matter), where it needs one.
+  const std::size_t ws_bytes = solver.workspace_bytes(p);
+  gputest::GuardedBuffer ws = gputest::guarded_output((ws_bytes + 31) / 16 * 16, p.dtype, "workspace");
+  ConvTensors t{bufs[0].data(), bufs[1].data(), bufs[2].data(), p.bias ? bufs[3].data() : nullptr,
+                ws_bytes > 0 ? ws.data() : nullptr, ws_bytes, nullptr, {}};
   Stream stream;
   t.stream = stream.handle();
 
   std::vector<unsigned char> first;
   for (int run = 0; run < 2; ++run) {
     dout.poison(p.dtype);
+    ws.poison(p.dtype);
     solver.run(p, t);
     stream.synchronize();
+    if (const std::string bad = gputest::guard_error(ws); !bad.empty()) return bad;
     for (std::size_t i = 0; i < bufs.size(); ++i)
       if (const std::string bad = &bufs[i] == &dout ? gputest::guard_error(dout) : gputest::input_error(bufs[i], bytes[i]);
           !bad.empty())
@@ -194,4 +202,27 @@ TEST(GpuConvNchwViaNhwc, ForwardsTheInnerSolverAndAddsItsCopiesToTheWorkspace) {
     EXPECT_EQ(s.implicit_zeros(p), inner.implicit_zeros(q)) << text;
     EXPECT_GT(nchw_copies(p).inner_offset, 0u) << text;  // x (C > 1, H*W > 1) is always copied here
   }
+}
+
+// conv.direct.grouped on the device (not registered yet: made by its factory): the fixed problems
+// and random small ones it takes, exact tier, every direction and dtype. Its H200 report decides its
+// registration.
+TEST(GpuConvDirectGrouped, FixedAndRandomGroupedProblemsMatchReferenceExactly) {
+  HIPRIM_SKIP_WITHOUT_GPU();
+  const auto solver = make_conv_direct_grouped();
+  int ran = 0;
+  for (const ConvProblem& p : fixed_cases()) {
+    if (!solver->applicable(p)) continue;
+    ++ran;
+    EXPECT_EQ(check_against_reference(*solver, p, 23), "") << to_string(p);
+  }
+  EXPECT_GT(ran, 0);
+  const bool ok = rc::check("conv.direct.grouped vs reference", [&solver] {
+    const ConvProblem p = gputest::pick_small_problem(false);
+    RC_PRE(p.valid());
+    RC_PRE(solver->applicable(p).ok);
+    const std::string err = check_against_reference(*solver, p, *rc::gen::inRange(0u, 1000u));
+    if (!err.empty()) RC_FAIL(to_string(p) + ": " + err);
+  });
+  EXPECT_TRUE(ok);
 }
