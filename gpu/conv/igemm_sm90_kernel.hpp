@@ -4,8 +4,8 @@
 // descriptors in gpu/gemm/sm90/wgmma_layout.hpp.
 //
 // Launch: grid (m tiles * n tiles, n fastest; 1; the classes' splits, class i from IgemmClass::z0 on);
-// BM/64 consumer warpgroups (128 threads each, warpgroup c owns rows 64c..64c+63 of the tile with the whole B tile), plus one producer warpgroup
-// in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
+// BM/64 consumer warpgroups (128 threads each, warpgroup c owns rows 64c..64c+63 of the tile with
+// the whole B tile), plus one producer warpgroup in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
 // +256 for the mbarriers of WS). Stage s holds A [BM x 64] then B [BN x 64].
 // Sync variant (WS false): every thread produces and consumes. Over the CTA's k-blocks i, with the
 // prefetch distance D = stages - 2:
@@ -94,10 +94,11 @@ __device__ __forceinline__ void store_pair(T* out, long long off, float v0, floa
 
 // Second pass of split-K, per class with splits > 1: out[row(m) + n] = round(sum_s partial[s][m][n]
 // (+ bias[n]), then the fused chain when ep.fused), row(m) = out_row_offset(rows, m, n_cols) (dense
-// rows: m * n_cols; a sub-pixel class: its pixels). A fixed order (deterministic): a block takes 256/G output pairs
-// x G split groups; group g sums splits g, g + G, ... in increasing order (the loads of 4 issued
-// before their adds), then group 0 adds the groups' sums in order 0..G-1. G = 8 for 8 or more
-// splits (the small bwd-weights outputs: more loads in flight), else 1 (no shared-memory pass).
+// rows: m * n_cols; a sub-pixel class: its pixels). A fixed order (deterministic): a block takes
+// 256/G output pairs x G split groups; group g sums splits g, g + G, ... in increasing order (the
+// loads of 4 issued before their adds), then group 0 adds the groups' sums in order 0..G-1. G = 8
+// for 8 or more splits (the small bwd-weights outputs: more loads in flight), else 1 (no
+// shared-memory pass).
 constexpr int kReduceThreads = 256;
 inline int igemm_reduce_groups(int splits) { return splits >= 8 ? 8 : 1; }
 template <typename T, int G>

@@ -158,6 +158,12 @@ constexpr int kTmaDefaultStages = 6;  // the stage count of most of those winner
 constexpr double kCopyRate = 3.0e12;       // bytes/s, a conservative copy rate
 constexpr double kExtraLaunch = 2e-6;      // seconds: one more kernel in a graph
 
+// The splits of a class of kred reduction terms under split-K with kps k-blocks per split: each
+// split owns kps of its k-blocks (the last fewer), at least one split; splitk 1: one.
+long long class_splits(long long kred, long long kps, int splitk) {
+  return splitk > 1 ? std::max<long long>(1, cdiv(cdiv(kred, kTileK), kps)) : 1;
+}
+
 double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTES_sm90.md) replaces it
   const int area = bm * bn;
   return area >= 32768 ? 1.0 : area >= 16384 ? 0.85 : area >= 8192 ? 0.62 : 0.45;
@@ -453,7 +459,7 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   long long z = 0, partial_floats = 0;
   for (int i = 0; i < q.classes; ++i) {
     IgemmClass& cl = q.cls[i];
-    cl.splits = c.splitk > 1 ? static_cast<int>(std::max<long long>(1, cdiv(cdiv(cl.kred, kTileK), q.kb_per_split))) : 1;
+    cl.splits = static_cast<int>(class_splits(cl.kred, q.kb_per_split, c.splitk));
     cl.z0 = static_cast<int>(z);
     z += cl.splits;
     cl.partial_off = cl.splits > 1 ? partial_floats : 0;
@@ -532,7 +538,7 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
       zero_bytes += 2.0 * cl.m * pl.params.n_cols;
       continue;
     }
-    const long long kb = cdiv(cl.kred, kTileK), splits = c.splitk > 1 ? std::max<long long>(1, cdiv(kb, kps)) : 1;
+    const long long kb = cdiv(cl.kred, kTileK), splits = class_splits(cl.kred, kps, c.splitk);
     tiles += cdiv(cl.m, c.bm) * cdiv(pl.params.n_cols, c.bn) * splits;
     tile_units = std::max(tile_units, static_cast<double>(std::min(kb, kps)) + 1.5);
     if (splits > 1) part += static_cast<double>(cl.m) * pl.params.n_cols * 4.0 * static_cast<double>(splits);
