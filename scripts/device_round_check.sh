@@ -19,8 +19,11 @@
 #              SWEEP_S (no new problem after it, default 200)
 #   8 gates    test_gpu_igemm_sm90: the wgmma probes, IgemmGemm.*, IgemmConv.* (every direction and lowering
 #              against the CPU reference), compute-sanitizer memcheck on the probes + IgemmConv.SanitizerSubset
-#   9 grouped  test_gpu's GpuConvDirectGrouped.* (conv.direct.grouped, not registered yet, exact tier vs the CPU
-#              reference) and its memcheck (devbin from scripts/device_build.sh ... test_gpu)
+#   9 grouped  conv.direct.grouped: hiprim check smoke + edge x fp32/fp16/bf16 NHWC (exact and bounded tiers), a GPU fuzz
+#              campaign with special values (GFUZZ_S), test_gpu's GpuConvDirectGrouped.* and its memcheck (devbin from
+#              scripts/device_build.sh ... test_gpu)
+#   9b gbench  conv.direct.grouped on bench/suites/grouped_bf16_nhwc.txt (MobileNetV2 depthwise, ResNeXt-50 g32, batch 32,
+#              every direction) against the graph-API peer, every timed output verified in full (GBENCH_S limit)
 #  10 ncu      ncu --clock-control none per NCU_CASES entry ("problem|config", ';'-separated): speed of light,
 #              occupancy, memory workload of every kernel of IgemmSweep.Profile's fifth run
 # BENCH_COMBOS: comma-separated combos for the bench part.
@@ -102,6 +105,18 @@ timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 $T --gtest_filt
   > "$W/gates/memcheck.log" 2>&1
 echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$W/gates/memcheck.log" | tail -4
 fi
+if want gbench; then  # conv.direct.grouped against the peer on the grouped/depthwise suite
+mark gbench
+mkdir -p "$W/gbench"
+( source scripts/cudnn_env.sh
+  timeout $(( ${GBENCH_S:-90} + 90 )) devbin/hiprim bench --suite bench/suites/grouped_bf16_nhwc.txt --solver conv.direct.grouped \
+    --peer cudnn --repeats 2 --reps 20 --replays 5 --budget-ms 60 --verify full --peer-max-plans 24 \
+    --time-limit "${GBENCH_S:-90}" --report "$W/gbench/perf_grouped_h200.json" > "$W/gbench/bench.log" 2>&1
+  echo "gbench rc=$?" )
+[ -f "$W/gbench/perf_grouped_h200.json" ] && devbin/hiprim report markdown "$W/gbench/perf_grouped_h200.json" \
+  -o "$W/gbench/perf_grouped_h200.md" --no-charts > /dev/null 2>&1
+grep -E "cases:|^seconds|total" "$W/gbench/bench.log" | tail -6
+fi
 if want sweep; then
 mark sweep
 mkdir -p "$W/sweep"
@@ -113,9 +128,18 @@ env HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_SET="${SWEEP_SET:-}" HIPRIM_IGEMM_SW
   > "$W/sweep/sweep.log" 2>&1
 echo "sweep rc=$?"; grep -E "best|whole net|  (fwd|bwd)|FAIL" "$W/sweep/sweep.log" | tail -60
 fi
-if want grouped; then  # conv.direct.grouped (not registered yet) on the device; needs devbin/test_gpu
+if want grouped; then  # conv.direct.grouped on the device; needs devbin/test_gpu
 mark grouped
 mkdir -p "$W/grouped"
+for fill in exact bounded; do
+  timeout 90 devbin/hiprim check --require-gpu --suite smoke,edge --dtype fp32,fp16,bf16 --layout nhwc --solver conv.direct.grouped \
+    --fill "$fill" --report "$W/grouped/conformance_$fill.json" > "$W/grouped/check_$fill.log" 2>&1
+  echo "grouped check $fill rc=$?"; grep -E "^conv.direct|^total" "$W/grouped/check_$fill.log"
+done
+timeout 120 devbin/hiprim fuzz --op conv --solver conv.direct.grouped --time "${GFUZZ_S:-30}s" --seed 11 --oracle gpu --size auto \
+  --cpu-check-rate 0.05 --devices all --jobs-per-device 8 --report "$W/grouped/fuzz.json" --corpus "$W/grouped/corpus" \
+  > "$W/grouped/fuzz.log" 2>&1
+echo "grouped fuzz rc=$? (1 = failures found)"; grep -vE '^\[(gpu|worker)' "$W/grouped/fuzz.log" | tail -8
 timeout 120 devbin/test_gpu --gtest_filter='GpuConvDirectGrouped.*:GpuConvNchwViaNhwc.*' > "$W/grouped/test_gpu.log" 2>&1
 echo "grouped rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED" "$W/grouped/test_gpu.log" | head -10
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/test_gpu --gtest_filter='GpuConvDirectGrouped.*' \

@@ -10,7 +10,6 @@ namespace hiprim::gpu {
 std::shared_ptr<const ConvSolver> make_conv_naive();         // gpu/conv/naive.hip
 std::shared_ptr<const ConvSolver> make_conv_direct_tiled();  // gpu/conv/direct_tiled.hip
 // conv.direct.grouped: grouped/depthwise 2D NHWC, C/G and K/G <= 32 (gpu/conv/direct_grouped.hip).
-// NOT registered yet: verified in the host emulation only; it joins the registry with its H200 report.
 std::shared_ptr<const ConvSolver> make_conv_direct_grouped();
 // GEMM-based solvers (gpu/conv/gemm_*): declare their factories here.
 std::shared_ptr<const ConvSolver> make_conv_gemm_1x1();     // gpu/conv/gemm_1x1.hip

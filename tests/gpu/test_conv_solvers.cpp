@@ -204,9 +204,8 @@ TEST(GpuConvNchwViaNhwc, ForwardsTheInnerSolverAndAddsItsCopiesToTheWorkspace) {
   }
 }
 
-// conv.direct.grouped on the device (not registered yet: made by its factory): the fixed problems
-// and random small ones it takes, exact tier, every direction and dtype. Its H200 report decides its
-// registration.
+// conv.direct.grouped on the device (made by its factory): the fixed problems
+// and random small ones it takes, exact tier, every direction and dtype.
 TEST(GpuConvDirectGrouped, FixedAndRandomGroupedProblemsMatchReferenceExactly) {
   HIPRIM_SKIP_WITHOUT_GPU();
   const auto solver = make_conv_direct_grouped();
