@@ -9,17 +9,21 @@
 // the K slice s of a split-K launch.
 //
 // Launch shape: grid (ceil(N/BN), ceil(M/BM), batch*splits), cut into launches of at most 65535 in y
-// and z (GemmGridPlan); Tile::threads threads per block (256 for the
-// default 64x64x16 tile with 4x4 register blocks). Per K step of BK the block stages A[BM x BK] and
+// and z (GemmGridPlan); Tile::threads threads per block (256 for both tiles of GemmTileSimt: 64x64x16
+// with 4x4 register blocks, 128x128x8 with 8x8). Per K step of BK the block stages A[BM x BK] and
 // B[BK x BN] as floats in shared memory (elements past M, N or K are staged as 0), then each thread
-// accumulates its TM x TN block. The next step's global loads are issued into registers before the
-// current step's arithmetic. Determinism: every C element is one thread's sum over k in ascending
+// accumulates its TM x TN block: rows (i/4)*(BM*4/TM) + tm*4 + i%4 for i < TM (TM/4 runs of 4, read as
+// float4; spacing the runs keeps a quarter-warp's float4 reads on distinct banks), columns likewise.
+// The thread's (tm, tn) walks m fastest when the epilogue stores m contiguously (m_fast, from
+// epilogue_m_contiguous: a warp's stores then cover whole sectors), else n fastest. The next step's
+// global loads are issued into registers before the current step's arithmetic. Determinism: every C element is one thread's sum over k in ascending
 // order with the same float operations every run; no atomics. Split-K (launch_gemm_split_k) runs
 // the same kernel once per K slice into fp32 partial sums and adds the slices in a fixed order.
 // Nothing depends on the warp (wavefront) size.
 #pragma once
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "gpu/common/numeric.hpp"
@@ -39,7 +43,7 @@ struct GemmOperand {
 template <typename T, typename Tile, typename Epilogue>
 __global__ void __launch_bounds__(Tile::threads)
     gemm_tiled_kernel(GemmOperand<T> a, GemmOperand<T> b, int M, int N, int K, int m_tile0, int batch0, int k_splits,
-                      int k_chunk, Epilogue ep) {
+                      int k_chunk, bool m_fast, Epilogue ep) {
   constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK, TM = Tile::TM, TN = Tile::TN;
   constexpr int AL = Tile::a_loads, BL = Tile::b_loads, NT = Tile::threads;
   // [k][m] and [k][n]; +4 keeps rows 16-byte aligned for the float4 reads below.
@@ -91,7 +95,9 @@ __global__ void __launch_bounds__(Tile::threads)
     }
   };
 
-  const int tx = tid % Tile::threads_n, ty = tid / Tile::threads_n;
+  constexpr int threads_m = BM / TM, m_run = BM * 4 / TM, n_run = BN * 4 / TN;  // spacing of the 4-runs
+  const int tx = m_fast ? tid / threads_m : tid % Tile::threads_n;  // n position of the register block
+  const int ty = m_fast ? tid % threads_m : tid / Tile::threads_n;  // m position
   float acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
@@ -111,12 +117,12 @@ __global__ void __launch_bounds__(Tile::threads)
       float af[TM], bf[TN];
 #pragma unroll
       for (int i = 0; i < TM; i += 4) {
-        const float4 v = *reinterpret_cast<const float4*>(&a_tile[kk][ty * TM + i]);
+        const float4 v = *reinterpret_cast<const float4*>(&a_tile[kk][(i / 4) * m_run + ty * 4]);
         af[i] = v.x, af[i + 1] = v.y, af[i + 2] = v.z, af[i + 3] = v.w;
       }
 #pragma unroll
       for (int j = 0; j < TN; j += 4) {
-        const float4 v = *reinterpret_cast<const float4*>(&b_tile[kk][tx * TN + j]);
+        const float4 v = *reinterpret_cast<const float4*>(&b_tile[kk][(j / 4) * n_run + tx * 4]);
         bf[j] = v.x, bf[j + 1] = v.y, bf[j + 2] = v.z, bf[j + 3] = v.w;
       }
 #pragma unroll
@@ -129,10 +135,10 @@ __global__ void __launch_bounds__(Tile::threads)
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int m = m0 + ty * TM + i;
+    const int m = m0 + (i / 4) * m_run + ty * 4 + i % 4;
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      const int n = n0 + tx * TN + j;
+      const int n = n0 + (j / 4) * n_run + tx * 4 + j % 4;
       if (m < M && n < N) ep(slot, m, n, acc[i][j]);
     }
   }
@@ -157,6 +163,17 @@ inline void check_gemm_shape(const GemmShape& s, const std::string& context) {
 template <typename Tile>
 struct GemmKernel;
 
+// Whether an epilogue stores consecutive m at consecutive addresses (the kernel then walks m fastest
+// over its threads). StoreEpilogue: its out map's rows have stride 1; any other epilogue: no.
+template <typename Epilogue>
+bool epilogue_m_contiguous(const Epilogue&) {
+  return false;
+}
+template <typename TOut, typename TBias>
+bool epilogue_m_contiguous(const StoreEpilogue<TOut, TBias>& ep) {
+  return ep.out_map.rows.inner_stride == 1 && ep.out_map.rows.inner_extent == 0;
+}
+
 template <int BM, int BN, int BK, int TM, int TN>
 struct GemmKernel<GemmTile<BM, BN, BK, TM, TN>> {
   template <typename T, typename Epilogue>
@@ -164,8 +181,9 @@ struct GemmKernel<GemmTile<BM, BN, BK, TM, TN>> {
                      int K, int m_tile0, int batch0, int k_splits, int k_chunk, const Epilogue& ep,
                      const std::string& context) {
     using Tile = GemmTile<BM, BN, BK, TM, TN>;
-    gemm_tiled_kernel<T, Tile, Epilogue><<<grid, dim3(Tile::threads), 0, stream>>>(a, b, M, N, K, m_tile0, batch0,
-                                                                                   k_splits, k_chunk, ep);
+    const bool m_fast = epilogue_m_contiguous(ep);
+    hipLaunchKernelGGL((gemm_tiled_kernel<T, Tile, Epilogue>), grid, dim3(Tile::threads), 0, stream, a, b, M, N, K,
+                       m_tile0, batch0, k_splits, k_chunk, m_fast, ep);
     HIPRIM_CHECK_LAUNCH("gemm_tiled_kernel", context);
   }
 };
@@ -174,8 +192,8 @@ namespace detail {
 
 // One launch (per grid slice) of the tile's kernel over batch * splits slots.
 template <typename T, typename Tile, typename Epilogue>
-void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
-                       const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
+void launch_gemm_tile_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
+                            const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
   check_gemm_shape(s, context);
   check_gemm_shape(GemmShape{s.m, s.n, s.k, s.batch * splits}, context + " (batch x K splits)");
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
@@ -195,6 +213,22 @@ void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, cons
                                            static_cast<int>(s.k), static_cast<int>(t0), static_cast<int>(b0),
                                            static_cast<int>(splits), k_chunk, ep, context);
     }
+  }
+}
+
+// The same for a tile type or a GemmTilePick (its Large tile for fp32 operands when pick_large_tile
+// says its grid covers the GPU, else its Small tile; 16-bit operands always take Small).
+template <typename T, typename Tile, typename Epilogue>
+void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
+                       const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
+  if constexpr (kIsTilePick<Tile>) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (pick_large_tile(GemmShape{s.m, s.n, s.k, s.batch * splits}, Tile::Large::BM, Tile::Large::BN))
+        return launch_gemm_tile_slots<T, typename Tile::Large>(s, splits, a, a_map, b, b_map, ep, stream, context);
+    }
+    return launch_gemm_tile_slots<T, typename Tile::Small>(s, splits, a, a_map, b, b_map, ep, stream, context);
+  } else {
+    return launch_gemm_tile_slots<T, Tile>(s, splits, a, a_map, b, b_map, ep, stream, context);
   }
 }
 
@@ -242,9 +276,8 @@ void launch_gemm_split_k(const GemmShape& s, std::int64_t splits, float* partial
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
   const long long total = s.batch * s.m * s.n;
   const unsigned blocks = static_cast<unsigned>(std::min<long long>((total + 255) / 256, 65536));
-  gemm_split_k_reduce_kernel<Epilogue><<<blocks, 256, 0, stream>>>(partial, static_cast<int>(s.m),
-                                                                    static_cast<int>(s.n), total,
-                                                                    static_cast<int>(splits), ep);
+  hipLaunchKernelGGL((gemm_split_k_reduce_kernel<Epilogue>), dim3(blocks), dim3(256), 0, stream, partial,
+                     static_cast<int>(s.m), static_cast<int>(s.n), total, static_cast<int>(splits), ep);
   HIPRIM_CHECK_LAUNCH("gemm_split_k_reduce_kernel", context);
 }
 

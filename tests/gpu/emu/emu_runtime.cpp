@@ -42,11 +42,13 @@ void launch(dim3 grid, dim3 block, std::size_t smem, const std::function<void()>
       threadIdx = uint3{t, 0, 0};
       block_barrier = &barrier;
       block_smem = shared.data();
-      for (unsigned b = 0; b < grid.x; ++b) {
-        blockIdx = uint3{b, 0, 0};
-        body();
-        barrier.arrive_and_wait();  // the block is done before shared data change
-      }
+      for (unsigned z = 0; z < grid.z; ++z)
+        for (unsigned y = 0; y < grid.y; ++y)
+          for (unsigned b = 0; b < grid.x; ++b) {
+            blockIdx = uint3{b, y, z};
+            body();
+            barrier.arrive_and_wait();  // the block is done before shared data change
+          }
     });
   for (auto& w : workers) w.join();
 }
