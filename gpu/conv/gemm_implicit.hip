@@ -1,8 +1,10 @@
 // conv.gemm.implicit: 2D conv fwd (groups 1, dilation 1, any stride/pad, NCHW/NHWC, fp32/fp16/bf16)
 // as one batched GEMM (batch = image) over a zero-padded NHWC copy of x, with no im2col: the maps
-// and the workspace plan are in implicit_gemm_plan.hpp. Steps:
+// and the workspace plan are in implicit_gemm_plan.hpp. bwd-data with stride 1 runs as its fwd twin
+// (implicit_flip_twin: In = dy, Out = dx, W' = the flipped, transposed filter). Steps:
 //   1. x_pad = pad_nhwc(x)   (one pass; also the NCHW -> NHWC transpose)
-//   2. W' = w as [K][R][S][C] when w is in another order (NCHW weights [K][C][R][S]); else w itself
+//   2. W' = w as [K][R][S][C] when w is in another order (NCHW weights [K][C][R][S]); else w itself;
+//      flip: W'[c][r][s][k] = w[k][c][R-1-r][S-1-s]
 //   3. y[img][k][pixel] = round( sum_kk W'[k][kk] * B[img][kk][pixel] (+bias[k]) ), one fp32 sum per
 //      output in a fixed order: deterministic, no split-K, no atomics.
 // Zeros in x_pad's border are real zeros, so a padded tap contributes w*0 like im2col's (0*Inf = NaN).
@@ -56,27 +58,45 @@ __global__ void __launch_bounds__(kPadBlock) krsc_weights_kernel(ConvGeom g, con
   }
 }
 
+// flip: W'[e], e = ((c*R + r)*S + s)*K + k, = w[k][c][R-1-r][S-1-s] (g: the bwd-data problem's own geometry).
+template <typename T>
+__global__ void __launch_bounds__(kPadBlock) flip_weights_kernel(ConvGeom g, const T* __restrict__ w, T* __restrict__ wt) {
+  const long long k_sz = g.out_ch, r_sz = g.f_sz[1], s_sz = g.f_sz[2];
+  const long long total = static_cast<long long>(g.in_ch) * r_sz * s_sz * k_sz;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total; e += step) {
+    const long long k = e % k_sz, s = (e / k_sz) % s_sz, r = (e / (k_sz * s_sz)) % r_sz;
+    const long long c = e / (k_sz * s_sz * r_sz);
+    wt[e] = w[g.w_offset(k, c, 0, r_sz - 1 - r, s_sz - 1 - s)];
+  }
+}
+
 template <typename T, typename Tile>
 void run_implicit(const ConvProblem& p, const ConvTensors& t, const ImplicitGemmPlan& pl, const std::string& name) {
-  const ConvGeom g = conv_geom(p);
+  const ConvProblem f = pl.flip ? implicit_flip_twin(p) : p;  // the fwd problem the GEMM runs
+  const ConvGeom g = conv_geom(f);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
   const std::string context = name + " " + to_string(p);
   unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
   T* const xpad = reinterpret_cast<T*>(ws);
   pad_nhwc_kernel<T><<<grid_stride_blocks(pl.xpad_elements(), kPadBlock), kPadBlock, 0, stream>>>(
-      g, pl.hp, pl.wp, static_cast<const T*>(t.x), xpad);
+      g, pl.hp, pl.wp, static_cast<const T*>(pl.flip ? t.y : t.x), xpad);
   HIPRIM_CHECK_LAUNCH("pad_nhwc_kernel", context);
   const T* wk = static_cast<const T*>(t.w);
   if (pl.transform_w) {
     T* const wt = reinterpret_cast<T*>(ws + pl.w_offset);
-    krsc_weights_kernel<T><<<grid_stride_blocks(g.w_elements(), kPadBlock), kPadBlock, 0, stream>>>(g, wk, wt);
-    HIPRIM_CHECK_LAUNCH("krsc_weights_kernel", context);
+    const unsigned blocks = grid_stride_blocks(g.w_elements(), kPadBlock);
+    if (pl.flip)
+      flip_weights_kernel<T><<<blocks, kPadBlock, 0, stream>>>(conv_geom(p), wk, wt);
+    else
+      krsc_weights_kernel<T><<<blocks, kPadBlock, 0, stream>>>(g, wk, wt);
+    HIPRIM_CHECK_LAUNCH(pl.flip ? "flip_weights_kernel" : "krsc_weights_kernel", context);
     wk = wt;
   }
   StoreEpilogue<T> ep;
-  ep.out = static_cast<T*>(t.y);
-  ep.out_map = implicit_out_map(p);
-  if (p.bias) {  // bias[k], the same for every image (batch)
+  ep.out = static_cast<T*>(pl.flip ? t.x : t.y);
+  ep.out_map = implicit_out_map(f);
+  if (f.bias) {  // bias[k], the same for every image (batch)
     ep.bias = static_cast<const T*>(t.bias);
     ep.bias_rows = DimMap::plain(1);
     ep.bias_batch = DimMap::plain(0);
@@ -90,12 +110,13 @@ class ConvGemmImplicit final : public ConvSolver {
   std::string name() const override { return std::string(kImplicitName) + Engine::suffix; }
   Backend backend() const override { return Backend::device; }
   double accumulation_error_factor() const override { return Engine::accumulation_error_factor; }
-  // fwd over x_pad: every padded tap is a stored zero, multiplied.
+  // fwd over x_pad (bwd-data: over dy_pad): every padded tap is a stored zero, multiplied.
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
   std::string summary() const override {
     return std::string("2D conv fwd as one ") + Engine::gemm +
            " per image over a zero-padded NHWC copy of x (no im2col), fp32 accumulation; groups 1, dilation 1, "
-           "any stride/pad; " + Engine::dtypes + "; NCHW/NHWC; workspace <= " +
+           "any stride/pad; bwd-data with stride 1 as the fwd conv of dy with the flipped filter; " + Engine::dtypes +
+           "; NCHW/NHWC; workspace <= " +
            std::to_string(kImplicitWorkspaceLimit >> 20) + " MiB";
   }
   Applicability applicable(const ConvProblem& p) const override {

@@ -326,7 +326,7 @@ TEST(GemmConvRandom, MmaSmallProblemsMatchReferenceExactly) {
   random_problems_match_reference(true);
 }
 
-// ---- conv.gemm.implicit(.mma): 2D conv fwd as one GEMM over a zero-padded NHWC copy of x ----
+// ---- conv.gemm.implicit(.mma): 2D conv fwd (and stride-1 bwd-data) as one GEMM over a zero-padded NHWC copy ----
 
 TEST(GemmConvImplicit, RegisteredBeforeIm2colAndRefuseWithReasons) {
   const ConvSolverList& all = gpu_conv_solvers();
@@ -342,7 +342,9 @@ TEST(GemmConvImplicit, RegisteredBeforeIm2colAndRefuseWithReasons) {
   const auto simt = make_conv_gemm_implicit(), mma = make_conv_gemm_implicit_mma();
   auto reason = [&](const std::string& str) { return simt->applicable(parse_conv_problem(str)).reason; };
   EXPECT_TRUE(simt->applicable(parse_conv_problem("conv fwd fp32 nchw n2 c3 k4 in9x9 f7x7 pad3x3 str2x2 bias")).ok);
-  EXPECT_NE(reason("conv bwd-data fp32 nchw n1 c2 k2 in5x5 f3x3").find("fwd"), std::string::npos);
+  EXPECT_TRUE(simt->applicable(parse_conv_problem("conv bwd-data fp32 nchw n1 c2 k2 in5x5 f3x3")).ok);  // stride 1: flipped
+  EXPECT_NE(reason("conv bwd-data fp32 nchw n1 c2 k2 in5x5 f3x3 str2x2").find("stride"), std::string::npos);
+  EXPECT_NE(reason("conv bwd-weights fp32 nchw n1 c2 k2 in5x5 f3x3").find("bwd-weights"), std::string::npos);
   EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f3x3 g2").find("groups"), std::string::npos);
   EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f3x3 dil2x2").find("dilation"), std::string::npos);
   EXPECT_NE(reason("conv fwd fp32 nchw n1 c2 k2 in5x5 f3x3 trans").find("trans"), std::string::npos);
@@ -371,6 +373,16 @@ void implicit_fixed_problems_match_reference(bool use_mma) {
         ASSERT_TRUE(a.ok) << solver->name() << " refuses " << to_string(p) << ": " << a.reason;
         EXPECT_EQ(check_against_reference(*solver, p, static_cast<std::uint32_t>(run_index * 7919 + 5)), "")
             << solver->name() << ": " << to_string(p);
+        // bwd-data of the stride-1 geometries: the flipped fwd conv (others are refused with the stride)
+        const ConvProblem d = make_problem(ConvDir::bwd_data, dt, cl, geometry, false);
+        const Applicability ad = solver->applicable(d);
+        if (d.stride[0] != 1 || d.stride[1] != 1) {
+          EXPECT_NE(ad.reason.find("stride"), std::string::npos) << to_string(d) << ": " << ad.reason;
+          continue;
+        }
+        ASSERT_TRUE(ad.ok) << solver->name() << " refuses " << to_string(d) << ": " << ad.reason;
+        EXPECT_EQ(check_against_reference(*solver, d, static_cast<std::uint32_t>(run_index * 7919 + 11)), "")
+            << solver->name() << ": " << to_string(d);
       }
 }
 
@@ -385,15 +397,22 @@ TEST(GemmConvImplicit, MmaFwdExactAgainstReference) {
   implicit_fixed_problems_match_reference(true);
 }
 
-// Random small 2D conv fwd problems (groups 1, dilation 1, any stride/pad, layout, dtype, bias).
+// Random small 2D conv fwd problems (groups 1, dilation 1, any stride/pad, layout, dtype, bias) and
+// stride-1 bwd-data problems (the flipped fwd conv).
 void implicit_random_problems_match_reference(bool use_mma) {
   const auto solver = use_mma ? make_conv_gemm_implicit_mma() : make_conv_gemm_implicit();
   const bool ok = rc::check(solver->name() + " vs reference", [&] {
     ConvProblem p = *gen_full_problem(false);
-    p.dir = ConvDir::fwd, p.mode = ConvMode::conv, p.groups = 1, p.out_pad = Dims(p.rank());
+    p.mode = ConvMode::conv, p.groups = 1, p.out_pad = Dims(p.rank());
     RC_PRE(p.rank() == 2);
     p.dilation = Dims{1, 1};
-    p.bias = *rc::gen::arbitrary<bool>();
+    // fwd, or bwd-data with stride 1 and pad <= filter - 1 (the flipped fwd conv)
+    p.dir = *rc::gen::element(ConvDir::fwd, ConvDir::bwd_data);
+    if (p.dir == ConvDir::bwd_data) {
+      p.stride = Dims{1, 1};
+      for (std::size_t i = 0; i < 2; ++i) p.pad[i] = std::min(p.pad[i], p.filter[i] - 1);
+    }
+    p.bias = p.dir == ConvDir::fwd && *rc::gen::arbitrary<bool>();
     if (use_mma) p.dtype = *rc::gen::element(DType::fp16, DType::bf16);
     RC_PRE(p.valid());
     const Applicability a = solver->applicable(p);

@@ -99,8 +99,11 @@ TEST(ImplicitGemmPlan, RefusesWithReasons) {
   const std::string tail = " n2 c8 k8 in9x9 f3x3 pad1x1";
   auto refusal = [](const std::string& text) { return plan_implicit_gemm(parse_conv_problem(text)).refusal; };
   EXPECT_EQ(refusal("conv fwd fp16 nhwc" + tail), "");
-  EXPECT_NE(refusal("conv bwd-data fp16 nhwc" + tail).find("fwd"), std::string::npos);
-  EXPECT_NE(refusal("conv bwd-weights fp16 nhwc" + tail).find("fwd"), std::string::npos);
+  EXPECT_EQ(refusal("conv bwd-data fp16 nhwc" + tail), "");  // stride 1: the flipped fwd conv
+  EXPECT_NE(refusal("conv bwd-data fp16 nhwc" + tail + " str2x2").find("stride"), std::string::npos);
+  EXPECT_NE(refusal("conv bwd-data fp16 nhwc n2 c8 k8 in9x9 f3x3 pad3x3").find("negative padding"), std::string::npos);
+  EXPECT_NE(refusal("conv bwd-data fp16 nhwc" + tail + " dil2x2").find("dilation"), std::string::npos);
+  EXPECT_NE(refusal("conv bwd-weights fp16 nhwc" + tail).find("bwd-weights"), std::string::npos);
   EXPECT_NE(refusal("conv fwd fp16 nhwc trans" + tail).find("trans"), std::string::npos);
   EXPECT_NE(refusal("conv fwd fp16 nhwc" + tail + " g2").find("groups"), std::string::npos);
   EXPECT_NE(refusal("conv fwd fp16 nhwc" + tail + " dil2x2").find("dilation"), std::string::npos);
@@ -108,6 +111,32 @@ TEST(ImplicitGemmPlan, RefusesWithReasons) {
   const ConvProblem big = parse_conv_problem("conv fwd fp32 nchw n64 c256 k8 in256x256 f3x3 pad1x1");
   EXPECT_NE(plan_implicit_gemm(big).refusal.find("workspace"), std::string::npos);  // 4 GiB of x_pad
   EXPECT_EQ(plan_implicit_gemm(big, std::size_t{1} << 33).refusal, "");
+}
+
+// Stride-1 bwd-data: the plan is its fwd twin's (In = dy with K channels padded by R-1-pad, Out = dx
+// with C channels) with the flipped filter always copied; the twin's output size is dx's.
+TEST(ImplicitGemmPlan, StrideOneBwdDataRunsAsTheFlippedFwdConv) {
+  for (const char* text : {"conv bwd-data fp32 nhwc n2 c8 k16 in9x7 f3x3 pad1x1", "conv bwd-data bf16 nchw n3 c5 k6 in8x8 f3x2 pad0x1",
+                           "conv bwd-data fp32 nhwc n2 c4 k4 in5x5 f1x1 pad0x0"}) {
+    const ConvProblem p = parse_conv_problem(text);
+    const ImplicitGemmPlan pl = plan_implicit_gemm(p);
+    ASSERT_EQ(pl.refusal, "") << text;
+    EXPECT_TRUE(pl.flip && pl.transform_w) << text;
+    const ConvProblem q = implicit_flip_twin(p);
+    EXPECT_EQ(q.dir, ConvDir::fwd);
+    EXPECT_EQ(q.out(), p.in) << text;  // the twin's output is dx
+    EXPECT_EQ(pl.c, p.k) << text;
+    EXPECT_EQ(pl.k, p.c) << text;
+    EXPECT_EQ(pl.hp, p.out()[0] + 2 * (p.filter[0] - 1 - p.pad[0])) << text;
+    EXPECT_EQ(pl.wp, p.out()[1] + 2 * (p.filter[1] - 1 - p.pad[1])) << text;
+    const GemmShape sh = pl.shape();
+    EXPECT_EQ(sh.m, p.c);
+    EXPECT_EQ(sh.n, p.in[0] * p.in[1]);
+    EXPECT_EQ(sh.k, p.filter[0] * p.filter[1] * p.k);
+    const std::size_t elem = dtype_size(p.dtype);
+    EXPECT_EQ(pl.workspace_bytes, pl.w_offset + static_cast<std::size_t>(p.c * p.k * p.filter[0] * p.filter[1]) * elem) << text;
+    EXPECT_GE(pl.w_offset, static_cast<std::size_t>(pl.xpad_elements()) * elem) << text;
+  }
 }
 
 // The tensor-core kernel's 16-byte staging (mma_fragment.hpp) applies to B (kk runs of S*C, unit
