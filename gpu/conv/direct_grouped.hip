@@ -21,8 +21,9 @@
 // multiply-shift division (FastDiv) once per pixel and tile.
 //
 // bwd-weights (deterministic, no atomics): pass 1 (dg_wgrad_partial) splits the N*P*Q pixels into
-// `chunks` fixed chunks; a block = one chunk x one chunk of <= 9 taps x 32 "combos" (V consecutive
-// k of one cc) x 8 pixel lanes; lane l sums pixels l, l+8, ... of the chunk, the 8 lanes are added
+// `chunks` fixed chunks (about 528 blocks); a block = one chunk x one chunk of <= 9 taps x cpb
+// "combos" (V consecutive k of one cc; cpb <= 32, the problem's combo count rounded up to a power of
+// two) x 256/cpb pixel lanes; lane l sums pixels l, l+lanes, ... of the chunk, the lanes are added
 // in lane order, and the chunk's partial goes to the fp32 workspace part[chunk][w element]. Pass 2
 // (dg_wgrad_sum) adds the chunks of each element in chunk order and rounds once to the dtype. The
 // chunking depends on the problem only (not on the device or the pointers' alignment).
@@ -55,9 +56,9 @@ constexpr int kSmemBytes = 32 * 1024;  // staged filter slice per block (kMaxSli
 constexpr long long kTargetBlocks = 4096;  // gather grid: more tiles per block beyond this
 constexpr int kMaxSpatial = 1 << 20;   // sizes, pads, strides, dilations: 32-bit index math stays exact
 constexpr int kWTaps = 9;              // bwd-weights: taps per thread
-constexpr int kWLanes = 8;             // bwd-weights: pixel lanes per combo (their sums added in lane order)
-constexpr int kWCombos = kThreads / kWLanes;
-constexpr int kMinChunkPixels = 128;   // bwd-weights: fewest pixels per chunk
+constexpr int kWMaxCombos = 32;        // bwd-weights: combos per block (fewer when the problem has fewer)
+constexpr int kMinChunkPixels = 64;    // bwd-weights: fewest pixels per chunk
+constexpr long long kWTargetBlocks = 528;  // bwd-weights: blocks the chunking aims for (4 per SM of an H200)
 constexpr long long kPartialFloats = 1LL << 21;  // bwd-weights: workspace target (8 MiB of partials)
 
 // ---- fwd and bwd-data: the gather ----
@@ -95,13 +96,16 @@ __device__ __forceinline__ void load_smem(const float* p, float (&v)[V]) {
   for (int j = 0; j < V; ++j) v[j] = pk.v[j];
 }
 
-template <typename T, int V, int XW, bool kDw, bool kBwd>
+// KRS: the filter's R = S when known at compile time (3: the tap loops unroll, so a thread issues all
+// its loads of a pixel tile at once), 0: g.R x g.S at run time.
+template <typename T, int V, int XW, bool kDw, bool kBwd, int KRS>
 __global__ void __launch_bounds__(kThreads)
     dg_gather(GatherGeom g, const T* __restrict__ in, const T* __restrict__ w, const T* __restrict__ bias,
               T* __restrict__ out) {
   HIPRIM_DYNAMIC_SMEM(smem);
   float* ws = reinterpret_cast<float*>(smem);  // [R*S][cin][kb]: the weight of (Out channel o_blk+j, In channel i, tap)
-  const int RS = g.R * g.S, cin = kDw ? 1 : g.in_g, kb = g.cvb * V;
+  const int R = KRS ? KRS : g.R, S = KRS ? KRS : g.S;
+  const int RS = R * S, cin = kDw ? 1 : g.in_g, kb = g.cvb * V;
   const int slice = static_cast<int>(blockIdx.x) % g.slices, tgroup = static_cast<int>(blockIdx.x) / g.slices;
   const int o_blk = slice * kb;
   for (int e = threadIdx.x; e < RS * cin * kb; e += blockDim.x) {
@@ -137,11 +141,13 @@ __global__ void __launch_bounds__(kThreads)
       ob[u] = static_cast<int>(b);
     }
     float acc[kPix][V] = {};
-    for (int r = 0; r < g.R; ++r) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
       int row[kPix];
 #pragma unroll
       for (int u = 0; u < kPix; ++u) row[u] = ok[u] ? tap_pos<kBwd>(oa[u], r, g.sh, g.ph, g.dh, g.div_sh, g.in_h) : -1;
-      for (int s = 0; s < g.S; ++s) {
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
         int off[kPix];
         bool use[kPix];
 #pragma unroll
@@ -150,7 +156,7 @@ __global__ void __launch_bounds__(kThreads)
           use[u] = col >= 0;
           off[u] = ((img[u] + row[u]) * g.in_w + col) * g.in_c + in_c0;
         }
-        const float* wtap = wt + (r * g.S + s) * cin * kb;
+        const float* wtap = wt + (r * S + s) * cin * kb;
         if constexpr (kDw) {
           float xv[kPix][V] = {}, wv[V];
 #pragma unroll
@@ -221,10 +227,17 @@ Widths gather_widths(const GatherGeom& g, int kvec) {
 template <typename T, bool kBwd>
 using GatherKernel = void (*)(GatherGeom, const T*, const T*, const T*, T*);
 
+// taps3: a 3x3 filter (depthwise kernels only: there the loads dominate).
 template <typename T, bool kBwd>
-GatherKernel<T, kBwd> gather_kernel(const Widths& wd) {
+GatherKernel<T, kBwd> gather_kernel(const Widths& wd, bool taps3) {
+  if (taps3 && wd.dw) {
+    if (wd.v == 2) return &dg_gather<T, 2, 2, true, kBwd, 3>;
+    if (wd.v == 4) return &dg_gather<T, 4, 4, true, kBwd, 3>;
+    if constexpr (kVec<T> >= 8)
+      if (wd.v == 8) return &dg_gather<T, 8, 8, true, kBwd, 3>;
+  }
 #define HIPRIM_DG_PICK(V, XW, DW) \
-  if (wd.v == V && wd.xw == XW && wd.dw == DW) return &dg_gather<T, V, XW, DW, kBwd>
+  if (wd.v == V && wd.xw == XW && wd.dw == DW) return &dg_gather<T, V, XW, DW, kBwd, 0>
   HIPRIM_DG_PICK(2, 2, true);
   HIPRIM_DG_PICK(4, 4, true);
   HIPRIM_DG_PICK(1, 2, false);
@@ -240,7 +253,7 @@ GatherKernel<T, kBwd> gather_kernel(const Widths& wd) {
     HIPRIM_DG_PICK(8, 8, false);
   }
 #undef HIPRIM_DG_PICK
-  return &dg_gather<T, 1, 1, false, kBwd>;
+  return &dg_gather<T, 1, 1, false, kBwd, 0>;
 }
 
 // The gather's geometry and block plan for p (fwd or bwd-data), with V = v Out channels per thread.
@@ -291,6 +304,7 @@ struct WgradGeom {
   int npix;                 // N * P * Q
   FastDiv div_q, div_p;
   int kv, combos, combo_tiles, tap_chunks;  // combos: kv channel vectors x cin channels cc
+  int cpb, lanes;                           // a block: cpb combos x lanes pixel lanes (cpb * lanes = kThreads)
   int chunks, chunk_pixels, w_elems;
 };
 
@@ -312,13 +326,13 @@ __global__ void __launch_bounds__(kThreads)
     tap_s[tid] = (tap % g.S) * g.dw - g.pw;
   }
   __syncthreads();
-  const int combo = ct * kWCombos + tid % kWCombos, pl = tid / kWCombos;
+  const int combo = ct * g.cpb + tid % g.cpb, pl = tid / g.cpb;
   const bool active = combo < g.combos;
   const int k0 = (combo % g.kv) * V, cc = kDw ? 0 : combo / g.kv;
   const int xc = kDw ? k0 : (k0 / g.Kg) * g.Cg + cc;  // the x channel(s) read: V | Kg, one group
   float acc[kWTaps][V] = {};
   const int p_lo = chunk * g.chunk_pixels, p_hi = min(g.npix, p_lo + g.chunk_pixels);
-  for (int pix = p_lo + pl; active && pix < p_hi; pix += kWLanes) {
+  for (int pix = p_lo + pl; active && pix < p_hi; pix += g.lanes) {
     std::uint32_t npq, q, n, pp;
     g.div_q.divmod(static_cast<std::uint32_t>(pix), npq, q);
     g.div_p.divmod(npq, n, pp);
@@ -344,11 +358,11 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
-  // Per tap: thread e < kWCombos*V adds lane 0..7's sums of (combo e / V, lane j = e % V) in lane
-  // order and writes the chunk's partial.
-  const int e_combo = ct * kWCombos + tid / V, e_j = tid % V;
+  // Per tap: thread e < cpb*V adds the lanes' sums of (combo e / V, lane j = e % V) in lane order
+  // and writes the chunk's partial.
+  const int e_combo = ct * g.cpb + tid / V, e_j = tid % V;
   const int e_k = (e_combo % g.kv) * V + e_j, e_cc = kDw ? 0 : e_combo / g.kv;
-  const bool e_active = tid < kWCombos * V && e_combo < g.combos;
+  const bool e_active = tid < g.cpb * V && e_combo < g.combos;
 #pragma unroll
   for (int t = 0; t < kWTaps; ++t) {  // a constant trip count (fully unrolled: acc stays in registers)
     if (t >= ntaps) continue;  // block-uniform
@@ -358,7 +372,7 @@ __global__ void __launch_bounds__(kThreads)
     if (e_active) {
       float sum = red[tid];
 #pragma unroll
-      for (int l = 1; l < kWLanes; ++l) sum += red[l * kWCombos * V + tid];
+      for (int l = 1; l < g.lanes; ++l) sum += red[l * g.cpb * V + tid];
       part[chunk * g.w_elems + (e_k * RS + tap0 + t) * g.Cg + e_cc] = sum;
     }
     __syncthreads();  // red is rewritten by the next tap
@@ -383,7 +397,7 @@ int wgrad_width(const ConvProblem& p, int kvec) {
   return cg == 1 && kg == 1 ? pow2_dividing(p.k, kvec) : pow2_dividing(kg, kvec);
 }
 
-// Geometry, chunking and grid of bwd-weights with V = v; chunks and chunk_pixels do not depend on v.
+// Geometry, chunking and grid of bwd-weights with V = v; lanes, chunks and chunk_pixels do not depend on v.
 WgradGeom wgrad_geom(const ConvProblem& p, int v) {
   const Dims o = p.out();
   WgradGeom g{};
@@ -400,12 +414,23 @@ WgradGeom wgrad_geom(const ConvProblem& p, int v) {
   const bool dw = g.Cg == 1 && g.Kg == 1;
   g.kv = g.K / v;
   g.combos = g.kv * (dw ? 1 : g.Cg);
-  g.combo_tiles = (g.combos + kWCombos - 1) / kWCombos;
+  // The lane split and the chunking come from the dtype's widest pack vp, not from v (which falls to
+  // 1 for misaligned pointers): the workspace and every sum's order depend on the problem only.
+  const int vp = wgrad_width(p, 16 / static_cast<int>(dtype_size(p.dtype)));
+  const long long combos_p = (g.K / vp) * (dw ? 1LL : g.Cg);
+  g.cpb = 1;
+  while (g.cpb < kWMaxCombos && g.cpb < combos_p) g.cpb *= 2;
+  g.lanes = kThreads / g.cpb;
+  g.combo_tiles = (g.combos + g.cpb - 1) / g.cpb;
   g.tap_chunks = (g.R * g.S + kWTaps - 1) / kWTaps;
   g.w_elems = g.K * g.R * g.S * g.Cg;
-  const long long by_pixels = (1LL * g.npix + kMinChunkPixels - 1) / kMinChunkPixels;
+  // Chunks: about kWTargetBlocks blocks at vp, at least kMinChunkPixels pixels each, the partials
+  // within kPartialFloats.
+  const long long tiles_p = (combos_p + g.cpb - 1) / g.cpb;
+  const long long by_blocks = (kWTargetBlocks + tiles_p * g.tap_chunks - 1) / (tiles_p * g.tap_chunks);
+  const long long by_pixels = std::max<long long>(1, g.npix / kMinChunkPixels);
   const long long by_space = std::max<long long>(1, kPartialFloats / g.w_elems);
-  const long long want = std::max<long long>(1, std::min(by_pixels, by_space));
+  const long long want = std::max<long long>(1, std::min({by_blocks, by_pixels, by_space}));
   g.chunk_pixels = static_cast<int>((1LL * g.npix + want - 1) / want);
   g.chunks = (g.npix + g.chunk_pixels - 1) / g.chunk_pixels;
   return g;
@@ -507,12 +532,13 @@ class ConvDirectGrouped final : public ConvSolver {
       const dim3 grid(gather_blocks(g)), block(kThreads);
       const std::size_t smem = gather_smem(g, wd);
       const T* bias = static_cast<const T*>(p.bias ? t.bias : nullptr);
+      const bool taps3 = p.filter[0] == 3 && p.filter[1] == 3;
       if (bwd) {
-        const auto kernel = gather_kernel<T, true>(wd);
+        const auto kernel = gather_kernel<T, true>(wd, taps3);
         hipLaunchKernelGGL(kernel, grid, block, smem, stream, g, static_cast<const T*>(in), static_cast<const T*>(t.w),
                            static_cast<const T*>(nullptr), static_cast<T*>(out));
       } else {
-        const auto kernel = gather_kernel<T, false>(wd);
+        const auto kernel = gather_kernel<T, false>(wd, taps3);
         hipLaunchKernelGGL(kernel, grid, block, smem, stream, g, static_cast<const T*>(in), static_cast<const T*>(t.w),
                            bias, static_cast<T*>(out));
       }
