@@ -25,8 +25,8 @@
 #   9b gbench  conv.direct.grouped on bench/suites/grouped_bf16_nhwc.txt (MobileNetV2 depthwise, ResNeXt-50 g32, batch 32,
 #              every direction) against the graph-API peer, every timed output verified in full (GBENCH_S limit)
 #   9c simt   the SIMT/fp32 GEMM solvers (conv.gemm.*): hiprim check smoke + edge x fp32/fp16/bf16 x NCHW/NHWC and
-#              resnet50 (batch 2) fp32, exact tier; test_gpu GemmConv*.* (incl. conv.gemm.implicit's stride-1
-#              bwd-data) and memcheck on the implicit solver's fixed problems
+#              resnet50 (batch 2) fp32, exact tier; test_gpu_gemm's Gemm* (incl. conv.gemm.implicit's stride-1
+#              bwd-data) and memcheck on the implicit solver's fixed problems (devbin: ... test_gpu_gemm)
 #  10 ncu      ncu --clock-control none per NCU_CASES entry ("problem|config", ';'-separated): speed of light,
 #              occupancy, memory workload of every kernel of IgemmSweep.Profile's fifth run
 # BENCH_COMBOS: comma-separated combos for the bench part.
@@ -130,9 +130,9 @@ timeout 150 devbin/hiprim check --require-gpu --suite resnet50 --batch 2 --dtype
   --solver 'conv.gemm.1x1,conv.gemm.implicit,conv.gemm.im2col' --report "$W/simt/conformance_gemm_resnet50.json" \
   > "$W/simt/check_resnet50.log" 2>&1
 echo "simt check resnet50 rc=$?"; grep -E "^conv.gemm|^total" "$W/simt/check_resnet50.log"
-timeout 150 devbin/test_gpu --gtest_filter='GemmConv*:GpuConvRegistry*' > "$W/simt/test_gpu.log" 2>&1
+timeout 150 devbin/test_gpu_gemm --gtest_filter='Gemm*' > "$W/simt/test_gpu.log" 2>&1
 echo "simt test_gpu rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED" "$W/simt/test_gpu.log" | head -10
-timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/test_gpu --gtest_filter='GemmConvImplicit.FwdExactAgainstReference' \
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/test_gpu_gemm --gtest_filter='GemmConvImplicit.FwdExactAgainstReference' \
   > "$W/simt/memcheck.log" 2>&1
 echo "simt memcheck rc=$?"; grep -E "ERROR SUMMARY" "$W/simt/memcheck.log" | tail -2
 fi

@@ -18,7 +18,7 @@
 namespace hiprim::gpu {
 
 struct SimtConvEngine {
-  using Tile = GemmTileSimt;  // 128x128 tiles for fp32 where they fill the GPU, else 64x64
+  using Tile = GemmTileDefault;
   static constexpr const char* suffix = "";
   static constexpr const char* gemm = "tiled GEMM";
   static constexpr const char* dtypes = "fp32/fp16/bf16";

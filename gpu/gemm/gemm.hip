@@ -81,7 +81,7 @@ void gemm(const GemmCall& call) {
     if constexpr (kMmaOperand<T>) {
       if (call.engine == GemmEngine::mma) return run_gemm_c<GemmMmaTile, T>(call);
     }
-    run_gemm_c<GemmTileSimt, T>(call);
+    run_gemm_c<GemmTileDefault, T>(call);
   });
 }
 

@@ -64,38 +64,6 @@ struct GemmTile {
   static_assert((BM * BK) % threads == 0 && (BK * BN) % threads == 0, "tile loads must split evenly over threads");
 };
 using GemmTileDefault = GemmTile<64, 64, 16, 4, 4>;  // 256 threads, 16 accumulators each
-using GemmTileLarge = GemmTile<128, 128, 8, 8, 8>;   // 256 threads, 64 accumulators: 2 FMAs per shared float read
-
-// A tile chosen per launch (the SIMT engine's, GemmTileSimt): Large where pick_large_tile's cost model
-// says it is faster, else Small (Large is twice Small in M and N). The choice depends on the shape only, and every C element is one
-// thread's sum in ascending k either way: results are the same bits whichever tile runs (split-K
-// slices are cut at multiples of the chosen tile's BK, so there the association may differ).
-template <typename SmallTile, typename LargeTile>
-struct GemmTilePick {
-  using Small = SmallTile;
-  using Large = LargeTile;
-};
-using GemmTileSimt = GemmTilePick<GemmTileDefault, GemmTileLarge>;
-template <typename Tile>
-inline constexpr bool kIsTilePick = false;
-template <typename S, typename L>
-inline constexpr bool kIsTilePick<GemmTilePick<S, L>> = true;
-
-// The pick, by a throughput model on the heuristic's machine (132 SMs): cost = the busiest SM's tiles
-// (ceil(tiles / 132)) x tile area x per-element cost, padded tiles included, where a small tile's
-// element costs 1.6x a large one's (half the FMAs per shared-memory read and per staged load, twice
-// the K steps' barriers). So a 64-row GEMM (half of each large tile wasted) or a grid too small to
-// spread keeps the small tile.
-inline constexpr std::int64_t kTileSms = 132;
-inline bool pick_large_tile(const GemmShape& s, int bm, int bn) {
-  auto per_sm = [&](std::int64_t tm, std::int64_t tn) {
-    return (s.batch * ((s.m + tm - 1) / tm) * ((s.n + tn - 1) / tn) + kTileSms - 1) / kTileSms;
-  };
-  const double large_cost = static_cast<double>(per_sm(bm, bn)) * bm * bn;
-  const double small_cost = static_cast<double>(per_sm(bm / 2, bn / 2)) * (bm / 2) * (bn / 2) * 1.6;
-  return large_cost < small_cost;
-}
-
 // Whether a tile of an operand is staged with consecutive threads walking k (else the other index):
 // walk the index of the smaller stride so neighbouring threads read neighbouring addresses.
 inline bool stage_k_fastest(const DimMap& k_map, const DimMap& other_map) {

@@ -9,8 +9,8 @@
 // the K slice s of a split-K launch.
 //
 // Launch shape: grid (ceil(N/BN), ceil(M/BM), batch*splits), cut into launches of at most 65535 in y
-// and z (GemmGridPlan); Tile::threads threads per block (256 for both tiles of GemmTileSimt: 64x64x16
-// with 4x4 register blocks, 128x128x8 with 8x8). Per K step of BK the block stages A[BM x BK] and
+// and z (GemmGridPlan); Tile::threads threads per block (256 for the default 64x64x16 tile with 4x4
+// register blocks). Per K step of BK the block stages A[BM x BK] and
 // B[BK x BN] as floats in shared memory (elements past M, N or K are staged as 0), then each thread
 // accumulates its TM x TN block: rows (i/4)*(BM*4/TM) + tm*4 + i%4 for i < TM (TM/4 runs of 4, read as
 // float4; spacing the runs keeps a quarter-warp's float4 reads on distinct banks), columns likewise.
@@ -23,7 +23,6 @@
 #pragma once
 #include <algorithm>
 #include <string>
-#include <type_traits>
 
 #include "core/error.hpp"
 #include "gpu/common/numeric.hpp"
@@ -192,8 +191,8 @@ namespace detail {
 
 // One launch (per grid slice) of the tile's kernel over batch * splits slots.
 template <typename T, typename Tile, typename Epilogue>
-void launch_gemm_tile_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
-                            const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
+void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
+                       const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
   check_gemm_shape(s, context);
   check_gemm_shape(GemmShape{s.m, s.n, s.k, s.batch * splits}, context + " (batch x K splits)");
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
@@ -213,22 +212,6 @@ void launch_gemm_tile_slots(const GemmShape& s, std::int64_t splits, const T* a,
                                            static_cast<int>(s.k), static_cast<int>(t0), static_cast<int>(b0),
                                            static_cast<int>(splits), k_chunk, ep, context);
     }
-  }
-}
-
-// The same for a tile type or a GemmTilePick (its Large tile for fp32 operands when pick_large_tile
-// says its grid covers the GPU, else its Small tile; 16-bit operands always take Small).
-template <typename T, typename Tile, typename Epilogue>
-void launch_gemm_slots(const GemmShape& s, std::int64_t splits, const T* a, const MatrixMap& a_map, const T* b,
-                       const MatrixMap& b_map, const Epilogue& ep, hipStream_t stream, const std::string& context) {
-  if constexpr (kIsTilePick<Tile>) {
-    if constexpr (std::is_same_v<T, float>) {
-      if (pick_large_tile(GemmShape{s.m, s.n, s.k, s.batch * splits}, Tile::Large::BM, Tile::Large::BN))
-        return launch_gemm_tile_slots<T, typename Tile::Large>(s, splits, a, a_map, b, b_map, ep, stream, context);
-    }
-    return launch_gemm_tile_slots<T, typename Tile::Small>(s, splits, a, a_map, b, b_map, ep, stream, context);
-  } else {
-    return launch_gemm_tile_slots<T, Tile>(s, splits, a, a_map, b, b_map, ep, stream, context);
   }
 }
 

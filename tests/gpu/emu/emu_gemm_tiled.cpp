@@ -1,6 +1,6 @@
 // The SIMT tiled GEMM (gpu/gemm/gemm_tile.hpp) compiled for the host emulation
-// (tests/gpu/emu/gpu/runtime/hip_compat.hpp): fp32 operands through GemmTileSimt, so both of its
-// tiles and both thread orientations run on the CPU.
+// (tests/gpu/emu/gpu/runtime/hip_compat.hpp): fp32 operands through the default tile, both thread
+// orientations.
 #include "gpu/gemm/gemm_tile.hpp"
 
 #include "tests/gpu/emu/emu_gemm_tiled.hpp"
@@ -16,8 +16,8 @@ void emu_gemm_simt_f32(const EmuGemmShape& s, std::int64_t splits, const float* 
   StoreEpilogue<float> ep;
   ep.out = out;
   ep.out_map = map_of(out_map);
-  launch_gemm_split_k<float, GemmTileSimt>(GemmShape{s.m, s.n, s.k, s.batch}, splits, partial, a, map_of(a_map), b,
-                                           map_of(b_map), ep, nullptr, "the emulated GEMM test");
+  launch_gemm_split_k<float, GemmTileDefault>(GemmShape{s.m, s.n, s.k, s.batch}, splits, partial, a, map_of(a_map), b,
+                                              map_of(b_map), ep, nullptr, "the emulated GEMM test");
 }
 
 }  // namespace hiprim::gpu

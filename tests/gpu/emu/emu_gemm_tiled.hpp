@@ -15,7 +15,7 @@ struct EmuMatrixMap {  // gpu::MatrixMap
 struct EmuGemmShape {  // gpu::GemmShape
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
 };
-// C = A x B per batch through launch_gemm_split_k<float, GemmTileSimt> with a StoreEpilogue<float>
+// C = A x B per batch through launch_gemm_split_k<float, GemmTileDefault> with a StoreEpilogue<float>
 // into out (out_map); partial holds split_k_workspace_bytes(s, splits) bytes when splits > 1.
 void emu_gemm_simt_f32(const EmuGemmShape& s, std::int64_t splits, const float* a, const EmuMatrixMap& a_map,
                        const float* b, const EmuMatrixMap& b_map, float* out, const EmuMatrixMap& out_map, float* partial);
