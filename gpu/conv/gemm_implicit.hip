@@ -18,6 +18,7 @@
 #include "gpu/conv/gemm_conv_engine.hpp"
 #include "gpu/conv/implicit_gemm_plan.hpp"
 #include "gpu/conv/solvers.hpp"
+#include "gpu/conv/weight_copies.hpp"
 #include "gpu/gemm/gemm_epilogue.hpp"
 #include "gpu/runtime/check.hpp"
 #include "gpu/runtime/launch.hpp"
@@ -45,32 +46,6 @@ __global__ void __launch_bounds__(kPadBlock)
   }
 }
 
-// W'[e], e = ((k*R + r)*S + s)*C + c, from w in its own layout (an exact copy).
-template <typename T>
-__global__ void __launch_bounds__(kPadBlock) krsc_weights_kernel(ConvGeom g, const T* __restrict__ w, T* __restrict__ wt) {
-  const long long c_sz = g.in_ch, r_sz = g.f_sz[1], s_sz = g.f_sz[2];
-  const long long total = static_cast<long long>(g.out_ch) * r_sz * s_sz * c_sz;
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total; e += step) {
-    const long long c = e % c_sz, s = (e / c_sz) % s_sz, r = (e / (c_sz * s_sz)) % r_sz;
-    const long long k = e / (c_sz * s_sz * r_sz);
-    wt[e] = w[g.w_offset(k, c, 0, r, s)];
-  }
-}
-
-// flip: W'[e], e = ((c*R + r)*S + s)*K + k, = w[k][c][R-1-r][S-1-s] (g: the bwd-data problem's own geometry).
-template <typename T>
-__global__ void __launch_bounds__(kPadBlock) flip_weights_kernel(ConvGeom g, const T* __restrict__ w, T* __restrict__ wt) {
-  const long long k_sz = g.out_ch, r_sz = g.f_sz[1], s_sz = g.f_sz[2];
-  const long long total = static_cast<long long>(g.in_ch) * r_sz * s_sz * k_sz;
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total; e += step) {
-    const long long k = e % k_sz, s = (e / k_sz) % s_sz, r = (e / (k_sz * s_sz)) % r_sz;
-    const long long c = e / (k_sz * s_sz * r_sz);
-    wt[e] = w[g.w_offset(k, c, 0, r_sz - 1 - r, s_sz - 1 - s)];
-  }
-}
-
 template <typename T, typename Tile>
 void run_implicit(const ConvProblem& p, const ConvTensors& t, const ImplicitGemmPlan& pl, const std::string& name) {
   const ConvProblem f = pl.flip ? implicit_flip_twin(p) : p;  // the fwd problem the GEMM runs
@@ -85,11 +60,11 @@ void run_implicit(const ConvProblem& p, const ConvTensors& t, const ImplicitGemm
   const T* wk = static_cast<const T*>(t.w);
   if (pl.transform_w) {
     T* const wt = reinterpret_cast<T*>(ws + pl.w_offset);
-    const unsigned blocks = grid_stride_blocks(g.w_elements(), kPadBlock);
+    const unsigned blocks = grid_stride_blocks(g.w_elements(), kWeightCopyBlock);
     if (pl.flip)
-      flip_weights_kernel<T><<<blocks, kPadBlock, 0, stream>>>(conv_geom(p), wk, wt);
+      flip_weights_kernel<T><<<blocks, kWeightCopyBlock, 0, stream>>>(conv_geom(p), wk, wt);
     else
-      krsc_weights_kernel<T><<<blocks, kPadBlock, 0, stream>>>(g, wk, wt);
+      krsc_weights_kernel<T><<<blocks, kWeightCopyBlock, 0, stream>>>(g, wk, wt);
     HIPRIM_CHECK_LAUNCH(pl.flip ? "flip_weights_kernel" : "krsc_weights_kernel", context);
     wk = wt;
   }

@@ -25,6 +25,9 @@ std::shared_ptr<const ConvSolver> make_conv_gemm_im2col_mma(std::size_t workspac
 // conv.gemm.implicit.mma (gpu/conv/gemm_implicit.hip).
 std::shared_ptr<const ConvSolver> make_conv_gemm_implicit();
 std::shared_ptr<const ConvSolver> make_conv_gemm_implicit_mma();
+// 2D NHWC fp32 implicit GEMM on the FMA units, all three directions (bwd-data stride 1): conv.igemm.simt
+// (gpu/conv/igemm_simt.hip; plan and perf configs: gpu/conv/igemm_simt_plan.hpp).
+std::shared_ptr<const ConvSolver> make_conv_igemm_simt();
 // 2D NHWC fp16/bf16 implicit GEMM on Hopper warpgroup MMA, all three directions (sm_90a only):
 // conv.igemm.wgmma (gpu/conv/igemm_sm90.hip; perf configs: gpu/conv/igemm_sm90.hpp).
 std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/conv_problem.hpp"
+#include "core/conv_solver.hpp"
 #include "core/tensor.hpp"
 
 namespace hiprim::gputest {
@@ -40,5 +41,13 @@ std::vector<float> expected_output(const ConvProblem& p, const ConvCase& c);
 // "" when every element of out (by storage offset) equals expected (a NaN, e.g. an unwritten
 // poisoned element, never does), else the first mismatch with its offset and both values.
 std::string first_mismatch(const HostTensor& out, const std::vector<float>& expected);
+
+// "" when solver s's output on p (config "": its default) equals the reference exactly, else the
+// first problem found. Every buffer sits between guard bytes and starts `shift` bytes past a 64-byte
+// boundary; the output and the workspace are poisoned (all-ones bytes: NaN in every dtype), inputs
+// must come back unchanged, and a run with a workspace (bwd-weights always) is repeated, poisoned
+// again, and must give the same bits. s runs on host memory (the host emulation of the HIP layer).
+std::string check_exact_guarded(const ConvSolver& s, const ConvProblem& p, std::uint32_t seed, std::size_t shift = 0,
+                                const std::string& config = "");
 
 }  // namespace hiprim::gputest

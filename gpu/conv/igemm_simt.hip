@@ -1,0 +1,154 @@
+// conv.igemm.simt: fp32 NHWC 2D convolution as an implicit GEMM on the FMA units (no tf32), all
+// three directions: fwd and bwd-weights gather the activations in the kernel (no im2col, no padded
+// copy); bwd-data with stride 1 runs as the fwd conv of dy with the flipped filter (copied into the
+// workspace). Plan, configs and heuristic: igemm_simt_plan.hpp; kernel: igemm_simt_kernel.hpp.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "gpu/conv/conv_geom.hpp"
+#include "gpu/conv/igemm_simt_kernel.hpp"
+#include "gpu/conv/igemm_simt_plan.hpp"
+#include "gpu/conv/solvers.hpp"
+#include "gpu/conv/weight_copies.hpp"
+#include "gpu/runtime/check.hpp"
+#include "gpu/runtime/launch.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+constexpr const char* kSimtName = "conv.igemm.simt";
+
+SimtConvGeom simt_geom(const ConvProblem& f) {
+  const Dims o = f.out();
+  SimtConvGeom g;
+  g.imgs = static_cast<int>(f.n), g.h = static_cast<int>(f.in[0]), g.w = static_cast<int>(f.in[1]);
+  g.c = static_cast<int>(f.c), g.k = static_cast<int>(f.k);
+  g.r = static_cast<int>(f.filter[0]), g.s = static_cast<int>(f.filter[1]);
+  g.p = static_cast<int>(o[0]), g.q = static_cast<int>(o[1]);
+  g.str_h = static_cast<int>(f.stride[0]), g.str_w = static_cast<int>(f.stride[1]);
+  g.pad_h = static_cast<int>(f.pad[0]), g.pad_w = static_cast<int>(f.pad[1]);
+  g.dil_h = static_cast<int>(f.dilation[0]), g.dil_w = static_cast<int>(f.dilation[1]);
+  return g;
+}
+
+template <SimtConvDir D, int BM, int BN, int VW>
+void launch_tile(const SimtConvArgs& a, int splits, hipStream_t stream, const std::string& context) {
+  using Tile = SimtTile<BM, BN>;
+  const dim3 grid(static_cast<unsigned>((a.n + BN - 1) / BN), static_cast<unsigned>((a.m + BM - 1) / BM),
+                  static_cast<unsigned>(splits));
+  hipLaunchKernelGGL((simt_conv_kernel<D, Tile, VW>), grid, dim3(Tile::threads), 0, stream, a);
+  HIPRIM_CHECK_LAUNCH("simt_conv_kernel", context);
+}
+
+template <SimtConvDir D, int VW>
+void launch_config(const SimtConvArgs& a, const SimtConvConfig& c, hipStream_t stream, const std::string& context) {
+  if (c.bm == 128 && c.bn == 128) return launch_tile<D, 128, 128, VW>(a, c.splits, stream, context);
+  if (c.bm == 128 && c.bn == 64) return launch_tile<D, 128, 64, VW>(a, c.splits, stream, context);
+  return launch_tile<D, 64, 64, VW>(a, c.splits, stream, context);
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+void run_simt(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl, const SimtConvConfig& c) {
+  const hipStream_t stream = static_cast<hipStream_t>(t.stream);
+  const std::string context = std::string(kSimtName) + " " + c.str() + " " + to_string(p);
+  unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
+  const float* w = static_cast<const float*>(t.w);
+  if (pl.flip) {  // w'[c][r][s][k] = w[k][R-1-r][S-1-s][c]
+    float* const wt = reinterpret_cast<float*>(ws);
+    const ConvGeom g = conv_geom(p);
+    hipLaunchKernelGGL((flip_weights_kernel<float>), dim3(grid_stride_blocks(g.w_elements(), kWeightCopyBlock)),
+                       dim3(kWeightCopyBlock), 0, stream, g, w, wt);
+    HIPRIM_CHECK_LAUNCH("flip_weights_kernel", context);
+    w = wt;
+  }
+  SimtConvArgs a;
+  a.g = simt_geom(pl.relation);
+  a.m = static_cast<int>(pl.m), a.n = static_cast<int>(pl.n), a.kred = static_cast<int>(pl.kred);
+  a.k_chunk = static_cast<int>(simt_conv_chunk(pl, c));
+  float* const final_out = static_cast<float*>(pl.wgrad ? t.w : pl.flip ? t.x : t.y);
+  const float* const bias = p.dir == ConvDir::fwd && p.bias ? static_cast<const float*>(t.bias) : nullptr;
+  if (pl.wgrad) {
+    a.a = static_cast<const float*>(t.y), a.b = static_cast<const float*>(t.x);
+  } else {
+    a.a = static_cast<const float*>(pl.flip ? t.y : t.x), a.b = w;
+  }
+  float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl));
+  a.out = c.splits > 1 ? partial : final_out;
+  a.bias = c.splits > 1 ? nullptr : bias;
+  // 16-byte vectors: channel counts % 4 (every vector inside one pixel's channels) and aligned buffers.
+  const bool vec = a.g.c % 4 == 0 && a.g.k % 4 == 0 && aligned16(a.a) && aligned16(a.b) && aligned16(a.out);
+  const SimtConvDir d = pl.wgrad ? SimtConvDir::wgrad : SimtConvDir::fwd;
+  if (d == SimtConvDir::fwd)
+    vec ? launch_config<SimtConvDir::fwd, 4>(a, c, stream, context) : launch_config<SimtConvDir::fwd, 1>(a, c, stream, context);
+  else
+    vec ? launch_config<SimtConvDir::wgrad, 4>(a, c, stream, context)
+        : launch_config<SimtConvDir::wgrad, 1>(a, c, stream, context);
+  if (c.splits > 1) {
+    const long long mn = pl.m * pl.n;
+    hipLaunchKernelGGL(simt_conv_reduce_kernel, dim3(grid_stride_blocks(mn, 256, 2048)), dim3(256), 0, stream,
+                       partial, mn, a.n, c.splits, bias, final_out);
+    HIPRIM_CHECK_LAUNCH("simt_conv_reduce_kernel", context);
+  }
+}
+
+class ConvIgemmSimt final : public ConvSolver {
+ public:
+  std::string name() const override { return kSimtName; }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return "2D NHWC fp32 implicit GEMM on the FMA units (no tf32): activations gathered in the kernel, "
+           "128x128/128x64/64x64 tiles of 8x8 register blocks, two shared-memory stages; fwd and bwd-weights any "
+           "stride/pad/dilation, bwd-data stride 1 (the flipped fwd conv); groups 1; deterministic split-K";
+  }
+  double accumulation_error_factor() const override { return 1.0; }  // fp32 FMA, round to nearest
+  // Padding taps (fwd, bwd-weights) and dy's padding in the flipped fwd view (bwd-data's border taps)
+  // are zero-filled loads that meet the other operand; stride 1 bwd-data has no stride holes.
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
+  Applicability applicable(const ConvProblem& p) const override {
+    const SimtConvPlan pl = plan_simt_conv(p);
+    return pl.refusal.empty() ? Applicability::yes() : Applicability::no(pl.refusal);
+  }
+  std::vector<std::string> perf_configs() const override {
+    std::vector<std::string> out;
+    for (int s = 1; s <= 64; s *= 2)
+      for (const char* t : {"t128x128", "t128x64", "t64x64"}) out.push_back(std::string(t) + ".sk" + std::to_string(s));
+    return out;
+  }
+  std::vector<std::string> configs_for(const ConvProblem& p) const override {
+    std::vector<std::string> out;
+    for (const SimtConvConfig& c : simt_conv_configs(plan_simt_conv(p))) out.push_back(c.str());
+    return out;
+  }
+  std::string default_config_for(const ConvProblem& p) const override {
+    const SimtConvPlan pl = plan_simt_conv(p);
+    return pl.refusal.empty() ? simt_conv_default(pl).str() : std::string();
+  }
+  std::size_t workspace_bytes(const ConvProblem& p) const override {
+    const SimtConvPlan pl = plan_simt_conv(p);
+    return pl.refusal.empty() ? simt_conv_workspace(pl, simt_conv_default(pl)) : 0;
+  }
+  std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const override {
+    if (config.empty()) return workspace_bytes(p);
+    const SimtConvPlan pl = plan_simt_conv(p);
+    const SimtConvConfig c = parse_simt_conv_config(config);
+    for (const SimtConvConfig& ok : simt_conv_configs(pl))
+      if (ok == c) return simt_conv_workspace(pl, c);
+    throw InputError(std::string(kSimtName) + " config '" + config + "' cannot run " + to_string(p));
+  }
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
+    const SimtConvPlan pl = plan_simt_conv(p);
+    run_simt(p, t, pl, t.config.empty() ? simt_conv_default(pl) : parse_simt_conv_config(t.config));
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const ConvSolver> make_conv_igemm_simt() { return std::make_shared<ConvIgemmSimt>(); }
+
+}  // namespace hiprim::gpu

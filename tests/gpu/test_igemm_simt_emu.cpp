@@ -1,0 +1,184 @@
+// conv.igemm.simt run by the host emulation of the HIP layer (tests/gpu/emu) against the CPU
+// reference, exact tier (integer data in [-2, 2]: every fp32 sum exact, so each output must equal the
+// reference bit for bit), through gputest::check_exact_guarded (guard bytes, poisoned output and
+// workspace, inputs unchanged, repeated runs with a workspace give the same bits). Covers every
+// direction, strides, pads past the edge, dilation, odd sizes, channel counts that are not multiples
+// of 4 (the scalar path), every tile and split counts that leave empty and partial slices, M, N and K
+// tails inside a tile, unaligned buffers, and the plan: refusals with reasons, config grammar,
+// workspace, heuristic.
+//
+// Why a wrong kernel fails here: the poisoned output makes an unwritten row/column tail NaN; a
+// dropped K tail (kk past the last full 8) changes every sum of the odd-C cases (c5, c3: RSC not a
+// multiple of 8); a split slice summed twice or skipped changes the split cases; the flipped filter
+// read unflipped breaks every bwd-data case with R > 1. (A mutant with `k0 + BK <= k_hi` as the
+// loop bound was run by hand: the c5/c3 cases fail.)
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/conv_solver.hpp"
+#include "core/error.hpp"
+#define gpu gpu_emu  // the plan as compiled into the emulation library (namespace hiprim::gpu_emu)
+#include "gpu/conv/igemm_simt_plan.hpp"
+#undef gpu
+#include "tests/gpu/conv_exact_cases.hpp"
+
+namespace hiprim::gpu_emu {
+std::shared_ptr<const ConvSolver> make_conv_igemm_simt();  // tests/gpu/emu/emu_igemm_simt.cpp
+}  // namespace hiprim::gpu_emu
+
+using namespace hiprim;
+
+namespace {
+
+const ConvSolver& solver() {
+  static const auto s = gpu_emu::make_conv_igemm_simt();
+  return *s;
+}
+
+const char* const kFixed[] = {
+    "conv fwd fp32 nhwc n2 c8 k12 in7x9 f3x3 pad1x1",
+    "conv fwd fp32 nhwc n1 c16 k20 in9x8 f3x3 pad1x1 str2x2",
+    "conv fwd fp32 nhwc n1 c12 k8 in6x7 f1x1",
+    "conv fwd fp32 nhwc n1 c5 k6 in5x6 f3x3 pad1x1",            // scalar path, K tail
+    "conv fwd fp32 nhwc n2 c3 k8 in9x9 f7x7 pad3x3 str2x2",     // the stem's shape, small
+    "conv fwd fp32 nhwc n1 c8 k8 in9x10 f3x3 pad2x3 dil2x3",
+    "conv fwd fp32 nhwc n1 c4 k4 in3x4 f3x3 pad3x2",            // pads past the edge
+    "conv fwd fp32 nhwc n3 c8 k4 in12x11 f3x3 pad1x1",          // M = 396 > 3 row tiles
+    "conv fwd fp32 nhwc n1 c68 k136 in4x4 f1x1",                // N = 136 > 128, K = 68
+};
+
+std::vector<ConvProblem> fixed_cases() {
+  std::vector<ConvProblem> all;
+  for (const char* s : kFixed)
+    for (ConvDir d : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
+      for (bool bias : {false, true}) {
+        if (bias && d != ConvDir::fwd) continue;
+        ConvProblem p = parse_conv_problem(s);
+        p.dir = d, p.bias = bias;
+        if (d == ConvDir::bwd_data) p.stride = {1, 1};  // the flipped path takes stride 1
+        for (std::size_t i = 0; i < 2; ++i)
+          if (d == ConvDir::bwd_data) p.pad[i] = std::min(p.pad[i], p.dilation[i] * (p.filter[i] - 1));
+        if (p.valid()) all.push_back(p);
+      }
+  return all;
+}
+
+ConvProblem random_problem(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  while (true) {
+    ConvProblem p;
+    p.channels_last = true;
+    p.dir = static_cast<ConvDir>(pick(0, 2));
+    p.c = pick(0, 1) ? 4 * pick(1, 6) : pick(1, 13);
+    p.k = pick(0, 1) ? 4 * pick(1, 10) : pick(1, 19);
+    p.n = pick(1, 2);
+    p.in = {pick(1, 10), pick(1, 10)};
+    p.filter = {pick(1, 4), pick(1, 4)};
+    p.pad = {pick(0, 3), pick(0, 3)};
+    p.stride = {pick(1, 3), pick(1, 3)};
+    p.dilation = {pick(1, 2), pick(1, 2)};
+    p.bias = p.dir == ConvDir::fwd && pick(0, 1) == 1;
+    if (p.valid() && solver().applicable(p)) return p;
+  }
+}
+
+}  // namespace
+
+TEST(IgemmSimtEmu, DeclaresItsClaims) {
+  const ConvSolver& s = solver();
+  EXPECT_EQ(s.name(), "conv.igemm.simt");
+  EXPECT_EQ(s.backend(), Backend::device);
+  EXPECT_TRUE(s.deterministic());
+  EXPECT_EQ(s.accumulation_error_factor(), 1.0);
+  EXPECT_EQ(s.implicit_zeros(parse_conv_problem("conv bwd-data fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1")),
+            ImplicitZeros::all(ZeroTerm::multiplied));
+  EXPECT_EQ(s.workspace_bytes(parse_conv_problem("conv fwd fp32 nhwc n32 c64 k256 in56x56 f1x1")), 0u);  // unsplit
+  // bwd-data: the flipped filter (8*8*9 floats, 256-byte rounded)
+  EXPECT_GE(s.config_workspace_bytes(parse_conv_problem("conv bwd-data fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1"),
+                                     "t64x64.sk1"),
+            8u * 8 * 9 * 4);
+}
+
+TEST(IgemmSimtEmu, FixedProblemsMatchTheReferenceExactly) {
+  int ran = 0;
+  for (const ConvProblem& p : fixed_cases()) {
+    ASSERT_TRUE(solver().applicable(p)) << to_string(p) << ": " << solver().applicable(p).reason;
+    ++ran;
+    EXPECT_EQ(gputest::check_exact_guarded(solver(), p, 17), "") << to_string(p) << " config " << solver().default_config_for(p);
+  }
+  EXPECT_EQ(ran, static_cast<int>(std::size(kFixed)) * 4);
+}
+
+// Every tile and split count on a problem with tails in M, N and K (M = 2*6*7 = 84, N = 12 or
+// RSC = 117, K = 117 or 84).
+TEST(IgemmSimtEmu, EveryConfigMatchesTheReferenceExactly) {
+  for (const char* str : {"conv fwd fp32 nhwc n2 c13 k12 in6x7 f3x3 pad1x1 bias", "conv bwd-weights fp32 nhwc n2 c12 k8 in6x7 f3x3 pad1x1",
+                          "conv bwd-data fp32 nhwc n2 c8 k12 in6x7 f3x3 pad1x1"}) {
+    const ConvProblem p = parse_conv_problem(str);
+    const std::vector<std::string> configs = solver().configs_for(p);
+    EXPECT_GE(configs.size(), 12u) << str;
+    for (const std::string& c : configs) EXPECT_EQ(gputest::check_exact_guarded(solver(), p, 3, 0, c), "") << str << " " << c;
+  }
+}
+
+TEST(IgemmSimtEmu, RandomProblemsMatchTheReferenceExactly) {
+  std::mt19937 rng(4242);
+  for (int i = 0; i < 60; ++i) {
+    const ConvProblem p = random_problem(rng);
+    EXPECT_EQ(gputest::check_exact_guarded(solver(), p, 100 + i), "") << to_string(p);
+  }
+}
+
+// Buffers one element off 16 bytes: the scalar loads (same sums, same order), same bits.
+TEST(IgemmSimtEmu, UnalignedBuffersTakeTheScalarPathAndStillMatch) {
+  for (const char* s : {"conv fwd fp32 nhwc n1 c8 k8 in6x7 f3x3 pad1x1 bias", "conv bwd-data fp32 nhwc n1 c8 k12 in5x5 f3x3 pad1x1",
+                        "conv bwd-weights fp32 nhwc n2 c8 k8 in7x6 f3x3 pad1x1 str2x2"})
+    EXPECT_EQ(gputest::check_exact_guarded(solver(), parse_conv_problem(s), 5, 4), "") << s << " shifted by 4 bytes";
+}
+
+TEST(IgemmSimtEmu, RefusesWhatItDoesNotImplementWithTheReason) {
+  struct Refusal {
+    const char* problem;
+    const char* reason_part;
+  };
+  const Refusal cases[] = {
+      {"conv fwd fp16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1", "fp32 only"},
+      {"conv fwd fp32 nchw n1 c8 k8 in5x5 f3x3 pad1x1", "NHWC only"},
+      {"conv fwd fp32 ndhwc n1 c8 k8 in3x5x5 f3x3x3 pad1x1x1", "2D only"},
+      {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 g2", "groups 1 only"},
+      {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str2x2 trans opad1x1", "mode conv only"},
+      {"conv bwd-data fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2", "stride 1 only"},
+      {"conv bwd-data fp32 nhwc n1 c8 k8 in9x9 f3x3 pad3x3", "pad <= 2"},
+      {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f7x7", "invalid problem"},
+  };
+  for (const auto& c : cases) {
+    const Applicability a = solver().applicable(parse_conv_problem_unchecked(c.problem));
+    EXPECT_FALSE(a.ok) << c.problem;
+    EXPECT_NE(a.reason.find(c.reason_part), std::string::npos) << c.problem << ": " << a.reason;
+  }
+}
+
+TEST(IgemmSimtPlan, ConfigGrammarAndErrors) {
+  EXPECT_EQ(gpu_emu::parse_simt_conv_config("t128x64.sk4"), (gpu_emu::SimtConvConfig{128, 64, 4}));
+  EXPECT_EQ(gpu_emu::parse_simt_conv_config("t64x64.sk1").str(), "t64x64.sk1");
+  for (const char* bad : {"t128x64", "t96x64.sk1", "t128x128.sk3", "t128x128.sk128", "t128x128.sk1x", ""})
+    EXPECT_THROW(gpu_emu::parse_simt_conv_config(bad), InputError) << bad;
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1");
+  EXPECT_THROW(solver().config_workspace_bytes(p, "t64x64.sk64"), InputError);  // K = 72 < 8 * 64
+}
+
+// The heuristic on ResNet-50 shapes at batch 32: big layers take the big tile unsplit; a small
+// output with a long reduction splits K.
+TEST(IgemmSimtPlan, HeuristicSplitsOnlyWhereTheOutputIsSmall) {
+  const auto pick = [](const char* s) { return gpu_emu::simt_conv_default(gpu_emu::plan_simt_conv(parse_conv_problem(s))); };
+  const auto big = pick("conv fwd fp32 nhwc n32 c64 k256 in56x56 f1x1");
+  EXPECT_EQ(big.splits, 1);
+  EXPECT_EQ(big.bm * big.bn, 128 * 128);
+  EXPECT_GT(pick("conv bwd-weights fp32 nhwc n32 c64 k64 in56x56 f3x3 pad1x1").splits, 4);
+  EXPECT_GT(pick("conv fwd fp32 nhwc n32 c512 k512 in7x7 f3x3 pad1x1").splits, 1);
+}
