@@ -24,6 +24,10 @@
 #              scripts/device_build.sh ... test_gpu)
 #   9b gbench  conv.direct.grouped on bench/suites/grouped_bf16_nhwc.txt (MobileNetV2 depthwise, ResNeXt-50 g32, batch 32,
 #              every direction) against the graph-API peer, every timed output verified in full (GBENCH_S limit)
+#   9d isimt  conv.igemm.simt: the same gate as grouped over smoke + edge + resnet50 (batch 2) fp32 NHWC, memcheck on
+#              hiprim check of the smoke suite
+#   9e stune  hiprim tune of conv.igemm.simt's configs on ResNet-50 fp32 NHWC at batch 32 (STUNE_DIRS, STUNE_S per direction;
+#              not recorded), every config verified before it is timed
 #   9c simt   the SIMT/fp32 GEMM solvers (conv.gemm.*): hiprim check smoke + edge x fp32/fp16/bf16 x NCHW/NHWC and
 #              resnet50 (batch 2) fp32, exact tier; test_gpu_gemm's Gemm* (incl. conv.gemm.implicit's stride-1
 #              bwd-data) and memcheck on the implicit solver's fixed problems (devbin: ... test_gpu_gemm)
@@ -147,23 +151,46 @@ env HIPRIM_IGEMM_SWEEP=1 HIPRIM_IGEMM_SWEEP_SET="${SWEEP_SET:-}" HIPRIM_IGEMM_SW
   > "$W/sweep/sweep.log" 2>&1
 echo "sweep rc=$?"; grep -E "best|whole net|  (fwd|bwd)|FAIL" "$W/sweep/sweep.log" | tail -60
 fi
-if want grouped; then  # conv.direct.grouped on the device; needs devbin/test_gpu
-mark grouped
-mkdir -p "$W/grouped"
-for fill in exact bounded; do
-  timeout 90 devbin/hiprim check --require-gpu --suite smoke,edge --dtype fp32,fp16,bf16 --layout nhwc --solver conv.direct.grouped \
-    --fill "$fill" --report "$W/grouped/conformance_$fill.json" > "$W/grouped/check_$fill.log" 2>&1
-  echo "grouped check $fill rc=$?"; grep -E "^conv.direct|^total" "$W/grouped/check_$fill.log"
+# solver_gate TAG SOLVER DTYPES SUITES TEST_FILTER [LAYOUTS]: hiprim check of SOLVER over SUITES (batch 2) x DTYPES x LAYOUTS
+# (default nhwc), exact and
+# bounded tiers; a GPU fuzz campaign with special values (GFUZZ_S); test_gpu's TEST_FILTER (when not "-") and compute-sanitizer
+# memcheck (on TEST_FILTER, else on hiprim check of the smoke suite).
+solver_gate() {
+  local tag=$1 solver=$2 dtypes=$3 suites=$4 filter=$5 layouts=${6:-nhwc}
+  mark "$tag"
+  mkdir -p "$W/$tag"
+  for fill in exact bounded; do
+    timeout 150 devbin/hiprim check --require-gpu --suite "$suites" --batch 2 --dtype "$dtypes" --layout "$layouts" --solver "$solver" \
+      --fill "$fill" --report "$W/$tag/conformance_$fill.json" > "$W/$tag/check_$fill.log" 2>&1
+    echo "$tag check $fill rc=$?"; grep -E "^conv\.|^total" "$W/$tag/check_$fill.log"
+  done
+  timeout 120 devbin/hiprim fuzz --op conv --solver "$solver" --time "${GFUZZ_S:-30}s" --seed 11 --oracle gpu --size auto \
+    --cpu-check-rate 0.05 --devices all --jobs-per-device 8 --report "$W/$tag/fuzz.json" --corpus "$W/$tag/corpus" \
+    > "$W/$tag/fuzz.log" 2>&1
+  echo "$tag fuzz rc=$? (1 = failures found)"; grep -vE '^\[(gpu|worker)' "$W/$tag/fuzz.log" | tail -8
+  if [ "$filter" != "-" ]; then
+    timeout 120 devbin/test_gpu --gtest_filter="$filter" > "$W/$tag/test_gpu.log" 2>&1
+    echo "$tag rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED" "$W/$tag/test_gpu.log" | head -10
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/test_gpu --gtest_filter="$filter" \
+      > "$W/$tag/memcheck.log" 2>&1
+  else
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/hiprim check --require-gpu --suite smoke \
+      --dtype "$dtypes" --layout "$layouts" --solver "$solver" > "$W/$tag/memcheck.log" 2>&1
+  fi
+  echo "$tag memcheck rc=$?"; grep -E "ERROR SUMMARY" "$W/$tag/memcheck.log" | tail -2
+}
+# conv.direct.grouped; needs devbin/test_gpu
+want grouped && solver_gate grouped conv.direct.grouped fp32,fp16,bf16 smoke,edge 'GpuConvDirectGrouped.*'
+# conv.igemm.simt (fp32 NHWC)
+want isimt && solver_gate isimt 'conv.igemm.simt*' fp32 smoke,edge,resnet50 - nhwc,nchw
+if want stune; then  # conv.igemm.simt: every perf config of the ResNet-50 layers at batch 32, fp32 NHWC (STUNE_S per direction)
+mark stune
+mkdir -p "$W/stune"
+for d in ${STUNE_DIRS:-fwd bwd-data bwd-weights}; do
+  timeout "${STUNE_S:-50}" devbin/hiprim tune --suite resnet50 --batch 32 --dtype fp32 --layout nhwc --dir "$d" \
+    --solver conv.igemm.simt --time-budget-ms 10 --no-record --report "$W/stune/tune_$d.json" > "$W/stune/tune_$d.log" 2>&1
+  echo "stune $d rc=$?"; grep -vE '^tune \[' "$W/stune/tune_$d.log" | tail -n 30
 done
-timeout 120 devbin/hiprim fuzz --op conv --solver conv.direct.grouped --time "${GFUZZ_S:-30}s" --seed 11 --oracle gpu --size auto \
-  --cpu-check-rate 0.05 --devices all --jobs-per-device 8 --report "$W/grouped/fuzz.json" --corpus "$W/grouped/corpus" \
-  > "$W/grouped/fuzz.log" 2>&1
-echo "grouped fuzz rc=$? (1 = failures found)"; grep -vE '^\[(gpu|worker)' "$W/grouped/fuzz.log" | tail -8
-timeout 120 devbin/test_gpu --gtest_filter='GpuConvDirectGrouped.*:GpuConvNchwViaNhwc.*' > "$W/grouped/test_gpu.log" 2>&1
-echo "grouped rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED" "$W/grouped/test_gpu.log" | head -10
-timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 devbin/test_gpu --gtest_filter='GpuConvDirectGrouped.*' \
-  > "$W/grouped/memcheck.log" 2>&1
-echo "grouped memcheck rc=$?"; grep -E "ERROR SUMMARY" "$W/grouped/memcheck.log" | tail -2
 fi
 if want ncu; then
 mark ncu
