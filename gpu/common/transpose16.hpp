@@ -10,6 +10,9 @@
 // halfwords: the column reads below hit distinct banks, two-way at most); each side moves 16-byte
 // pieces (8 elements) where its contiguous extent, strides and offsets are multiples of 8, else one
 // element per thread and access (so any shape runs; the 16-byte side keeps its width).
+// transpose32: the same contract (Transpose16 shape, Map) for 32-bit elements (fp32 NCHW copies):
+// one 32 x 32 tile per 256-thread block (rows of 33 words: conflict-free column reads), 4-byte
+// accesses, each warp's row of 32 elements one 128-byte line on either side.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -122,6 +125,42 @@ void transpose16(const void* src, void* dst, const Transpose16& t, long long bat
     else
       hipLaunchKernelGGL((transpose16_kernel<1, 1, Map>), grid, block, 0, s, in, out, t, map, b0, tiles_i, tiles_j);
     HIPRIM_CHECK_LAUNCH("transpose16_kernel", ctx);
+  }
+}
+
+constexpr int kT32Tile = 32, kT32Threads = 256, kT32Pitch = kT32Tile + 1;  // pitch in words
+
+template <class Map>
+__global__ void __launch_bounds__(kT32Threads)
+    transpose32_kernel(const std::uint32_t* __restrict__ src, std::uint32_t* __restrict__ dst, const Transpose16 t,
+                       const Map map, long long b0, long long tiles_i, long long tiles_j) {
+  __shared__ std::uint32_t tile[kT32Tile * kT32Pitch];  // tile[i * pitch + j]
+  const long long per_b = tiles_i * tiles_j, blk = blockIdx.x;
+  const long long b = b0 + blk / per_b, rem = blk - (blk / per_b) * per_b;
+  const long long i0 = rem / tiles_j * kT32Tile, j0 = (rem - rem / tiles_j * tiles_j) * kT32Tile;
+  const long long sb = map.src(b), db = map.dst(b);
+  const int tx = static_cast<int>(threadIdx.x) % kT32Tile, ty = static_cast<int>(threadIdx.x) / kT32Tile;
+  for (int i = ty; i < kT32Tile; i += kT32Threads / kT32Tile)
+    tile[i * kT32Pitch + tx] =
+        sb >= 0 && i0 + i < t.rows && j0 + tx < t.cols ? src[sb + (i0 + i) * t.si + j0 + tx] : 0u;
+  __syncthreads();
+  for (int j = ty; j < kT32Tile; j += kT32Threads / kT32Tile)
+    if (j0 + j < t.cols_out && i0 + tx < t.rows) dst[db + (j0 + j) * t.dj + i0 + tx] = tile[tx * kT32Pitch + j];
+}
+
+template <class Map>
+void transpose32(const void* src, void* dst, const Transpose16& t, long long batch, const Map& map, hipStream_t s,
+                 const std::string& ctx) {
+  if (batch <= 0 || t.rows <= 0 || t.cols_out <= 0) return;
+  const long long tiles_i = (t.rows + kT32Tile - 1) / kT32Tile, tiles_j = (t.cols_out + kT32Tile - 1) / kT32Tile;
+  const long long per_b = tiles_i * tiles_j, max_blocks = 0x7fffffffLL;
+  if (per_b > max_blocks) throw InputError(ctx + ": a " + std::to_string(t.rows) + " x " + std::to_string(t.cols_out) + " transpose is too large");
+  const auto* in = static_cast<const std::uint32_t*>(src);
+  auto* out = static_cast<std::uint32_t*>(dst);
+  for (long long b0 = 0; b0 < batch; b0 += max_blocks / per_b) {
+    const dim3 grid(static_cast<unsigned>(std::min(batch - b0, max_blocks / per_b) * per_b));
+    hipLaunchKernelGGL((transpose32_kernel<Map>), grid, dim3(kT32Threads), 0, s, in, out, t, map, b0, tiles_i, tiles_j);
+    HIPRIM_CHECK_LAUNCH("transpose32_kernel", ctx);
   }
 }
 

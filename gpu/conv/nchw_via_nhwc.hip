@@ -5,7 +5,8 @@
 // copy, exact. The direction's inputs are transposed into the workspace, the inner solver runs the
 // channels-last twin of the problem there, and its output is transposed back (where S == 1 or
 // D1 == 1 the two layouts are the same bytes and the tensor is used in place). Cost: each copied
-// tensor is read and written once more (gpu/common/transpose16.hpp). 16-bit dtypes only.
+// tensor is read and written once more (gpu/common/transpose16.hpp: transpose16 for 16-bit dtypes,
+// transpose32 for fp32).
 // Workspace: [x copy | w copy | y copy | the inner solver's workspace], each 256-byte aligned.
 #include <cstdint>
 #include <memory>
@@ -22,12 +23,16 @@
 namespace hiprim::gpu {
 namespace {
 
-// [d0][rows][cols] -> [d0][cols][rows], 16-bit elements (transpose16: 16-byte pieces where the
-// extents allow, else one element per access).
-void transpose(const void* src, void* dst, long long d0, long long rows, long long cols, hipStream_t s,
-               const std::string& ctx) {
+// [d0][rows][cols] -> [d0][cols][rows] of elem_bytes-byte elements (transpose16: 16-byte pieces
+// where the extents allow, else one element per access; transpose32 for 4-byte elements).
+void transpose(const void* src, void* dst, std::size_t elem_bytes, long long d0, long long rows, long long cols,
+               hipStream_t s, const std::string& ctx) {
   const Transpose16 t{rows, cols, cols, cols, rows};
-  transpose16(src, dst, t, d0, AffineBatches{0, rows * cols, 0, rows * cols}, s, ctx);
+  const AffineBatches batches{0, rows * cols, 0, rows * cols};
+  if (elem_bytes == 4)
+    transpose32(src, dst, t, d0, batches, s, ctx);
+  else
+    transpose16(src, dst, t, d0, batches, s, ctx);
 }
 
 class ConvNchwViaNhwc final : public ConvSolver {
@@ -76,14 +81,14 @@ class ConvNchwViaNhwc final : public ConvSolver {
       const NchwCopy& c = cp.copy[i];
       if (!c.copied) continue;
       u.*slot[i] = ws + c.offset;
-      if (static_cast<int>(out) != i) transpose(t.*slot[i], u.*slot[i], c.d0, c.d1, c.s, hs, ctx);
+      if (static_cast<int>(out) != i) transpose(t.*slot[i], u.*slot[i], cp.elem_bytes, c.d0, c.d1, c.s, hs, ctx);
     }
     u.workspace = ws + cp.inner_offset;
     u.workspace_bytes = t.workspace_bytes - cp.inner_offset;
     if (u.workspace_bytes == 0) u.workspace = nullptr;
     inner_->run(q, u);
     const NchwCopy& o = cp.copy[static_cast<int>(out)];
-    if (o.copied) transpose(u.*slot[static_cast<int>(out)], t.*slot[static_cast<int>(out)], o.d0, o.s, o.d1, hs, ctx);
+    if (o.copied) transpose(u.*slot[static_cast<int>(out)], t.*slot[static_cast<int>(out)], cp.elem_bytes, o.d0, o.s, o.d1, hs, ctx);
   }
 
  private:

@@ -24,7 +24,7 @@ struct NchwCopies {
 
 // p with channels_last set: the problem the inner solver runs.
 ConvProblem nhwc_twin(const ConvProblem& p);
-// "" when the wrapper takes p (an NCHW-family problem in a 16-bit dtype), else why not.
+// "" when the wrapper takes p (an NCHW-family problem: every dtype), else why not.
 std::string nchw_via_nhwc_refusal(const ConvProblem& p, const std::string& inner_name);
 NchwCopies nchw_copies(const ConvProblem& p);
 

@@ -11,6 +11,7 @@ const ConvSolverList& gpu_conv_solvers() {
       make_conv_igemm_wgmma(),      // warpgroup MMA: 2D NHWC fp16/bf16, all directions, sm_90a only
       make_conv_nchw_via_nhwc(make_conv_igemm_wgmma()),  // conv.igemm.wgmma.nchw: the same on NHWC copies
       make_conv_igemm_simt(),       // fp32 NHWC implicit GEMM on the FMA units (bwd-data: stride 1)
+      make_conv_nchw_via_nhwc(make_conv_igemm_simt()),  // conv.igemm.simt.nchw: the same on NHWC copies
       make_conv_direct_grouped(),   // grouped/depthwise NHWC with C/G, K/G <= 32 (memory-bound: no GEMM)
       make_conv_gemm_1x1_mma(),     // tensor cores: fp16/bf16 on sm_80+
       make_conv_gemm_1x1(),

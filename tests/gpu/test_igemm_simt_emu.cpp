@@ -29,6 +29,7 @@
 
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_igemm_simt();  // tests/gpu/emu/emu_igemm_simt.cpp
+std::shared_ptr<const ConvSolver> make_conv_nchw_via_nhwc(std::shared_ptr<const ConvSolver> inner);
 }  // namespace hiprim::gpu_emu
 
 using namespace hiprim;
@@ -161,6 +162,25 @@ TEST(IgemmSimtEmu, RefusesWhatItDoesNotImplementWithTheReason) {
     EXPECT_FALSE(a.ok) << c.problem;
     EXPECT_NE(a.reason.find(c.reason_part), std::string::npos) << c.problem << ": " << a.reason;
   }
+}
+
+// conv.igemm.simt.nchw: the NCHW problems of the fixed list (bias too) through the transposed fp32
+// copies (transpose32) and the NHWC kernel, every direction, exact; a copy transposed the wrong way
+// or left untransposed scrambles channels and pixels (C, K, H*W > 1 here, so every case would fail).
+TEST(IgemmSimtEmu, NchwThroughTransposedCopiesMatchesTheReferenceExactly) {
+  const auto nchw = gpu_emu::make_conv_nchw_via_nhwc(gpu_emu::make_conv_igemm_simt());
+  EXPECT_EQ(nchw->name(), "conv.igemm.simt.nchw");
+  int ran = 0;
+  for (ConvProblem p : fixed_cases()) {
+    p.channels_last = false;
+    ASSERT_TRUE(nchw->applicable(p)) << to_string(p) << ": " << nchw->applicable(p).reason;
+    ++ran;
+    EXPECT_EQ(gputest::check_exact_guarded(*nchw, p, 29), "") << to_string(p);
+  }
+  EXPECT_EQ(ran, static_cast<int>(std::size(kFixed)) * 4);
+  const Applicability nhwc = nchw->applicable(parse_conv_problem("conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1"));
+  EXPECT_FALSE(nhwc.ok);
+  EXPECT_NE(nhwc.reason.find("conv.igemm.simt takes it directly"), std::string::npos) << nhwc.reason;
 }
 
 TEST(IgemmSimtPlan, ConfigGrammarAndErrors) {

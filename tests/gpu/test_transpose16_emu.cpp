@@ -13,6 +13,7 @@
 
 using hiprim::gpu_emu::EmuTransposeShape;
 using hiprim::gpu_emu::emu_transpose16;
+using hiprim::gpu_emu::emu_transpose32;
 
 namespace {
 
@@ -24,24 +25,30 @@ struct Case {
   int want_load, want_store;
 };
 
-// Runs one case and compares every output element (written or gap) with the definition.
+// Runs one case through transpose16 (E = uint16_t; the widths it took must be the case's) or
+// transpose32 (E = uint32_t) and compares every output element (written or gap) with the definition.
+template <class E = std::uint16_t>
 void expect_case(const Case& c, const std::string& what) {
   long long src_len = 1, dst_len = 1;
   for (std::size_t b = 0; b < c.src_off.size(); ++b) {
     if (c.src_off[b] >= 0) src_len = std::max(src_len, c.src_off[b] + (c.t.rows - 1) * c.t.si + c.t.cols);
     dst_len = std::max(dst_len, c.dst_off[b] + (c.t.cols_out - 1) * c.t.dj + c.t.rows);
   }
-  std::vector<std::uint16_t> src(src_len + 8), dst(dst_len + 8, kUntouched), want(dst.size(), kUntouched);
+  std::vector<E> src(src_len + 8), dst(dst_len + 8, kUntouched), want(dst.size(), kUntouched);
   std::mt19937 rng(7);
-  for (auto& v : src) v = static_cast<std::uint16_t>(rng());
+  for (auto& v : src) v = static_cast<E>(rng());
   for (std::size_t b = 0; b < c.src_off.size(); ++b)
     for (long long j = 0; j < c.t.cols_out; ++j)
       for (long long i = 0; i < c.t.rows; ++i)
         want[c.dst_off[b] + j * c.t.dj + i] =
-            j < c.t.cols && c.src_off[b] >= 0 ? src[c.src_off[b] + i * c.t.si + j] : std::uint16_t{0};
-  const auto w = emu_transpose16(src.data(), dst.data(), c.t, c.src_off, c.dst_off);
-  EXPECT_EQ(w.load, c.want_load) << what;
-  EXPECT_EQ(w.store, c.want_store) << what;
+            j < c.t.cols && c.src_off[b] >= 0 ? src[c.src_off[b] + i * c.t.si + j] : E{0};
+  if constexpr (sizeof(E) == 2) {
+    const auto w = emu_transpose16(src.data(), dst.data(), c.t, c.src_off, c.dst_off);
+    EXPECT_EQ(w.load, c.want_load) << what;
+    EXPECT_EQ(w.store, c.want_store) << what;
+  } else {
+    emu_transpose32(src.data(), dst.data(), c.t, c.src_off, c.dst_off);
+  }
   long long bad = 0;
   for (std::size_t e = 0; e < dst.size(); ++e)
     if (dst[e] != want[e] && bad++ < 3) ADD_FAILURE() << what << ": element " << e << " is " << dst[e] << ", expected " << want[e];
@@ -73,4 +80,14 @@ TEST(Transpose16Emu, TileEdgesZeroBatchesAndGapsMatchTheDefinition) {
   expect_case({{8, 16, 16, 17, 8}, {0}, {0}, 1, 8}, "odd stride");
   // A destination offset that is not a multiple of 8 forces single-element stores.
   expect_case({{8, 8, 8, 8, 8}, {0, 64}, {0, 68}, 8, 1}, "odd offset");
+}
+
+// transpose32 (fp32 NCHW copies): 32 x 32 tiles, so these shapes leave partial tiles on both sides,
+// zero rows, an all-zero batch, row gaps and odd strides and offsets (4-byte accesses take any).
+TEST(Transpose16Emu, Transpose32MatchesTheDefinition) {
+  expect_case<std::uint32_t>({{72, 40, 40, 40, 72}, {0, 72 * 40}, {0, 72 * 40}, 0, 0}, "fp32 72x40");
+  expect_case<std::uint32_t>({{16, 49, 49, 49, 16}, {0, 16 * 49, 2 * 16 * 49}, {0, 16 * 49, 2 * 16 * 49}, 0, 0}, "fp32 C16 S49");
+  expect_case<std::uint32_t>({{3, 147, 152, 147, 3}, {0}, {0}, 0, 0}, "fp32 3x147 -> 152 rows");
+  expect_case<std::uint32_t>({{136, 72, 80, 73, 139}, {0, -1, 136 * 73}, {1, 139 * 80 + 1, 2 * 139 * 80 + 1}, 0, 0},
+                             "fp32 edges, zero batch, gaps, odd strides");
 }

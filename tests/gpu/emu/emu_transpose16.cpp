@@ -1,4 +1,4 @@
-// The transpose16 kernel compiled for the host emulation (tests/gpu/emu/gpu/runtime/hip_compat.hpp),
+// The transpose16 and transpose32 kernels compiled for the host emulation (tests/gpu/emu/gpu/runtime/hip_compat.hpp),
 // with a table of batch offsets as its Map.
 #include "gpu/common/transpose16.hpp"
 
@@ -32,6 +32,13 @@ EmuTransposeWidths emu_transpose16(const std::uint16_t* src, std::uint16_t* dst,
   const Transpose16Widths w = transpose16_widths(src, dst, t, m, n);
   transpose16(src, dst, t, n, m, nullptr, "emu transpose16");
   return {w.load, w.store};
+}
+
+void emu_transpose32(const std::uint32_t* src, std::uint32_t* dst, const EmuTransposeShape& shape,
+                     const std::vector<long long>& src_off, const std::vector<long long>& dst_off) {
+  const Transpose16 t{shape.rows, shape.cols, shape.cols_out, shape.si, shape.dj};
+  const TableBatches m{src_off.data(), dst_off.data()};
+  transpose32(src, dst, t, static_cast<long long>(src_off.size()), m, nullptr, "emu transpose32");
 }
 
 }  // namespace hiprim::gpu_emu

@@ -1,4 +1,4 @@
-// Entry points of the transpose16 kernel (gpu/common/transpose16.hpp) compiled for the host
+// Entry points of the transpose16 and transpose32 kernels (gpu/common/transpose16.hpp) compiled for the host
 // emulation (emu_transpose16.cpp; its namespace hiprim::gpu becomes hiprim::gpu_emu there).
 #pragma once
 #include <cstdint>
@@ -15,5 +15,8 @@ struct EmuTransposeWidths {
 // transpose16 with batch offsets src_off[b] (< 0: an all-zero matrix) and dst_off[b]; the widths it took.
 EmuTransposeWidths emu_transpose16(const std::uint16_t* src, std::uint16_t* dst, const EmuTransposeShape& shape,
                                    const std::vector<long long>& src_off, const std::vector<long long>& dst_off);
+// transpose32 (4-byte elements, one width), same contract.
+void emu_transpose32(const std::uint32_t* src, std::uint32_t* dst, const EmuTransposeShape& shape,
+                     const std::vector<long long>& src_off, const std::vector<long long>& dst_off);
 
 }  // namespace hiprim::gpu_emu
