@@ -12,16 +12,26 @@ namespace hiprim::gpu {
 namespace {
 
 constexpr int kTiles[][2] = {{128, 128}, {128, 64}, {64, 64}};
-constexpr int kMaxSplits = 64;
+constexpr int kMaxSplits = 512;
+constexpr std::int64_t kMaxPartialBytes = std::int64_t{512} << 20;  // split-K partial sums in the workspace
 constexpr std::int64_t kMaxGridY = 65535;
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max() - 1024;
-// Wave model constants (H200-sized; the model only ranks configs): SMs, resident blocks per SM by
-// tile (registers: ~128 per thread), relative FMA efficiency of the tile's loop, fp32 FMA rate per
-// SM, copy bandwidth for the split reduction's traffic, cost of the extra launch.
+// Wave model (H200-sized; it only ranks configs). A block of BM x BN has BM*BN/64 threads (8x8
+// outputs each); registers (~128 per thread) let 65536 / (threads * 128) blocks share an SM. An SM
+// that holds b of the launch's blocks runs them at the fp32 FMA rate times util(w) = min(1, w / 16),
+// w the warps resident at once (fewer warps leave the load latency unhidden: measured on the H200,
+// one 4-warp block runs a third as fast per SM as the full SM), times the tile's loop efficiency
+// (twelfth session's tune: 128x64 at or up to 20% ahead of 128x128 on every ResNet-50 layer where
+// both fill N; 64x64 within 3% of 128x64 when the SM is full in fwd, 15-25% behind in bwd-weights,
+// whose activation rows are gathered). A split adds the partial sums'
+// traffic (S + 1 passes over M x N floats) and the reduction's launch.
 constexpr double kSms = 132, kSmFmaPerS = 128 * 1.9e9, kCopyBytesPerS = 3.5e12, kLaunchS = 2e-6;
 
-int resident_blocks(int bm, int bn) { return 65536 / ((bm / 8) * (bn / 8) * 128); }
-double tile_efficiency(int bm, int bn) { return bm * bn == 128 * 128 ? 1.0 : bm * bn == 128 * 64 ? 0.9 : 0.75; }
+int threads_of(int bm, int bn) { return bm * bn / 64; }
+int resident_blocks(int bm, int bn) { return 65536 / (threads_of(bm, bn) * 128); }
+double tile_efficiency(int bm, int bn, bool wgrad) {
+  return bm * bn == 128 * 128 ? 0.96 : bm * bn == 128 * 64 ? 1.0 : wgrad ? 0.85 : 0.97;
+}
 
 std::string dims_str(const Dims& d) { return std::to_string(d[0]) + "x" + std::to_string(d[1]); }
 
@@ -43,7 +53,7 @@ SimtConvConfig parse_simt_conv_config(const std::string& s) {
                               std::to_string(c.bn) + " is not one of 128x128, 128x64, 64x64");
   if (c.splits < 1 || c.splits > kMaxSplits || (c.splits & (c.splits - 1)) != 0)
     throw InputError("conv.igemm.simt config '" + s + "': K slices " + std::to_string(c.splits) +
-                     " is not a power of two in [1, 64]");
+                     " is not a power of two in [1, 512]");
   return c;
 }
 
@@ -102,7 +112,8 @@ std::vector<SimtConvConfig> simt_conv_configs(const SimtConvPlan& pl) {
   std::vector<SimtConvConfig> out;
   if (!pl.refusal.empty()) return out;
   for (int s = 1; s <= kMaxSplits; s *= 2) {
-    if (s > 1 && pl.kred < 8LL * s) break;  // every slice holds at least 8 kk
+    if (s > 1 && pl.kred < 8LL * s) break;                     // every slice holds at least 8 kk
+    if (s > 1 && 4 * s * pl.m * pl.n > kMaxPartialBytes) break;  // the partial sums fit 512 MiB
     for (const auto& t : kTiles) {
       const SimtConvConfig c{t[0], t[1], s};
       if ((pl.m + c.bm - 1) / c.bm <= kMaxGridY) out.push_back(c);
@@ -115,13 +126,11 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
   SimtConvConfig best;
   double best_s = std::numeric_limits<double>::infinity();
   for (const SimtConvConfig& c : simt_conv_configs(pl)) {
-    const std::int64_t chunk = simt_conv_chunk(pl, c);
     const double tiles = static_cast<double>((pl.m + c.bm - 1) / c.bm) * ((pl.n + c.bn - 1) / c.bn);
-    const double blocks = tiles * c.splits;
-    const int res = resident_blocks(c.bm, c.bn);
-    if (c.splits > 1 && tiles >= 2 * kSms * res) continue;  // two full waves already: splitting only adds traffic
-    const double waves = std::ceil(blocks / (kSms * res));
-    double t = waves * res * static_cast<double>(c.bm) * c.bn * chunk / (kSmFmaPerS * tile_efficiency(c.bm, c.bn));
+    const double per_sm = std::ceil(tiles * c.splits / kSms);  // blocks each SM runs
+    const double warps = std::min<double>(per_sm, resident_blocks(c.bm, c.bn)) * threads_of(c.bm, c.bn) / 32;
+    const double util = std::min(1.0, warps / 16) * tile_efficiency(c.bm, c.bn, pl.wgrad);
+    double t = per_sm * c.bm * c.bn * static_cast<double>(simt_conv_chunk(pl, c)) / (kSmFmaPerS * util);
     if (c.splits > 1) t += (c.splits + 1.0) * static_cast<double>(pl.m * pl.n) * 4 / kCopyBytesPerS + kLaunchS;
     if (t < best_s * 0.97) best_s = t, best = c;  // ties: the earlier (bigger tile, fewer slices)
   }

@@ -6,8 +6,8 @@
 // dilation; bwd-data with stride 1 and pad <= dil*(R-1) per axis, run as the fwd conv of dy with
 // the flipped, transposed filter w'[c][r][s][k] = w[k][R-1-r][S-1-s][c] and pad' = dil*(R-1) - pad:
 //   dx[h] = sum_r dy[h + pad - r*dil] w[r] = sum_r' dy[h - pad' + r'*dil] w'[r'],  r' = R-1-r.
-// Configs: "t<BM>x<BN>.sk<S>", tile 128x128, 128x64 or 64x64, S K slices in {1, 2, 4, ..., 64}
-// with at least 8 kk per slice; S > 1 writes fp32 partial sums to the workspace and a second kernel
+// Configs: "t<BM>x<BN>.sk<S>", tile 128x128, 128x64 or 64x64, S K slices in {1, 2, 4, ..., 512}
+// with at least 8 kk per slice and the S x M x N partial sums within 512 MiB; S > 1 writes fp32 partial sums to the workspace and a second kernel
 // adds them in ascending slice order (deterministic).
 #pragma once
 #include <cstddef>
