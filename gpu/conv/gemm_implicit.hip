@@ -62,10 +62,10 @@ void run_implicit(const ConvProblem& p, const ConvTensors& t, const ImplicitGemm
     T* const wt = reinterpret_cast<T*>(ws + pl.w_offset);
     const unsigned blocks = grid_stride_blocks(g.w_elements(), kWeightCopyBlock);
     if (pl.flip)
-      flip_weights_kernel<T><<<blocks, kWeightCopyBlock, 0, stream>>>(conv_geom(p), wk, wt);
+      tap_weights_kernel<T><<<blocks, kWeightCopyBlock, 0, stream>>>(conv_geom(p), TapSelection::all(conv_geom(p)), wk, wt);
     else
       krsc_weights_kernel<T><<<blocks, kWeightCopyBlock, 0, stream>>>(g, wk, wt);
-    HIPRIM_CHECK_LAUNCH(pl.flip ? "flip_weights_kernel" : "krsc_weights_kernel", context);
+    HIPRIM_CHECK_LAUNCH(pl.flip ? "tap_weights_kernel" : "krsc_weights_kernel", context);
     wk = wt;
   }
   StoreEpilogue<T> ep;

@@ -1,7 +1,8 @@
 // conv.igemm.simt: fp32 NHWC 2D convolution as an implicit GEMM on the FMA units (no tf32), all
 // three directions: fwd and bwd-weights gather the activations in the kernel (no im2col, no padded
-// copy); bwd-data with stride 1 runs as the fwd conv of dy with the flipped filter (copied into the
-// workspace). Plan, configs and heuristic: igemm_simt_plan.hpp; kernel: igemm_simt_kernel.hpp.
+// copy); bwd-data runs each sub-pixel class as the stride-1 fwd conv of dy with the class's flipped
+// sub-filter (copied into the workspace), writing the class's dx rows. Plan, configs and heuristic: igemm_simt_plan.hpp; kernel: igemm_simt_kernel.hpp.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +35,19 @@ SimtConvGeom simt_geom(const ConvProblem& f) {
   return g;
 }
 
+// bwd-data class z of p as the stride-1 fwd conv over dy (In = dy [N][P][Q][K], Out = the class's
+// grid of dx rows): a class without taps keeps one (unused) tap so no index divides by zero.
+SimtConvGeom class_geom(const ConvProblem& p, const SimtConvClass& z) {
+  const Dims o = p.out();
+  SimtConvGeom g;
+  g.imgs = static_cast<int>(p.n), g.h = static_cast<int>(o[0]), g.w = static_cast<int>(o[1]);
+  g.c = static_cast<int>(p.k), g.k = static_cast<int>(p.c);
+  g.r = std::max(z.taps_h, 1), g.s = std::max(z.taps_w, 1);
+  g.p = z.rows_h, g.q = z.rows_w;
+  g.pad_h = z.pad_h, g.pad_w = z.pad_w, g.dil_h = z.dil_h, g.dil_w = z.dil_w;
+  return g;
+}
+
 template <SimtConvDir D, int BM, int BN, int VW>
 void launch_tile(const SimtConvArgs& a, int splits, hipStream_t stream, const std::string& context) {
   using Tile = SimtTile<BM, BN>;
@@ -52,46 +66,63 @@ void launch_config(const SimtConvArgs& a, const SimtConvConfig& c, hipStream_t s
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-void run_simt(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl, const SimtConvConfig& c) {
-  const hipStream_t stream = static_cast<hipStream_t>(t.stream);
-  const std::string context = std::string(kSimtName) + " " + c.str() + " " + to_string(p);
-  unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
-  const float* w = static_cast<const float*>(t.w);
-  if (pl.flip) {  // w'[c][r][s][k] = w[k][R-1-r][S-1-s][c]
-    float* const wt = reinterpret_cast<float*>(ws);
-    const ConvGeom g = conv_geom(p);
-    hipLaunchKernelGGL((flip_weights_kernel<float>), dim3(grid_stride_blocks(g.w_elements(), kWeightCopyBlock)),
-                       dim3(kWeightCopyBlock), 0, stream, g, w, wt);
-    HIPRIM_CHECK_LAUNCH("flip_weights_kernel", context);
-    w = wt;
-  }
-  SimtConvArgs a;
-  a.g = simt_geom(pl.relation);
-  a.m = static_cast<int>(pl.m), a.n = static_cast<int>(pl.n), a.kred = static_cast<int>(pl.kred);
-  a.k_chunk = static_cast<int>(simt_conv_chunk(pl, c));
-  float* const final_out = static_cast<float*>(pl.wgrad ? t.w : pl.flip ? t.x : t.y);
-  const float* const bias = p.dir == ConvDir::fwd && p.bias ? static_cast<const float*>(t.bias) : nullptr;
-  if (pl.wgrad) {
-    a.a = static_cast<const float*>(t.y), a.b = static_cast<const float*>(t.x);
-  } else {
-    a.a = static_cast<const float*>(pl.flip ? t.y : t.x), a.b = w;
-  }
-  float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl));
-  a.out = c.splits > 1 ? partial : final_out;
-  a.bias = c.splits > 1 ? nullptr : bias;
-  // 16-byte vectors: channel counts % 4 (every vector inside one pixel's channels) and aligned buffers.
+// One GEMM: the kernel (16-byte vectors where the channel counts are multiples of 4 and the
+// buffers aligned), then the split's reduction into final_out.
+void run_gemm(SimtConvArgs a, SimtConvDir d, const SimtConvConfig& c, float* partial, float* final_out,
+              const float* bias, hipStream_t stream, const std::string& context) {
+  a.k_chunk = static_cast<int>(simt_conv_chunk(a.kred, c));
+  a.partial = c.splits > 1;
+  a.out = a.partial ? partial : final_out;
+  a.bias = a.partial ? nullptr : bias;
   const bool vec = a.g.c % 4 == 0 && a.g.k % 4 == 0 && aligned16(a.a) && aligned16(a.b) && aligned16(a.out);
-  const SimtConvDir d = pl.wgrad ? SimtConvDir::wgrad : SimtConvDir::fwd;
   if (d == SimtConvDir::fwd)
     vec ? launch_config<SimtConvDir::fwd, 4>(a, c, stream, context) : launch_config<SimtConvDir::fwd, 1>(a, c, stream, context);
   else
     vec ? launch_config<SimtConvDir::wgrad, 4>(a, c, stream, context)
         : launch_config<SimtConvDir::wgrad, 1>(a, c, stream, context);
-  if (c.splits > 1) {
-    const long long mn = pl.m * pl.n;
+  if (a.partial) {
+    const long long mn = static_cast<long long>(a.m) * a.n;
     hipLaunchKernelGGL(simt_conv_reduce_kernel, dim3(grid_stride_blocks(mn, 256, 2048)), dim3(256), 0, stream,
-                       partial, mn, a.n, c.splits, bias, final_out);
+                       partial, mn, a.n, c.splits, bias, final_out, a.map);
     HIPRIM_CHECK_LAUNCH("simt_conv_reduce_kernel", context);
+  }
+}
+
+void run_simt(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl, const SimtConvConfig& c) {
+  const hipStream_t stream = static_cast<hipStream_t>(t.stream);
+  const std::string context = std::string(kSimtName) + " " + c.str() + " " + to_string(p);
+  unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
+  float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl));
+  if (!pl.classes_run) {  // fwd, bwd-weights: one GEMM over p itself
+    SimtConvArgs a;
+    a.g = simt_geom(pl.relation);
+    a.m = static_cast<int>(pl.m), a.n = static_cast<int>(pl.n), a.kred = static_cast<int>(pl.kred);
+    const bool fwd = p.dir == ConvDir::fwd;
+    a.a = static_cast<const float*>(fwd ? t.x : t.y), a.b = static_cast<const float*>(fwd ? t.w : t.x);
+    run_gemm(a, fwd ? SimtConvDir::fwd : SimtConvDir::wgrad, c, partial, static_cast<float*>(fwd ? t.y : t.w),
+             fwd && p.bias ? static_cast<const float*>(t.bias) : nullptr, stream, context);
+    return;
+  }
+  const ConvGeom g = conv_geom(p);
+  const Dims in = p.in;
+  for (const SimtConvClass& z : pl.classes) {  // bwd-data: each sub-pixel class into its dx rows
+    float* const wz = reinterpret_cast<float*>(ws + z.w_offset);
+    if (z.kred > 0) {
+      const TapSelection sel{z.taps_h, z.taps_w, z.r0, z.s0, z.step_h, z.step_w};
+      hipLaunchKernelGGL((tap_weights_kernel<float>), dim3(grid_stride_blocks(z.kred * p.c, kWeightCopyBlock)),
+                         dim3(kWeightCopyBlock), 0, stream, g, sel, static_cast<const float*>(t.w), wz);
+      HIPRIM_CHECK_LAUNCH("tap_weights_kernel", context);
+    }
+    SimtConvArgs a;
+    a.g = class_geom(p, z);
+    a.m = static_cast<int>(z.m), a.n = static_cast<int>(p.c), a.kred = static_cast<int>(z.kred);
+    a.a = static_cast<const float*>(t.y), a.b = wz;
+    const bool strided = p.stride[0] > 1 || p.stride[1] > 1;
+    a.map = SimtOutMap{strided, z.rows_h, z.rows_w, static_cast<int>(in[0]), static_cast<int>(in[1]),
+                       static_cast<int>(p.stride[0]), static_cast<int>(p.stride[1]), z.a, z.b};
+    SimtConvConfig cz = c;
+    if (z.kred == 0) cz.splits = 1;  // a class without taps writes its zeros directly
+    run_gemm(a, SimtConvDir::fwd, cz, partial, static_cast<float*>(t.x), nullptr, stream, context);
   }
 }
 
@@ -102,19 +133,21 @@ class ConvIgemmSimt final : public ConvSolver {
   std::string summary() const override {
     return "2D NHWC fp32 implicit GEMM on the FMA units (no tf32): activations gathered in the kernel, "
            "128x128/128x64/64x64 tiles of 8x8 register blocks, two shared-memory stages; fwd and bwd-weights any "
-           "stride/pad/dilation, bwd-data stride 1 (the flipped fwd conv); groups 1; deterministic split-K";
+           "stride/pad/dilation, bwd-data per sub-pixel class (stride-1 fwd convs of dy); groups 1; deterministic split-K";
   }
   double accumulation_error_factor() const override { return 1.0; }  // fp32 FMA, round to nearest
-  // Padding taps (fwd, bwd-weights) and dy's padding in the flipped fwd view (bwd-data's border taps)
-  // are zero-filled loads that meet the other operand; stride 1 bwd-data has no stride holes.
-  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
+  // Padding taps (fwd, bwd-weights) and dy's padding in a class's fwd view (bwd-data's border taps)
+  // are zero-filled loads that meet the other operand; the classes never reach a stride hole.
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override {
+    return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::multiplied, .stride_holes = ZeroTerm::skipped};
+  }
   Applicability applicable(const ConvProblem& p) const override {
     const SimtConvPlan pl = plan_simt_conv(p);
     return pl.refusal.empty() ? Applicability::yes() : Applicability::no(pl.refusal);
   }
   std::vector<std::string> perf_configs() const override {
     std::vector<std::string> out;
-    for (int s = 1; s <= 64; s *= 2)
+    for (int s = 1; s <= 512; s *= 2)
       for (const char* t : {"t128x128", "t128x64", "t64x64"}) out.push_back(std::string(t) + ".sk" + std::to_string(s));
     return out;
   }

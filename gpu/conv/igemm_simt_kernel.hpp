@@ -9,8 +9,10 @@
 //          B = W as [K][R*S*C] (kk contiguous), C = Out [pixel][k].
 //   wgrad  M = K, N = R*S*C, kk = pixel:                 A = dOut [pixel][k] (m contiguous),
 //          B = In gathered at the pixel's tap (n contiguous in c), C = dW [k][r][s][c].
-// Both C are row-major [M][N]. A K slice s of a split launch writes partial[s][M][N] instead (plain
-// sums; simt_conv_reduce_kernel adds the slices in ascending s, then the bias).
+// Both C are row-major [M][N], row m at out + row(m)*N: row(m) = m, or with an output map (bwd-data's
+// sub-pixel classes) the dx pixel (img*H + i*sh + oh)*W + j*sw + ow of m = (img, i, j) over the
+// p x q grid. A K slice s of a split launch writes partial[s][M][N] instead (plain sums, unmapped;
+// simt_conv_reduce_kernel adds the slices in ascending s, then the bias, and maps the rows).
 //
 // Tile BM x BN x 8, one thread per 8 x 8 register block (rows ty*4 + {0..3} and BM/2 + ty*4 + {0..3},
 // columns likewise with tx): the float4 reads of a quarter warp fall on distinct banks. Shared memory
@@ -33,11 +35,24 @@ struct SimtConvGeom {
   int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
 };
 
+// Output rows of a GEMM over the p x q grid of a sub-pixel class (on = false: row(m) = m).
+struct SimtOutMap {
+  bool on = false;
+  int p = 1, q = 1, h = 0, w = 0, sh = 1, sw = 1, oh = 0, ow = 0;
+  __host__ __device__ long long row(long long m) const {
+    if (!on) return m;
+    const long long img = m / (static_cast<long long>(p) * q), rem = m - img * p * q, i = rem / q;
+    return (img * h + i * sh + oh) * w + (rem - i * q) * sw + ow;
+  }
+};
+
 struct SimtConvArgs {
   SimtConvGeom g;
+  SimtOutMap map;
   const float* a = nullptr;  // fwd: In; wgrad: dOut
   const float* b = nullptr;  // fwd: W; wgrad: In
   float* out = nullptr;      // C, or the partial sums of a split launch
+  bool partial = false;      // a split launch: out is partial[slice][M][N] (rows unmapped)
   const float* bias = nullptr;  // [N], added by an unsplit launch (split: by the reduction)
   int m = 0, n = 0, kred = 0;   // GEMM sizes
   int k_chunk = 0;              // kk per slice (a multiple of 8; >= kred when unsplit)
@@ -230,7 +245,7 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
       float v[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) v[j] = acc[i][jr * 4 + j] + (args.bias && n + j < args.n ? args.bias[n + j] : 0.0f);
-      float* const o = out + static_cast<long long>(m) * args.n + n;
+      float* const o = out + (args.partial ? m : args.map.row(m)) * args.n + n;
       if (VW == 4 && n + 3 < args.n) {
         *reinterpret_cast<float4*>(o) = float4{v[0], v[1], v[2], v[3]};
       } else {
@@ -242,15 +257,17 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   }
 }
 
-// out[e] = sum_{s ascending} partial[s][e] (+ bias[e % n]), e over [0, mn); grid-stride.
+// out[map.row(e / n) * n + e % n] = sum_{s ascending} partial[s][e] (+ bias[e % n]), e over [0, mn);
+// grid-stride.
 __global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __restrict__ partial, long long mn, int n,
                                                                 int splits, const float* __restrict__ bias,
-                                                                float* __restrict__ out) {
+                                                                float* __restrict__ out, SimtOutMap map) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < mn; e += step) {
     float acc = 0.0f;
     for (int s = 0; s < splits; ++s) acc += partial[s * mn + e];
-    out[e] = bias ? acc + bias[e % n] : acc;
+    const long long m = e / n, col = e - m * n;
+    out[map.row(m) * n + col] = bias ? acc + bias[col] : acc;
   }
 }
 

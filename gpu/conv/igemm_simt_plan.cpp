@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "gpu/conv/subpixel_taps.hpp"
 
 namespace hiprim::gpu {
 namespace {
@@ -32,8 +33,6 @@ int resident_blocks(int bm, int bn) { return 65536 / (threads_of(bm, bn) * 128);
 double tile_efficiency(int bm, int bn, bool wgrad) {
   return bm * bn == 128 * 128 ? 0.96 : bm * bn == 128 * 64 ? 1.0 : wgrad ? 0.85 : 0.97;
 }
-
-std::string dims_str(const Dims& d) { return std::to_string(d[0]) + "x" + std::to_string(d[1]); }
 
 }  // namespace
 
@@ -72,39 +71,47 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   const Dims o = p.out();
   pl.wgrad = p.dir == ConvDir::bwd_weights;
   pl.relation = p;
+  for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements()})
+    if (v > kMaxInt) return no("a tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
   if (p.dir == ConvDir::bwd_data) {
-    if (p.stride[0] != 1 || p.stride[1] != 1)
-      return no("bwd-data with stride " + dims_str(p.stride) + ": stride 1 only (run as the flipped fwd conv)");
-    ConvProblem q = p;
-    q.dir = ConvDir::fwd;
-    q.c = p.k, q.k = p.c;
-    q.in = o;
-    q.bias = false;
-    for (std::size_t i = 0; i < 2; ++i) {
-      q.pad[i] = p.dilation[i] * (p.filter[i] - 1) - p.pad[i];
-      if (q.pad[i] < 0)
-        return no("bwd-data with pad " + dims_str(p.pad) + " past dilation x (filter - 1): the flipped conv needs pad <= " +
-                  std::to_string(p.dilation[i] * (p.filter[i] - 1)));
-    }
-    pl.flip = true;
-    pl.relation = q;
-    pl.flip_bytes = (static_cast<std::size_t>(p.k * p.c * p.filter[0] * p.filter[1]) * 4 + 255) / 256 * 256;
+    pl.classes_run = true;
+    pl.n = p.c;
+    const int sh = static_cast<int>(p.stride[0]), sw = static_cast<int>(p.stride[1]);
+    std::size_t at = 0;
+    for (int a = 0; a < sh; ++a)
+      for (int b = 0; b < sw; ++b) {
+        const AxisTaps th = axis_taps(a, sh, static_cast<int>(p.pad[0]), static_cast<int>(p.dilation[0]),
+                                      static_cast<int>(p.filter[0]), static_cast<int>(p.in[0]));
+        const AxisTaps tw = axis_taps(b, sw, static_cast<int>(p.pad[1]), static_cast<int>(p.dilation[1]),
+                                      static_cast<int>(p.filter[1]), static_cast<int>(p.in[1]));
+        SimtConvClass z;
+        z.a = a, z.b = b, z.rows_h = th.rows, z.rows_w = tw.rows;
+        z.taps_h = th.n, z.taps_w = tw.n, z.r0 = th.r0, z.s0 = tw.r0, z.step_h = th.step, z.step_w = tw.step;
+        z.dil_h = -th.tstep, z.dil_w = -tw.tstep;
+        z.pad_h = (th.n - 1) * z.dil_h - th.add, z.pad_w = (tw.n - 1) * z.dil_w - tw.add;
+        z.m = p.n * z.rows_h * z.rows_w;
+        z.kred = static_cast<std::int64_t>(z.taps_h) * z.taps_w * p.k;
+        z.w_offset = at;
+        at += (static_cast<std::size_t>(z.kred * p.c) * 4 + 255) / 256 * 256;
+        if (z.m == 0) continue;  // no dx rows in this class (str > the image)
+        pl.m = std::max(pl.m, z.m), pl.kred = std::max(pl.kred, z.kred);
+        pl.classes.push_back(z);
+      }
+    pl.filter_bytes = at;
+  } else {
+    const std::int64_t pixels = p.n * o[0] * o[1], rsc = p.filter[0] * p.filter[1] * p.c;
+    pl.m = pl.wgrad ? p.k : pixels;
+    pl.n = pl.wgrad ? rsc : p.k;
+    pl.kred = pl.wgrad ? pixels : rsc;
   }
-  const ConvProblem& f = pl.relation;
-  const std::int64_t pixels = f.n * (pl.wgrad ? o[0] * o[1] : f.out()[0] * f.out()[1]);
-  const std::int64_t rsc = f.filter[0] * f.filter[1] * f.c;
-  pl.m = pl.wgrad ? f.k : pixels;
-  pl.n = pl.wgrad ? rsc : f.k;
-  pl.kred = pl.wgrad ? pixels : rsc;
-  const std::int64_t in_elems = f.n * f.c * f.in[0] * f.in[1];
-  for (const std::int64_t v : {pl.m, pl.n, pl.kred, in_elems, f.k * rsc, pixels * f.k})
-    if (v > kMaxInt) return no("a GEMM size or tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
+  for (const std::int64_t v : {pl.m, pl.n, pl.kred})
+    if (v > kMaxInt) return no("a GEMM size of " + std::to_string(v) + " exceeds 2^31 - 1025");
   if ((pl.m + 63) / 64 > kMaxGridY) return no("M = " + std::to_string(pl.m) + " needs more than 65535 row tiles");
   return pl;
 }
 
-std::int64_t simt_conv_chunk(const SimtConvPlan& pl, const SimtConvConfig& c) {
-  const std::int64_t per = (pl.kred + c.splits - 1) / c.splits;
+std::int64_t simt_conv_chunk(std::int64_t kred, const SimtConvConfig& c) {
+  const std::int64_t per = (kred + c.splits - 1) / c.splits;
   return std::max<std::int64_t>(8, (per + 7) / 8 * 8);
 }
 
@@ -130,7 +137,7 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
     const double per_sm = std::ceil(tiles * c.splits / kSms);  // blocks each SM runs
     const double warps = std::min<double>(per_sm, resident_blocks(c.bm, c.bn)) * threads_of(c.bm, c.bn) / 32;
     const double util = std::min(1.0, warps / 16) * tile_efficiency(c.bm, c.bn, pl.wgrad);
-    double t = per_sm * c.bm * c.bn * static_cast<double>(simt_conv_chunk(pl, c)) / (kSmFmaPerS * util);
+    double t = per_sm * c.bm * c.bn * static_cast<double>(simt_conv_chunk(pl.kred, c)) / (kSmFmaPerS * util);
     if (c.splits > 1) t += (c.splits + 1.0) * static_cast<double>(pl.m * pl.n) * 4 / kCopyBytesPerS + kLaunchS;
     if (t < best_s * 0.97) best_s = t, best = c;  // ties: the earlier (bigger tile, fewer slices)
   }
@@ -139,7 +146,7 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
 
 std::size_t simt_conv_workspace(const SimtConvPlan& pl, const SimtConvConfig& c) {
   const std::size_t partial = c.splits > 1 ? static_cast<std::size_t>(c.splits * pl.m * pl.n) * 4 : 0;
-  return pl.flip_bytes + partial;
+  return pl.filter_bytes + partial;
 }
 
 }  // namespace hiprim::gpu

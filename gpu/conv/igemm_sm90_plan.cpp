@@ -1,6 +1,8 @@
 // conv.igemm.wgmma's plan, configs and heuristic (host code; see igemm_sm90_plan.hpp).
 #include "gpu/conv/igemm_sm90_plan.hpp"
 
+#include "gpu/conv/subpixel_taps.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -13,32 +15,6 @@ namespace {
 constexpr long long kIndexLimit = std::numeric_limits<int>::max();
 
 long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
-
-// The taps of one axis of a bwd-data sub-pixel class a (see the header).
-struct AxisTaps {
-  int r0 = 0, n = 0, step = 1, add = 0, tstep = 0, rows = 0;
-};
-AxisTaps axis_taps(int a, int str, int pad, int dil, int taps, int in_size) {
-  AxisTaps t;
-  const int g = std::gcd(dil, str);
-  t.step = str / g;
-  t.tstep = -(dil / g);
-  t.rows = a < in_size ? static_cast<int>(cdiv(in_size - a, str)) : 0;
-  if ((a + pad) % g != 0) return t;  // no tap reaches this class
-  t.r0 = -1;
-  for (int r = 0; r < t.step; ++r)
-    if (((static_cast<long long>(r) * dil - a - pad) % str + str) % str == 0) {
-      t.r0 = r;
-      break;
-    }
-  if (t.r0 < 0 || t.r0 >= taps) {
-    t.r0 = 0;
-    return t;
-  }
-  t.n = static_cast<int>(cdiv(taps - t.r0, t.step));
-  t.add = (a + pad - t.r0 * dil) / str;  // exact: r0*dil == a + pad (mod str)
-  return t;
-}
 
 // Strided bwd-data as fwd over per-class sub-filters (the header's B'): the same classes, A gathers
 // and output rows; B dense K-major with rows z*C.. for class z and row length ld = the largest kred;
