@@ -74,6 +74,12 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements()})
     if (v > kMaxInt) return no("a tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
   if (p.dir == ConvDir::bwd_data) {
+    // dx's C is the GEMM's N: under 16 columns a 64-wide tile wastes over 3/4 of its FMAs, which on
+    // a large dx costs more than another solver's copies (the stem, C = 3: 14.7 ms here against 1.9
+    // for conv.gemm.im2col on the H200, thirteenth session); small ones stay (tests, odd shapes)
+    if (p.c < 16 && p.x_desc().elements() >= (std::int64_t{1} << 20))
+      return no("bwd-data with C = " + std::to_string(p.c) + " < 16 on a dx of " + std::to_string(p.x_desc().elements()) +
+                " elements: too few GEMM columns for a 64-wide tile (slower than conv.gemm.im2col)");
     pl.classes_run = true;
     pl.n = p.c;
     const int sh = static_cast<int>(p.stride[0]), sw = static_cast<int>(p.stride[1]);

@@ -156,6 +156,7 @@ TEST(IgemmSimtEmu, RefusesWhatItDoesNotImplementWithTheReason) {
       {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 g2", "groups 1 only"},
       {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str2x2 trans opad1x1", "mode conv only"},
       {"conv fwd fp32 nhwc n1 c8 k8 in5x5 f7x7", "invalid problem"},
+      {"conv bwd-data fp32 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2", "C = 3 < 16"},
   };
   for (const auto& c : cases) {
     const Applicability a = solver().applicable(parse_conv_problem_unchecked(c.problem));
