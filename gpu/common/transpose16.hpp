@@ -38,6 +38,19 @@ struct AffineBatches {
   bool dst_aligned8(long long) const { return dst0 % 8 == 0 && dst_step % 8 == 0; }
 };
 
+// The tiles of one batch of a transpose with square tiles of `tile`; InputError when one batch's
+// tiles exceed a launch (2^31 - 1 blocks).
+constexpr long long kTransposeMaxBlocks = 0x7fffffffLL;
+struct TransposeGrid {
+  long long tiles_i = 0, tiles_j = 0;
+};
+inline TransposeGrid transpose_grid(const Transpose16& t, int tile, const std::string& ctx) {
+  const TransposeGrid g{(t.rows + tile - 1) / tile, (t.cols_out + tile - 1) / tile};
+  if (g.tiles_i * g.tiles_j > kTransposeMaxBlocks)
+    throw InputError(ctx + ": a " + std::to_string(t.rows) + " x " + std::to_string(t.cols_out) + " transpose is too large");
+  return g;
+}
+
 namespace {  // internal linkage: each kernel source that includes this gets its own instances
 
 constexpr int kT16Tile = 64, kT16Threads = 256, kT16Pitch = kT16Tile + 2;  // pitch in halfwords
@@ -107,9 +120,8 @@ template <class Map>
 void transpose16(const void* src, void* dst, const Transpose16& t, long long batch, const Map& map, hipStream_t s,
                  const std::string& ctx) {
   if (batch <= 0 || t.rows <= 0 || t.cols_out <= 0) return;
-  const long long tiles_i = (t.rows + kT16Tile - 1) / kT16Tile, tiles_j = (t.cols_out + kT16Tile - 1) / kT16Tile;
-  const long long per_b = tiles_i * tiles_j, max_blocks = 0x7fffffffLL;
-  if (per_b > max_blocks) throw InputError(ctx + ": a " + std::to_string(t.rows) + " x " + std::to_string(t.cols_out) + " transpose is too large");
+  const TransposeGrid tg = transpose_grid(t, kT16Tile, ctx);
+  const long long tiles_i = tg.tiles_i, tiles_j = tg.tiles_j, per_b = tiles_i * tiles_j, max_blocks = kTransposeMaxBlocks;
   const Transpose16Widths w = transpose16_widths(src, dst, t, map, batch);
   const auto* in = static_cast<const std::uint16_t*>(src);
   auto* out = static_cast<std::uint16_t*>(dst);
@@ -152,9 +164,8 @@ template <class Map>
 void transpose32(const void* src, void* dst, const Transpose16& t, long long batch, const Map& map, hipStream_t s,
                  const std::string& ctx) {
   if (batch <= 0 || t.rows <= 0 || t.cols_out <= 0) return;
-  const long long tiles_i = (t.rows + kT32Tile - 1) / kT32Tile, tiles_j = (t.cols_out + kT32Tile - 1) / kT32Tile;
-  const long long per_b = tiles_i * tiles_j, max_blocks = 0x7fffffffLL;
-  if (per_b > max_blocks) throw InputError(ctx + ": a " + std::to_string(t.rows) + " x " + std::to_string(t.cols_out) + " transpose is too large");
+  const TransposeGrid tg = transpose_grid(t, kT32Tile, ctx);
+  const long long tiles_i = tg.tiles_i, tiles_j = tg.tiles_j, per_b = tiles_i * tiles_j, max_blocks = kTransposeMaxBlocks;
   const auto* in = static_cast<const std::uint32_t*>(src);
   auto* out = static_cast<std::uint32_t*>(dst);
   for (long long b0 = 0; b0 < batch; b0 += max_blocks / per_b) {
