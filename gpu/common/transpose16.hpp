@@ -50,6 +50,13 @@ inline TransposeGrid transpose_grid(const Transpose16& t, int tile, const std::s
     throw InputError(ctx + ": a " + std::to_string(t.rows) + " x " + std::to_string(t.cols_out) + " transpose is too large");
   return g;
 }
+// Calls launch(b0, grid) for consecutive chunks of the batch, each grid per_b blocks per batch and
+// at most kTransposeMaxBlocks in all.
+template <class Launch>
+void for_batch_chunks(long long batch, long long per_b, Launch launch) {
+  const long long chunk = kTransposeMaxBlocks / per_b;
+  for (long long b0 = 0; b0 < batch; b0 += chunk) launch(b0, dim3(static_cast<unsigned>(std::min(batch - b0, chunk) * per_b)));
+}
 
 namespace {  // internal linkage: each kernel source that includes this gets its own instances
 
@@ -121,12 +128,11 @@ void transpose16(const void* src, void* dst, const Transpose16& t, long long bat
                  const std::string& ctx) {
   if (batch <= 0 || t.rows <= 0 || t.cols_out <= 0) return;
   const TransposeGrid tg = transpose_grid(t, kT16Tile, ctx);
-  const long long tiles_i = tg.tiles_i, tiles_j = tg.tiles_j, per_b = tiles_i * tiles_j, max_blocks = kTransposeMaxBlocks;
+  const long long tiles_i = tg.tiles_i, tiles_j = tg.tiles_j;
   const Transpose16Widths w = transpose16_widths(src, dst, t, map, batch);
   const auto* in = static_cast<const std::uint16_t*>(src);
   auto* out = static_cast<std::uint16_t*>(dst);
-  for (long long b0 = 0; b0 < batch; b0 += max_blocks / per_b) {
-    const dim3 grid(static_cast<unsigned>(std::min(batch - b0, max_blocks / per_b) * per_b));
+  for_batch_chunks(batch, tiles_i * tiles_j, [&](long long b0, dim3 grid) {
     const dim3 block(kT16Threads);
     if (w.load == 8 && w.store == 8)
       hipLaunchKernelGGL((transpose16_kernel<8, 8, Map>), grid, block, 0, s, in, out, t, map, b0, tiles_i, tiles_j);
@@ -137,7 +143,7 @@ void transpose16(const void* src, void* dst, const Transpose16& t, long long bat
     else
       hipLaunchKernelGGL((transpose16_kernel<1, 1, Map>), grid, block, 0, s, in, out, t, map, b0, tiles_i, tiles_j);
     HIPRIM_CHECK_LAUNCH("transpose16_kernel", ctx);
-  }
+  });
 }
 
 constexpr int kT32Tile = 32, kT32Threads = 256, kT32Pitch = kT32Tile + 1;  // pitch in words
@@ -165,14 +171,13 @@ void transpose32(const void* src, void* dst, const Transpose16& t, long long bat
                  const std::string& ctx) {
   if (batch <= 0 || t.rows <= 0 || t.cols_out <= 0) return;
   const TransposeGrid tg = transpose_grid(t, kT32Tile, ctx);
-  const long long tiles_i = tg.tiles_i, tiles_j = tg.tiles_j, per_b = tiles_i * tiles_j, max_blocks = kTransposeMaxBlocks;
+  const long long tiles_i = tg.tiles_i, tiles_j = tg.tiles_j;
   const auto* in = static_cast<const std::uint32_t*>(src);
   auto* out = static_cast<std::uint32_t*>(dst);
-  for (long long b0 = 0; b0 < batch; b0 += max_blocks / per_b) {
-    const dim3 grid(static_cast<unsigned>(std::min(batch - b0, max_blocks / per_b) * per_b));
+  for_batch_chunks(batch, tiles_i * tiles_j, [&](long long b0, dim3 grid) {
     hipLaunchKernelGGL((transpose32_kernel<Map>), grid, dim3(kT32Threads), 0, s, in, out, t, map, b0, tiles_i, tiles_j);
     HIPRIM_CHECK_LAUNCH("transpose32_kernel", ctx);
-  }
+  });
 }
 
 }  // namespace
