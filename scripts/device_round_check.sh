@@ -27,7 +27,8 @@
 #   9d isimt  conv.igemm.simt: the same gate as grouped over smoke + edge + resnet50 (batch 2) fp32 NHWC, memcheck on
 #              hiprim check of the smoke suite
 #   9e stune  hiprim tune of conv.igemm.simt's configs on ResNet-50 fp32 NHWC at batch 32 (STUNE_DIRS, STUNE_S per direction;
-#              not recorded), every config verified before it is timed
+#              not recorded), every config verified before it is timed; STUNE_PROBLEMS (';'-separated problem
+#              strings, STUNE_SOLVER) tunes those instead
 #   9c simt   the SIMT/fp32 GEMM solvers (conv.gemm.*): hiprim check smoke + edge x fp32/fp16/bf16 x NCHW/NHWC and
 #              resnet50 (batch 2) fp32, exact tier; test_gpu_gemm's Gemm* (incl. conv.gemm.implicit's stride-1
 #              bwd-data) and memcheck on the implicit solver's fixed problems (devbin: ... test_gpu_gemm)
@@ -186,11 +187,20 @@ want isimt && solver_gate isimt 'conv.igemm.simt*' fp32 smoke,edge,resnet50 - nh
 if want stune; then  # conv.igemm.simt: every perf config of the ResNet-50 layers at batch 32, fp32 NHWC (STUNE_S per direction)
 mark stune
 mkdir -p "$W/stune"
+if [ -n "${STUNE_PROBLEMS:-}" ]; then  # ';'-separated problem strings instead of the suite (STUNE_S each)
+  IFS=';' read -ra probs <<< "$STUNE_PROBLEMS"
+  for i in "${!probs[@]}"; do
+    timeout "${STUNE_S:-50}" devbin/hiprim tune "${probs[$i]}" --solver "${STUNE_SOLVER:-conv.igemm.simt}" --time-budget-ms 10 \
+      --budget-s "$(( ${STUNE_S:-50} - 10 ))" --no-record --report "$W/stune/tune_p$i.json" > "$W/stune/tune_p$i.log" 2>&1
+    echo "stune p$i rc=$?"; grep -vE '^tune \[' "$W/stune/tune_p$i.log" | tail -n 4
+  done
+else
 for d in ${STUNE_DIRS:-fwd bwd-data bwd-weights}; do
   timeout "${STUNE_S:-50}" devbin/hiprim tune --suite resnet50 --batch 32 --dtype fp32 --layout nhwc --dir "$d" \
     --solver conv.igemm.simt --time-budget-ms 10 --no-record --report "$W/stune/tune_$d.json" > "$W/stune/tune_$d.log" 2>&1
   echo "stune $d rc=$?"; grep -vE '^tune \[' "$W/stune/tune_$d.log" | tail -n 30
 done
+fi
 fi
 if want ncu; then
 mark ncu

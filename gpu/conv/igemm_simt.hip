@@ -1,7 +1,9 @@
 // conv.igemm.simt: fp32 NHWC 2D convolution as an implicit GEMM on the FMA units (no tf32), all
 // three directions: fwd and bwd-weights gather the activations in the kernel (no im2col, no padded
 // copy); bwd-data runs each sub-pixel class as the stride-1 fwd conv of dy with the class's flipped
-// sub-filter (copied into the workspace), writing the class's dx rows. Plan, configs and heuristic: igemm_simt_plan.hpp; kernel: igemm_simt_kernel.hpp.
+// sub-filter (copied into the workspace), writing the class's dx rows. Few channels (.col): the GEMMs
+// over a column buffer (igemm_simt_col.hpp). Plan, configs and heuristic: igemm_simt_plan.hpp; kernel:
+// igemm_simt_kernel.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "gpu/conv/conv_geom.hpp"
+#include "gpu/conv/igemm_simt_col.hpp"
 #include "gpu/conv/igemm_simt_kernel.hpp"
 #include "gpu/conv/igemm_simt_plan.hpp"
 #include "gpu/conv/solvers.hpp"
@@ -88,11 +91,59 @@ void run_gemm(SimtConvArgs a, SimtConvDir d, const SimtConvConfig& c, float* par
   }
 }
 
+// A 1x1 geometry over `pixels` rows of `c` floats: the GEMM kernel's view of col, dcol or dy.
+SimtConvGeom rows_geom(std::int64_t pixels, std::int64_t c, std::int64_t k) {
+  SimtConvGeom g;
+  g.imgs = 1, g.h = 1, g.w = static_cast<int>(pixels), g.c = static_cast<int>(c), g.k = static_cast<int>(k);
+  g.r = g.s = 1, g.p = 1, g.q = g.w;
+  return g;
+}
+
+// .col: the weight copy and im2col (fwd, wgrad) or the dcol GEMM and col2im (bwd-data); see the plan.
+void run_col(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl, const SimtConvConfig& c,
+             hipStream_t stream, const std::string& context) {
+  unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
+  float* const wcopy = reinterpret_cast<float*>(ws);
+  float* const col = reinterpret_cast<float*>(ws + pl.col_w_bytes);
+  float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl, c));
+  const SimtConvGeom g = simt_geom(p);
+  const int ld = static_cast<int>(pl.col_ld), rsc = g.r * g.s * g.c;
+  const std::int64_t pixels = static_cast<std::int64_t>(g.imgs) * g.p * g.q;
+  if (p.dir != ConvDir::bwd_weights) {
+    hipLaunchKernelGGL(simt_col_weights_kernel, dim3(grid_stride_blocks(static_cast<std::int64_t>(g.k) * ld, kSimtColBlock)),
+                       dim3(kSimtColBlock), 0, stream, static_cast<const float*>(t.w), g.k, rsc, ld,
+                       p.dir == ConvDir::bwd_data, wcopy);
+    HIPRIM_CHECK_LAUNCH("simt_col_weights_kernel", context);
+  }
+  if (p.dir != ConvDir::bwd_data) {
+    hipLaunchKernelGGL(simt_im2col_kernel, dim3(grid_stride_blocks(pixels * g.r * g.s, kSimtColBlock)),
+                       dim3(kSimtColBlock), 0, stream, g, ld, static_cast<const float*>(t.x), col);
+    HIPRIM_CHECK_LAUNCH("simt_im2col_kernel", context);
+  }
+  SimtConvArgs a;
+  a.m = static_cast<int>(pl.col_m), a.n = static_cast<int>(pl.col_n), a.kred = static_cast<int>(pl.col_kred);
+  if (p.dir == ConvDir::fwd) {  // y[j][k] = col[j][.] . w4[k][.]
+    a.g = rows_geom(pixels, ld, g.k), a.a = col, a.b = wcopy;
+    run_gemm(a, SimtConvDir::fwd, c, partial, static_cast<float*>(t.y), p.bias ? static_cast<const float*>(t.bias) : nullptr,
+             stream, context);
+  } else if (p.dir == ConvDir::bwd_weights) {  // dw[k][q] = sum_j dy[j][k] col[j][q]
+    a.g = rows_geom(pixels, ld, g.k), a.a = static_cast<const float*>(t.y), a.b = col;
+    run_gemm(a, SimtConvDir::wgrad, c, partial, static_cast<float*>(t.w), nullptr, stream, context);
+  } else {  // dcol[j][q] = dy[j][.] . wt[q][.], then dx = col2im(dcol)
+    a.g = rows_geom(pixels, g.k, ld), a.a = static_cast<const float*>(t.y), a.b = wcopy;
+    run_gemm(a, SimtConvDir::fwd, c, partial, col, nullptr, stream, context);
+    hipLaunchKernelGGL(simt_col2im_kernel, dim3(grid_stride_blocks(p.x_desc().elements(), kSimtColBlock)),
+                       dim3(kSimtColBlock), 0, stream, g, ld, col, static_cast<float*>(t.x));
+    HIPRIM_CHECK_LAUNCH("simt_col2im_kernel", context);
+  }
+}
+
 void run_simt(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl, const SimtConvConfig& c) {
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
   const std::string context = std::string(kSimtName) + " " + c.str() + " " + to_string(p);
+  if (c.col) return run_col(p, t, pl, c, stream, context);
   unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
-  float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl));
+  float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl, c));
   if (!pl.classes_run) {  // fwd, bwd-weights: one GEMM over p itself
     SimtConvArgs a;
     a.g = simt_geom(pl.relation);
@@ -133,7 +184,8 @@ class ConvIgemmSimt final : public ConvSolver {
   std::string summary() const override {
     return "2D NHWC fp32 implicit GEMM on the FMA units (no tf32): activations gathered in the kernel, "
            "128x128/128x64/64x64 tiles of 8x8 register blocks, two shared-memory stages; fwd and bwd-weights any "
-           "stride/pad/dilation, bwd-data per sub-pixel class (stride-1 fwd convs of dy); groups 1; deterministic split-K";
+           "stride/pad/dilation, bwd-data per sub-pixel class (stride-1 fwd convs of dy); C < 16 also through a column "
+           "buffer (.col: im2col / col2im gather); groups 1; deterministic split-K";
   }
   double accumulation_error_factor() const override { return 1.0; }  // fp32 FMA, round to nearest
   // Padding taps (fwd, bwd-weights) and dy's padding in a class's fwd view (bwd-data's border taps)
@@ -147,8 +199,10 @@ class ConvIgemmSimt final : public ConvSolver {
   }
   std::vector<std::string> perf_configs() const override {
     std::vector<std::string> out;
-    for (int s = 1; s <= 512; s *= 2)
-      for (const char* t : {"t128x128", "t128x64", "t64x64"}) out.push_back(std::string(t) + ".sk" + std::to_string(s));
+    for (const char* mode : {"", ".col"})
+      for (int s = 1; s <= 512; s *= 2)
+        for (const char* t : {"t128x128", "t128x64", "t64x64"})
+          out.push_back(std::string(t) + ".sk" + std::to_string(s) + mode);
     return out;
   }
   std::vector<std::string> configs_for(const ConvProblem& p) const override {

@@ -233,8 +233,10 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
     buf ^= 1;
   }
 
-  // C row m, columns n..n+3 of each 4-run; the last run of a row may be partial (VW == 1 only).
+  // C row m, columns n..n+3 of each 4-run: float4 stores when VW == 4 and N % 4 == 0 (.col's wgrad
+  // has N = RSC with C % 4 != 0: scalar stores), the last run of a row may be partial.
   float* const out = args.out + static_cast<long long>(slice) * args.m * args.n;
+  const bool vec_store = VW == 4 && args.n % 4 == 0;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int m = m0 + (i < 4 ? 0 : BM / 2) + ty * 4 + i % 4;
@@ -246,7 +248,7 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
 #pragma unroll
       for (int j = 0; j < 4; ++j) v[j] = acc[i][jr * 4 + j] + (args.bias && n + j < args.n ? args.bias[n + j] : 0.0f);
       float* const o = out + (args.partial ? m : args.map.row(m)) * args.n + n;
-      if (VW == 4 && n + 3 < args.n) {
+      if (vec_store && n + 3 < args.n) {
         *reinterpret_cast<float4*>(o) = float4{v[0], v[1], v[2], v[3]};
       } else {
 #pragma unroll

@@ -17,6 +17,8 @@ constexpr int kMaxSplits = 512;
 constexpr std::int64_t kMaxPartialBytes = std::int64_t{512} << 20;  // split-K partial sums in the workspace
 constexpr std::int64_t kMaxGridY = 65535;
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max() - 1024;
+constexpr std::int64_t kMaxColBytes = std::int64_t{1} << 30;  // .col's column buffer
+constexpr std::size_t kAlign = 256;
 // Wave model (H200-sized; it only ranks configs). A block of BM x BN has BM*BN/64 threads (8x8
 // outputs each); registers (~128 per thread) let 65536 / (threads * 128) blocks share an SM. An SM
 // that holds b of the launch's blocks runs them at the fp32 FMA rate times util(w) = min(1, w / 16),
@@ -28,6 +30,8 @@ constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max() - 1024
 // traffic (S + 1 passes over M x N floats) and the reduction's launch.
 constexpr double kSms = 132, kSmFmaPerS = 128 * 1.9e9, kCopyBytesPerS = 3.5e12, kLaunchS = 2e-6;
 
+std::size_t aligned(std::int64_t bytes) { return (static_cast<std::size_t>(bytes) + kAlign - 1) / kAlign * kAlign; }
+
 int threads_of(int bm, int bn) { return bm * bn / 64; }
 int resident_blocks(int bm, int bn) { return 65536 / (threads_of(bm, bn) * 128); }
 double tile_efficiency(int bm, int bn, bool wgrad) {
@@ -37,15 +41,16 @@ double tile_efficiency(int bm, int bn, bool wgrad) {
 }  // namespace
 
 std::string SimtConvConfig::str() const {
-  return "t" + std::to_string(bm) + "x" + std::to_string(bn) + ".sk" + std::to_string(splits);
+  return "t" + std::to_string(bm) + "x" + std::to_string(bn) + ".sk" + std::to_string(splits) + (col ? ".col" : "");
 }
 
 SimtConvConfig parse_simt_conv_config(const std::string& s) {
   SimtConvConfig c;
   int used = 0;
   if (std::sscanf(s.c_str(), "t%dx%d.sk%d%n", &c.bm, &c.bn, &c.splits, &used) != 3 ||
-      used != static_cast<int>(s.size()))
-    throw InputError("conv.igemm.simt config '" + s + "' is not t<BM>x<BN>.sk<S> (e.g. t128x64.sk4)");
+      (used != static_cast<int>(s.size()) && s.compare(static_cast<std::size_t>(used), std::string::npos, ".col") != 0))
+    throw InputError("conv.igemm.simt config '" + s + "' is not t<BM>x<BN>.sk<S>[.col] (e.g. t128x64.sk4)");
+  c.col = used != static_cast<int>(s.size());
   bool tile = false;
   for (const auto& t : kTiles) tile = tile || (t[0] == c.bm && t[1] == c.bn);
   if (!tile) throw InputError("conv.igemm.simt config '" + s + "': tile " + std::to_string(c.bm) + "x" +
@@ -55,6 +60,26 @@ SimtConvConfig parse_simt_conv_config(const std::string& s) {
                      " is not a power of two in [1, 512]");
   return c;
 }
+
+namespace {
+
+// .col for C < 16 when the column buffer fits: its GEMM sizes and workspace (see the header).
+void plan_col_mode(const ConvProblem& p, SimtConvPlan& pl) {
+  if (p.c >= 16) return;
+  const Dims o = p.out();
+  const std::int64_t pixels = p.n * o[0] * o[1], rsc = p.filter[0] * p.filter[1] * p.c, ld = (rsc + 3) / 4 * 4;
+  if (pixels * ld > kMaxInt || pixels * ld * 4 > kMaxColBytes || (pixels + 63) / 64 > kMaxGridY) return;
+  pl.col_ok = true;
+  pl.col_ld = ld;
+  pl.col_bytes = aligned(pixels * ld * 4);
+  if (p.dir == ConvDir::fwd) pl.col_m = pixels, pl.col_n = p.k, pl.col_kred = ld;
+  if (p.dir == ConvDir::bwd_weights) pl.col_m = p.k, pl.col_n = rsc, pl.col_kred = pixels;
+  if (p.dir == ConvDir::bwd_data) pl.col_m = pixels, pl.col_n = ld, pl.col_kred = p.k;
+  pl.col_w_bytes = p.dir == ConvDir::bwd_weights ? 0 : aligned(p.k * ld * 4);
+  pl.col_preferred = !pl.direct_refusal.empty() || p.x_desc().elements() >= (std::int64_t{1} << 20);
+}
+
+}  // namespace
 
 SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   SimtConvPlan pl;
@@ -78,8 +103,9 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
     // a large dx costs more than another solver's copies (the stem, C = 3: 14.7 ms here against 1.9
     // for conv.gemm.im2col on the H200, thirteenth session); small ones stay (tests, odd shapes)
     if (p.c < 16 && p.x_desc().elements() >= (std::int64_t{1} << 20))
-      return no("bwd-data with C = " + std::to_string(p.c) + " < 16 on a dx of " + std::to_string(p.x_desc().elements()) +
-                " elements: too few GEMM columns for a 64-wide tile (slower than conv.gemm.im2col)");
+      pl.direct_refusal = "bwd-data with C = " + std::to_string(p.c) + " < 16 on a dx of " +
+                          std::to_string(p.x_desc().elements()) +
+                          " elements: too few GEMM columns for a 64-wide tile (the .col configs run it)";
     pl.classes_run = true;
     pl.n = p.c;
     const int sh = static_cast<int>(p.stride[0]), sw = static_cast<int>(p.stride[1]);
@@ -113,6 +139,8 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   for (const std::int64_t v : {pl.m, pl.n, pl.kred})
     if (v > kMaxInt) return no("a GEMM size of " + std::to_string(v) + " exceeds 2^31 - 1025");
   if ((pl.m + 63) / 64 > kMaxGridY) return no("M = " + std::to_string(pl.m) + " needs more than 65535 row tiles");
+  plan_col_mode(p, pl);
+  if (!pl.direct_refusal.empty() && !pl.col_ok) return no(pl.direct_refusal);
   return pl;
 }
 
@@ -121,17 +149,33 @@ std::int64_t simt_conv_chunk(std::int64_t kred, const SimtConvConfig& c) {
   return std::max<std::int64_t>(8, (per + 7) / 8 * 8);
 }
 
+namespace {
+
+struct GemmSizes {
+  std::int64_t m, n, kred;
+};
+GemmSizes gemm_of(const SimtConvPlan& pl, bool col) {
+  return col ? GemmSizes{pl.col_m, pl.col_n, pl.col_kred} : GemmSizes{pl.m, pl.n, pl.kred};
+}
+
+void add_configs(std::vector<SimtConvConfig>& out, const GemmSizes& g, bool col) {
+  for (int s = 1; s <= kMaxSplits; s *= 2) {
+    if (s > 1 && g.kred < 8LL * s) break;                    // every slice holds at least 8 kk
+    if (s > 1 && 4 * s * g.m * g.n > kMaxPartialBytes) break;  // the partial sums fit 512 MiB
+    for (const auto& t : kTiles) {
+      const SimtConvConfig c{t[0], t[1], s, col};
+      if ((g.m + c.bm - 1) / c.bm <= kMaxGridY) out.push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<SimtConvConfig> simt_conv_configs(const SimtConvPlan& pl) {
   std::vector<SimtConvConfig> out;
   if (!pl.refusal.empty()) return out;
-  for (int s = 1; s <= kMaxSplits; s *= 2) {
-    if (s > 1 && pl.kred < 8LL * s) break;                     // every slice holds at least 8 kk
-    if (s > 1 && 4 * s * pl.m * pl.n > kMaxPartialBytes) break;  // the partial sums fit 512 MiB
-    for (const auto& t : kTiles) {
-      const SimtConvConfig c{t[0], t[1], s};
-      if ((pl.m + c.bm - 1) / c.bm <= kMaxGridY) out.push_back(c);
-    }
-  }
+  if (pl.direct_refusal.empty()) add_configs(out, gemm_of(pl, false), false);
+  if (pl.col_ok) add_configs(out, gemm_of(pl, true), true);
   return out;
 }
 
@@ -139,20 +183,23 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
   SimtConvConfig best;
   double best_s = std::numeric_limits<double>::infinity();
   for (const SimtConvConfig& c : simt_conv_configs(pl)) {
-    const double tiles = static_cast<double>((pl.m + c.bm - 1) / c.bm) * ((pl.n + c.bn - 1) / c.bn);
+    if (c.col != pl.col_preferred) continue;  // the mode is chosen first, then tile and split
+    const GemmSizes g = gemm_of(pl, c.col);
+    const double tiles = static_cast<double>((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
     const double per_sm = std::ceil(tiles * c.splits / kSms);  // blocks each SM runs
     const double warps = std::min<double>(per_sm, resident_blocks(c.bm, c.bn)) * threads_of(c.bm, c.bn) / 32;
     const double util = std::min(1.0, warps / 16) * tile_efficiency(c.bm, c.bn, pl.wgrad);
-    double t = per_sm * c.bm * c.bn * static_cast<double>(simt_conv_chunk(pl.kred, c)) / (kSmFmaPerS * util);
-    if (c.splits > 1) t += (c.splits + 1.0) * static_cast<double>(pl.m * pl.n) * 4 / kCopyBytesPerS + kLaunchS;
+    double t = per_sm * c.bm * c.bn * static_cast<double>(simt_conv_chunk(g.kred, c)) / (kSmFmaPerS * util);
+    if (c.splits > 1) t += (c.splits + 1.0) * static_cast<double>(g.m * g.n) * 4 / kCopyBytesPerS + kLaunchS;
     if (t < best_s * 0.97) best_s = t, best = c;  // ties: the earlier (bigger tile, fewer slices)
   }
   return best;
 }
 
 std::size_t simt_conv_workspace(const SimtConvPlan& pl, const SimtConvConfig& c) {
-  const std::size_t partial = c.splits > 1 ? static_cast<std::size_t>(c.splits * pl.m * pl.n) * 4 : 0;
-  return pl.filter_bytes + partial;
+  const GemmSizes g = gemm_of(pl, c.col);
+  const std::size_t partial = c.splits > 1 ? static_cast<std::size_t>(c.splits * g.m * g.n) * 4 : 0;
+  return simt_conv_partial_offset(pl, c) + partial;
 }
 
 }  // namespace hiprim::gpu
