@@ -51,20 +51,31 @@ SimtConvGeom class_geom(const ConvProblem& p, const SimtConvClass& z) {
   return g;
 }
 
-template <SimtConvDir D, int BM, int BN, int VW>
+template <SimtConvDir D, int BM, int BN, int VWA, int VWB>
 void launch_tile(const SimtConvArgs& a, int splits, hipStream_t stream, const std::string& context) {
   using Tile = SimtTile<BM, BN>;
   const dim3 grid(static_cast<unsigned>((a.n + BN - 1) / BN), static_cast<unsigned>((a.m + BM - 1) / BM),
                   static_cast<unsigned>(splits));
-  hipLaunchKernelGGL((simt_conv_kernel<D, Tile, VW>), grid, dim3(Tile::threads), 0, stream, a);
+  hipLaunchKernelGGL((simt_conv_kernel<D, Tile, VWA, VWB>), grid, dim3(Tile::threads), 0, stream, a);
   HIPRIM_CHECK_LAUNCH("simt_conv_kernel", context);
 }
 
-template <SimtConvDir D, int VW>
+template <SimtConvDir D, int VWA, int VWB>
 void launch_config(const SimtConvArgs& a, const SimtConvConfig& c, hipStream_t stream, const std::string& context) {
-  if (c.bm == 128 && c.bn == 128) return launch_tile<D, 128, 128, VW>(a, c.splits, stream, context);
-  if (c.bm == 128 && c.bn == 64) return launch_tile<D, 128, 64, VW>(a, c.splits, stream, context);
-  return launch_tile<D, 64, 64, VW>(a, c.splits, stream, context);
+  if (c.bm == 128 && c.bn == 128) return launch_tile<D, 128, 128, VWA, VWB>(a, c.splits, stream, context);
+  if (c.bm == 128 && c.bn == 64) return launch_tile<D, 128, 64, VWA, VWB>(a, c.splits, stream, context);
+  if (c.bm == 64 && c.bn == 128) return launch_tile<D, 64, 128, VWA, VWB>(a, c.splits, stream, context);
+  return launch_tile<D, 64, 64, VWA, VWB>(a, c.splits, stream, context);
+}
+
+// Vector widths: both 4 or both 1 for the NHWC modes; NCHW also (4, 1) (A = W in vectors, B gathered).
+template <SimtConvDir D>
+void launch_widths(const SimtConvArgs& a, const SimtConvConfig& c, bool vec_a, bool vec_b, hipStream_t stream,
+                   const std::string& context) {
+  if (vec_a && vec_b) return launch_config<D, 4, 4>(a, c, stream, context);
+  if constexpr (D == SimtConvDir::nchw_fwd || D == SimtConvDir::nchw_bwd_data)
+    if (vec_a) return launch_config<D, 4, 1>(a, c, stream, context);
+  return launch_config<D, 1, 1>(a, c, stream, context);
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
@@ -77,18 +88,47 @@ void run_gemm(SimtConvArgs a, SimtConvDir d, const SimtConvConfig& c, float* par
   a.partial = c.splits > 1;
   a.out = a.partial ? partial : final_out;
   a.bias = a.partial ? nullptr : bias;
-  const bool vec = a.g.c % 4 == 0 && a.g.k % 4 == 0 && aligned16(a.a) && aligned16(a.b) && aligned16(a.out);
-  if (d == SimtConvDir::fwd)
-    vec ? launch_config<SimtConvDir::fwd, 4>(a, c, stream, context) : launch_config<SimtConvDir::fwd, 1>(a, c, stream, context);
-  else
-    vec ? launch_config<SimtConvDir::wgrad, 4>(a, c, stream, context)
-        : launch_config<SimtConvDir::wgrad, 1>(a, c, stream, context);
+  const bool nchw = d == SimtConvDir::nchw_fwd || d == SimtConvDir::nchw_bwd_data;
+  // float4 stores: 4-runs contiguous and 16-byte aligned (rows of pitch N, or NCHW pixel runs)
+  a.vec_out = aligned16(a.out) && (a.partial || !nchw ? a.n % 4 == 0 : a.map.cols_pq % 4 == 0);
+  bool vec_a = false, vec_b = false;
+  if (nchw) {  // A = W: C % 4 (fwd's rows of C, bwd-data's rows of M = C); B: pixel runs of stride 1
+    vec_a = (d == SimtConvDir::nchw_fwd ? a.kred : a.m) % 4 == 0 && aligned16(a.a);
+    vec_b = a.g.str_h == 1 && a.g.str_w == 1 && a.g.p * a.g.q % 4 == 0 && aligned16(a.b);
+  } else {
+    vec_a = vec_b = a.g.c % 4 == 0 && a.g.k % 4 == 0 && aligned16(a.a) && aligned16(a.b) && aligned16(a.out);
+  }
+  switch (d) {
+    case SimtConvDir::fwd: launch_widths<SimtConvDir::fwd>(a, c, vec_a, vec_b, stream, context); break;
+    case SimtConvDir::wgrad: launch_widths<SimtConvDir::wgrad>(a, c, vec_a, vec_b, stream, context); break;
+    case SimtConvDir::nchw_fwd: launch_widths<SimtConvDir::nchw_fwd>(a, c, vec_a, vec_b, stream, context); break;
+    case SimtConvDir::nchw_bwd_data:
+      launch_widths<SimtConvDir::nchw_bwd_data>(a, c, vec_a, vec_b, stream, context);
+      break;
+  }
   if (a.partial) {
     const long long mn = static_cast<long long>(a.m) * a.n;
     hipLaunchKernelGGL(simt_conv_reduce_kernel, dim3(grid_stride_blocks(mn, 256, 2048)), dim3(256), 0, stream,
                        partial, mn, a.n, c.splits, bias, final_out, a.map);
     HIPRIM_CHECK_LAUNCH("simt_conv_reduce_kernel", context);
   }
+}
+
+// NCHW 1x1 pad 0 (fwd any stride, bwd-data stride 1): one GEMM reading NCHW in place (see the kernel).
+void run_nchw(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl, const SimtConvConfig& c,
+              float* partial, hipStream_t stream, const std::string& context) {
+  const bool fwd = p.dir == ConvDir::fwd;
+  SimtConvGeom g = simt_geom(p);
+  if (!fwd) {  // dx = W^T dy[img]: B = dy [img][K][P][Q], the output dx [img][C][H][W] (H = P, W = Q)
+    g.c = static_cast<int>(p.k), g.k = static_cast<int>(p.c), g.h = g.p, g.w = g.q;
+  }
+  SimtConvArgs a;
+  a.g = g;
+  a.m = static_cast<int>(pl.m), a.n = static_cast<int>(pl.n), a.kred = static_cast<int>(pl.kred);
+  a.a = static_cast<const float*>(t.w), a.b = static_cast<const float*>(fwd ? t.x : t.y);
+  a.map.cols_pq = g.p * g.q, a.map.rows = a.m;
+  run_gemm(a, fwd ? SimtConvDir::nchw_fwd : SimtConvDir::nchw_bwd_data, c, partial, static_cast<float*>(fwd ? t.y : t.x),
+           fwd && p.bias ? static_cast<const float*>(t.bias) : nullptr, stream, context);
 }
 
 // A 1x1 geometry over `pixels` rows of `c` floats: the GEMM kernel's view of col, dcol or dy.
@@ -144,6 +184,7 @@ void run_simt(const ConvProblem& p, const ConvTensors& t, const SimtConvPlan& pl
   if (c.col) return run_col(p, t, pl, c, stream, context);
   unsigned char* const ws = static_cast<unsigned char*>(t.workspace);
   float* const partial = reinterpret_cast<float*>(ws + simt_conv_partial_offset(pl, c));
+  if (pl.nchw_run) return run_nchw(p, t, pl, c, partial, stream, context);
   if (!pl.classes_run) {  // fwd, bwd-weights: one GEMM over p itself
     SimtConvArgs a;
     a.g = simt_geom(pl.relation);
@@ -183,9 +224,10 @@ class ConvIgemmSimt final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "2D NHWC fp32 implicit GEMM on the FMA units (no tf32): activations gathered in the kernel, "
-           "128x128/128x64/64x64 tiles of 8x8 register blocks, two shared-memory stages; fwd and bwd-weights any "
+           "128x128/128x64/64x128/64x64 tiles of 8x8 register blocks, two shared-memory stages; fwd and bwd-weights any "
            "stride/pad/dilation, bwd-data per sub-pixel class (stride-1 fwd convs of dy); C < 16 also through a column "
-           "buffer (.col: im2col / col2im gather); groups 1; deterministic split-K";
+           "buffer (.col: im2col / col2im gather); NCHW 1x1 pad-0 fwd and stride-1 bwd-data read in place (y = W x[n], "
+           "dx = W^T dy[n]); groups 1; deterministic split-K";
   }
   double accumulation_error_factor() const override { return 1.0; }  // fp32 FMA, round to nearest
   // Padding taps (fwd, bwd-weights) and dy's padding in a class's fwd view (bwd-data's border taps)
@@ -201,7 +243,7 @@ class ConvIgemmSimt final : public ConvSolver {
     std::vector<std::string> out;
     for (const char* mode : {"", ".col"})
       for (int s = 1; s <= 512; s *= 2)
-        for (const char* t : {"t128x128", "t128x64", "t64x64"})
+        for (const char* t : {"t128x128", "t128x64", "t64x128", "t64x64"})
           out.push_back(std::string(t) + ".sk" + std::to_string(s) + mode);
     return out;
   }

@@ -9,17 +9,24 @@
 //          B = W as [K][R*S*C] (kk contiguous), C = Out [pixel][k].
 //   wgrad  M = K, N = R*S*C, kk = pixel:                 A = dOut [pixel][k] (m contiguous),
 //          B = In gathered at the pixel's tap (n contiguous in c), C = dW [k][r][s][c].
-// Both C are row-major [M][N], row m at out + row(m)*N: row(m) = m, or with an output map (bwd-data's
+// NCHW 1x1 pad 0 (In [img][c][h][w], Out [img][k][p][q]; pixel n = (img, p, q) reads In at
+// (p*str_h, q*str_w)): M = Out's channels, N = img*P*Q, kk = In's channels; B = In[img][kk][..] (n
+// contiguous along a row of pixels), C[m][n] = Out[img][m][p][q] (the column map of SimtOutMap):
+//   nchw_fwd        A = W [K][C] (kk contiguous)            y = W x[img]
+//   nchw_bwd_data   A = W [K][C] read as W^T (m contiguous)  dx = W^T dy[img] (stride 1; g: dy -> dx)
+// The NHWC C are row-major [M][N], row m at out + row(m)*N: row(m) = m, or with an output map (bwd-data's
 // sub-pixel classes) the dx pixel (img*H + i*sh + oh)*W + j*sw + ow of m = (img, i, j) over the
 // p x q grid. A K slice s of a split launch writes partial[s][M][N] instead (plain sums, unmapped;
 // simt_conv_reduce_kernel adds the slices in ascending s, then the bias, and maps the rows).
+// The bias is per column (NHWC: n = k), or per row with the NCHW column map (m = k).
 //
 // Tile BM x BN x 8, one thread per 8 x 8 register block (rows ty*4 + {0..3} and BM/2 + ty*4 + {0..3},
 // columns likewise with tx): the float4 reads of a quarter warp fall on distinct banks. Shared memory
 // holds two stages of A as [kk][m] and B as [kk][n]; the next stage's global loads are issued into
 // registers before the current stage's FMAs, and stored to the other stage after them (one barrier a
-// step). Global loads are VW floats wide (4: 16-byte vectors along the contiguous index, needs the
-// channel counts % 4 and 16-byte aligned buffers; 1: scalars). Padding taps, rows past M, columns past
+// step). Global loads are VWA / VWB floats wide for A / B (4: 16-byte vectors along the contiguous
+// index, needs the channel counts % 4 (NCHW B: stride 1, P*Q % 4) and 16-byte aligned buffers; 1:
+// scalars); stores are float4 where vec_out says so (the host checks alignment and pitch). Padding taps, rows past M, columns past
 // N and kk past k_hi are staged as zeros and multiplied; both operands are zero past k_hi, so no real
 // value meets a K-tail zero. Determinism: the same sums in the same order every run, no atomics.
 #pragma once
@@ -27,7 +34,7 @@
 
 namespace hiprim::gpu {
 
-enum class SimtConvDir { fwd, wgrad };
+enum class SimtConvDir { fwd, wgrad, nchw_fwd, nchw_bwd_data };
 
 // Sizes of the fwd relation (NHWC, groups 1); long long offsets are formed from them.
 struct SimtConvGeom {
@@ -35,14 +42,21 @@ struct SimtConvGeom {
   int str_h = 1, str_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
 };
 
-// Output rows of a GEMM over the p x q grid of a sub-pixel class (on = false: row(m) = m).
+// Where C[m][col] goes: output rows of a GEMM over the p x q grid of a sub-pixel class (on = false:
+// row(m) = m), or (cols_pq > 0) NCHW columns col = img*cols_pq + pixel at ((img*rows + m)*cols_pq + pixel).
 struct SimtOutMap {
   bool on = false;
   int p = 1, q = 1, h = 0, w = 0, sh = 1, sw = 1, oh = 0, ow = 0;
+  int cols_pq = 0, rows = 0;
   __host__ __device__ long long row(long long m) const {
     if (!on) return m;
     const long long img = m / (static_cast<long long>(p) * q), rem = m - img * p * q, i = rem / q;
     return (img * h + i * sh + oh) * w + (rem - i * q) * sw + ow;
+  }
+  __host__ __device__ long long offset(long long m, long long col, long long n) const {
+    if (cols_pq == 0) return row(m) * n + col;
+    const long long img = col / cols_pq;
+    return (img * rows + m) * cols_pq + (col - img * cols_pq);
   }
 };
 
@@ -53,6 +67,7 @@ struct SimtConvArgs {
   const float* b = nullptr;  // fwd: W; wgrad: In
   float* out = nullptr;      // C, or the partial sums of a split launch
   bool partial = false;      // a split launch: out is partial[slice][M][N] (rows unmapped)
+  bool vec_out = false;      // float4 stores of 4-runs (out 16-byte aligned, runs contiguous and aligned)
   const float* bias = nullptr;  // [N], added by an unsplit launch (split: by the reduction)
   int m = 0, n = 0, kred = 0;   // GEMM sizes
   int k_chunk = 0;              // kk per slice (a multiple of 8; >= kred when unsplit)
@@ -92,12 +107,14 @@ __device__ __forceinline__ long long simt_in_offset(const SimtConvGeom& g, int i
   return ((static_cast<long long>(img) * g.h + hh) * g.w + ww) * g.c + cc;
 }
 
-template <SimtConvDir D, typename Tile, int VW>
+template <SimtConvDir D, typename Tile, int VWA, int VWB>
 __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs args) {
   constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK, NT = Tile::threads;
-  using SA = SimtStage<BM, BK, VW, NT>;
-  using SB = SimtStage<BN, BK, VW, NT>;
-  constexpr bool kc = D == SimtConvDir::fwd;  // operands contiguous in kk (else in m / n)
+  using SA = SimtStage<BM, BK, VWA, NT>;
+  using SB = SimtStage<BN, BK, VWB, NT>;
+  constexpr bool nchw = D == SimtConvDir::nchw_fwd || D == SimtConvDir::nchw_bwd_data;
+  // operands contiguous in kk (else in m / n); a_gather: NHWC In (fwd), b_gather: NHWC In (wgrad)
+  constexpr bool a_kc = D == SimtConvDir::fwd || D == SimtConvDir::nchw_fwd, b_kc = D == SimtConvDir::fwd;
   // +4: rows stay 16-byte aligned and a warp's transposed stores hit 32 distinct banks.
   __shared__ __align__(16) float as[2][BK][BM + 4];
   __shared__ __align__(16) float bs[2][BK][BN + 4];
@@ -111,19 +128,21 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   const int pq = g.p * g.q, rsc = g.r * g.s * g.c;
 
   // Per staged vector: its tile row/kk, and what stays fixed over the K loop.
+  constexpr int VA = VWA, VB = VWB;
   int a_row[SA::vecs], a_kk[SA::vecs], b_row[SB::vecs], b_kk[SB::vecs];
   int a_img[SA::vecs], a_h0[SA::vecs], a_w0[SA::vecs];  // fwd A: the output pixel's corner
   int b_r[SB::vecs], b_s[SB::vecs], b_c[SB::vecs];      // wgrad B: the column's (r, s, c)
+  long long b_base[SB::vecs];                           // NCHW B: In[img][0][p*str_h][q*str_w]
   bool a_in[SA::vecs], b_in[SB::vecs];                  // row < M / column < N
 #pragma unroll
   for (int i = 0; i < SA::vecs; ++i) {
     const int v = tid + i * NT;
-    a_row[i] = kc ? v / (BK / VW) : (v % (BM / VW)) * VW;
-    a_kk[i] = kc ? (v % (BK / VW)) * VW : v / (BM / VW);
+    a_row[i] = a_kc ? v / (BK / VA) : (v % (BM / VA)) * VA;
+    a_kk[i] = a_kc ? (v % (BK / VA)) * VA : v / (BM / VA);
     const int m = m0 + a_row[i];
     a_in[i] = m < args.m;
     a_img[i] = a_h0[i] = a_w0[i] = 0;
-    if (kc && a_in[i]) {
+    if (D == SimtConvDir::fwd && a_in[i]) {
       a_img[i] = m / pq;
       const int rem = m - a_img[i] * pq, pp = rem / g.q;
       a_h0[i] = pp * g.str_h - g.pad_h;
@@ -133,49 +152,61 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
 #pragma unroll
   for (int i = 0; i < SB::vecs; ++i) {
     const int v = tid + i * NT;
-    b_row[i] = kc ? v / (BK / VW) : (v % (BN / VW)) * VW;
-    b_kk[i] = kc ? (v % (BK / VW)) * VW : v / (BN / VW);
+    b_row[i] = b_kc ? v / (BK / VB) : (v % (BN / VB)) * VB;
+    b_kk[i] = b_kc ? (v % (BK / VB)) * VB : v / (BN / VB);
     const int n = n0 + b_row[i];
     b_in[i] = n < args.n;
     b_r[i] = b_s[i] = b_c[i] = 0;
-    if (!kc && b_in[i]) {
+    b_base[i] = 0;
+    if (D == SimtConvDir::wgrad && b_in[i]) {
       const int rs = n / g.c;
       b_c[i] = n - rs * g.c;
       b_r[i] = rs / g.s;
       b_s[i] = rs - b_r[i] * g.s;
     }
+    if (nchw && b_in[i]) {
+      const int img = n / pq, rem = n - img * pq, pp = rem / g.q;
+      b_base[i] = (static_cast<long long>(img) * g.c * g.h + pp * g.str_h) * g.w + (rem - pp * g.q) * g.str_w;
+    }
   }
 
-  float ra[SA::vecs][VW], rb[SB::vecs][VW];
+  const long long hw = static_cast<long long>(g.h) * g.w;  // NCHW B: the channel stride
+  float ra[SA::vecs][VA], rb[SB::vecs][VB];
   auto load_stage = [&](int k0) {
 #pragma unroll
     for (int i = 0; i < SA::vecs; ++i) {
       const int kk = k0 + a_kk[i];
-      if constexpr (kc) {  // In at the pixel's tap (r, s), channels c..c+VW-1
+      if constexpr (D == SimtConvDir::fwd) {  // In at the pixel's tap (r, s), channels c..c+VA-1
         const int rs = kk / g.c, cc = kk - rs * g.c, rr = rs / g.s, ss = rs - rr * g.s;
         const long long off = a_in[i] && kk < k_hi
                                   ? simt_in_offset(g, a_img[i], a_h0[i] + rr * g.dil_h, a_w0[i] + ss * g.dil_w, cc)
                                   : -1;
-        simt_load<VW>(ra[i], args.a + (off < 0 ? 0 : off), off >= 0);
-      } else {  // dOut[pixel kk][k m..m+VW-1]
+        simt_load<VA>(ra[i], args.a + (off < 0 ? 0 : off), off >= 0);
+      } else if constexpr (a_kc) {  // nchw_fwd: W[k m][kk..kk+VA-1], row pitch kred
         const bool ok = a_in[i] && kk < k_hi;
-        simt_load<VW>(ra[i], args.a + (ok ? static_cast<long long>(kk) * args.m + m0 + a_row[i] : 0), ok);
+        simt_load<VA>(ra[i], args.a + (ok ? static_cast<long long>(m0 + a_row[i]) * args.kred + kk : 0), ok);
+      } else {  // wgrad: dOut[pixel kk][k m..m+VA-1]; nchw_bwd_data: W[k kk][c m..m+VA-1]
+        const bool ok = a_in[i] && kk < k_hi;
+        simt_load<VA>(ra[i], args.a + (ok ? static_cast<long long>(kk) * args.m + m0 + a_row[i] : 0), ok);
       }
     }
 #pragma unroll
     for (int i = 0; i < SB::vecs; ++i) {
       const int kk = k0 + b_kk[i];
-      if constexpr (kc) {  // W[k n][kk..kk+VW-1]
+      if constexpr (D == SimtConvDir::fwd) {  // W[k n][kk..kk+VB-1]
         const bool ok = b_in[i] && kk < k_hi;
-        simt_load<VW>(rb[i], args.b + (ok ? static_cast<long long>(n0 + b_row[i]) * rsc + kk : 0), ok);
-      } else {  // In at pixel kk's tap (r, s) of column n
+        simt_load<VB>(rb[i], args.b + (ok ? static_cast<long long>(n0 + b_row[i]) * rsc + kk : 0), ok);
+      } else if constexpr (nchw) {  // In[img][kk][pixels n..n+VB-1]
+        const bool ok = b_in[i] && kk < k_hi;
+        simt_load<VB>(rb[i], args.b + (ok ? b_base[i] + kk * hw : 0), ok);
+      } else {  // wgrad: In at pixel kk's tap (r, s) of column n
         long long off = -1;
         if (b_in[i] && kk < k_hi) {
           const int img = kk / pq, rem = kk - img * pq, pp = rem / g.q, qq = rem - pp * g.q;
           off = simt_in_offset(g, img, pp * g.str_h - g.pad_h + b_r[i] * g.dil_h,
                                qq * g.str_w - g.pad_w + b_s[i] * g.dil_w, b_c[i]);
         }
-        simt_load<VW>(rb[i], args.b + (off < 0 ? 0 : off), off >= 0);
+        simt_load<VB>(rb[i], args.b + (off < 0 ? 0 : off), off >= 0);
       }
     }
   };
@@ -183,8 +214,8 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
 #pragma unroll
     for (int i = 0; i < SA::vecs; ++i)
 #pragma unroll
-      for (int j = 0; j < VW; ++j) {
-        if constexpr (kc)
+      for (int j = 0; j < VA; ++j) {
+        if constexpr (a_kc)
           as[buf][a_kk[i] + j][a_row[i]] = ra[i][j];
         else
           as[buf][a_kk[i]][a_row[i] + j] = ra[i][j];
@@ -192,8 +223,8 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
 #pragma unroll
     for (int i = 0; i < SB::vecs; ++i)
 #pragma unroll
-      for (int j = 0; j < VW; ++j) {
-        if constexpr (kc)
+      for (int j = 0; j < VB; ++j) {
+        if constexpr (b_kc)
           bs[buf][b_kk[i] + j][b_row[i]] = rb[i][j];
         else
           bs[buf][b_kk[i]][b_row[i] + j] = rb[i][j];
@@ -233,10 +264,9 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
     buf ^= 1;
   }
 
-  // C row m, columns n..n+3 of each 4-run: float4 stores when VW == 4 and N % 4 == 0 (.col's wgrad
-  // has N = RSC with C % 4 != 0: scalar stores), the last run of a row may be partial.
+  // C row m, columns n..n+3 of each 4-run: float4 stores where vec_out (else scalars); the last run
+  // of a row may be partial.
   float* const out = args.out + static_cast<long long>(slice) * args.m * args.n;
-  const bool vec_store = VW == 4 && args.n % 4 == 0;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int m = m0 + (i < 4 ? 0 : BM / 2) + ty * 4 + i % 4;
@@ -246,21 +276,22 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
       const int n = n0 + jr * (BN / 2) + tx * 4;
       float v[4];
 #pragma unroll
-      for (int j = 0; j < 4; ++j) v[j] = acc[i][jr * 4 + j] + (args.bias && n + j < args.n ? args.bias[n + j] : 0.0f);
-      float* const o = out + (args.partial ? m : args.map.row(m)) * args.n + n;
-      if (vec_store && n + 3 < args.n) {
-        *reinterpret_cast<float4*>(o) = float4{v[0], v[1], v[2], v[3]};
-      } else {
+      for (int j = 0; j < 4; ++j)
+        v[j] = acc[i][jr * 4 + j] + (args.bias && n + j < args.n ? args.bias[nchw ? m : n + j] : 0.0f);
+      auto at = [&](int col) { return out + (args.partial ? static_cast<long long>(m) * args.n + col : args.map.offset(m, col, args.n)); };
+      if (args.vec_out && n + 3 < args.n) {
+        *reinterpret_cast<float4*>(at(n)) = float4{v[0], v[1], v[2], v[3]};
+      } else {  // element by element (an NCHW run may cross an image)
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          if (n + j < args.n) o[j] = v[j];
+          if (n + j < args.n) *at(n + j) = v[j];
       }
     }
   }
 }
 
-// out[map.row(e / n) * n + e % n] = sum_{s ascending} partial[s][e] (+ bias[e % n]), e over [0, mn);
-// grid-stride.
+// out[map.offset(e / n, e % n)] = sum_{s ascending} partial[s][e] (+ the bias of the row (NCHW) or
+// column), e over [0, mn); grid-stride.
 __global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __restrict__ partial, long long mn, int n,
                                                                 int splits, const float* __restrict__ bias,
                                                                 float* __restrict__ out, SimtOutMap map) {
@@ -269,7 +300,7 @@ __global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __re
     float acc = 0.0f;
     for (int s = 0; s < splits; ++s) acc += partial[s * mn + e];
     const long long m = e / n, col = e - m * n;
-    out[map.row(m) * n + col] = bias ? acc + bias[col] : acc;
+    out[map.offset(m, col, n)] = bias ? acc + bias[map.cols_pq ? m : col] : acc;
   }
 }
 

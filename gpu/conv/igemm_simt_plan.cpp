@@ -12,7 +12,7 @@
 namespace hiprim::gpu {
 namespace {
 
-constexpr int kTiles[][2] = {{128, 128}, {128, 64}, {64, 64}};
+constexpr int kTiles[][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
 constexpr int kMaxSplits = 512;
 constexpr std::int64_t kMaxPartialBytes = std::int64_t{512} << 20;  // split-K partial sums in the workspace
 constexpr std::int64_t kMaxGridY = 65535;
@@ -35,7 +35,7 @@ std::size_t aligned(std::int64_t bytes) { return (static_cast<std::size_t>(bytes
 int threads_of(int bm, int bn) { return bm * bn / 64; }
 int resident_blocks(int bm, int bn) { return 65536 / (threads_of(bm, bn) * 128); }
 double tile_efficiency(int bm, int bn, bool wgrad) {
-  return bm * bn == 128 * 128 ? 0.96 : bm * bn == 128 * 64 ? 1.0 : wgrad ? 0.85 : 0.97;
+  return bm * bn == 128 * 128 ? 0.96 : bm * bn == 128 * 64 ? 1.0 : wgrad ? 0.85 : 0.97;  // 64x128: as 128x64
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ SimtConvConfig parse_simt_conv_config(const std::string& s) {
   bool tile = false;
   for (const auto& t : kTiles) tile = tile || (t[0] == c.bm && t[1] == c.bn);
   if (!tile) throw InputError("conv.igemm.simt config '" + s + "': tile " + std::to_string(c.bm) + "x" +
-                              std::to_string(c.bn) + " is not one of 128x128, 128x64, 64x64");
+                              std::to_string(c.bn) + " is not one of 128x128, 128x64, 64x128, 64x64");
   if (c.splits < 1 || c.splits > kMaxSplits || (c.splits & (c.splits - 1)) != 0)
     throw InputError("conv.igemm.simt config '" + s + "': K slices " + std::to_string(c.splits) +
                      " is not a power of two in [1, 512]");
@@ -89,11 +89,26 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   };
   if (auto errors = p.validate(); !errors.empty()) return no("invalid problem: " + errors.front());
   if (p.dtype != DType::fp32) return no("dtype " + std::string(dtype_name(p.dtype)) + ": fp32 only (an FMA path)");
-  if (!p.channels_last) return no("layout " + p.layout_name() + ": NHWC only");
   if (p.rank() != 2) return no("3D problem: 2D only");
   if (p.groups != 1) return no("groups " + std::to_string(p.groups) + ": groups 1 only");
   if (p.mode != ConvMode::conv) return no("mode trans: mode conv only");
   const Dims o = p.out();
+  if (!p.channels_last) {  // NCHW: 1x1 pad-0 fwd (any stride) and stride-1 bwd-data read in place
+    const bool one = p.filter[0] == 1 && p.filter[1] == 1 && p.pad[0] == 0 && p.pad[1] == 0;
+    const bool unit = p.stride[0] == 1 && p.stride[1] == 1;
+    if (!one || p.dir == ConvDir::bwd_weights || (p.dir == ConvDir::bwd_data && !unit))
+      return no("layout " + p.layout_name() + ": NHWC only, except 1x1 pad-0 fwd and stride-1 bwd-data "
+                "(conv.igemm.simt.nchw runs the rest on NHWC copies)");
+    pl.nchw_run = true;
+    const bool fwd = p.dir == ConvDir::fwd;
+    pl.m = fwd ? p.k : p.c;
+    pl.n = p.n * o[0] * o[1];
+    pl.kred = fwd ? p.c : p.k;
+    for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements(), pl.n})
+      if (v > kMaxInt) return no("a tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
+    if ((pl.m + 63) / 64 > kMaxGridY) return no("M = " + std::to_string(pl.m) + " needs more than 65535 row tiles");
+    return pl;
+  }
   pl.wgrad = p.dir == ConvDir::bwd_weights;
   pl.relation = p;
   for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements()})
@@ -184,6 +199,9 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
   double best_s = std::numeric_limits<double>::infinity();
   for (const SimtConvConfig& c : simt_conv_configs(pl)) {
     if (c.col != pl.col_preferred) continue;  // the mode is chosen first, then tile and split
+    // 64x128 (rows = out channels) for the NCHW mode only: the NHWC defaults stay on the tiles the
+    // model was fit to (twelfth/thirteenth sessions' tunes) until a tune measures it there
+    if (c.bm == 64 && c.bn == 128 && !pl.nchw_run) continue;
     const GemmSizes g = gemm_of(pl, c.col);
     const double tiles = static_cast<double>((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
     const double per_sm = std::ceil(tiles * c.splits / kSms);  // blocks each SM runs

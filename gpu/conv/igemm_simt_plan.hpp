@@ -3,6 +3,8 @@
 // heuristic default, and the workspace.
 //
 // Problems: fp32, NHWC, 2D, groups 1, mode conv; every direction with any stride, pad and dilation.
+// NCHW: 1x1 pad-0 fwd (any stride) and stride-1 bwd-data, read in place: y[n] = W x[n] (columns =
+// pixels), dx[n] = W^T dy[n]; the rest of NCHW runs as conv.igemm.simt.nchw (NHWC copies).
 // bwd-data runs per sub-pixel class (a, b) (gpu/conv/subpixel_taps.hpp: rows h = i*str + a reached
 // by the taps r = r0 + t*step at dy row i + add + t*tstep) as a stride-1 fwd conv of dy with the
 // class's flipped, transposed sub-filter w'[c][t'][u'][k] = w[k][r0 + (T-1-t')*step][..][c],
@@ -19,7 +21,7 @@
 //   bwd-d  dcol[j][q] = sum_k dy[j][k] wt[q][k] (wt: W^T as [ld][K]); dx = col2im(dcol), a gather
 //          over the taps that reach each dx element, ascending (r, s): no atomics.
 // The direct bwd-data (GEMM columns = C) is refused for C < 16 on a large dx; there only .col runs.
-// Configs: "t<BM>x<BN>.sk<S>[.col]", tile 128x128, 128x64 or 64x64, S K slices in {1, 2, 4, ..., 512}
+// Configs: "t<BM>x<BN>.sk<S>[.col]", tile 128x128, 128x64, 64x128 or 64x64, S K slices in {1, 2, 4, ..., 512}
 // with at least 8 kk per slice and the S x M x N partial sums within 512 MiB; S > 1 writes fp32 partial sums to the workspace and a second kernel
 // adds them in ascending slice order (deterministic).
 #pragma once
@@ -56,6 +58,7 @@ struct SimtConvPlan {
   std::string refusal;    // "" when the solver takes the problem
   bool wgrad = false;     // bwd-weights (else the fwd relation: fwd, or bwd-data's classes)
   bool classes_run = false;            // bwd-data: In = dy, W = the class sub-filters, Out = dx
+  bool nchw_run = false;               // NCHW 1x1: M = Out's channels, N = pixels, kk = In's channels
   std::vector<SimtConvClass> classes;  // bwd-data, class a*str_w + b
   ConvProblem relation;   // fwd and bwd-weights: p itself
   std::int64_t m = 0, n = 0, kred = 0;  // GEMM sizes (bwd-data: the largest class's m and kred)

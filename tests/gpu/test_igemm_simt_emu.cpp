@@ -211,6 +211,47 @@ TEST(IgemmSimtPlan, TheStemRunsThroughTheColumnBuffer) {
     EXPECT_EQ(c.find(".col"), std::string::npos) << c;
 }
 
+// NCHW 1x1 pad 0 read in place (fwd any stride, bwd-data stride 1): every config, exact, including
+// P*Q % 4 != 0 (scalar pixel loads and stores), C % 4 != 0 (scalar W loads), strides (gathered
+// pixels), M and N tails, the bias per row; and one element off 16 bytes (scalar paths). A pixel
+// column mapped to the wrong image or channel plane, W read untransposed in bwd-data (C != K
+// here), or the bias taken per column would change these outputs.
+TEST(IgemmSimtEmu, NchwOneByOneReadsInPlaceAndMatchesTheReferenceExactly) {
+  const char* const cases[] = {
+      "conv fwd fp32 nchw n2 c8 k20 in4x6 f1x1 bias",   // P*Q = 24: vector pixels
+      "conv fwd fp32 nchw n2 c12 k8 in6x7 f1x1",        // P*Q = 42: scalar pixels
+      "conv fwd fp32 nchw n1 c68 k136 in4x4 f1x1",      // M = 136 > 128
+      "conv fwd fp32 nchw n2 c5 k6 in5x5 f1x1 bias",    // C = 5: scalar W
+      "conv fwd fp32 nchw n2 c16 k12 in9x8 f1x1 str2x2 bias",
+      "conv fwd fp32 nchw n3 c8 k8 in7x7 f1x1 str3x2",
+      "conv bwd-data fp32 nchw n2 c8 k20 in4x6 f1x1",
+      "conv bwd-data fp32 nchw n2 c12 k8 in6x7 f1x1",
+      "conv bwd-data fp32 nchw n1 c136 k68 in4x4 f1x1",
+      "conv bwd-data fp32 nchw n2 c6 k5 in5x5 f1x1",
+  };
+  int ran = 0;
+  for (const char* str : cases) {
+    const ConvProblem p = parse_conv_problem(str);
+    ASSERT_TRUE(solver().applicable(p)) << str << ": " << solver().applicable(p).reason;
+    const std::vector<std::string> configs = solver().configs_for(p);
+    EXPECT_GE(configs.size(), 4u) << str;
+    for (const std::string& c : configs) {
+      if (c.find(".sk1") == std::string::npos && c.find(".sk2") == std::string::npos && c.find(".sk4") == std::string::npos)
+        continue;
+      ++ran;
+      EXPECT_EQ(gputest::check_exact_guarded(solver(), p, 53, 0, c), "") << str << " " << c;
+    }
+    EXPECT_EQ(gputest::check_exact_guarded(solver(), p, 7, 4), "") << str << " shifted by 4 bytes";
+  }
+  EXPECT_GE(ran, 60);
+  for (const char* other : {"conv fwd fp32 nchw n1 c8 k8 in5x5 f1x1 pad1x1", "conv bwd-data fp32 nchw n1 c8 k8 in6x6 f1x1 str2x2",
+                            "conv bwd-weights fp32 nchw n1 c8 k8 in5x5 f1x1"}) {
+    const Applicability a = solver().applicable(parse_conv_problem(other));
+    EXPECT_FALSE(a.ok) << other;
+    EXPECT_NE(a.reason.find("conv.igemm.simt.nchw runs the rest"), std::string::npos) << other << ": " << a.reason;
+  }
+}
+
 // conv.igemm.simt.nchw: the NCHW problems of the fixed list (bias too) through the transposed fp32
 // copies (transpose32) and the NHWC kernel, every direction, exact; a copy transposed the wrong way
 // or left untransposed scrambles channels and pixels (C, K, H*W > 1 here, so every case would fail).
@@ -234,6 +275,7 @@ TEST(IgemmSimtPlan, ConfigGrammarAndErrors) {
   EXPECT_EQ(gpu_emu::parse_simt_conv_config("t128x64.sk4"), (gpu_emu::SimtConvConfig{128, 64, 4}));
   EXPECT_EQ(gpu_emu::parse_simt_conv_config("t64x64.sk1").str(), "t64x64.sk1");
   EXPECT_EQ(gpu_emu::parse_simt_conv_config("t64x64.sk256.col"), (gpu_emu::SimtConvConfig{64, 64, 256, true}));
+  EXPECT_EQ(gpu_emu::parse_simt_conv_config("t64x128.sk2").str(), "t64x128.sk2");
   EXPECT_EQ(gpu_emu::parse_simt_conv_config("t64x64.sk256.col").str(), "t64x64.sk256.col");
   for (const char* bad : {"t128x64", "t96x64.sk1", "t128x128.sk3", "t128x128.sk1024", "t128x128.sk1x", "",
                           "t64x64.sk1.co", "t64x64.sk1.col.col", "t64x64.sk1col"})
