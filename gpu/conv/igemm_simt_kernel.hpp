@@ -265,12 +265,16 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   }
 
   // C row m, columns n..n+3 of each 4-run: float4 stores where vec_out (else scalars); the last run
-  // of a row may be partial.
+  // of a row may be partial. NHWC rows start once per row (row map); NCHW columns map per 4-run (a
+  // run stays in one image when P*Q % 4 == 0, else element by element).
   float* const out = args.out + static_cast<long long>(slice) * args.m * args.n;
+  const int pq_out = args.map.cols_pq;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int m = m0 + (i < 4 ? 0 : BM / 2) + ty * 4 + i % 4;
     if (m >= args.m) continue;
+    const long long row_base =
+        args.partial ? static_cast<long long>(m) * args.n : nchw ? 0 : args.map.row(m) * args.n;
 #pragma unroll
     for (int jr = 0; jr < 2; ++jr) {
       const int n = n0 + jr * (BN / 2) + tx * 4;
@@ -278,13 +282,29 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
 #pragma unroll
       for (int j = 0; j < 4; ++j)
         v[j] = acc[i][jr * 4 + j] + (args.bias && n + j < args.n ? args.bias[nchw ? m : n + j] : 0.0f);
-      auto at = [&](int col) { return out + (args.partial ? static_cast<long long>(m) * args.n + col : args.map.offset(m, col, args.n)); };
+      if constexpr (nchw) {
+        if (!args.partial) {
+          auto at = [&](int col) {
+            const int img = col / pq_out;
+            return out + (static_cast<long long>(img) * args.m + m) * pq_out + (col - img * pq_out);
+          };
+          if (args.vec_out && n + 3 < args.n) {
+            *reinterpret_cast<float4*>(at(n)) = float4{v[0], v[1], v[2], v[3]};
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              if (n + j < args.n) *at(n + j) = v[j];
+          }
+          continue;
+        }
+      }
+      float* const o = out + row_base + n;
       if (args.vec_out && n + 3 < args.n) {
-        *reinterpret_cast<float4*>(at(n)) = float4{v[0], v[1], v[2], v[3]};
-      } else {  // element by element (an NCHW run may cross an image)
+        *reinterpret_cast<float4*>(o) = float4{v[0], v[1], v[2], v[3]};
+      } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          if (n + j < args.n) *at(n + j) = v[j];
+          if (n + j < args.n) o[j] = v[j];
       }
     }
   }

@@ -37,6 +37,15 @@ int resident_blocks(int bm, int bn) { return 65536 / (threads_of(bm, bn) * 128);
 double tile_efficiency(int bm, int bn, bool wgrad) {
   return bm * bn == 128 * 128 ? 0.96 : bm * bn == 128 * 64 ? 1.0 : wgrad ? 0.85 : 0.97;  // 64x128: as 128x64
 }
+// The NCHW mode (rows = out channels, columns = pixels), fit to the fourteenth session's tune of six
+// ResNet-50 1x1 fwd layers (call 2): unit stride, every tile within 10% (128x128 and 64x64 ahead);
+// stride 2 (pixel columns gathered at stride 2) 64x128 ran 20-35% ahead of the others. Its split
+// reduction maps every element through a division: sk2 measured 2.4x the traffic model's cost.
+double nchw_tile_efficiency(int bm, int bn, bool strided) {
+  if (strided) return bm == 64 && bn == 128 ? 1.0 : bm * bn == 128 * 128 ? 0.65 : 0.8;
+  return bm * bn == 128 * 128 ? 0.8 : bm == bn ? 1.0 : bm == 128 ? 0.95 : 0.92;
+}
+constexpr double kNchwSplitCost = 2.4;
 
 }  // namespace
 
@@ -100,6 +109,7 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
       return no("layout " + p.layout_name() + ": NHWC only, except 1x1 pad-0 fwd and stride-1 bwd-data "
                 "(conv.igemm.simt.nchw runs the rest on NHWC copies)");
     pl.nchw_run = true;
+    pl.strided = !unit;
     const bool fwd = p.dir == ConvDir::fwd;
     pl.m = fwd ? p.k : p.c;
     pl.n = p.n * o[0] * o[1];
@@ -206,9 +216,16 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
     const double tiles = static_cast<double>((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
     const double per_sm = std::ceil(tiles * c.splits / kSms);  // blocks each SM runs
     const double warps = std::min<double>(per_sm, resident_blocks(c.bm, c.bn)) * threads_of(c.bm, c.bn) / 32;
-    const double util = std::min(1.0, warps / 16) * tile_efficiency(c.bm, c.bn, pl.wgrad);
-    double t = per_sm * c.bm * c.bn * static_cast<double>(simt_conv_chunk(g.kred, c)) / (kSmFmaPerS * util);
-    if (c.splits > 1) t += (c.splits + 1.0) * static_cast<double>(g.m * g.n) * 4 / kCopyBytesPerS + kLaunchS;
+    const double eff = pl.nchw_run ? nchw_tile_efficiency(c.bm, c.bn, pl.strided) : tile_efficiency(c.bm, c.bn, pl.wgrad);
+    const double util = std::min(1.0, warps / 16) * eff;
+    // an SM holding more blocks than fit at once runs them in rounds of `resident` (NCHW mode only:
+    // its tune showed 128x128.sk4 at 3 blocks per SM (2 resident) 36% behind 64x64.sk2 at 6 (8 resident))
+    const double resident = resident_blocks(c.bm, c.bn);
+    const double rounds = pl.nchw_run && per_sm > resident ? std::ceil(per_sm / resident) * resident : per_sm;
+    double t = rounds * c.bm * c.bn * static_cast<double>(simt_conv_chunk(g.kred, c)) / (kSmFmaPerS * util);
+    if (c.splits > 1)
+      t += (pl.nchw_run ? kNchwSplitCost : 1.0) * (c.splits + 1.0) * static_cast<double>(g.m * g.n) * 4 / kCopyBytesPerS +
+           kLaunchS;
     if (t < best_s * 0.97) best_s = t, best = c;  // ties: the earlier (bigger tile, fewer slices)
   }
   return best;

@@ -303,4 +303,10 @@ TEST(IgemmSimtPlan, HeuristicSplitsOnlyWhereTheOutputIsSmall) {
   // and a full layer is not split (t128x64.sk2 measured 13% slower than sk1 on c64 k64 3x3 fwd)
   EXPECT_EQ(pick("conv fwd fp32 nhwc n32 c64 k64 in56x56 f3x3 pad1x1").splits, 1);
   EXPECT_GT(pick("conv fwd fp32 nhwc n32 c512 k512 in7x7 f3x3 pad1x1").splits, 1);
+  // NCHW 1x1 (fourteenth session's tune, call 2): stride 2 takes 64x128 (210 us against 265 for the
+  // 128x64 of the NHWC fit); c1024 k256 at 14x14 splits K in two (t64x64.sk2 99.9 us, sk1 116, sk4 105)
+  const auto s2 = pick("conv fwd fp32 nchw n32 c256 k512 in56x56 f1x1 str2x2");
+  EXPECT_EQ(s2.bm, 64);
+  EXPECT_EQ(s2.bn, 128);
+  EXPECT_EQ(pick("conv fwd fp32 nchw n32 c1024 k256 in14x14 f1x1").splits, 2);
 }
