@@ -231,9 +231,15 @@ class ConvIgemmSimt final : public ConvSolver {
   }
   double accumulation_error_factor() const override { return 1.0; }  // fp32 FMA, round to nearest
   // Padding taps (fwd, bwd-weights) and dy's padding in a class's fwd view (bwd-data's border taps)
-  // are zero-filled loads that meet the other operand; the classes never reach a stride hole.
-  ImplicitZeros implicit_zeros(const ConvProblem&) const override {
-    return {.padding = ZeroTerm::multiplied, .border_taps = ZeroTerm::multiplied, .stride_holes = ZeroTerm::skipped};
+  // are zero-filled loads that meet the other operand; the classes never reach a stride hole. A .col
+  // bwd-data gathers real taps only (col2im), so its border taps are skipped; the declaration
+  // follows the problem's default config.
+  ImplicitZeros implicit_zeros(const ConvProblem& p) const override {
+    const SimtConvPlan pl = plan_simt_conv(p);
+    const bool col_bwd_data = p.dir == ConvDir::bwd_data && pl.refusal.empty() && simt_conv_default(pl).col;
+    return {.padding = ZeroTerm::multiplied,
+            .border_taps = col_bwd_data ? ZeroTerm::skipped : ZeroTerm::multiplied,
+            .stride_holes = ZeroTerm::skipped};
   }
   Applicability applicable(const ConvProblem& p) const override {
     const SimtConvPlan pl = plan_simt_conv(p);

@@ -198,6 +198,11 @@ TEST(IgemmSimtPlan, TheStemRunsThroughTheColumnBuffer) {
     // the workspace holds col (401408 pixels x 148 floats) at least
     EXPECT_GE(solver().workspace_bytes(p), 401408u * 148 * 4) << dir;
   }
+  // col2im gathers real taps only: the stem's bwd-data skips its border taps (the classes multiply them)
+  EXPECT_EQ(solver().implicit_zeros(parse_conv_problem("conv bwd-data fp32 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2")).border_taps,
+            ZeroTerm::skipped);
+  EXPECT_EQ(solver().implicit_zeros(parse_conv_problem("conv bwd-data fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2")).border_taps,
+            ZeroTerm::multiplied);
   const ConvProblem bwd = parse_conv_problem("conv bwd-data fp32 nhwc n32 c3 k64 in224x224 f7x7 pad3x3 str2x2");
   for (const std::string& c : solver().configs_for(bwd)) EXPECT_NE(c.find(".col"), std::string::npos) << c;
   try {
