@@ -1,6 +1,9 @@
 // conv.igemm.simt's column mode (device code; include from .hip files only): the copies around its
 // GEMMs for few-channel problems (the plan and the GEMMs: igemm_simt_plan.hpp). NHWC, 2D, fp32, exact
 // copies; 32-bit indices (the plan keeps col under 2^31 elements). g: the problem's fwd geometry.
+// Not gpu/conv/im2col_kernels.hpp's pair: those decode every element of any layout and group count
+// with 64-bit divisions and have no row pitch; here a thread copies one tap's C channels, and col2im
+// walks only the taps that reach its element.
 //
 //   col[j][q]  j = (img*P + p)*Q + q an output pixel, q = (r*S + s)*C + c, row pitch ld >= R*S*C:
 //              x[img][p*str - pad + r*dil][..][c], 0 in the padding and at q >= R*S*C.

@@ -53,10 +53,12 @@ struct SimtOutMap {
     const long long img = m / (static_cast<long long>(p) * q), rem = m - img * p * q, i = rem / q;
     return (img * h + i * sh + oh) * w + (rem - i * q) * sw + ow;
   }
-  __host__ __device__ long long offset(long long m, long long col, long long n) const {
-    if (cols_pq == 0) return row(m) * n + col;
-    const long long img = col / cols_pq;
-    return (img * rows + m) * cols_pq + (col - img * cols_pq);
+  __host__ __device__ long long nchw_offset(long long m, int col) const {
+    const int img = col / cols_pq;
+    return (static_cast<long long>(img) * rows + m) * cols_pq + (col - img * cols_pq);
+  }
+  __host__ __device__ long long offset(long long m, int col, long long n) const {
+    return cols_pq == 0 ? row(m) * n + col : nchw_offset(m, col);
   }
 };
 
@@ -268,7 +270,6 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   // of a row may be partial. NHWC rows start once per row (row map); NCHW columns map per 4-run (a
   // run stays in one image when P*Q % 4 == 0, else element by element).
   float* const out = args.out + static_cast<long long>(slice) * args.m * args.n;
-  const int pq_out = args.map.cols_pq;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int m = m0 + (i < 4 ? 0 : BM / 2) + ty * 4 + i % 4;
@@ -284,10 +285,7 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
         v[j] = acc[i][jr * 4 + j] + (args.bias && n + j < args.n ? args.bias[nchw ? m : n + j] : 0.0f);
       if constexpr (nchw) {
         if (!args.partial) {
-          auto at = [&](int col) {
-            const int img = col / pq_out;
-            return out + (static_cast<long long>(img) * args.m + m) * pq_out + (col - img * pq_out);
-          };
+          auto at = [&](int col) { return out + args.map.nchw_offset(m, col); };
           if (args.vec_out && n + 3 < args.n) {
             *reinterpret_cast<float4*>(at(n)) = float4{v[0], v[1], v[2], v[3]};
           } else {
@@ -320,7 +318,7 @@ __global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __re
     float acc = 0.0f;
     for (int s = 0; s < splits; ++s) acc += partial[s * mn + e];
     const long long m = e / n, col = e - m * n;
-    out[map.offset(m, col, n)] = bias ? acc + bias[map.cols_pq ? m : col] : acc;
+    out[map.offset(m, static_cast<int>(col), n)] = bias ? acc + bias[map.cols_pq ? m : col] : acc;
   }
 }
 

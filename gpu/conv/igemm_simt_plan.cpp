@@ -102,6 +102,10 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   if (p.groups != 1) return no("groups " + std::to_string(p.groups) + ": groups 1 only");
   if (p.mode != ConvMode::conv) return no("mode trans: mode conv only");
   const Dims o = p.out();
+  pl.wgrad = p.dir == ConvDir::bwd_weights;
+  pl.relation = p;
+  for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements()})
+    if (v > kMaxInt) return no("a tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
   if (!p.channels_last) {  // NCHW: 1x1 pad-0 fwd (any stride) and stride-1 bwd-data read in place
     const bool one = p.filter[0] == 1 && p.filter[1] == 1 && p.pad[0] == 0 && p.pad[1] == 0;
     const bool unit = p.stride[0] == 1 && p.stride[1] == 1;
@@ -109,21 +113,11 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
       return no("layout " + p.layout_name() + ": NHWC only, except 1x1 pad-0 fwd and stride-1 bwd-data "
                 "(conv.igemm.simt.nchw runs the rest on NHWC copies)");
     pl.nchw_run = true;
-    pl.strided = !unit;
     const bool fwd = p.dir == ConvDir::fwd;
     pl.m = fwd ? p.k : p.c;
     pl.n = p.n * o[0] * o[1];
     pl.kred = fwd ? p.c : p.k;
-    for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements(), pl.n})
-      if (v > kMaxInt) return no("a tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
-    if ((pl.m + 63) / 64 > kMaxGridY) return no("M = " + std::to_string(pl.m) + " needs more than 65535 row tiles");
-    return pl;
-  }
-  pl.wgrad = p.dir == ConvDir::bwd_weights;
-  pl.relation = p;
-  for (const std::int64_t v : {p.x_desc().elements(), p.y_desc().elements(), p.w_desc().elements()})
-    if (v > kMaxInt) return no("a tensor of " + std::to_string(v) + " elements exceeds 2^31 - 1025");
-  if (p.dir == ConvDir::bwd_data) {
+  } else if (p.dir == ConvDir::bwd_data) {
     // dx's C is the GEMM's N: under 16 columns a 64-wide tile wastes over 3/4 of its FMAs, which on
     // a large dx costs more than another solver's copies (the stem, C = 3: 14.7 ms here against 1.9
     // for conv.gemm.im2col on the H200, thirteenth session); small ones stay (tests, odd shapes)
@@ -164,7 +158,7 @@ SimtConvPlan plan_simt_conv(const ConvProblem& p) {
   for (const std::int64_t v : {pl.m, pl.n, pl.kred})
     if (v > kMaxInt) return no("a GEMM size of " + std::to_string(v) + " exceeds 2^31 - 1025");
   if ((pl.m + 63) / 64 > kMaxGridY) return no("M = " + std::to_string(pl.m) + " needs more than 65535 row tiles");
-  plan_col_mode(p, pl);
+  if (p.channels_last) plan_col_mode(p, pl);
   if (!pl.direct_refusal.empty() && !pl.col_ok) return no(pl.direct_refusal);
   return pl;
 }
@@ -216,7 +210,8 @@ SimtConvConfig simt_conv_default(const SimtConvPlan& pl) {
     const double tiles = static_cast<double>((g.m + c.bm - 1) / c.bm) * ((g.n + c.bn - 1) / c.bn);
     const double per_sm = std::ceil(tiles * c.splits / kSms);  // blocks each SM runs
     const double warps = std::min<double>(per_sm, resident_blocks(c.bm, c.bn)) * threads_of(c.bm, c.bn) / 32;
-    const double eff = pl.nchw_run ? nchw_tile_efficiency(c.bm, c.bn, pl.strided) : tile_efficiency(c.bm, c.bn, pl.wgrad);
+    const bool strided = pl.relation.stride[0] > 1 || pl.relation.stride[1] > 1;
+    const double eff = pl.nchw_run ? nchw_tile_efficiency(c.bm, c.bn, strided) : tile_efficiency(c.bm, c.bn, pl.wgrad);
     const double util = std::min(1.0, warps / 16) * eff;
     // an SM holding more blocks than fit at once runs them in rounds of `resident` (NCHW mode only:
     // its tune showed 128x128.sk4 at 3 blocks per SM (2 resident) 36% behind 64x64.sk2 at 6 (8 resident))

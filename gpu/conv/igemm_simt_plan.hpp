@@ -59,7 +59,6 @@ struct SimtConvPlan {
   bool wgrad = false;     // bwd-weights (else the fwd relation: fwd, or bwd-data's classes)
   bool classes_run = false;            // bwd-data: In = dy, W = the class sub-filters, Out = dx
   bool nchw_run = false;               // NCHW 1x1: M = Out's channels, N = pixels, kk = In's channels
-  bool strided = false;                // NCHW 1x1 with stride > 1 (pixel columns gathered)
   std::vector<SimtConvClass> classes;  // bwd-data, class a*str_w + b
   ConvProblem relation;   // fwd and bwd-weights: p itself
   std::int64_t m = 0, n = 0, kred = 0;  // GEMM sizes (bwd-data: the largest class's m and kred)
