@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "core/op_problem.hpp"
 #include "cli/output.hpp"
+#include "find/immediate_eval.hpp"
 #include "tuning/model.hpp"
 #include "tuning/tuning_dbs.hpp"
 #include "verify/report.hpp"
@@ -115,29 +116,71 @@ int run_train(const std::string& given) {
   return 0;
 }
 
-int run_eval(const std::string& given, double holdout, const std::string& report) {
+struct EvalFlags {
+  double holdout = 0.2;
+  std::string report;
+  bool measure = false;  // run each held-out pick and Find's best now (find/immediate_eval.hpp)
+  std::string backend = "device";
+  double budget_ms = 50;
+};
+
+nlohmann::json measurement_brief(const find::Measurement& m) {
+  return {{"solver", m.solver}, {"config", m.config}, {"verified", m.verified},
+          {"time_us", m.time_us >= 0 ? nlohmann::json(m.time_us) : nlohmann::json(nullptr)}, {"repro", m.check.repro}};
+}
+
+// The measured evaluation of ev's picks: a line per pick, the summary line; its JSON part.
+nlohmann::json run_measured(const tuning::ImmediateEval& ev, const EvalFlags& e, int& code) {
+  find::MeasureOptions o;
+  o.budget_ms = e.budget_ms;
+  const Backend b = e.backend == "device" ? Backend::device : Backend::host;
+  const find::MeasuredEval m = find::measure_immediate_eval(ev, b, o, 0.10, [](const find::MeasuredPick& r) {
+    std::printf("  measured %s %s: pick %s %s %s us, best %s %s %s us%s\n", r.hit ? "HIT " : "miss", r.problem.c_str(), r.picked.solver.c_str(),
+                r.picked.config.empty() ? "\"\"" : r.picked.config.c_str(), r.picked.time_us < 0 ? "-" : std::to_string(r.picked.time_us).c_str(),
+                r.best.solver.c_str(), r.best.config.empty() ? "\"\"" : r.best.config.c_str(),
+                r.best.time_us < 0 ? "-" : std::to_string(r.best.time_us).c_str(), r.same ? " (the same run)" : "");
+    if (!r.picked.verified) std::printf("    pick FAILED: %s\n    repro: %s\n", find::measurement_text(r.picked).c_str(), r.picked.check.repro.c_str());
+    if (!r.best.verified) std::printf("    best FAILED: %s\n    repro: %s\n", find::measurement_text(r.best).c_str(), r.best.check.repro.c_str());
+    std::fflush(stdout);
+  });
+  std::printf("measured: %zu picks run as immediate mode runs them, %zu within 10%% of Find's best measured beside them (%.0f%%), %zu failed\n",
+              m.cases.size(), m.hits, m.cases.empty() ? 0.0 : 100.0 * double(m.hits) / double(m.cases.size()), m.failed);
+  if (m.failed) code = 1;  // a pick or a best that does not verify is a defect
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& r : m.cases)
+    cases.push_back({{"problem", r.problem}, {"hit", r.hit}, {"same", r.same}, {"picked", measurement_brief(r.picked)}, {"best", measurement_brief(r.best)}});
+  return {{"backend", e.backend}, {"time_budget_ms", e.budget_ms}, {"picks", m.cases.size()}, {"hits", m.hits}, {"failed", m.failed},
+          {"hit_rate", m.cases.empty() ? 0.0 : double(m.hits) / double(m.cases.size())}, {"cases", cases}};
+}
+
+int run_eval(const std::string& given, const EvalFlags& e) {
   int code = 0;
   const int bad = each_db(given, "# ", false, [&](const DbFile& f, const tuning::Db& db) {
-    const tuning::ImmediateEval ev = tuning::evaluate_immediate(db, holdout);
+    const tuning::ImmediateEval ev = tuning::evaluate_immediate(db, e.holdout);
     nlohmann::json cases = nlohmann::json::array();
     for (const auto& c : ev.cases) {
-      std::printf("  %s %s: best %s %.3f us, picked %s %s%s\n", c.hit ? "HIT " : "miss", c.problem.c_str(), c.best_solver.c_str(), c.best_us,
-                  c.picked_us < 0 ? "nothing" : c.picked_solver.c_str(), c.picked_config.c_str(),
-                  c.picked_us < 0 ? "" : (" " + std::to_string(c.picked_us) + " us").c_str());
-      cases.push_back({{"problem", c.problem}, {"best_solver", c.best_solver}, {"best_us", c.best_us}, {"picked_solver", c.picked_solver},
-                       {"picked_config", c.picked_config}, {"picked_us", c.picked_us < 0 ? nlohmann::json(nullptr) : nlohmann::json(c.picked_us)},
-                       {"hit", c.hit}});
+      std::printf("  %s %s: best %s %.3f us, picked %s%s\n", c.hit ? "HIT " : "miss", c.problem.c_str(), c.best_solver.c_str(), c.best_us,
+                  c.picked_us < 0 ? "nothing" : c.picked_solver.c_str(),
+                  c.picked_us < 0 ? "" : (" (its record: " + c.record_config + " " + std::to_string(c.picked_us) + " us)").c_str());
+      cases.push_back({{"problem", c.problem}, {"best_solver", c.best_solver}, {"best_config", c.best_config}, {"best_us", c.best_us},
+                       {"picked_solver", c.picked_solver}, {"record_config", c.record_config},
+                       {"picked_us", c.picked_us < 0 ? nlohmann::json(nullptr) : nlohmann::json(c.picked_us)}, {"hit", c.hit}});
     }
     const double rate = ev.held_out ? double(ev.hits) / double(ev.held_out) : 0;
-    std::printf("%s (%s): holdout %.2f: %zu problems trained, %zu held out, %zu picked, %zu within 10%% of Find's best (%.0f%%); "
+    std::printf("%s (%s): holdout %.2f: %zu problems trained, %zu held out, %zu picked, %zu within 10%% of Find's best by the records (%.0f%%); "
                 "pick time mean %.1f us, max %.1f us\n",
-                f.path.c_str(), f.role, holdout, ev.trained, ev.held_out, ev.picked, ev.hits, 100 * rate, ev.mean_pick_us, ev.max_pick_us);
+                f.path.c_str(), f.role, e.holdout, ev.trained, ev.held_out, ev.picked, ev.hits, 100 * rate, ev.mean_pick_us, ev.max_pick_us);
+    std::fflush(stdout);
     if (ev.held_out == 0) code = 1;  // nothing to judge the model by
-    if (!report.empty())
-      verify::write_json(report, {{"command", "db eval-immediate"}, {"command_line", command_line()}, {"db", f.path}, {"holdout", holdout},
-                                  {"trained", ev.trained}, {"held_out", ev.held_out}, {"picked", ev.picked}, {"hits", ev.hits},
-                                  {"hit_rate", rate}, {"tolerance", 0.10}, {"mean_pick_us", ev.mean_pick_us},
-                                  {"max_pick_us", ev.max_pick_us}, {"cases", cases}});
+    nlohmann::json j{{"command", "db eval-immediate"}, {"command_line", command_line()}, {"db", f.path}, {"holdout", e.holdout},
+                     {"trained", ev.trained}, {"held_out", ev.held_out}, {"picked", ev.picked}, {"hits", ev.hits},
+                     {"hit_rate", rate}, {"tolerance", 0.10}, {"mean_pick_us", ev.mean_pick_us},
+                     {"max_pick_us", ev.max_pick_us}, {"cases", cases}};
+    if (e.measure) j["measured"] = run_measured(ev, e, code);
+    if (!e.report.empty()) {
+      j["machine"] = verify::machine_json(e.measure && e.backend == "device" ? verify::gpu_json() : nlohmann::json(nullptr));
+      verify::write_json(e.report, j);
+    }
   });
   return bad ? bad : code;
 }
@@ -154,23 +197,28 @@ Command add_db(CLI::App& app) {
   auto problem = std::make_shared<std::string>();
   auto* train = sub->add_subcommand("train", "Train immediate mode's model from the find and perf records into the db's model table");
   auto* eval = sub->add_subcommand("eval-immediate", "Hold out problems with find records: how often the model's pick is within 10% of Find's best");
-  auto holdout = std::make_shared<double>(0.2);
-  auto report = std::make_shared<std::string>();
+  auto e = std::make_shared<EvalFlags>();
   for (auto* s : {check, show, eval}) s->add_option("--db", *file, "A db file (default: the user db and the system db)");
   train->add_option("--db", *file, "The db file to train from and into (default: the user db)");
   show->add_option("--problem", *problem, "Only the records of this problem string");
-  eval->add_option("--holdout", *holdout, "The share of the problems held out (0 < F < 1)")->capture_default_str();
-  eval->add_option("--report", *report, "Write a JSON report here");
-  return [path, check, train, eval, file, problem, holdout, report] {
+  eval->add_option("--holdout", e->holdout, "The share of the problems held out (0 < F < 1)")->capture_default_str();
+  eval->add_option("--report", e->report, "Write a JSON report here");
+  eval->add_flag("--measure", e->measure, "Also run each held-out pick as immediate mode runs it and Find's best beside it, verified and timed");
+  eval->add_option("--backend", e->backend, "With --measure: device or host")->capture_default_str();
+  eval->add_option("--time-budget-ms", e->budget_ms, "With --measure: the timing budget of one run")->capture_default_str();
+  return [path, check, train, eval, file, problem, e] {
     if (train->parsed()) return run_train(*file);
     if (eval->parsed()) {
-      if (!(*holdout > 0 && *holdout < 1)) throw InputError("--holdout " + std::to_string(*holdout) + ": expected a share between 0 and 1 (e.g. 0.2)");
-      return run_eval(*file, *holdout, *report);
+      if (!(e->holdout > 0 && e->holdout < 1)) throw InputError("--holdout " + std::to_string(e->holdout) + ": expected a share between 0 and 1 (e.g. 0.2)");
+      if (e->backend != "device" && e->backend != "host") throw InputError("--backend '" + e->backend + "': expected device or host");
+      if (!(e->budget_ms > 0)) throw InputError("--time-budget-ms: expected a positive number");
+      return run_eval(*file, *e);
     }
     if (path->parsed()) {
       const tuning::DbPaths p = tuning::default_db_paths();
       std::printf("user   %s\nsystem %s\n", p.user.empty() ? "(none: HIPRIM_USER_DB, XDG_CACHE_HOME and HOME are unset)" : p.user.c_str(),
-                  p.system.empty() ? "(none: HIPRIM_SYSTEM_DB is unset)" : p.system.c_str());
+                  p.system.empty() ? ("(none: HIPRIM_SYSTEM_DB is unset or empty and nothing is installed at " + tuning::installed_system_db() + ")").c_str()
+                                   : p.system.c_str());
       return 0;
     }
     if (check->parsed()) return run_check(*file);

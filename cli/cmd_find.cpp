@@ -67,7 +67,9 @@ Command add_find(CLI::App& app) {
   auto f = std::make_shared<FindFlags>();
   f->add_to(*sub);
   return [f] {
-    const auto problems = f->problems();
+    const auto counted = f->counted_problems();
+    std::vector<OpProblemPtr> problems;
+    for (const auto& sp : counted) problems.push_back(sp.problem);
     const Backend b = f->backend_value();
     const OpSolverList solvers = f->solvers(problems);
     find::FindOptions o;
@@ -76,8 +78,8 @@ Command add_find(CLI::App& app) {
     const tuning::TuningDbs dbs;
     nlohmann::json results = nlohmann::json::array();
     int code = 0, none = 0;
-    double total_s = 0;
-    for (const auto& p : problems) {
+    double total_s = 0, winners_us = 0;  // winners_us: the winners' times weighted by the suite's counts
+    for (const auto& [p, count] : counted) {
       const auto t0 = std::chrono::steady_clock::now();
       const find::FindResult r = find::find_problem(p, solvers, b, dbs, o);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -85,12 +87,17 @@ Command add_find(CLI::App& app) {
       print_find(r, seconds);
       results.push_back(find::find_json(r));
       results.back()["find_seconds"] = seconds;
+      results.back()["count"] = count;
+      if (r.winner >= 0) winners_us += static_cast<double>(count) * r.tried[r.winner].time_us;
       for (const auto& m : r.tried)
         if (!m.verified) code = 1;  // a solver that fails verification is a defect: reported, exit 1
       none += r.winner < 0;
     }
     std::printf("find: %zu problems, %d without a verified winner, %.1f s (%.2f s per problem)\n", problems.size(), none, total_s,
                 problems.empty() ? 0.0 : total_s / static_cast<double>(problems.size()));
+    if (!f->suite.empty())
+      std::printf("find: whole suite (each problem times its count): the winners take %.3f ms%s\n", winners_us / 1000,
+                  none > 0 ? " (problems without a winner left out)" : "");
     write_report(f->report, "find", "problems", results);
     return none > 0 ? 1 : code;
   };
@@ -106,7 +113,9 @@ Command add_tune(CLI::App& app) {
   sub->add_option("--search-seed", *seed, "Seed of the sampled search's random order")->capture_default_str();
   return [f, budget, seed] {
     if (!(*budget > 0)) throw InputError("--budget-s " + std::to_string(*budget) + ": expected a positive number of seconds");
-    const auto problems = f->problems();
+    const auto counted = f->counted_problems();
+    std::vector<OpProblemPtr> problems;
+    for (const auto& sp : counted) problems.push_back(sp.problem);
     const Backend b = f->backend_value();
     const OpSolverList solvers = f->solvers(problems);
     find::TuneOptions o;
@@ -117,19 +126,26 @@ Command add_tune(CLI::App& app) {
     o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     const tuning::TuningDbs dbs;
     nlohmann::json results = nlohmann::json::array();
-    std::size_t tuned = 0, improved = 0, rejected = 0;
-    for (const auto& p : problems) {
+    std::size_t tuned = 0, improved = 0, rejected = 0, both = 0;
+    double default_total = 0, best_total = 0;  // weighted by the counts, over the tunings with both times
+    for (const auto& [p, count] : counted) {
       const auto rs = find::tune_problem(p, solvers, b, dbs, o);
       if (rs.empty()) std::printf("tuned %s: no candidate solver with perf configs\n", p->str().c_str());
       for (const auto& r : rs) {
         print_tune(r);
         results.push_back(find::tune_json(r));
+        results.back()["count"] = count;
+        if (r.best_us >= 0 && r.default_us >= 0)
+          ++both, default_total += static_cast<double>(count) * r.default_us, best_total += static_cast<double>(count) * r.best_us;
         tuned += r.best_us >= 0;
         improved += r.best_us >= 0 && r.default_us > 0 && r.best_us < r.default_us;
         rejected += r.failures.size();
       }
     }
     std::printf("tune: %zu problems, %zu solver tunings with a verified best, %zu faster than the default\n", problems.size(), tuned, improved);
+    if (!f->suite.empty() && both > 0)
+      std::printf("tune: whole suite (each problem times its count, %zu tunings with a verified default and best): default %.3f ms, tuned %.3f ms (x%.3f)\n",
+                  both, default_total / 1000, best_total / 1000, best_total > 0 ? default_total / best_total : 0.0);
     write_report(f->report, "tune", "tunings", results);
     return rejected > 0 ? 1 : 0;  // a config that fails verification is a defect: reported, exit 1
   };

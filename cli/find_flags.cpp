@@ -27,17 +27,23 @@ void FindFlags::add_to(CLI::App& sub) {
   sub.add_option("--report", report, "Write a JSON report here");
 }
 
-std::vector<OpProblemPtr> FindFlags::problems() const {
+std::vector<verify::SuiteProblem> FindFlags::counted_problems() const {
   if (problem.empty() == suite.empty()) throw InputError("give either a problem string or --suite (not both, not neither)");
-  std::vector<OpProblemPtr> out;
+  std::vector<verify::SuiteProblem> out;
   if (!problem.empty()) {
-    out.push_back(parse_op_problem(problem));
+    out.push_back({parse_op_problem(problem), 1});
   } else {
-    for (auto& sp : verify::load_suite(suite, suite_options_from(batch, dtypes, layouts, dirs))) out.push_back(sp.problem);
+    out = verify::load_suite(suite, suite_options_from(batch, dtypes, layouts, dirs));
     if (limit > 0 && out.size() > limit) out.resize(limit);
   }
-  for (auto& p : out)
-    if (auto errs = p->validate(); !errs.empty()) throw_invalid_problem(p->op(), p->str(), errs);
+  for (auto& sp : out)
+    if (auto errs = sp.problem->validate(); !errs.empty()) throw_invalid_problem(sp.problem->op(), sp.problem->str(), errs);
+  return out;
+}
+
+std::vector<OpProblemPtr> FindFlags::problems() const {
+  std::vector<OpProblemPtr> out;
+  for (auto& sp : counted_problems()) out.push_back(sp.problem);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "core/op_problem.hpp"
 #include "core/op_solver.hpp"
 #include "find/measure.hpp"
+#include "verify/suite.hpp"
 
 namespace hiprim::cli {
 
@@ -25,6 +26,8 @@ struct FindFlags {
   void add_to(CLI::App& sub);
   // The problem or the suite's problems (each validated); InputError when both or neither is given.
   std::vector<OpProblemPtr> problems() const;
+  // The same with each problem's count in its suite (1 for a problem string): the whole-suite totals.
+  std::vector<verify::SuiteProblem> counted_problems() const;
   Backend backend_value() const;  // InputError for a name other than host or device
   // The solvers --solver selects among verify::all_solvers() of the problems' ops; InputError when none.
   OpSolverList solvers(const std::vector<OpProblemPtr>& problems) const;

@@ -203,7 +203,7 @@ ImmediateEval evaluate_immediate(const Db& db, double holdout, double tolerance)
   for (const auto& [text, rs] : tests) {
     ImmediateEval::Case c;
     c.problem = rs.front()->key.problem;
-    c.best_solver = rs.front()->solver, c.best_us = rs.front()->time_us;
+    c.best_solver = rs.front()->solver, c.best_config = rs.front()->config, c.best_us = rs.front()->time_us;
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<ModelPick> picks = model.rank(rs.front()->key);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
@@ -211,7 +211,7 @@ ImmediateEval evaluate_immediate(const Db& db, double holdout, double tolerance)
     for (const auto& p : picks) {
       const auto r = std::find_if(rs.begin(), rs.end(), [&](const FindRecord* x) { return x->solver == p.solver; });
       if (r == rs.end()) continue;  // that solver did not run here: the caller would skip it too
-      c.picked_solver = p.solver, c.picked_config = p.config, c.picked_us = (*r)->time_us;
+      c.picked_solver = p.solver, c.record_config = (*r)->config, c.picked_us = (*r)->time_us;
       c.hit = c.picked_us <= c.best_us * (1 + tolerance);
       break;
     }

@@ -73,13 +73,17 @@ class ImmediateModel {
 // `hiprim db eval-immediate`: a share `holdout` of the distinct problems with verified find records
 // (chosen by a hash of the problem string: the same split on every device) is held out; the model
 // trained on the rest picks for each held-out problem the first ranked solver that has a verified
-// find record there; the pick is a hit when that record's time is within `tolerance` (0.10) of the
-// problem's best.
+// find record there; from the records, the pick is a hit when that record's time is within
+// `tolerance` (0.10) of the problem's best. That judges the solver choice only: immediate mode runs
+// a held-out problem's pick at the solver's default config (verify/immediate.hpp), and the record
+// holds the solver's fastest of default and tuned. find/immediate_eval.hpp measures the pick as it
+// would run (`--measure`).
 struct ImmediateEval {
   std::size_t trained = 0, held_out = 0, picked = 0, hits = 0;  // picked: the model had a candidate
   double mean_pick_us = 0, max_pick_us = 0;                     // rank() time per held-out problem
   struct Case {
-    std::string problem, best_solver, picked_solver, picked_config;
+    std::string problem, best_solver, best_config, picked_solver;
+    std::string record_config;           // the picked solver's record there: the config its time is of
     double best_us = 0, picked_us = -1;  // picked_us < 0: no pick
     bool hit = false;
   };

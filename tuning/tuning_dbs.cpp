@@ -30,9 +30,13 @@ std::optional<R> front(std::vector<R> rs) {
 
 }  // namespace
 
+std::string installed_system_db() { return HIPRIM_INSTALLED_SYSTEM_DB; }
+
 DbPaths default_db_paths() {
   DbPaths p;
-  p.system = env("HIPRIM_SYSTEM_DB");
+  std::error_code ec;
+  if (std::getenv("HIPRIM_SYSTEM_DB")) p.system = env("HIPRIM_SYSTEM_DB");
+  else if (std::filesystem::is_regular_file(installed_system_db(), ec)) p.system = installed_system_db();
   p.user = env("HIPRIM_USER_DB");
   if (p.user.empty()) {
     const std::string cache = env("XDG_CACHE_HOME"), home = env("HOME");

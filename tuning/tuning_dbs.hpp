@@ -16,13 +16,17 @@
 
 namespace hiprim::tuning {
 
+// Where `cmake --install` puts the shipped system db: <prefix>/share/hiprim/tuning_system.db.
+std::string installed_system_db();
+
 struct DbPaths {
   std::string user;    // "" when no user db can be placed (no HOME): a read-only session
   std::string system;  // "" for none
 };
 
 // From the environment: HIPRIM_USER_DB, else $XDG_CACHE_HOME/hiprim/tuning.db, else
-// $HOME/.cache/hiprim/tuning.db; HIPRIM_SYSTEM_DB (unset or empty: no system db).
+// $HOME/.cache/hiprim/tuning.db; HIPRIM_SYSTEM_DB (set but empty: no system db), when unset the
+// installed system db (installed_system_db(), the shipped H200 db) if that file exists.
 DbPaths default_db_paths();
 
 class TuningDbs {

@@ -90,6 +90,8 @@ ImmediateContext ImmediateContext::from_env(const tuning::TuningDbs* dbs) {
   return cx;
 }
 
+std::string model_pick_config(const tuning::ModelPick& m, const std::string& problem) { return m.from_problem == problem ? m.config : std::string(); }
+
 std::optional<NamedPick> db_or_model_pick(const std::string& problem, Backend b, const ImmediateContext& cx,
                                           const std::function<bool(const std::string&, const std::string&)>& takes) {
   // While HIPRIM_CONV_CONFIG is set, a conv pick runs with the variable's config.
@@ -119,7 +121,7 @@ std::optional<NamedPick> db_or_model_pick(const std::string& problem, Backend b,
       return std::nullopt;  // a problem the model cannot read
     }
     for (const auto& m : picks)
-      if (auto p = fit({m.solver, m.config, "model"})) return p;
+      if (auto p = fit({m.solver, model_pick_config(m, problem), "model"})) return p;
   }
   return std::nullopt;
 }

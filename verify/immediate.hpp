@@ -4,7 +4,10 @@
 //   1. find-db hit: the problem's best verified find record on this device, when its solver is a
 //      candidate and its config fits (skipped in mode fast);
 //   2. mode normal with a finder (the CLI's `hiprim run`): Find now (measure, record, use the winner);
-//   3. the model (tuning/model.hpp): the first ranked pick that is a candidate with a fitting config;
+//   3. the model (tuning/model.hpp): the first ranked pick whose solver is a candidate. The model
+//      chooses the solver; the config is the pick's own only when the pick comes from this very
+//      problem, else "" (the solver's default for the problem: a tuned config belongs to the shape
+//      it was tuned on, the solver's heuristic is fitted to this one);
 //   4. the heuristic: the first candidate, its default config.
 // Switches (environment): HIPRIM_FIND_MODE = normal | fast | hybrid (unset: hybrid; normal without a
 // finder, as in the C API, is hybrid); HIPRIM_SOLVER = globs: only those solvers;
@@ -59,6 +62,9 @@ struct ImmediateContext {
 
 // Steps 1-3 above over names: takes(solver, config) says whether that pick is a candidate with a
 // fitting config. Nothing when none applies (the caller then uses the heuristic).
+// The config immediate mode runs a model pick with on `problem` (step 3 above).
+std::string model_pick_config(const tuning::ModelPick& m, const std::string& problem);
+
 std::optional<NamedPick> db_or_model_pick(const std::string& problem, Backend b, const ImmediateContext& cx,
                                           const std::function<bool(const std::string&, const std::string&)>& takes);
 

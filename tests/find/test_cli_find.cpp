@@ -2,6 +2,7 @@
 // records written and shown, immediate mode's source per HIPRIM_FIND_MODE, bad input (exit 2), and
 // several finds at once on one user db (every record kept, the db sound).
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.hpp"
 #include "tests/tuning/tuning_fixture.hpp"
@@ -16,7 +17,7 @@ class CliFind : public TuningDbTest {
   void SetUp() override {
     TuningDbTest::SetUp();
     setenv("HIPRIM_USER_DB", path("user.db").c_str(), 1);
-    unsetenv("HIPRIM_SYSTEM_DB");
+    setenv("HIPRIM_SYSTEM_DB", "", 1);  // no system db, installed or not
     for (const char* v : {"HIPRIM_FIND_MODE", "HIPRIM_SOLVER", "HIPRIM_DISABLE_SOLVERS"}) unsetenv(v);
   }
   void TearDown() override {
@@ -75,6 +76,23 @@ TEST_F(CliFind, EvalImmediateReportsTheHitRate) {
   EXPECT_TRUE(exits_with("db eval-immediate --holdout 0.5 --db " + path("user.db") + " --report " + path("eval.json"), 0,
                          "within 10% of Find's best"));
   EXPECT_TRUE(std::filesystem::exists(path("eval.json")));
+  // --measure: each held-out pick run as immediate mode runs it (the solver's default config) and
+  // Find's best beside it, both verified and timed now.
+  EXPECT_TRUE(exits_with("db eval-immediate --holdout 0.5 --db " + path("user.db") + " --measure --backend host --time-budget-ms 5 --report " +
+                             path("measured.json"),
+                         0, "picks run as immediate mode runs them"));
+  std::ifstream in(path("measured.json"));
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& m = j.at("measured");
+  EXPECT_EQ(m.at("picks").get<std::size_t>(), j.at("picked").get<std::size_t>());
+  EXPECT_GT(m.at("picks").get<std::size_t>(), 0u);
+  EXPECT_EQ(m.at("failed").get<std::size_t>(), 0u);
+  for (const auto& c : m.at("cases")) {
+    EXPECT_TRUE(c.at("picked").at("verified").get<bool>()) << c.dump();
+    EXPECT_GT(c.at("picked").at("time_us").get<double>(), 0) << c.dump();
+    const bool within = c.at("picked").at("time_us").get<double>() <= 1.1 * c.at("best").at("time_us").get<double>();
+    EXPECT_EQ(c.at("hit").get<bool>(), within) << c.dump();
+  }
 }
 
 TEST_F(CliFind, BadInputIsExitTwo) {
@@ -87,6 +105,7 @@ TEST_F(CliFind, BadInputIsExitTwo) {
   EXPECT_TRUE(exits_with("find --suite no_such_suite --backend host", 2, ""));
   EXPECT_TRUE(exits_with("tune " + kProblem + " --backend host --budget-s -1", 2, "--budget-s"));
   EXPECT_TRUE(exits_with("db eval-immediate --holdout 1.5", 2, "--holdout"));
+  EXPECT_TRUE(exits_with("db eval-immediate --holdout 0.5 --measure --backend gpu", 2, "--backend 'gpu'"));
   EXPECT_TRUE(exits_with("db train --db " + path("absent.db"), 2, "no such db"));
   EXPECT_TRUE(exits_with("run 'conv fwd fp32 nchw n1 c0 k4 in8x8 f3x3' --backend host", 2, ""));
   EXPECT_TRUE(exits_with("run " + kProblem + " --backend host --config nonsense", 1, "perf config 'nonsense' cannot run"));

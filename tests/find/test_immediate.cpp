@@ -61,7 +61,11 @@ TEST_F(Immediate, PicksTheFindDbWinnerThenTheModelThenTheHeuristic) {
   EXPECT_EQ(choice(conv(24), dbs), "test.a  heuristic");  // no model trained yet
   tuning::ImmediateModel::train(*dbs.user()).store(*dbs.user());
   const tuning::TuningDbs fresh({path("user.db"), ""}, keep_warnings());  // the model is loaded once per session
-  EXPECT_EQ(choice(conv(24), fresh), "test.b b1 model");
+  // The model picks the solver; its config came from conv(16), so on conv(24) the solver's default runs.
+  EXPECT_EQ(choice(conv(24), fresh), "test.b  model");
+  setenv("HIPRIM_FIND_MODE", "fast", 1);  // the find db is not asked: the model's pick from this very problem keeps its config
+  EXPECT_EQ(choice(conv(16), fresh), "test.b b1 model");
+  unsetenv("HIPRIM_FIND_MODE");
   EXPECT_EQ(choice(conv(16, "fp16"), fresh), "test.a  heuristic");  // another dtype: no neighbour
 }
 

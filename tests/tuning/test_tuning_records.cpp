@@ -1,5 +1,6 @@
 // Find and perf records: round trips, best-verified selection, replacement, keys (stale versions and
 // other devices are not returned), user-over-system layering, read-only sessions.
+#include <filesystem>
 #include <cmath>
 #include <ctime>
 #include <optional>
@@ -177,7 +178,13 @@ TEST_F(TuningRecords, DefaultPathsFollowTheEnvironment) {
   for (const char* n : names) unsetenv(n);
   setenv("HOME", "/home/u", 1);
   EXPECT_EQ(tuning::default_db_paths().user, "/home/u/.cache/hiprim/tuning.db");
+  // Unset: the installed system db where one is installed (cmake --install), else none.
+  const bool installed = std::filesystem::is_regular_file(tuning::installed_system_db());
+  EXPECT_EQ(tuning::default_db_paths().system, installed ? tuning::installed_system_db() : "");
+  EXPECT_NE(tuning::installed_system_db().find("/share/hiprim/tuning_system.db"), std::string::npos) << tuning::installed_system_db();
+  setenv("HIPRIM_SYSTEM_DB", "", 1);  // set but empty: none, installed or not
   EXPECT_EQ(tuning::default_db_paths().system, "");
+  unsetenv("HIPRIM_SYSTEM_DB");
   setenv("XDG_CACHE_HOME", "/xdg", 1);
   EXPECT_EQ(tuning::default_db_paths().user, "/xdg/hiprim/tuning.db");
   setenv("HIPRIM_USER_DB", "/u.db", 1);
