@@ -16,15 +16,14 @@ def finds(dirs):
     out = {}  # (combo, dir) -> report
     for d in dirs:
         for p in sorted(glob.glob(os.path.join(d, 'find_*.json'))):
-            name = os.path.basename(p)[5:-5]
-            out[name] = load(p)
+            out[os.path.basename(d.rstrip('/')) + '/' + os.path.basename(p)[5:-5]] = load(p)
     return out
 
 def tunes(dirs):
     out = {}
     for d in dirs:
         for p in sorted(glob.glob(os.path.join(d, 'tune_*.json'))):
-            out[os.path.basename(p)[5:-5]] = load(p)
+            out[os.path.basename(d.rstrip('/')) + '/' + os.path.basename(p)[5:-5]] = load(p)
     return out
 
 def main(dirs):
@@ -84,6 +83,30 @@ def main(dirs):
             print(f'\nWhole net ({n} problems): default {dt/1000:.3f} ms, tuned {tt/1000:.3f} ms, default / tuned {dt/tt:.3f}.\n')
         tsec = sum(t['seconds'] for t in r['tunings'])
         print(f"Tuning time: {tsec:.0f} s for {len(r['tunings'])} problems.\n")
+    # Find parts whose tune report is missing (the tune step timed out after recording some layers):
+    # where Find tried a solver at two configs, the first is its default, the second the perf db's.
+    for name, r in F.items():
+        if name in T:
+            continue
+        rows = []
+        for p in r['problems']:
+            by = defaultdict(list)
+            for m in p['tried']:
+                by[m['solver']].append(m)
+            for solver, ms in by.items():
+                if len(ms) == 2 and all(m['verified'] for m in ms):
+                    rows.append((p, solver, ms[0], ms[1]))
+        if not rows:
+            continue
+        print(f'### {name}: the layers tuned before the tune step timed out (from Find alone)\n')
+        print('| problem | count | solver | default config | default us | tuned config | tuned us | default / tuned |')
+        print('|---|---|---|---|---|---|---|---|')
+        dt = tt = 0.0
+        for p, solver, d, b in rows:
+            c = p.get('count', 1)
+            dt += c * d['time_us']; tt += c * b['time_us']
+            print(f"| {p['problem']} | {c} | {solver} | {d['config']} | {d['time_us']:.2f} | {b['config']} | {b['time_us']:.2f} | {d['time_us']/b['time_us']:.3f} |")
+        print(f'\nThose {len(rows)} layers (count-weighted): default {dt/1000:.3f} ms, tuned {tt/1000:.3f} ms, default / tuned {dt/tt:.3f}.\n')
     for d in dirs:
         p = os.path.join(d, 'eval.json')
         if not os.path.exists(p):

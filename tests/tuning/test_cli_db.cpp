@@ -1,5 +1,9 @@
 // `hiprim db path | check | show`: paths from the environment, check's exit codes (0 sound, 1 bad,
 // 2 bad input), the listing of records, and that neither command modifies a bad file.
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
 #include "tests/cli/cli_runner.hpp"
 #include "tests/tuning/tuning_fixture.hpp"
 
@@ -75,6 +79,35 @@ TEST_F(CliDb, ShowListsRecordsOfAProblem) {
   EXPECT_FALSE(std::filesystem::exists(path("user.db")));  // show creates nothing
   write_bytes(path("user.db"), "junk");
   EXPECT_TRUE(db_exits("db show", 1, "(user): BAD: " + path("user.db") + ": not an SQLite database"));
+}
+
+// The shipped H200 system db (tuning/system/README.md): sound, of this schema, every record for the
+// H200, and its records judge the model it was made with: the held-out problems' picks (solver
+// choice, by the records; the measured evaluation needs the GPU and is in the device report) are
+// within 10% of Find's best on >= 90% of them. A db regenerated badly, or a model change that picks
+// worse solvers, fails here.
+TEST_F(CliDb, TheShippedH200DbIsSoundAndItsModelPicksWell) {
+  const std::string db = std::string(HIPRIM_SOURCE_DIR) + "/tuning/system/h200.db";
+  ASSERT_TRUE(std::filesystem::exists(db)) << db;
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal")) << "ship the db closed (no -wal beside it)";
+  const hiprim::test::Run check = hiprim_stdout("db check --db " + shell_quote(db));
+  EXPECT_EQ(check.code, 0) << check.out;
+  EXPECT_TRUE(has(check.out, "ok: schema version 2")) << check.out;
+  const hiprim::test::Run show = hiprim_stdout("db show --db " + shell_quote(db));
+  EXPECT_EQ(show.code, 0);
+  std::size_t records = 0, h200 = 0;
+  std::istringstream lines(show.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("find ", 0) == 0) ++records, h200 += has(line, " | NVIDIA H200 | sm 132 | cc 9.0 | hiprim ");
+  EXPECT_GT(records, 1000u);
+  EXPECT_EQ(h200, records);
+  const std::string report = path("eval.json");
+  const hiprim::test::Run ev = hiprim_stdout("db eval-immediate --holdout 0.3 --db " + shell_quote(db) + " --report " + shell_quote(report));
+  EXPECT_EQ(ev.code, 0) << ev.out;
+  std::ifstream in(report);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_GT(j.at("held_out").get<std::size_t>(), 50u);
+  EXPECT_GE(j.at("hit_rate").get<double>(), 0.9) << ev.out;
 }
 
 }  // namespace
