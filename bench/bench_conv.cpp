@@ -299,24 +299,7 @@ void ConvCase::peer_plans() {
       };
       const AutotuneRules rules{o.verify != VerifyMode::none, o.peer_transforms};
       const AutotuneResult ar = phases.time("peer_autotune", [&] { return autotune(pp.candidates(), rules, check, time_ms); });
-      pr.autotune = autotune_json(ar, rules);
-      if (ar.selected < 0) {
-        pr.status = "failed";
-        pr.reason = ar.reason;
-      } else {
-        const PlanResult& sel = ar.plans[static_cast<std::size_t>(ar.selected)];
-        peer_plan_ = sel.index;
-        pr.status = "timed";
-        pr.algo = sel.candidate.engine;
-        pr.math = sel.candidate.knobs;
-        pr.source = sel.candidate.source;
-        pr.numerical_notes = sel.candidate.numerical_notes;
-        pr.behavior_notes = sel.candidate.behavior_notes;
-        pr.workspace_bytes = sel.candidate.workspace_bytes;
-        pr.transform = sel.candidate.transform;
-        pr.deterministic = sel.candidate.deterministic;
-        pr.check = sel.check;
-      }
+      peer_plan_ = take_autotune(ar, rules, &pr);
     } catch (const std::exception& e) {
       pr.status = "error";
       pr.reason = e.what();

@@ -18,7 +18,6 @@
 
 namespace hiprim::verify {
 
-inline constexpr std::size_t kPeerWorkspaceBytes = std::size_t{1} << 30;
 inline constexpr int kConvPrepareAhead = 3;  // problems whose references and fills are made ahead
 
 class ConvBench final : public BenchPrimitive {
@@ -48,12 +47,7 @@ class ConvBench final : public BenchPrimitive {
     if (!peer_ws_.data()) peer_ws_ = gpu::DeviceBuffer(kPeerWorkspaceBytes, "peer workspace");
     return peer_ws_;
   }
-  GraphTimerOptions autotune_timer() const {  // a shorter clock for ranking the peer's plans
-    GraphTimerOptions t;
-    t.graph = GraphTimingOptions{cx.o.reps, std::min(cx.o.replays, 2), 3, cx.o.budget_ms / 4};
-    t.warmup = 1;
-    return t;
-  }
+  GraphTimerOptions autotune_timer() const { return peer_autotune_timer(cx.o); }
 #endif
 
  private:

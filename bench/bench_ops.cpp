@@ -5,12 +5,17 @@
 #include <thread>
 
 #include "bench/bench_ops_select.hpp"
+#include "bench/bench_peer.hpp"
 #include "bench/bench_primitive.hpp"
+#include "bench/fusion_peer.hpp"
 #include "core/error.hpp"
 #include "verify/op_check.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/runner.hpp"
 #ifdef HIPRIM_WITH_GPU
+#include <chrono>
+
+#include "bench/cudnn_graph.hpp"
 #include "bench/event_series.hpp"
 #include "gpu/runtime/device.hpp"
 #endif
@@ -30,7 +35,7 @@ std::int64_t count_poisoned(const std::vector<unsigned char>& bytes, std::size_t
 
 namespace {
 
-constexpr const char* kNoOpPeer = "cuDNN is the peer of convolutions only: no cuDNN call is wired for this op";
+constexpr const char* kNoOpPeer = "cuDNN is the peer of convolutions and fusion chains only: no cuDNN call is wired for this op";
 
 #ifdef HIPRIM_WITH_GPU
 std::size_t storage_bytes(const TensorDesc& d) { return static_cast<std::size_t>(d.storage_elements()) * dtype_size(d.dtype); }
@@ -70,6 +75,17 @@ class OpDeviceSets {
       if (ts_[k].role == OpTensor::Role::in_out) bufs_[0][k].upload(initial_[k].data(), initial_[k].size());
       if (ts_[k].role == OpTensor::Role::output) bufs_[0][k].fill_bytes(0xFF);
     }
+  }
+  // Set 0's tensors as bytes in tensors() order: the outputs' and in_out tensors' downloaded, the
+  // inputs' left empty (what a judge reads).
+  std::vector<std::vector<unsigned char>> results() const {
+    std::vector<std::vector<unsigned char>> out(ts_.size());
+    for (std::size_t k = 0; k < ts_.size(); ++k) {
+      if (ts_[k].role == OpTensor::Role::input) continue;
+      out[k].resize(bufs_[0][k].bytes());
+      bufs_[0][k].download(out[k].data(), out[k].size());
+    }
+    return out;
   }
   // After it: "<tensor>: <count> of <elements>" for each output of set 0 that still holds poison.
   std::vector<std::string> unwritten() const {
@@ -114,6 +130,17 @@ class OpBenchPart final : public BenchPrimitive {
     if (solvers_.empty())
       throw InputError("--solver '" + o.solver_glob + "' matches no GPU solver of " + wanted +
                        " (bench times device solvers only; matched: " + (matched.empty() ? "none" : matched) + ")");
+    // Fusion chains have a peer: cuDNN's fused graph (bench/fusion_peer.hpp), through the graph API.
+    wants_fusion_peer_ = o.peer != PeerKind::none && std::find(ops.begin(), ops.end(), std::string(FusionProblem::kOp)) != ops.end();
+    if (wants_fusion_peer_ && o.peer == PeerKind::cudnn_legacy) {
+      fusion_peer_reason_ = "the legacy cuDNN API has no fused graphs (use --peer cudnn)";
+    } else if (wants_fusion_peer_) {
+#ifdef HIPRIM_WITH_GPU
+      fusion_peer_ = gpu::CudnnGraphPeer::open(o.cudnn_lib, &fusion_peer_reason_);
+#else
+      fusion_peer_reason_ = "this build has no GPU backend";
+#endif
+    }
   }
   const OpSolverList& solvers() const override { return solvers_; }
   std::size_t prepare_ahead() const override {
@@ -154,17 +181,43 @@ class OpBenchPart final : public BenchPrimitive {
   std::unique_ptr<BenchCase> start(const OpProblemPtr& p, BenchInputs& inputs) override;
 
   PeerResult peer_without_case(const std::string&) const override { return no_peer(); }
-  PeerResult no_peer() const {
+  PeerResult no_peer(const OpProblem* p = nullptr) const {
     PeerResult peer;
     peer.name = std::string(peer_kind_name(cx_.o.peer));
     peer.status = "unavailable";
-    peer.reason = kNoOpPeer;
+    peer.reason = p && p->op() == FusionProblem::kOp && wants_fusion_peer_ ? fusion_peer_reason_ : kNoOpPeer;
     return peer;
+  }
+  // Whether p is timed against the fused-graph peer (a fusion problem, the peer asked for and loaded).
+  bool fusion_peer_for(const OpProblem& p) const {
+#ifdef HIPRIM_WITH_GPU
+    return p.op() == FusionProblem::kOp && fusion_peer_ != nullptr;
+#else
+    (void)p;
+    return false;
+#endif
   }
 
   json peer_json() const override {
     if (cx_.o.peer == PeerKind::none) return nullptr;
-    return unavailable_peer_json(cx_.o.peer, kNoOpPeer);
+    if (!wants_fusion_peer_) return unavailable_peer_json(cx_.o.peer, kNoOpPeer);
+#ifdef HIPRIM_WITH_GPU
+    if (fusion_peer_)
+      return json{{"name", "cudnn"},
+                  {"api", "graph (backend) API, fusion problems only: the fused graph conv -> [scale] -> [add bias] -> [add residual] "
+                          "-> [activation], intermediates fp32 (bench/fusion_peer.hpp says which chains map onto it)"},
+                  {"available", true},
+                  {"library", fusion_peer_->path()},
+                  {"version", fusion_peer_->version()},
+                  {"reason", ""},
+                  {"math", "compute type FLOAT (fp32 accumulation); fp32 data: no TENSOR_CORE / DOWN_CONVERT_INPUTS engine"},
+                  {"selection", "autotuned: every usable plan (at most max_plans) verified and timed by graph replay, the fastest that passed"},
+                  {"max_plans", cx_.o.peer_max_plans},
+                  {"check", "the op check's per-element bounds of the fusion reference (rounding fused); accumulation factor 2 for "
+                            "fp16/bf16 data (tensor cores), 1 for fp32"},
+                  {"other_ops", kNoOpPeer}};
+#endif
+    return unavailable_peer_json(cx_.o.peer, fusion_peer_reason_);
   }
 
   void add_settings(json& j) const override {
@@ -180,10 +233,18 @@ class OpBenchPart final : public BenchPrimitive {
   }
 
   BenchContext& cx() const { return cx_; }
+#ifdef HIPRIM_WITH_GPU
+  const std::shared_ptr<gpu::CudnnGraphPeer>& fusion_peer() const { return fusion_peer_; }
+#endif
 
  private:
   BenchContext& cx_;
   OpSolverList solvers_;
+  bool wants_fusion_peer_ = false;  // --peer cudnn and fusion among the ops
+  std::string fusion_peer_reason_;  // why the fused-graph peer is not there
+#ifdef HIPRIM_WITH_GPU
+  std::shared_ptr<gpu::CudnnGraphPeer> fusion_peer_;
+#endif
 };
 
 #ifndef HIPRIM_WITH_GPU
@@ -228,11 +289,12 @@ class OpCase final : public BenchCase {
   }
 
   void verified() override {
+    if (b_.fusion_peer_for(*p_)) fusion_peer_plans();
     quick_sets_.reset();
     prep_ = nullptr;  // repeat 1's inputs: gone after it
   }
 
-  PeerResult peer() const override { return b_.no_peer(); }
+  PeerResult peer() const override { return peer_tried_ ? pr_ : b_.no_peer(p_.get()); }
 
   int make_sets(int, const BenchInputs* inputs) override {
     const auto* in = dynamic_cast<const OpInputs*>(inputs);
@@ -246,15 +308,99 @@ class OpCase final : public BenchCase {
     return [this, &s, &ws, stream](int i) { s.run(*p_, sets_->buffers(i), ws.data(), ws.bytes(), stream); };
   }
 
+  bool times_peer() const override { return graph_ && plan_ >= 0; }
+  std::function<void(int)> timed_peer(std::string* what) override {
+    *what = pr_.name + " plan " + std::to_string(plan_);
+    void* stream = b_.cx().stream.handle();
+    return [this, stream](int i) { graph_->run(plan_, graph_buffers(sets_->buffers(i), stream)); };
+  }
+
   void drop_sets() override { sets_.reset(); }
 
  private:
+  // The fused-graph peer (fusion problems): its plans checked against the reference by the op check
+  // and timed on their own sets; the fastest that passed is timed beside the solvers.
+  void fusion_peer_plans();
+  // One set's buffers (tensors() order) in the graph's roles.
+  gpu::CudnnGraphBuffers graph_buffers(const std::vector<void*>& ptrs, void* stream) const {
+    auto at = [&](int k) { return k < 0 ? nullptr : ptrs[static_cast<std::size_t>(k)]; };
+    return gpu::CudnnGraphBuffers{at(ix_x_), at(ix_w_), at(ix_y_), at(ix_bias_), at(ix_z_), peer_ws_.data(), peer_ws_.bytes(), stream};
+  }
+
   const OpBenchPart& b_;
   OpProblemPtr p_;
   OpInputs* prep_;
+  bool peer_tried_ = false;  // pr_ holds the fused-graph peer's result
+  PeerResult pr_;
+  std::unique_ptr<gpu::CudnnGraphConv> graph_;
+  int plan_ = -1;  // the selected plan
+  gpu::DeviceBuffer peer_ws_;
+  int ix_x_ = -1, ix_w_ = -1, ix_y_ = -1, ix_bias_ = -1, ix_z_ = -1;  // tensors() indices of the graph's roles
   std::optional<OpDeviceSets> quick_sets_;  // verify quick: set 0 for the every-element-written check
   std::optional<OpDeviceSets> sets_;        // one repeat's timing
 };
+
+void OpCase::fusion_peer_plans() {
+  peer_tried_ = true;
+  PeerResult& pr = pr_;
+  pr.name = "cudnn";
+  const BenchOptions& o = b_.cx().o;
+  const FusionProblem& fp = *op_problem_cast<FusionProblem>(*p_);
+  const ConvProblem conv = fp.conv();
+  gpu::CudnnGraphEpilogue ep;
+  Applicability a = fusion_peer_epilogue(fp, &ep);
+  if (a) a = gpu::cudnn_graph_supports(conv, ep);
+  if (!a) {
+    pr.status = "unsupported";
+    pr.reason = a.reason;
+    return;
+  }
+  const auto ts = p_->tensors();
+  for (std::size_t k = 0; k < ts.size(); ++k) {
+    int* ix = ts[k].name == "x" ? &ix_x_ : ts[k].name == "w" ? &ix_w_ : ts[k].name == "y" ? &ix_y_ : ts[k].name == "bias" ? &ix_bias_
+              : ts[k].name == "residual" ? &ix_z_ : nullptr;
+    if (ix) *ix = static_cast<int>(k);
+  }
+  try {
+    PhaseSeconds& phases = b_.cx().phases;
+    void* stream = b_.cx().stream.handle();
+    const auto t0 = std::chrono::steady_clock::now();
+    gpu::CudnnGraphOptions go;
+    go.max_plans = o.peer_max_plans;
+    go.max_workspace_bytes = kPeerWorkspaceBytes;
+    graph_ = phases.time("peer_plans", [&] { return std::make_unique<gpu::CudnnGraphConv>(b_.fusion_peer(), conv, ep, go); });
+    pr.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const std::vector<PeerCandidate> cands = graph_candidates(*graph_);
+    std::size_t ws = 256;
+    for (const auto& c : cands)
+      if (c.usable) ws = std::max(ws, c.workspace_bytes);
+    peer_ws_ = gpu::DeviceBuffer(ws, "fusion peer workspace");
+    // fp16/bf16 data runs on tensor cores, whose adders may truncate: factor 2 (verify/compare.cpp).
+    pr.algorithm_factor = fp.dtype == DType::fp32 ? 1.0 : 2.0;
+    pr.tolerance = "per-element bounds of the fusion reference (rounding fused), accumulation factor " +
+                   std::string(pr.algorithm_factor == 1.0 ? "1" : "2");
+    OpDeviceSets sets(*prep_->full, b_.cx().l2);
+    auto check = [&](int i) {
+      sets.reset_for_check();
+      graph_->run(i, graph_buffers(sets.buffers(0), stream));
+      b_.cx().stream.synchronize();
+      return judge_op_bytes(*prep_->full, pr.algorithm_factor, sets.results());
+    };
+    auto time_ms = [&](int i) {
+      const ReplayTiming t = time_graph([&](int k) { graph_->run(i, graph_buffers(sets.buffers(k), stream)); }, sets.count(),
+                                        peer_autotune_timer(o), stream, pr.name + " plan " + std::to_string(i));
+      return median_of(t.per_call_ms);
+    };
+    const AutotuneRules rules{o.verify == VerifyMode::full, o.peer_transforms};
+    const AutotuneResult ar = phases.time("peer_autotune", [&] { return autotune(cands, rules, check, time_ms); });
+    plan_ = take_autotune(ar, rules, &pr);
+  } catch (const std::exception& e) {
+    pr.status = "error";
+    pr.reason = e.what();
+    graph_.reset();
+    plan_ = -1;
+  }
+}
 
 std::unique_ptr<BenchCase> OpBenchPart::start(const OpProblemPtr& p, BenchInputs& inputs) {
   return std::make_unique<OpCase>(*this, p, static_cast<OpInputs&>(inputs));

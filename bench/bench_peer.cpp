@@ -11,6 +11,25 @@ namespace hiprim::verify {
 
 using nlohmann::json;
 
+std::vector<PeerCandidate> graph_candidates(const gpu::CudnnGraphConv& g) {
+  std::vector<PeerCandidate> out;
+  for (const gpu::CudnnPlanInfo& plan : g.plans()) {
+    PeerCandidate c;
+    c.engine = plan.engine_name.empty() ? "engine" + std::to_string(plan.engine_id) : plan.engine_name;
+    c.knobs = plan.knobs;
+    c.source = plan.source;
+    c.numerical_notes = plan.numerical_notes;
+    c.behavior_notes = plan.behavior_notes;
+    c.workspace_bytes = plan.workspace_bytes;
+    c.usable = plan.usable;
+    c.reason = plan.reason;
+    c.transform = plan.transform;
+    c.deterministic = plan.deterministic;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -28,20 +47,7 @@ class GraphProblem final : public PeerProblem {
     gpu::CudnnGraphOptions go;
     go.max_plans = max_plans;
     conv_ = std::make_unique<gpu::CudnnGraphConv>(std::move(peer), p, ep, go);
-    for (const gpu::CudnnPlanInfo& plan : conv_->plans()) {
-      PeerCandidate c;
-      c.engine = plan.engine_name.empty() ? "engine" + std::to_string(plan.engine_id) : plan.engine_name;
-      c.knobs = plan.knobs;
-      c.source = plan.source;
-      c.numerical_notes = plan.numerical_notes;
-      c.behavior_notes = plan.behavior_notes;
-      c.workspace_bytes = plan.workspace_bytes;
-      c.usable = plan.usable;
-      c.reason = plan.reason;
-      c.transform = plan.transform;
-      c.deterministic = plan.deterministic;
-      candidates_.push_back(std::move(c));
-    }
+    candidates_ = graph_candidates(*conv_);
     setup_ms_ = ms_since(t0);
   }
   const std::vector<PeerCandidate>& candidates() const override { return candidates_; }

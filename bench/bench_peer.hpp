@@ -21,9 +21,16 @@
 #include "core/conv_solver.hpp"
 #include "verify/compare.hpp"
 
+namespace hiprim::gpu {
+class CudnnGraphConv;
+}
+
 namespace hiprim::verify {
 
+struct PeerResult;
+
 enum class PeerKind { none, cudnn, cudnn_legacy };
+inline constexpr std::size_t kPeerWorkspaceBytes = std::size_t{1} << 30;  // the most a peer plan may use
 std::string_view peer_kind_name(PeerKind k);  // "none", "cudnn", "cudnn-legacy"
 std::optional<PeerKind> parse_peer_kind(std::string_view s);
 
@@ -111,5 +118,12 @@ AutotuneResult autotune(const std::vector<PeerCandidate>& candidates, const Auto
                         const std::function<Verdict(int)>& check, const std::function<double(int)>& time_ms);
 // {plans, usable, checked, passed, failed, transform, errors, selected, ms, rules, plans_detail: [...]}
 nlohmann::json autotune_json(const AutotuneResult& r, const AutotuneRules& rules);
+// The autotuner's outcome into *pr: autotune_json, and the selected candidate's engine, knobs,
+// source, notes, workspace and check with status "timed"; or status "failed" and the reason.
+// Returns the selected candidate's index (-1: none).
+int take_autotune(const AutotuneResult& ar, const AutotuneRules& rules, PeerResult* pr);
+
+// The graph-API peer's candidates: one per execution plan of g, in its order (GPU builds only).
+std::vector<PeerCandidate> graph_candidates(const gpu::CudnnGraphConv& g);
 
 }  // namespace hiprim::verify

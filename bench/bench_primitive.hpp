@@ -5,6 +5,7 @@
 // reference cache, the cuDNN peer, the GEMM ceiling) or the other primitives' (bench_ops.cpp: each
 // op's own fill, full or quick verification, no peer). Internal to bench/: not an interface.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -41,6 +42,16 @@ struct BenchContext {
   }
 #endif
 };
+
+#ifdef HIPRIM_WITH_GPU
+// A shorter clock for ranking a peer's plans (the selected one is then timed like the solvers).
+inline GraphTimerOptions peer_autotune_timer(const BenchOptions& o) {
+  GraphTimerOptions t;
+  t.graph = GraphTimingOptions{o.reps, std::min(o.replays, 2), 3, o.budget_ms / 4};
+  t.warmup = 1;
+  return t;
+}
+#endif
 
 // One problem's host preparation for one repeat, made on a preparing thread.
 struct BenchInputs {

@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "bench/bench_peer.hpp"
+#include "bench/bench_report.hpp"
 #include "verify/report.hpp"
 
 namespace hiprim::verify {
@@ -118,6 +119,27 @@ json autotune_json(const AutotuneResult& r, const AutotuneRules& rules) {
                             (rules.allow_transforms ? "; FFT/Winograd plans selectable when their output is finite"
                                                     : "; FFT/Winograd plans checked and timed, not selectable")},
               {"plans_detail", std::move(detail)}};
+}
+
+int take_autotune(const AutotuneResult& ar, const AutotuneRules& rules, PeerResult* pr) {
+  pr->autotune = autotune_json(ar, rules);
+  if (ar.selected < 0) {
+    pr->status = "failed";
+    pr->reason = ar.reason;
+    return -1;
+  }
+  const PlanResult& sel = ar.plans[static_cast<std::size_t>(ar.selected)];
+  pr->status = "timed";
+  pr->algo = sel.candidate.engine;
+  pr->math = sel.candidate.knobs;
+  pr->source = sel.candidate.source;
+  pr->numerical_notes = sel.candidate.numerical_notes;
+  pr->behavior_notes = sel.candidate.behavior_notes;
+  pr->workspace_bytes = sel.candidate.workspace_bytes;
+  pr->transform = sel.candidate.transform;
+  pr->deterministic = sel.candidate.deterministic;
+  pr->check = sel.check;
+  return sel.index;
 }
 
 }  // namespace hiprim::verify

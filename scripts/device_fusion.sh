@@ -7,7 +7,9 @@
 # default); then a fuzz campaign (FUZZ_S seconds, default 40) of each solver with the CPU reference as
 # the oracle (shrunk failures saved into $OUT/corpus). --require-gpu everywhere: a solver that did not
 # run fails the step. BENCH_SUITE (e.g. bench/suites/resnet50_fusion_bf16_nhwc.txt): then `hiprim bench
-# --op fusion` of fusion.igemm.wgmma over it (BENCH_LIMIT_S, default 150; every timed output verified).
+# --op fusion` of fusion.igemm.wgmma over it against cuDNN's fused graph (--peer cudnn; the chains it
+# cannot compute, e.g. bnorm-infer, are refused with the rule) (BENCH_LIMIT_S, default 150; every timed
+# output verified, the peer's plans too).
 # SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. Files in $OUT (default out/device_fusion): fusion.log,
 # fusion_check_exact.json, fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json,
 # perf_fusion_h200.json.
@@ -23,6 +25,7 @@ mkdir -p "$OUT"
 log="$OUT/fusion.log"
 : > "$log"
 source "$(dirname "$0")/step_lib.sh"
+source "$(dirname "$0")/cudnn_env.sh"  # the bench's peer: cuDNN's fused graph (bench/fusion_peer.hpp)
 fstep() {  # step, then the summary lines of what it printed
   step "$@"
   tail -6 "$log" | grep -E "total|passed|failed|cases" || true

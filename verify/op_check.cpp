@@ -29,8 +29,11 @@ class OpCheck final : public CaseCheck {
     return rules;
   }
   Verdict judge(const PreparedCase& c, const Solver& s, const std::vector<std::vector<unsigned char>>& got) const override {
+    return judge_factor(c, s.accumulation_error_factor(), got);
+  }
+  Verdict judge_factor(const PreparedCase& c, double factor, const std::vector<std::vector<unsigned char>>& got) const {
     const auto& ts = c.tensors();
-    const auto& exp = expected(c, s.accumulation_error_factor());
+    const auto& exp = expected(c, factor);
     std::vector<std::pair<std::string, Verdict>> verdicts;
     std::size_t k = 0;
     for (std::size_t i = 0; i < ts.size(); ++i) {
@@ -92,6 +95,13 @@ std::unique_ptr<const CaseCheck> make_op_check(const OpProblem& p, const RunOpti
   if (o.hooks.oracle || o.hooks.judge || o.hooks.judge_bytes)
     throw InputError("the oracle, judge and judge_bytes hooks are conv's; a " + p.op() + " case takes none");
   return std::make_unique<OpCheck>();
+}
+
+Verdict judge_op_bytes(const PreparedCase& c, double factor, const std::vector<std::vector<unsigned char>>& got) {
+  auto* k = dynamic_cast<const OpCheck*>(&c.check());
+  if (!k) throw InputError("not an op case: " + c.problem().str());
+  if (got.size() != c.tensors().size()) throw InputError("judge_op_bytes: " + std::to_string(got.size()) + " tensors for " + std::to_string(c.tensors().size()));
+  return k->judge_factor(c, factor, got);
 }
 
 const std::vector<ref::OpExpected>& op_expected_of(const PreparedCase& c) {

@@ -18,6 +18,11 @@ namespace hiprim::verify {
 // tensors() order; InputError for a conv case.
 const std::vector<ref::OpExpected>& op_expected_of(const PreparedCase& c);
 
+// The op check's verdict on a run's tensors `got` (bytes per tensor in tensors() order; the inputs'
+// entries are not read) for code whose accumulation error factor is `factor` (what
+// Solver::accumulation_error_factor() says of a solver): a peer's output judged like a solver's.
+Verdict judge_op_bytes(const PreparedCase& c, double factor, const std::vector<std::vector<unsigned char>>& got);
+
 // The verdict of several tensors as one: the worst status (failed > error > mistrusted > passed),
 // metrics merged (counts summed, maxima taken, the worst elements of the worst tensor), and the
 // reasons joined as "<tensor>: <reason>; ...".

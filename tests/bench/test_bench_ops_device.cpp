@@ -61,3 +61,30 @@ TEST(OpBenchDevice, VerifiesThenTimesAgainstTheCopyCeiling) {
     EXPECT_TRUE(check_report_schema(r).empty());
   }
 }
+
+// Fusion chains against cuDNN's fused graph (bench/fusion_peer.hpp): a chain the graph computes has
+// its plans verified by the op check (the fusion reference's per-element bounds) and the fastest
+// that passed timed beside the solvers; a chain it cannot compute is refused with the rule.
+TEST(OpBenchDevice, FusionChainsAreTimedAgainstCudnnsFusedGraph) {
+  if (gpu_json().is_null()) GTEST_SKIP() << "no usable GPU";
+  BenchOptions o = quick(VerifyMode::full);
+  o.peer = PeerKind::cudnn;
+  o.peer_max_plans = 4;
+  Bench b(o, {"fusion"});
+  const json peer = b.peer_json();
+  if (!peer["available"].get<bool>()) GTEST_SKIP() << "cuDNN not loadable here: " << peer.dump();
+  const std::string conv = "fusion fwd bf16 nhwc conv(n4 c64 k64 in14x14 f3x3 pad1x1 str1x1 dil1x1 g1)";
+  for (const std::string& tail : {std::string(" bias activ(relu)"), std::string(" bias add(alpha1 beta0.5) activ(relu)")}) {
+    const json cases = b.run({parse_op_problem(conv + tail), 1});
+    ASSERT_FALSE(cases.empty()) << tail;
+    for (const json& c : cases) {
+      EXPECT_EQ(c["peer"]["status"], "timed") << c["peer"].dump();
+      EXPECT_EQ(c["peer"]["check"]["status"], "passed") << c["peer"].dump();
+      EXPECT_GT(c["peer"]["timing"]["median_ms"].get<double>(), 0) << c["peer"].dump();
+    }
+  }
+  const json refused = b.run({parse_op_problem(conv + " bias bnorm-infer activ(relu)"), 1});
+  ASSERT_FALSE(refused.empty());
+  EXPECT_EQ(refused[0]["peer"]["status"], "unsupported");
+  EXPECT_NE(refused[0]["peer"]["reason"].get<std::string>().find("bnorm-infer"), std::string::npos) << refused[0]["peer"].dump();
+}
