@@ -202,20 +202,16 @@ class OpBenchPart final : public BenchPrimitive {
     if (cx_.o.peer == PeerKind::none) return nullptr;
     if (!wants_fusion_peer_) return unavailable_peer_json(cx_.o.peer, kNoOpPeer);
 #ifdef HIPRIM_WITH_GPU
-    if (fusion_peer_)
-      return json{{"name", "cudnn"},
-                  {"api", "graph (backend) API, fusion problems only: the fused graph conv -> [scale] -> [add bias] -> [add residual] "
-                          "-> [activation], intermediates fp32 (bench/fusion_peer.hpp says which chains map onto it)"},
-                  {"available", true},
-                  {"library", fusion_peer_->path()},
-                  {"version", fusion_peer_->version()},
-                  {"reason", ""},
-                  {"math", "compute type FLOAT (fp32 accumulation); fp32 data: no TENSOR_CORE / DOWN_CONVERT_INPUTS engine"},
-                  {"selection", "autotuned: every usable plan (at most max_plans) verified and timed by graph replay, the fastest that passed"},
-                  {"max_plans", cx_.o.peer_max_plans},
-                  {"check", "the op check's per-element bounds of the fusion reference (rounding fused); accumulation factor 2 for "
-                            "fp16/bf16 data (tensor cores), 1 for fp32"},
-                  {"other_ops", kNoOpPeer}};
+    if (fusion_peer_) {
+      json j = graph_peer_json(*fusion_peer_,
+                               "graph (backend) API, fusion problems only: the fused graph conv -> [scale] -> [add bias] -> "
+                               "[add residual] -> [activation], intermediates fp32 (bench/fusion_peer.hpp says which chains map onto it)",
+                               "the op check's per-element bounds of the fusion reference (rounding fused); accumulation factor 2 "
+                               "for fp16/bf16 data (tensor cores), 1 for fp32",
+                               cx_.o.peer_max_plans);
+      j["other_ops"] = kNoOpPeer;
+      return j;
+    }
 #endif
     return unavailable_peer_json(cx_.o.peer, fusion_peer_reason_);
   }

@@ -30,6 +30,21 @@ std::vector<PeerCandidate> graph_candidates(const gpu::CudnnGraphConv& g) {
   return out;
 }
 
+json graph_peer_json(const gpu::CudnnGraphPeer& peer, const std::string& api, const std::string& check, int max_plans) {
+  return json{{"name", "cudnn"},
+              {"api", api},
+              {"available", true},
+              {"library", peer.path()},
+              {"version", peer.version()},
+              {"reason", ""},
+              {"math", "compute type FLOAT (fp32 accumulation); fp32 data: no engine with the TENSOR_CORE or "
+                       "DOWN_CONVERT_INPUTS notes (no TF32); no REDUCED_PRECISION_REDUCTION engines"},
+              {"selection", "autotuned: every usable plan (at most max_plans, heuristic order) verified and timed by graph "
+                            "replay, the fastest that passed"},
+              {"max_plans", max_plans},
+              {"check", check}};
+}
+
 namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -67,20 +82,12 @@ class GraphPeer final : public ConvPeer {
   GraphPeer(std::shared_ptr<gpu::CudnnGraphPeer> p, int max_plans) : peer_(std::move(p)), max_plans_(max_plans) {}
   PeerKind kind() const override { return PeerKind::cudnn; }
   json describe() const override {
-    return json{{"name", "cudnn"},
-                {"api", "graph (backend) API: operation graph per direction, engine configs from heuristics mode A then "
-                        "fallback, one execution plan each (bench/cudnn_graph.hpp)"},
-                {"available", true},
-                {"library", peer_->path()},
-                {"version", peer_->version()},
-                {"reason", ""},
-                {"math", "compute type FLOAT (fp32 accumulation); fp32 data: no engine with the TENSOR_CORE or "
-                         "DOWN_CONVERT_INPUTS notes (no TF32); no REDUCED_PRECISION_REDUCTION engines"},
-                {"selection", "autotuned: every usable plan (at most max_plans, heuristic order) verified and timed by graph "
-                              "replay, the fastest that passed"},
-                {"max_plans", max_plans_},
-                {"check", "same comparator as hiprim's solvers; algorithm_factor 2 for fp16/bf16 data (tensor cores, whose "
-                          "adders may truncate, verify/compare.cpp), 1 for fp32; FFT/Winograd plans: reported, bound not applicable"}};
+    return graph_peer_json(*peer_,
+                           "graph (backend) API: operation graph per direction, engine configs from heuristics mode A then "
+                           "fallback, one execution plan each (bench/cudnn_graph.hpp)",
+                           "same comparator as hiprim's solvers; algorithm_factor 2 for fp16/bf16 data (tensor cores, whose "
+                           "adders may truncate, verify/compare.cpp), 1 for fp32; FFT/Winograd plans: reported, bound not applicable",
+                           max_plans_);
   }
   Applicability supports(const ConvProblem& p) const override {
     gpu::CudnnGraphEpilogue ep;

@@ -23,6 +23,7 @@
 
 namespace hiprim::gpu {
 class CudnnGraphConv;
+class CudnnGraphPeer;
 }
 
 namespace hiprim::verify {
@@ -125,5 +126,8 @@ int take_autotune(const AutotuneResult& ar, const AutotuneRules& rules, PeerResu
 
 // The graph-API peer's candidates: one per execution plan of g, in its order (GPU builds only).
 std::vector<PeerCandidate> graph_candidates(const gpu::CudnnGraphConv& g);
+// The report's top-level "peer" of the graph-API peer: the library, its numerics and selection
+// rules, with the api and check lines of the primitive that uses it (GPU builds only).
+nlohmann::json graph_peer_json(const gpu::CudnnGraphPeer& peer, const std::string& api, const std::string& check, int max_plans);
 
 }  // namespace hiprim::verify
