@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -217,7 +218,9 @@ Command add_db(CLI::App& app) {
     if (path->parsed()) {
       const tuning::DbPaths p = tuning::default_db_paths();
       std::printf("user   %s\nsystem %s\n", p.user.empty() ? "(none: HIPRIM_USER_DB, XDG_CACHE_HOME and HOME are unset)" : p.user.c_str(),
-                  p.system.empty() ? ("(none: HIPRIM_SYSTEM_DB is unset or empty and nothing is installed at " + tuning::installed_system_db() + ")").c_str()
+                  p.system.empty() ? (std::getenv("HIPRIM_SYSTEM_DB") ? std::string("(none: HIPRIM_SYSTEM_DB is set empty)")
+                                                                      : "(none: HIPRIM_SYSTEM_DB is unset and nothing is installed at " +
+                                                                            tuning::installed_system_db() + ")").c_str()
                                    : p.system.c_str());
       return 0;
     }

@@ -34,7 +34,8 @@ HOLDOUT=${HOLDOUT:-0.3}
 SOLVER=${SOLVER:-conv.igemm.*,conv.gemm.*,conv.direct.*}
 mkdir -p "$OUT"
 export HIPRIM_USER_DB="$OUT/find_db.sqlite"
-unset HIPRIM_SYSTEM_DB HIPRIM_SOLVER HIPRIM_DISABLE_SOLVERS HIPRIM_CONV_CONFIG HIPRIM_FIND_MODE
+export HIPRIM_SYSTEM_DB=  # none (not an installed one)
+unset HIPRIM_SOLVER HIPRIM_DISABLE_SOLVERS HIPRIM_CONV_CONFIG HIPRIM_FIND_MODE
 rm -f "$HIPRIM_USER_DB" "$HIPRIM_USER_DB-wal" "$HIPRIM_USER_DB-shm"
 SUITE=(--suite resnet50 --batch "$BATCH" --dtype bf16 --layout nhwc --limit "$LAYERS")
 TUNED=(--suite resnet50 --batch "$BATCH" --dtype bf16 --layout nhwc --limit "$TUNE_LAYERS")

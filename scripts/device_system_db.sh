@@ -40,8 +40,12 @@ if [ ! -x "$BIN/hiprim" ]; then
   echo "device_system_db: $BIN/hiprim not found (build it: scripts/device_build.sh hiprim)" >&2
   exit 2
 fi
+[ "${DB_IN:-}" = "$DB" ] && { echo "device_system_db: DB_IN must not be \$OUT/tuning.db" >&2; exit 2; }
 rm -f "$DB" "$DB-wal" "$DB-shm"
-if [ -n "${DB_IN:-}" ]; then cp "$DB_IN" "$DB" || exit 2; fi
+if [ -n "${DB_IN:-}" ]; then  # with its -wal, if the last writer was killed before checkpointing
+  cp "$DB_IN" "$DB" || exit 2
+  [ -s "$DB_IN-wal" ] && { cp "$DB_IN-wal" "$DB-wal" || exit 2; }
+fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1
 "$BIN/hiprim" --version 2>&1 | head -1
 worst=0

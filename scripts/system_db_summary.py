@@ -35,6 +35,8 @@ def main(dirs):
     for name, r in F.items():
         ps = r['problems']
         secs = [p['find_seconds'] for p in ps]
+        if not secs:
+            continue
         all_s += secs
         wins = defaultdict(int)
         total = 0.0
@@ -66,15 +68,17 @@ def main(dirs):
             t = tuned.get(p['problem'])
             if not t:
                 continue
-            mine = [m for m in p['tried'] if m['solver'] == solver and m['verified']]
+            mine = [m for m in p['tried'] if m['solver'] == solver and m['verified'] and m['time_us'] is not None]
             if not mine:
                 continue
             d = next((m for m in mine if m['config'] == t['default_config']), None)
             b = next((m for m in mine if m['config'] == t['best_config']), None)
             if d is None:
                 continue
-            if b is None:  # the tuned config is the default: Find measured it once
+            if b is None and t['best_config'] == t['default_config']:  # Find measured it once
                 b = d
+            if b is None:  # the tuned config was not measured by this Find (e.g. it no longer fits)
+                continue
             c = p.get('count', 1)
             dt += c * d['time_us']; tt += c * b['time_us']; n += 1
             print(f"| {p['problem']} | {c} | {d['config']} | {d['time_us']:.2f} | {b['config']} | {b['time_us']:.2f} | "
@@ -94,7 +98,7 @@ def main(dirs):
             for m in p['tried']:
                 by[m['solver']].append(m)
             for solver, ms in by.items():
-                if len(ms) == 2 and all(m['verified'] for m in ms):
+                if len(ms) == 2 and all(m['verified'] and m['time_us'] is not None for m in ms):
                     rows.append((p, solver, ms[0], ms[1]))
         if not rows:
             continue

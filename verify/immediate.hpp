@@ -60,11 +60,11 @@ struct ImmediateContext {
   static ImmediateContext from_env(const tuning::TuningDbs* dbs);
 };
 
-// Steps 1-3 above over names: takes(solver, config) says whether that pick is a candidate with a
-// fitting config. Nothing when none applies (the caller then uses the heuristic).
 // The config immediate mode runs a model pick with on `problem` (step 3 above).
 std::string model_pick_config(const tuning::ModelPick& m, const std::string& problem);
 
+// Steps 1-3 above over names: takes(solver, config) says whether that pick is a candidate with a
+// fitting config. Nothing when none applies (the caller then uses the heuristic).
 std::optional<NamedPick> db_or_model_pick(const std::string& problem, Backend b, const ImmediateContext& cx,
                                           const std::function<bool(const std::string&, const std::string&)>& takes);
 

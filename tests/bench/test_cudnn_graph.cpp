@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/cudnn_graph.hpp"
+#include "bench/fusion_peer.hpp"
 #include "core/error.hpp"
 #include "verify/suite.hpp"
 
@@ -98,6 +99,24 @@ TEST(CudnnGraphSpec, TransposedProblemsAreTheSwappedConvolution) {
   s = spec_of("conv bwd-weights " + base);
   EXPECT_EQ(s.op, CudnnConvOp::backward_filter);
   EXPECT_EQ(s.tensor(s.conv_x).role, CudnnGraphRole::y);
+}
+
+// The fusion bench's peer end to end on the host: a ResNet-50 residual block's chain through
+// fusion_peer_epilogue (bench/fusion_peer.hpp) into the graph: bias, the residual at beta, relu; no
+// scale node (alpha 1).
+TEST(CudnnGraphSpec, AFusionChainBecomesTheGraphItsPeerRuns) {
+  const FusionProblem f =
+      parse_fusion_problem("fusion fwd bf16 nhwc conv(n2 c8 k16 in9x9 f3x3 pad1x1 str1x1 dil1x1 g1) bias add(alpha1 beta0.5) activ(relu)");
+  CudnnGraphEpilogue ep;
+  ASSERT_TRUE(verify::fusion_peer_epilogue(f, &ep));
+  const auto s = spec_of(to_string(f.conv()), ep);
+  ASSERT_EQ(s.pointwise.size(), 3u);
+  EXPECT_EQ(s.pointwise[0].name, "add_bias");
+  EXPECT_EQ(s.pointwise[1].name, "add_z");
+  EXPECT_EQ(s.pointwise[1].alpha2, 0.5);
+  EXPECT_EQ(s.pointwise[2].name, "relu");
+  EXPECT_EQ(s.tensor(s.pointwise[2].out).role, CudnnGraphRole::y);
+  EXPECT_EQ(s.tensor(s.pointwise[2].out).data_type, 9);  // y in bf16
 }
 
 TEST(CudnnGraphSpec, FusedChainScaleBiasAddActivation) {

@@ -31,7 +31,7 @@ TEST_F(CliDb, PathNamesBothDbs) {
   EXPECT_TRUE(db_exits("db path", 0, "user   " + path("user.db")));
   EXPECT_TRUE(db_exits("db path", 0, "system " + path("system.db")));
   sys_ = "";
-  EXPECT_TRUE(db_exits("db path", 0, "(none: HIPRIM_SYSTEM_DB is unset or empty and nothing is installed at"));
+  EXPECT_TRUE(db_exits("db path", 0, "(none: HIPRIM_SYSTEM_DB is set empty)"));
 }
 
 TEST_F(CliDb, CheckExitCodes) {
