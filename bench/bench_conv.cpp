@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "reference/error_model.hpp"
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "verify/op_solvers.hpp"
@@ -250,7 +251,13 @@ void ConvCase::peer_plans() {
       pr.setup_ms = peer_problem_->setup_ms();
       // fp16/bf16 data runs on tensor cores, whose adders may truncate: factor 2 (verify/compare.cpp).
       pr.algorithm_factor = p.dtype == DType::fp32 ? 1.0 : 2.0;
-      const Tolerance tol = tolerance_for(p, tier, pr.algorithm_factor);
+      // math=tf32: the peer may feed TF32 to the tensor cores (inputs truncated, reference/error_model.hpp).
+      auto peer_tolerance = [&](FillTier t) {
+        Tolerance tl = tolerance_for(p, t, pr.algorithm_factor);
+        if (p.math == ConvMath::tf32) tl.input_unit = ref::kUnitTf32Truncated;
+        return tl;
+      };
+      const Tolerance tol = peer_tolerance(tier);
       pr.tolerance = bench_tolerance_string(tol);
       const TimingSets sets(p, b_.cx.l2, o.seed);
       PeerProblem& pp = *peer_problem_;
@@ -266,7 +273,7 @@ void ConvCase::peer_plans() {
           with_abs_sum = phases.time("peer_bounded_reference", [&] { return ref::conv(p, in, /*with_abs_sum=*/true); });
         }
         Verdict bv = compare(got, with_abs_sum->value, with_abs_sum->abs_sum, with_abs_sum->desc,
-                             tolerance_for(p, FillTier::bounded, pr.algorithm_factor));
+                             peer_tolerance(FillTier::bounded));
         if (bv.status != Status::passed) return exact;
         char err[64];
         std::snprintf(err, sizeof err, "%.3g", bv.metrics.max_abs_error);

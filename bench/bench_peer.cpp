@@ -38,7 +38,8 @@ json graph_peer_json(const gpu::CudnnGraphPeer& peer, const std::string& api, co
               {"version", peer.version()},
               {"reason", ""},
               {"math", "compute type FLOAT (fp32 accumulation); fp32 data: no engine with the TENSOR_CORE or "
-                       "DOWN_CONVERT_INPUTS notes (no TF32); no REDUCED_PRECISION_REDUCTION engines"},
+                       "DOWN_CONVERT_INPUTS notes (no TF32) unless the problem says math=tf32 (then judged with TF32 inputs); "
+                       "no REDUCED_PRECISION_REDUCTION engines"},
               {"selection", "autotuned: every usable plan (at most max_plans, heuristic order) verified and timed by graph "
                             "replay, the fastest that passed"},
               {"max_plans", max_plans},
@@ -61,6 +62,7 @@ class GraphProblem final : public PeerProblem {
     ep.bias = p.bias;
     gpu::CudnnGraphOptions go;
     go.max_plans = max_plans;
+    go.allow_tf32 = p.math == ConvMath::tf32;  // the problem opts in: TENSOR_CORE / DOWN_CONVERT_INPUTS engines allowed
     conv_ = std::make_unique<gpu::CudnnGraphConv>(std::move(peer), p, ep, go);
     candidates_ = graph_candidates(*conv_);
     setup_ms_ = ms_since(t0);

@@ -87,6 +87,8 @@ std::vector<std::string> ConvProblem::validate() const {
     }
   }
   if (bias && dir != ConvDir::fwd) err("bias is only defined for direction fwd (got " + std::string(conv_dir_name(dir)) + ")");
+  if (math == ConvMath::tf32 && dtype != DType::fp32)
+    err("math=tf32 is defined for fp32 data only (got " + std::string(dtype_name(dtype)) + ": its inputs are already below TF32's precision)");
   // Keep every tensor addressable with 32-bit signed element offsets on the GPU side as well as sane on the host.
   if (e.empty()) {
     const std::int64_t lim = (std::int64_t{1} << 31) - 1;
@@ -163,6 +165,7 @@ std::string to_string(const ConvProblem& p) {
      << join_dims(p.stride) << " dil" << join_dims(p.dilation) << " g" << p.groups;
   if (p.mode == ConvMode::trans) os << " trans opad" << join_dims(p.out_pad);
   if (p.bias) os << " bias";
+  if (p.math == ConvMath::tf32) os << " math=tf32";
   return os.str();
 }
 
@@ -177,11 +180,12 @@ ConvProblem parse_conv_problem_unchecked(std::string_view s) {
   const auto layout = t.layout();
   const bool trans = t.word("trans");
   p.bias = t.word("bias");
+  if (t.word("math=tf32")) p.math = ConvMath::tf32;
   const auto n = t.integer("n"), c = t.integer("c"), k = t.integer("k"), g = t.integer("g");
   const auto in = t.dims("in"), f = t.dims("f"), pad = t.dims("pad"), str = t.dims("str"), dil = t.dims("dil"),
              opad = t.dims("opad");
   t.finish("fwd|bwd-data|bwd-weights, fp32|fp16|bf16, nchw|nhwc|ncdhw|ndhwc, "
-           "n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G>, trans, opad<..>, bias");
+           "n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G>, trans, opad<..>, bias, math=tf32");
   if (!n) t.missing("batch size n<N>");
   if (!c) t.missing("input channels c<C>");
   if (!k) t.missing("output channels k<K>");

@@ -10,10 +10,16 @@
 // bwd-weights computes dw from x,dy. Spatial rank 2 (H,W) or 3 (D,H,W).
 //
 // Canonical string (one per problem; parse(print(p)) == p):
-//   conv <dir> <dtype> <layout> n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G> [trans opad<..>] [bias]
+//   conv <dir> <dtype> <layout> n<N> c<C> k<K> in<HxW> f<RxS> pad<..> str<..> dil<..> g<G> [trans opad<..>] [bias] [math=tf32]
 //   e.g. "conv fwd fp32 nchw n32 c256 k256 in14x14 f3x3 pad1x1 str1x1 dil1x1 g1"
 // The parser (the shared token reader, core/op_grammar.hpp) also accepts tokens in any order and
 // omitted defaults (pad0, str1, dil1, g1, opad0).
+//
+// Math mode (math=tf32, fp32 data only, opt-in as PyTorch's allow_tf32 and cuDNN's tensor-op math with
+// conversion): a solver may round each input to TF32 (10 explicit mantissa bits) before its products,
+// summed in fp32 on the tensor cores. It allows, it does not require: a solver computing in exact
+// fp32 is correct for it too. The reference stays exact in double; a solver that rounds declares it
+// (ConvErrorModel::input_unit) and is judged by that derived bound (reference/error_model.hpp).
 //
 // ConvProblem is an OpProblemValue (core/op_problem.hpp): make_op_problem(p) type-erases it like
 // every other primitive. tensors() lists the direction's tensors, inputs first, in this order:
@@ -34,6 +40,7 @@ namespace hiprim {
 
 enum class ConvDir { fwd, bwd_data, bwd_weights };
 enum class ConvMode { conv, trans };
+enum class ConvMath { exact, tf32 };
 
 std::string_view conv_dir_name(ConvDir d);  // "fwd", "bwd-data", "bwd-weights"
 
@@ -51,6 +58,7 @@ struct ConvProblem {
   ConvMode mode = ConvMode::conv;
   Dims out_pad{0, 0};  // only for mode trans
   bool bias = false;   // only for dir fwd
+  ConvMath math = ConvMath::exact;  // tf32: fp32 data only (see above)
 
   int rank() const { return static_cast<int>(in.size()); }
   std::string layout_name() const;  // nchw, nhwc, ncdhw, ndhwc

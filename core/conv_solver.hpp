@@ -61,6 +61,9 @@ struct ImplicitZeros {
 // judge still use the direct model (so no registered solver declares Winograd yet).
 struct ConvErrorModel {
   int winograd_m = 0;  // 0: direct; else the output tile m of F(m x m, 3 x 3)
+  // Each input's relative rounding before its products: 0 (exact fp32 inputs), or on a math=tf32
+  // problem ref::kUnitTf32Truncated / kUnitTf32Nearest for a solver that feeds TF32 to the tensor cores.
+  double input_unit = 0.0;
   bool operator==(const ConvErrorModel&) const = default;
 };
 

@@ -38,12 +38,15 @@ double stored_bound(DType out, double value, double fp32_bound) {
   return b + store_bound(out, value) + store_unit(out) * b;
 }
 
-double stored_sum_bound(DType out, std::int64_t terms, double factor, double expected, double abs_sum) {
+double stored_sum_bound(DType out, std::int64_t terms, double factor, double expected, double abs_sum, double input_unit) {
   if (abs_sum == 0.0) return 0.0;
   const double u_out = store_unit(out);
   const double g = gamma_n(terms, kUnitFp32), gd = gamma_n(terms, kUnitDouble);
   const double a = abs_sum * (1.0 + 2.0 * gd);
-  return (1.0 + u_out) * (factor * g + gd) * a + u_out * std::fabs(expected) + store_underflow(out);
+  // The products' relative error from rounded inputs, then the fp32 sum of the rounded products.
+  const double eta = input_unit > 0 ? (1.0 + input_unit) * (1.0 + input_unit) - 1.0 : 0.0;
+  const double sum = input_unit > 0 ? eta + factor * g * (1.0 + eta) : factor * g;
+  return (1.0 + u_out) * (sum + gd) * a + u_out * std::fabs(expected) + store_underflow(out);
 }
 
 }  // namespace hiprim::ref

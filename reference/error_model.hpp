@@ -29,7 +29,15 @@
 //     f >= 1 scales gamma(L) for adders that truncate (|delta| < 2u: f = 2, tensor cores) and
 //     transforms. With f = 1 it equals sum_bound + store_bound(out, |e| + sum_bound) exactly; the two
 //     are evaluated in different orders, so their doubles may differ in the last bits.
-//   Not covered: inputs rounded below their dtype (TF32), fp16 accumulation.
+//   Inputs rounded below their dtype before the products (TF32: 10 explicit mantissa bits; the
+//   tensor cores read an fp32 operand's top 19 bits, a truncation, |delta| < 2^-10; converted to
+//   nearest, |delta| <= 2^-11): with u_in that relative rounding of each of x and w,
+//     x~ w~ = x w (1 + theta),  |theta| <= eta = (1 + u_in)^2 - 1,
+//     |s - y| <= eta*A + f*gamma(L)*(1 + eta)*A,
+//   so stored_sum_bound(out, L, f, e, A^, u_in) replaces f*gamma(L) by eta + f*gamma(L)*(1 + eta)
+//   (u_in = 0: the bound above, unchanged). A bias term is not rounded below fp32 but is counted as
+//   one of the L terms, which the bound covers.
+//   Not covered: fp16 accumulation.
 #pragma once
 #include <cstdint>
 
@@ -44,6 +52,10 @@ inline constexpr double kReferenceRel = 0x1p-50;
 // fp32's smallest normal, 2^-126: an absolute term for results that fall below fp32's normal range,
 // where relative error bounds stop holding (e.g. expf underflowing to a subnormal or 0).
 inline constexpr double kFp32TinyNormal = 0x1p-126;
+// u_in of TF32 inputs: truncation of an fp32 value to 10 explicit mantissa bits (what the tensor
+// cores do to an fp32 operand), and rounding to nearest (cvt.rna.tf32.f32).
+inline constexpr double kUnitTf32Truncated = 0x1p-10;
+inline constexpr double kUnitTf32Nearest = 0x1p-11;
 
 // gamma_u(n) = n*u/(1-n*u); +inf when n*u >= 1.
 double gamma_n(std::int64_t n, double u);
@@ -59,7 +71,8 @@ double sum_bound(std::int64_t terms, double abs_sum);
 // value whose fp32 result is within fp32_bound.
 double stored_bound(DType out, double value, double fp32_bound);
 // (1 + u_out) * (factor*gamma(L) + gamma_d(L)) * abs_sum*(1 + 2*gamma_d(L)) + u_out*|expected| + eta_out,
-// 0 when abs_sum = 0: an fp32 sum of L terms stored into out (conv's bounded tier).
-double stored_sum_bound(DType out, std::int64_t terms, double factor, double expected, double abs_sum);
+// 0 when abs_sum = 0: an fp32 sum of L terms stored into out (conv's bounded tier). input_unit > 0:
+// each input rounded by that relative amount before its products (TF32; see above).
+double stored_sum_bound(DType out, std::int64_t terms, double factor, double expected, double abs_sum, double input_unit = 0.0);
 
 }  // namespace hiprim::ref

@@ -109,9 +109,11 @@ double zero_fraction(const std::vector<double>& values, const TensorDesc& desc) 
 std::string Tolerance::describe() const {
   const std::string out = std::string(dtype_name(out_dtype));
   if (tier == FillTier::exact) return "exact: got == round_to(" + out + ", expected) (RNE), fp32 accumulation";
-  return "bounded: |got-expected| <= (1+u_out)*(" + fmt("%g", algorithm_factor) + "*gamma(" +
-         std::to_string(reduction_length) + ")+gamma_d)*abs_sum + u_out*|expected| + eta_out; u=2^-24 (fp32 accumulation), out " +
-         out + " u_out=" + pow2_string(ref::store_unit(out_dtype)) + " eta_out=" + pow2_string(ref::store_underflow(out_dtype));
+  const std::string sum = input_unit > 0 ? "eta+" + fmt("%g", algorithm_factor) + "*gamma(" + std::to_string(reduction_length) + ")*(1+eta)"
+                                         : fmt("%g", algorithm_factor) + "*gamma(" + std::to_string(reduction_length) + ")";
+  return "bounded: |got-expected| <= (1+u_out)*(" + sum + "+gamma_d)*abs_sum + u_out*|expected| + eta_out; u=2^-24 (fp32 accumulation), out " +
+         out + " u_out=" + pow2_string(ref::store_unit(out_dtype)) + " eta_out=" + pow2_string(ref::store_underflow(out_dtype)) +
+         (input_unit > 0 ? "; inputs rounded before the products by u_in=" + pow2_string(input_unit) + ", eta=(1+u_in)^2-1 (TF32)" : "");
 }
 
 Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_factor) {
@@ -125,7 +127,7 @@ Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_fa
 
 double element_bound(const Tolerance& tol, double expected, double abs_sum) {
   if (tol.tier == FillTier::exact) return 0.0;
-  return ref::stored_sum_bound(tol.out_dtype, tol.reduction_length, tol.algorithm_factor, expected, abs_sum);
+  return ref::stored_sum_bound(tol.out_dtype, tol.reduction_length, tol.algorithm_factor, expected, abs_sum, tol.input_unit);
 }
 
 namespace {

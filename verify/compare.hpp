@@ -37,6 +37,7 @@ struct Tolerance {
   DType out_dtype = DType::fp32;
   std::int64_t reduction_length = 1;  // L: terms of each output's dot product, a bias counting as one
   double algorithm_factor = 1.0;      // multiplies gamma(L): > 1 for Winograd/FFT-like transforms
+  double input_unit = 0.0;            // inputs rounded by this much before the products (TF32: ref::kUnitTf32Truncated)
   std::string describe() const;       // one line: the rule and its constants
 };
 

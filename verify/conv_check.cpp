@@ -40,7 +40,7 @@ class ConvCheck final : public CaseCheck {
   }
   std::string tolerance(const PreparedCase& c, const Solver& s) const override {
     const ConvErrorModel model = error_model_of(c, s);
-    if (model.winograd_m == 0) return conv_tolerance(c, s.accumulation_error_factor()).describe();
+    if (model.winograd_m == 0) return direct_tolerance(c, s, model).describe();
     return winograd_tolerance(c, model).describe() + "; Winograd F(" + std::to_string(model.winograd_m) + "x" +
            std::to_string(model.winograd_m) + ",3x3): abs_sum = S, the algorithm on absolute values (reference/winograd.hpp)";
   }
@@ -56,7 +56,9 @@ class ConvCheck final : public CaseCheck {
       const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
       return compare(g, exp.value, winograd_abs_sum(c, model.winograd_m), exp.desc, winograd_tolerance(c, model));
     }
-    const Tolerance tol = conv_tolerance(c, s.accumulation_error_factor());
+    if (model.input_unit > 0 && conv_problem(c).math != ConvMath::tf32)  // a solver's defect, never a pass
+      return Verdict{Status::error, s.name() + " declares inputs rounded below fp32 (TF32) on a problem without math=tf32", {}};
+    const Tolerance tol = direct_tolerance(c, s, model);
     if (judge_bytes_) return judge_bytes_(got[out], tol);
     const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
     return judge_ ? judge_(g, exp, tol) : compare(g, exp.value, exp.abs_sum, exp.desc, tol);
@@ -95,6 +97,12 @@ class ConvCheck final : public CaseCheck {
     const ConvSolver* cs = dynamic_cast<const ConvSolver*>(&s);
     if (const auto* op = dynamic_cast<const ConvOpSolver*>(&s)) cs = &op->conv_solver();
     return cs ? cs->error_model(conv_problem(c)) : ConvErrorModel{};
+  }
+  // The direct sum's bound with the solver's accumulation factor and input rounding (TF32).
+  static Tolerance direct_tolerance(const PreparedCase& c, const Solver& s, const ConvErrorModel& model) {
+    Tolerance t = conv_tolerance(c, s.accumulation_error_factor());
+    t.input_unit = model.input_unit;
+    return t;
   }
   static Tolerance winograd_tolerance(const PreparedCase& c, const ConvErrorModel& model) {
     const ConvProblem& p = conv_problem(c);

@@ -271,3 +271,19 @@ TEST(ConvProblemAsOp, RegistryErrorsAreParseConvProblems) {
   }
   EXPECT_NE(error_of(via_registry, "conv n1 c1 k1 in4x4 f5x5").find("invalid convolution problem"), std::string::npos);
 }
+
+// math=tf32 (the opt-in TF32 mode): printed last, read in any position, fp32 data only.
+TEST(ConvProblemString, MathTf32RoundTripsAndIsFp32Only) {
+  const std::string s = "conv fwd fp32 nhwc n2 c8 k16 in9x9 f3x3 pad1x1 str1x1 dil1x1 g1 bias math=tf32";
+  const ConvProblem p = parse_conv_problem(s);
+  EXPECT_EQ(p.math, ConvMath::tf32);
+  EXPECT_EQ(to_string(p), s);
+  EXPECT_EQ(parse_conv_problem("conv math=tf32 fwd fp32 nhwc n2 c8 k16 in9x9 f3x3 pad1x1 bias"), p);
+  EXPECT_EQ(parse_conv_problem("conv fwd fp32 nhwc n2 c8 k16 in9x9 f3x3 pad1x1 bias").math, ConvMath::exact);
+  EXPECT_NE(parse_conv_problem("conv fwd fp32 nhwc n2 c8 k16 in9x9 f3x3 pad1x1 bias"), p);  // a different problem
+  ConvProblem q = p;
+  q.dtype = DType::bf16;
+  EXPECT_TRUE(mentions(q.validate(), "math=tf32 is defined for fp32 data only (got bf16"));
+  EXPECT_THROW(parse_conv_problem("conv fwd fp16 nchw n1 c4 k4 in8x8 f3x3 math=tf32"), InputError);
+  EXPECT_THROW(parse_conv_problem("conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 math=tf16"), InputError);  // unknown token
+}

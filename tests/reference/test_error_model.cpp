@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "reference/error_model.hpp"
@@ -73,4 +75,62 @@ TEST(ErrorModel, ConvAndOpFormsOfTheStoredSumAgree) {
         const double a = 3.0 + std::fabs(e), s = sum_bound(L, a);
         EXPECT_DOUBLE_EQ(stored_sum_bound(out, L, 1.0, e, a), s + store_bound(out, std::fabs(e) + s));
       }
+}
+
+// TF32 inputs (reference/error_model.hpp): u_in = 0 is the plain bound; u_in > 0 replaces f*gamma(L)
+// by eta + f*gamma(L)*(1 + eta), eta = (1 + u_in)^2 - 1. Pinned: L = 1, f = 1, A = 1, fp32 out,
+// u_in = 2^-10: eta = 2^-9 + 2^-20; the sum term eta + gamma(1)*(1 + eta) + gamma_d(1), times
+// A' = 1 + 2*gamma_d(1).
+TEST(ErrorModel, Tf32InputsWidenTheBoundByTheDerivedTerm) {
+  EXPECT_EQ(stored_sum_bound(DType::fp32, 1, 1.0, -1.0, 1.0, 0.0), stored_sum_bound(DType::fp32, 1, 1.0, -1.0, 1.0));
+  const double eta = 0x1p-9 + 0x1p-20, g = gamma_n(1, kUnitFp32), gd = gamma_n(1, kUnitDouble);
+  EXPECT_DOUBLE_EQ(stored_sum_bound(DType::fp32, 1, 1.0, -1.0, 1.0, kUnitTf32Truncated), (eta + g * (1 + eta) + gd) * (1 + 2 * gd));
+  EXPECT_EQ(stored_sum_bound(DType::fp32, 9, 2.0, 0.0, 0.0, kUnitTf32Truncated), 0.0);  // all terms zero
+  EXPECT_GT(stored_sum_bound(DType::fp32, 4608, 2.0, 1.0, 100.0, kUnitTf32Truncated),
+            stored_sum_bound(DType::fp32, 4608, 2.0, 1.0, 100.0, kUnitTf32Nearest));
+}
+
+namespace {
+
+// x truncated to TF32: the low 13 of fp32's 23 mantissa bits cleared (what the tensor cores read).
+float tf32_truncated(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, 4);
+  b &= ~std::uint32_t{0x1FFF};
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+}  // namespace
+
+// The bound holds for an emulated TF32 dot product (inputs truncated, products and sums in fp32)
+// against the exact double sum, on signed and on positive reals, and it is needed: on positive data
+// truncation shrinks every product, the errors add up, and the fp32 bound without input rounding
+// fails every sum (so a solver that rounds its inputs cannot be judged by the exact rule).
+TEST(ErrorModel, Tf32BoundCoversTruncatedInputsAndTheFp32BoundDoesNot) {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto uniform = [&](double lo, double hi) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<float>(lo + static_cast<double>(state >> 11) * 0x1p-53 * (hi - lo));
+  };
+  const std::int64_t L = 2304;
+  for (const double lo : {-1.0, 0.5}) {
+    int over_fp32_bound = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+      float s = 0;
+      double exact = 0, abs_sum = 0;
+      for (std::int64_t j = 0; j < L; ++j) {
+        const float x = uniform(lo, 1.0), w = uniform(lo, 1.0);
+        s += tf32_truncated(x) * tf32_truncated(w);
+        exact += static_cast<double>(x) * w;
+        abs_sum += std::fabs(static_cast<double>(x) * w);
+      }
+      const double err = std::fabs(static_cast<double>(s) - exact);
+      EXPECT_LE(err, stored_sum_bound(DType::fp32, L, 1.0, exact, abs_sum, kUnitTf32Truncated)) << lo << " " << trial;
+      over_fp32_bound += err > stored_sum_bound(DType::fp32, L, 1.0, exact, abs_sum);
+    }
+    if (lo > 0) {
+      EXPECT_EQ(over_fp32_bound, 100);
+    }
+  }
 }
