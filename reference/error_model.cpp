@@ -1,6 +1,8 @@
 #include "reference/error_model.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace hiprim::ref {
@@ -36,6 +38,14 @@ double sum_bound(std::int64_t terms, double abs_sum) {
 double stored_bound(DType out, double value, double fp32_bound) {
   const double b = fp32_bound + kReferenceRel * std::fabs(value);
   return b + store_bound(out, value) + store_unit(out) * b;
+}
+
+float tf32_truncated(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  b &= ~std::uint32_t{0x1FFF};
+  std::memcpy(&v, &b, sizeof b);
+  return v;
 }
 
 double stored_sum_bound(DType out, std::int64_t terms, double factor, double expected, double abs_sum, double input_unit) {

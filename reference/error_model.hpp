@@ -56,6 +56,9 @@ inline constexpr double kFp32TinyNormal = 0x1p-126;
 // cores do to an fp32 operand), and rounding to nearest (cvt.rna.tf32.f32).
 inline constexpr double kUnitTf32Truncated = 0x1p-10;
 inline constexpr double kUnitTf32Nearest = 0x1p-11;
+// v truncated to TF32: fp32's low 13 mantissa bits cleared (what the tensor cores read of an fp32
+// operand); |result - v| < kUnitTf32Truncated * |v|. For emulations and tests of TF32 arithmetic.
+float tf32_truncated(float v);
 
 // gamma_u(n) = n*u/(1-n*u); +inf when n*u >= 1.
 double gamma_n(std::int64_t n, double u);

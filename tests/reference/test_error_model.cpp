@@ -86,22 +86,12 @@ TEST(ErrorModel, Tf32InputsWidenTheBoundByTheDerivedTerm) {
   const double eta = 0x1p-9 + 0x1p-20, g = gamma_n(1, kUnitFp32), gd = gamma_n(1, kUnitDouble);
   EXPECT_DOUBLE_EQ(stored_sum_bound(DType::fp32, 1, 1.0, -1.0, 1.0, kUnitTf32Truncated), (eta + g * (1 + eta) + gd) * (1 + 2 * gd));
   EXPECT_EQ(stored_sum_bound(DType::fp32, 9, 2.0, 0.0, 0.0, kUnitTf32Truncated), 0.0);  // all terms zero
+  EXPECT_EQ(tf32_truncated(1.0f + 0x1p-10f), 1.0f + 0x1p-10f);  // TF32's last mantissa bit stays
+  EXPECT_EQ(tf32_truncated(1.0f + 0x1p-11f + 0x1p-23f), 1.0f);  // the 13 below it go, towards zero
+  EXPECT_EQ(tf32_truncated(-3.0f - 0x1p-12f), -3.0f);
   EXPECT_GT(stored_sum_bound(DType::fp32, 4608, 2.0, 1.0, 100.0, kUnitTf32Truncated),
             stored_sum_bound(DType::fp32, 4608, 2.0, 1.0, 100.0, kUnitTf32Nearest));
 }
-
-namespace {
-
-// x truncated to TF32: the low 13 of fp32's 23 mantissa bits cleared (what the tensor cores read).
-float tf32_truncated(float x) {
-  std::uint32_t b;
-  std::memcpy(&b, &x, 4);
-  b &= ~std::uint32_t{0x1FFF};
-  std::memcpy(&x, &b, 4);
-  return x;
-}
-
-}  // namespace
 
 // The bound holds for an emulated TF32 dot product (inputs truncated, products and sums in fp32)
 // against the exact double sum, on signed and on positive reals, and it is needed: on positive data

@@ -17,13 +17,7 @@
 namespace hiprim::verify_test {
 namespace {
 
-float tf32_truncated(float v) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, 4);
-  b &= ~std::uint32_t{0x1FFF};  // fp32's low 13 mantissa bits: TF32 keeps 10 of the 23
-  std::memcpy(&v, &b, 4);
-  return v;
-}
+using ref::tf32_truncated;
 
 class HostTf32 final : public ConvSolver {
  public:
