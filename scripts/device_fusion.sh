@@ -10,7 +10,9 @@
 # --op fusion` of fusion.igemm.wgmma over it against cuDNN's fused graph (--peer cudnn; the chains it
 # cannot compute, e.g. bnorm-infer, are refused with the rule) (BENCH_LIMIT_S, default 150; every timed
 # output verified, the peer's plans too).
-# SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. Files in $OUT (default out/device_fusion): fusion.log,
+# With $BIN/test_bench present, its device cases (OpBenchDevice.*: the fused-graph peer) run first; with the
+# ResNet-50 fusion suite, scripts/resnet50_inference.py sums the report into the whole-net inference
+# time (inference_total.json). SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. Files in $OUT (default out/device_fusion): fusion.log,
 # fusion_check_exact.json, fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json,
 # perf_fusion_h200.json.
 set -u
@@ -39,10 +41,17 @@ for cfg in $CONFIGS; do
 done
 [ "$FUZZ_S" -gt 0 ] && fstep fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
   --shrink-runs 200 --report "$OUT/fusion_fuzz.json" --corpus "$OUT/corpus"
+# The bench's cuDNN fused-graph peer on its own first (test_bench's device cases), when built.
+[ -x "$BIN/test_bench" ] && fstep peer_test 300 "$BIN/test_bench" --gtest_filter='OpBenchDevice.*'
 if [ -n "${BENCH_SUITE:-}" ]; then
   lim=${BENCH_LIMIT_S:-150}
   fstep bench $((lim + 60)) "$BIN/hiprim" bench --op fusion --suite "$BENCH_SUITE" --solver fusion.igemm.wgmma --repeats 2 \
     --time-limit "$lim" --report "$OUT/perf_fusion_h200.json"
   grep -E "^dtype|^(bf16|fp16) |cases:|time limit" "$log" | tail -5
+  # The ResNet-50 inference suite: its whole-net total (every conv with the chain it runs, counted).
+  case "$BENCH_SUITE" in *resnet50_fusion*)
+    fstep inference_total 60 python3 scripts/resnet50_inference.py "$OUT/perf_fusion_h200.json" --json "$OUT/inference_total.json"
+    grep "ResNet-50 inference" "$log" ;;
+  esac
 fi
 grep -E "^-- " "$log"
