@@ -24,6 +24,8 @@
 #              scripts/device_build.sh ... test_gpu)
 #   9b gbench  conv.direct.grouped on bench/suites/grouped_bf16_nhwc.txt (MobileNetV2 depthwise, ResNeXt-50 g32, batch 32,
 #              every direction) against the graph-API peer, every timed output verified in full (GBENCH_S limit)
+#   9f gtune  hiprim tune of conv.direct.grouped's configs on the same suite (GTUNE_S; not recorded): each config's time (the log's lines
+#              survive a timeout; the report does not)
 #   9d isimt  conv.igemm.simt: the same gate as grouped over smoke + edge + resnet50 (batch 2) fp32 NHWC, memcheck on
 #              hiprim check of the smoke suite
 #   9e stune  hiprim tune of conv.igemm.simt's configs on ResNet-50 fp32 NHWC at batch 32 (STUNE_DIRS, STUNE_S per direction;
@@ -124,6 +126,13 @@ mkdir -p "$W/gbench"
 [ -f "$W/gbench/perf_grouped_h200.json" ] && devbin/hiprim report markdown "$W/gbench/perf_grouped_h200.json" \
   -o "$W/gbench/perf_grouped_h200.md" --no-charts > /dev/null 2>&1
 grep -E "cases:|^seconds|total" "$W/gbench/bench.log" | tail -6
+fi
+if want gtune; then  # conv.direct.grouped: every perf config (gather, rows.q2, rows.q4) of the grouped suite, verified, timed
+mark gtune
+mkdir -p "$W/gtune"
+timeout "${GTUNE_S:-120}" devbin/hiprim tune --suite bench/suites/grouped_bf16_nhwc.txt --solver conv.direct.grouped \
+  --time-budget-ms 10 --no-record --report "$W/gtune/tune_grouped.json" > "$W/gtune/tune.log" 2>&1
+echo "gtune rc=$?"; grep -E "^tuned|^tune:" "$W/gtune/tune.log" | tail -40
 fi
 if want simt; then  # the SIMT tiled GEMM's solvers (fp32 path) and conv.gemm.implicit's flipped bwd-data
 mark simt

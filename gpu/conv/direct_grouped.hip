@@ -20,6 +20,11 @@
 // positions past dy's edge) is skipped, never multiplied. Index math: 32-bit, pixel coordinates by
 // multiply-shift division (FastDiv) once per pixel and tile.
 //
+// Perf configs: "gather" is dg_gather above; rows.q2 / rows.q4 run the row kernel of depthwise 3x3
+// (gpu/conv/depthwise_rows.hpp: a thread walks Out rows of a strip of 2 or 4 columns, each In row's
+// window loaded once into registers), the default where it applies (fwd with W stride <= 2,
+// stride-1 bwd-data, G = C = K); both sum each output in the same order.
+//
 // bwd-weights (deterministic, no atomics): pass 1 (dg_wgrad_partial) splits the N*P*Q pixels into
 // `chunks` fixed chunks (about 528 blocks); a block = one chunk x one chunk of <= 9 taps x cpb
 // "combos" (V consecutive k of one cc; cpb <= 32, the problem's combo count rounded up to a power of
@@ -41,6 +46,7 @@
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/common/vec_pack.hpp"
+#include "gpu/conv/depthwise_rows.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/runtime/check.hpp"
 
@@ -278,11 +284,7 @@ GatherGeom gather_geom(const ConvProblem& p, int v) {
   const int vectors = g.out_c / v;
   const bool dw = g.in_g == 1 && g.out_g == 1;
   const long long slice_floats = 1LL * g.R * g.S * (dw ? 1 : g.in_g) * v;  // per channel vector
-  // cvb: the widest power of two (<= kMaxCvb, fitting kSmemBytes) that leaves the fewest idle
-  // vectors in the last slice (c144 fp16: 18 vectors, slices of 2 rather than 8).
-  g.cvb = 1;
-  for (int c = 2; c <= std::min(kMaxCvb, vectors) && slice_floats * c * 4 <= kSmemBytes; c *= 2)
-    if ((vectors + c - 1) / c * c - vectors <= (vectors + g.cvb - 1) / g.cvb * g.cvb - vectors) g.cvb = c;
+  g.cvb = channel_vectors_per_block(vectors, kMaxCvb, [&](int c) { return slice_floats * c * 4 <= kSmemBytes; });
   g.lanes = kThreads / g.cvb;
   g.slices = (vectors + g.cvb - 1) / g.cvb;
   g.tiles = static_cast<int>((1LL * g.npix + 1LL * g.lanes * kPix - 1) / (1LL * g.lanes * kPix));
@@ -296,6 +298,12 @@ std::size_t gather_smem(const GatherGeom& g, const Widths& wd) {
 unsigned gather_blocks(const GatherGeom& g) {
   return static_cast<unsigned>(1LL * g.slices * ((g.tiles + g.tiles_per_block - 1) / g.tiles_per_block));
 }
+
+// ---- fwd and bwd-data: the rows kernel of depthwise 3x3 (gpu/conv/depthwise_rows.hpp) ----
+
+// Perf configs: "gather" (dg_gather: every problem the solver takes) and rows.q<QT> (dw_rows, QT Out
+// columns per strip: the problems rows_refusal passes).
+constexpr const char* kGatherConfig = "gather";
 
 // ---- bwd-weights ----
 
@@ -468,7 +476,8 @@ class ConvDirectGrouped final : public ConvSolver {
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   std::string summary() const override {
     return "direct grouped/depthwise, channel-vectorized (16-byte packs), filters in shared memory; fwd (+bias), "
-           "bwd-data, bwd-weights (two-pass, deterministic); 2D mode conv; C/G, K/G <= 32; fp32/fp16/bf16; nhwc only";
+           "bwd-data, bwd-weights (two-pass, deterministic); depthwise 3x3 fwd/bwd-data by row windows (configs rows.q2/q4); "
+           "2D mode conv; C/G, K/G <= 32; fp32/fp16/bf16; nhwc only";
   }
   Applicability applicable(const ConvProblem& p) const override {
     auto errors = p.validate();
@@ -499,6 +508,16 @@ class ConvDirectGrouped final : public ConvSolver {
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     return p.dir == ConvDir::bwd_weights && applicable(p) ? wgrad_workspace(p) : 0;
   }
+  std::vector<std::string> perf_configs() const override { return {kGatherConfig, "rows.q2", "rows.q4"}; }
+  std::vector<std::string> configs_for(const ConvProblem& p) const override {
+    if (!applicable(p)) return {};
+    if (!rows_refusal(p).empty()) return {kGatherConfig};
+    return perf_configs();
+  }
+  std::string default_config_for(const ConvProblem& p) const override {
+    if (!applicable(p)) return "";
+    return rows_refusal(p).empty() ? "rows.q4" : kGatherConfig;
+  }
 
  protected:
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
@@ -526,12 +545,25 @@ class ConvDirectGrouped final : public ConvSolver {
       const bool bwd = p.dir == ConvDir::bwd_data;
       const void* in = bwd ? t.y : t.x;
       void* out = bwd ? t.x : t.y;
+      const T* bias = static_cast<const T*>(p.bias ? t.bias : nullptr);
+      const std::string config = t.config.empty() ? default_config_for(p) : t.config;
+      if (config != kGatherConfig) {
+        int v = pow2_dividing(p.c, kVec<T>);
+        if (!pack_ok<T>(v, {in, out})) v = 1;
+        const int qt = rows_qt(config);
+        const DwRowsGeom g = rows_geom(p, v, qt);
+        const int sw = static_cast<int>(p.stride[1]);
+        const auto kernel = bwd ? rows_kernel<T, true>(v, qt, sw) : rows_kernel<T, false>(v, qt, sw);
+        hipLaunchKernelGGL(kernel, dim3(dw_rows_blocks(g)), dim3(kDwThreads), 0, stream, g, static_cast<const T*>(in),
+                           static_cast<const T*>(t.w), bwd ? static_cast<const T*>(nullptr) : bias, static_cast<T*>(out));
+        check_launch_lazy(bwd ? "dw_rows (bwd-data)" : "dw_rows (fwd)", ctx);
+        return;
+      }
       Widths wd = gather_widths(gather_geom(p, 1), kVec<T>);
       if (!pack_ok<T>(wd.dw ? wd.v : wd.xw, {in}) || !pack_ok<T>(wd.v, {out})) wd = Widths{};
       const GatherGeom g = gather_geom(p, wd.v);
       const dim3 grid(gather_blocks(g)), block(kThreads);
       const std::size_t smem = gather_smem(g, wd);
-      const T* bias = static_cast<const T*>(p.bias ? t.bias : nullptr);
       const bool taps3 = p.filter[0] == 3 && p.filter[1] == 3;
       if (bwd) {
         const auto kernel = gather_kernel<T, true>(wd, taps3);

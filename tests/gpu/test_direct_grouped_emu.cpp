@@ -28,6 +28,8 @@
 
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_direct_grouped();  // tests/gpu/emu/emu_direct_grouped.cpp
+std::string direct_grouped_rows_refusal(const ConvProblem& p);  // "" when the rows configs take p
+int direct_grouped_rows_per_thread(const ConvProblem& p, const std::string& config);  // Out rows per rows thread
 }  // namespace hiprim::gpu_emu
 
 using namespace hiprim;
@@ -39,8 +41,23 @@ const ConvSolver& solver() {
   return *s;
 }
 
-std::string check_exact(const ConvProblem& p, std::uint32_t seed, std::size_t shift = 0) {
-  return gputest::check_exact_guarded(solver(), p, seed, shift);
+std::string rows_refusal_of(const ConvProblem& p) { return gpu_emu::direct_grouped_rows_refusal(p); }
+int rows_per_thread_of(const ConvProblem& p, const std::string& config) {
+  return gpu_emu::direct_grouped_rows_per_thread(p, config);
+}
+
+std::string check_exact(const ConvProblem& p, std::uint32_t seed, std::size_t shift = 0, const std::string& config = "") {
+  return gputest::check_exact_guarded(solver(), p, seed, shift, config);
+}
+
+// check_exact under every config that can run p ("gather", and rows.q2 / rows.q4 for depthwise 3x3),
+// the first failure prefixed with its config.
+std::string check_exact_every_config(const ConvProblem& p, std::uint32_t seed, std::size_t shift = 0) {
+  for (const std::string& config : solver().configs_for(p)) {
+    const std::string err = check_exact(p, seed, shift, config);
+    if (!err.empty()) return "config " + config + ": " + err;
+  }
+  return "";
 }
 
 // Fixed problems; each runs in every direction and dtype (fwd with and without bias).
@@ -122,7 +139,7 @@ TEST(DirectGroupedEmu, FixedProblemsMatchTheReferenceExactly) {
   for (const ConvProblem& p : fixed_cases()) {
     ASSERT_TRUE(solver().applicable(p)) << to_string(p) << ": " << solver().applicable(p).reason;
     ++ran;
-    EXPECT_EQ(check_exact(p, 17), "") << to_string(p);
+    EXPECT_EQ(check_exact_every_config(p, 17), "") << to_string(p);
   }
   EXPECT_EQ(ran, static_cast<int>(std::size(kFixed)) * 12);
 }
@@ -131,7 +148,7 @@ TEST(DirectGroupedEmu, RandomProblemsMatchTheReferenceExactly) {
   std::mt19937 rng(2027);
   for (int i = 0; i < 100; ++i) {
     const ConvProblem p = random_problem(rng);
-    EXPECT_EQ(check_exact(p, 100 + i), "") << to_string(p);
+    EXPECT_EQ(check_exact_every_config(p, 100 + i), "") << to_string(p);
   }
 }
 
@@ -144,7 +161,52 @@ TEST(DirectGroupedEmu, UnalignedBuffersTakeTheScalarPathAndStillMatch) {
                         "conv bwd-weights fp32 nhwc n2 c8 k8 in13x11 f3x3 pad1x1 g8"}) {
     const ConvProblem p = parse_conv_problem(s);
     const std::size_t elem = p.dtype == DType::fp32 ? 4 : 2;
-    EXPECT_EQ(check_exact(p, 5, elem), "") << s << " shifted by one element";
+    EXPECT_EQ(check_exact_every_config(p, 5, elem), "") << s << " shifted by one element";
+  }
+}
+
+// Which problems the row kernel takes (depthwise 3x3: fwd with W stride <= 2, stride-1 bwd-data), its
+// default there, and the gather everywhere else, with the rows' refusal kept out of the solver's.
+TEST(DirectGroupedEmu, RowsConfigsOnDepthwise3x3AndTheGatherElsewhere) {
+  const std::vector<std::string> all = {"gather", "rows.q2", "rows.q4"};
+  EXPECT_EQ(solver().perf_configs(), all);
+  for (const char* str : {"conv fwd bf16 nhwc n1 c32 k32 in9x9 f3x3 pad1x1 g32", "conv fwd fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2 g8",
+                          "conv fwd fp16 nhwc n1 c8 k8 in9x9 f3x3 pad0x2 str3x1 dil2x1 g8 bias",
+                          "conv bwd-data fp16 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 g8"}) {
+    const ConvProblem p = parse_conv_problem(str);
+    EXPECT_EQ(solver().configs_for(p), all) << str;
+    EXPECT_EQ(solver().default_config_for(p), "rows.q4") << str;
+    EXPECT_EQ(rows_refusal_of(p), "") << str;
+  }
+  struct Gather {
+    const char* problem;
+    const char* why;
+  };
+  for (const Gather& c : {Gather{"conv bwd-data fp16 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2 g8", "strided"},
+                          Gather{"conv bwd-weights fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 g8", "bwd-weights"},
+                          Gather{"conv fwd fp32 nhwc n1 c8 k16 in9x9 f3x3 pad1x1 g8", "multiplier 1"},
+                          Gather{"conv fwd fp32 nhwc n1 c16 k16 in9x9 f3x3 pad1x1 g8", "multiplier 1"},
+                          Gather{"conv fwd fp32 nhwc n1 c8 k8 in9x9 f5x5 pad2x2 g8", "3x3"},
+                          Gather{"conv fwd fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 dil1x2 g8", "dilation along W"},
+                          Gather{"conv fwd fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str1x3 g8", "stride along W"}}) {
+    const ConvProblem p = parse_conv_problem(c.problem);
+    EXPECT_EQ(solver().configs_for(p), std::vector<std::string>{"gather"}) << c.problem;
+    EXPECT_EQ(solver().default_config_for(p), "gather") << c.problem;
+    EXPECT_NE(rows_refusal_of(p).find(c.why), std::string::npos) << c.problem << ": " << rows_refusal_of(p);
+  }
+  EXPECT_TRUE(solver().configs_for(parse_conv_problem("conv fwd fp32 nchw n1 c8 k8 in5x5 f3x3 pad1x1 g8")).empty());
+}
+
+// Large enough that a rows thread walks several Out rows (the plan gives a thread more than one row
+// past 135168 threads at one row): the row loop's bounds, in fwd and stride-1 bwd-data.
+TEST(DirectGroupedEmu, RowsKernelWalkingSeveralRowsPerThreadMatches) {
+  for (const char* str : {"conv fwd fp32 nhwc n3 c8 k8 in515x509 f3x3 pad1x1 g8 bias",
+                          "conv bwd-data fp32 nhwc n3 c8 k8 in515x509 f3x3 pad1x1 g8"}) {
+    const ConvProblem p = parse_conv_problem(str);
+    EXPECT_GT(rows_per_thread_of(p, "rows.q4"), 1) << str;
+    EXPECT_GT(rows_per_thread_of(p, "rows.q2"), 1) << str;
+    EXPECT_EQ(check_exact(p, 9, 0, "rows.q4"), "") << str;
+    EXPECT_EQ(check_exact(p, 9, 0, "rows.q2"), "") << str;
   }
 }
 
