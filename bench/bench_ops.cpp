@@ -367,6 +367,14 @@ void OpCase::fusion_peer_plans() {
     graph_ = phases.time("peer_plans", [&] { return std::make_unique<gpu::CudnnGraphConv>(b_.fusion_peer(), conv, ep, go); });
     pr.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const std::vector<PeerCandidate> cands = graph_candidates(*graph_);
+    if (cands.empty()) {  // cuDNN has no engine for this graph: say what its heuristics said
+      std::string said;
+      for (const std::string& d : graph_->diagnostics()) said += (said.empty() ? "" : "; ") + d;
+      pr.status = "unsupported";
+      pr.reason = "cuDNN's heuristics gave no engine config for the fused graph (" + said + ")";
+      graph_.reset();
+      return;
+    }
     std::size_t ws = 256;
     for (const auto& c : cands)
       if (c.usable) ws = std::max(ws, c.workspace_bytes);

@@ -9,7 +9,7 @@
 # run fails the step. BENCH_SUITE (e.g. bench/suites/resnet50_fusion_bf16_nhwc.txt): then `hiprim bench
 # --op fusion` of fusion.igemm.wgmma over it against cuDNN's fused graph (--peer cudnn; the chains it
 # cannot compute, e.g. bnorm-infer, are refused with the rule) (BENCH_LIMIT_S, default 150; every timed
-# output verified, the peer's plans too).
+# output verified, the peer's plans too; PEER_MAX_PLANS: the peer's plans autotuned per problem, default the bench's 24).
 # With $BIN/test_bench present, its device cases (OpBenchDevice.*: the fused-graph peer) run first; with the
 # ResNet-50 fusion suite, scripts/resnet50_inference.py sums the report into the whole-net inference
 # time (inference_total.json). SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. Files in $OUT (default out/device_fusion): fusion.log,
@@ -46,6 +46,7 @@ done
 if [ -n "${BENCH_SUITE:-}" ]; then
   lim=${BENCH_LIMIT_S:-150}
   fstep bench $((lim + 60)) "$BIN/hiprim" bench --op fusion --suite "$BENCH_SUITE" --solver fusion.igemm.wgmma --repeats 2 \
+    ${PEER_MAX_PLANS:+--peer-max-plans "$PEER_MAX_PLANS"} \
     --time-limit "$lim" --report "$OUT/perf_fusion_h200.json"
   grep -E "^dtype|^(bf16|fp16) |cases:|time limit" "$log" | tail -5
   # The ResNet-50 inference suite: its whole-net total (every conv with the chain it runs, counted).

@@ -324,13 +324,14 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
   run_igemm(p, t, config, sm90::IgemmEpilogue{}, nullptr);
 }
 
-std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config) {
+std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config, bool staged) {
   const IgemmPlan pl = sm90::plan_igemm(p);
   if (!pl.refusal.empty()) return pl.refusal;
   if (pl.params.dir != IgemmDir::fwd || p.bias) return "the fused epilogue follows a forward convolution without a bias of its own";
   const auto c = sm90::parse_igemm_config(config);
   if (!c) return "config '" + config + "' does not parse";
   if (const std::string why = sm90::igemm_config_refusal(pl, *c); !why.empty()) return "config " + config + ": " + why;
+  if (!staged) return {};  // the plain epilogue (acc + bias): every config the conv takes
   if (c->persist) return "config " + config + ": the fused epilogue stages its fp32 tile in the stage memory, which .p keeps loading";
   if (c->bm * (c->bn * 4 + 32) > c->stages * (c->bm + c->bn) * 128)
     return "config " + config + ": the fp32 tile of the fused epilogue does not fit in its stage memory";
@@ -351,7 +352,10 @@ std::size_t igemm_sm90_fused_workspace_bytes(const ConvProblem& p, const std::st
 
 void igemm_sm90_run_fused(const ConvProblem& p, const ConvTensors& t, const std::string& config, const IgemmFusedSteps& f) {
   const std::string me = std::string(kIgemmWgmmaName) + " (fused epilogue)";
-  if (const std::string why = igemm_sm90_fused_refusal(p, config); !why.empty()) throw InputError(me + " cannot run " + to_string(p) + ": " + why);
+  // A chain of conv (+ bias) alone is the plain epilogue (acc + bias, one rounding): no staging.
+  const bool staged = f.bn_scale != nullptr || f.residual != nullptr || f.activ_mode >= 0;
+  if (const std::string why = igemm_sm90_fused_refusal(p, config, staged); !why.empty())
+    throw InputError(me + " cannot run " + to_string(p) + ": " + why);
   const std::size_t need = igemm_sm90_fused_workspace_bytes(p, config), fold = fused_fold_offset(igemm_sm90_workspace_bytes(p, config));
   if (t.workspace_bytes < need || t.workspace == nullptr)
     throw InputError(me + ": workspace of " + std::to_string(t.workspace_bytes) + " bytes, needs " + std::to_string(need));
@@ -362,8 +366,7 @@ void igemm_sm90_run_fused(const ConvProblem& p, const ConvTensors& t, const std:
       (f.bn_scale == nullptr) != (f.bn_shift == nullptr))
     throw InputError(me + ": bnorm-infer needs all four of scale, shift, mean and var");
   sm90::IgemmEpilogue ep;
-  // A chain of conv (+ bias) alone is the plain epilogue (acc + bias, one rounding): no staging.
-  ep.fused = f.bn_scale != nullptr || f.residual != nullptr || f.activ_mode >= 0;
+  ep.fused = staged;
   if (f.bn_scale != nullptr) {
     auto* a = reinterpret_cast<float*>(static_cast<unsigned char*>(t.workspace) + fold);
     const int k = static_cast<int>(p.k);

@@ -41,8 +41,10 @@ struct IgemmFusedSteps {
   int activ_mode = -1;  // ActivMode's number (gpu/activ/activ_math.hpp), < 0: none
   double activ_alpha = 0, activ_beta = 0, activ_gamma = 0;
 };
-// "" when `config` can run p (fwd, no bias of its own) with the fused epilogue, else why not.
-std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config);
+// "" when `config` can run p (fwd, no bias of its own) with the fused epilogue, else why not; staged:
+// the chain has a per-element step (bnorm-infer, add, activ), whose fp32 tile is staged in the stage
+// memory (no .p, and the tile must fit); a chain of conv (+ bias) alone takes every config of the conv.
+std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config, bool staged);
 // The heuristic's config for p without .se ("" when refused).
 std::string igemm_sm90_fused_default_config(const ConvProblem& p);
 // The conv's workspace, then the folded bnorm factors (K floats), 256-byte aligned.

@@ -32,12 +32,12 @@ ConvProblem conv_of(const FusionProblem& p) {
 
 // HIPRIM_CONV_CONFIG when it can run the chain, else the conv solver's own pick where the chain is
 // conv (+ bias) alone (the plain epilogue adds the bias), else that pick without .se.
+bool staged(const FusionProblem& p) { return p.has(FusionOp::bnorm_infer) || p.has(FusionOp::add) || p.has(FusionOp::activ); }
 std::string config_of(const FusionProblem& p) {
   const ConvProblem c = conv_of(p);
   if (const char* env = std::getenv(kConvConfigEnv); env != nullptr && *env != '\0')
-    if (igemm_sm90_fused_refusal(c, env).empty()) return env;
-  const bool per_element = p.has(FusionOp::bnorm_infer) || p.has(FusionOp::add) || p.has(FusionOp::activ);
-  return per_element ? igemm_sm90_fused_default_config(c) : igemm_sm90_default_config(c);
+    if (igemm_sm90_fused_refusal(c, env, staged(p)).empty()) return env;
+  return staged(p) ? igemm_sm90_fused_default_config(c) : igemm_sm90_default_config(c);
 }
 
 class IgemmEpilogueFusionSolver final : public TypedOpSolver<FusionProblem> {
@@ -61,14 +61,14 @@ class IgemmEpilogueFusionSolver final : public TypedOpSolver<FusionProblem> {
     if (const std::string why = igemm_sm90_unavailable(); !why.empty() && device_available()) return Applicability::no(why);
     const ConvProblem c = conv_of(p);
     const std::string config = config_of(p);
-    if (config.empty()) return Applicability::no(igemm_sm90_fused_refusal(c, "m128n128k64.s4.splitk1"));
-    if (const std::string why = igemm_sm90_fused_refusal(c, config); !why.empty()) return Applicability::no(why);
+    if (config.empty()) return Applicability::no(igemm_sm90_fused_refusal(c, "m128n128k64.s4.splitk1", staged(p)));
+    if (const std::string why = igemm_sm90_fused_refusal(c, config, staged(p)); !why.empty()) return Applicability::no(why);
     return Applicability::yes();
   }
   std::size_t workspace_for(const FusionProblem& p) const override {
     const std::string config = config_of(p);
     const ConvProblem c = conv_of(p);
-    return config.empty() || !igemm_sm90_fused_refusal(c, config).empty() ? 0 : igemm_sm90_fused_workspace_bytes(c, config);
+    return config.empty() || !igemm_sm90_fused_refusal(c, config, staged(p)).empty() ? 0 : igemm_sm90_fused_workspace_bytes(c, config);
   }
   void run_typed(const FusionProblem& p, const std::vector<void*>& buffers, void* workspace, void* stream) const override {
     const auto ts = p.tensors();
