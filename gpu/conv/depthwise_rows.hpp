@@ -20,6 +20,7 @@
 #pragma once
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/conv_problem.hpp"
 #include "gpu/common/numeric.hpp"
@@ -145,17 +146,108 @@ __global__ void __launch_bounds__(kDwThreads)
   }
 }
 
+// bwd-weights (deterministic, two passes, no atomics), In = x, Out = dy, the fwd geometry:
+//   dw[c,r,s] = sum_{n,p,q} dy[n,p,q,c] * x[n, p*sh - ph + r*dh, q*SW - pw + s, c]
+// Pass 1 (dw_rows_wgrad): a thread of the fwd plan (V channels, a strip, its rows) sums its pixels
+// in (p, qi) order into acc[tap][V] from the same x windows; the block adds its lanes in lane order
+// (shared memory, one tap at a time) and writes part[ublk][c*9 + tap] for its unit block ublk.
+// Pass 2 (dg_wgrad_sum of direct_grouped.hip) adds the unit blocks in order and rounds once. The
+// plan (V, cvb, rows) comes from the dtype's widest pack, never from the pointers' alignment:
+// kScalar loads the same V lanes one element at a time, so every sum's order is the problem's.
+template <typename T, int V, bool kScalar>
+__device__ __forceinline__ void load_lanes(const T* p, long long i, float (&out)[V]) {
+  if constexpr (kScalar) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] = load_f(p, i + e);
+  } else {
+    load_pack<T, V>(p, i, out);
+  }
+}
+
+template <typename T, int V, int QT, int SW, bool kScalar>
+__global__ void __launch_bounds__(kDwThreads)
+    dw_rows_wgrad(DwRowsGeom g, const T* __restrict__ x, const T* __restrict__ dy, float* __restrict__ part) {
+  constexpr int NW = (QT - 1) * SW + 3;
+  __shared__ float red[kDwThreads * V];  // [lane][cv][e] of one tap
+  const int tid = static_cast<int>(threadIdx.x), kb = g.cvb * V;
+  const int slice = static_cast<int>(blockIdx.x) % g.slices, ublk = static_cast<int>(blockIdx.x) / g.slices;
+  const int cv = tid % g.cvb, lane = tid / g.cvb;
+  const int c0 = slice * kb + cv * V, u = ublk * g.lanes + lane;
+  float acc[9][V] = {};
+  if (c0 < g.c && u < g.units) {
+    const int qs = u % g.strips, rest = u / g.strips;
+    const int rc = rest % g.row_chunks, n = rest / g.row_chunks;
+    const int q0 = qs * QT, col0 = q0 * SW - g.pw;
+    bool col_ok[NW];
+#pragma unroll
+    for (int j = 0; j < NW; ++j) col_ok[j] = static_cast<unsigned>(col0 + j) < static_cast<unsigned>(g.in_w);
+    const int p_lo = rc * g.rows, p_hi = min(g.out_h, p_lo + g.rows);
+    for (int p = p_lo; p < p_hi; ++p) {
+      float dv[QT][V] = {};  // read only where q0 + qi < out_w
+      const long long orow = (1LL * n * g.out_h + p) * g.out_w;
+#pragma unroll
+      for (int qi = 0; qi < QT; ++qi)
+        if (q0 + qi < g.out_w) load_lanes<T, V, kScalar>(dy, (orow + q0 + qi) * g.c + c0, dv[qi]);
+#pragma unroll
+      for (int r = 0; r < 3; ++r) {
+        const int h = p * g.sh - g.ph + r * g.dh;
+        if (static_cast<unsigned>(h) >= static_cast<unsigned>(g.in_h)) continue;
+        const long long row = (1LL * n * g.in_h + h) * g.in_w;
+        float xw[NW][V] = {};  // read only where col_ok
+#pragma unroll
+        for (int j = 0; j < NW; ++j)
+          if (col_ok[j]) load_lanes<T, V, kScalar>(x, (row + col0 + j) * g.c + c0, xw[j]);
+#pragma unroll
+        for (int qi = 0; qi < QT; ++qi) {
+          if (q0 + qi >= g.out_w) continue;
+#pragma unroll
+          for (int s = 0; s < 3; ++s) {
+            if (!col_ok[qi * SW + s]) continue;
+#pragma unroll
+            for (int e = 0; e < V; ++e) acc[r * 3 + s][e] += dv[qi][e] * xw[qi * SW + s][e];
+          }
+        }
+      }
+    }
+  }
+  const long long celems = 9LL * g.c;
+#pragma unroll
+  for (int tap = 0; tap < 9; ++tap) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) red[tid * V + e] = acc[tap][e];
+    __syncthreads();
+    // Thread tid < kb: channel slice*kb + tid, the lanes in order (red[(l*cvb + cv')*V + e'] = red[l*kb + tid]).
+    if (tid < kb && slice * kb + tid < g.c) {
+      float sum = red[tid];
+      for (int l = 1; l < g.lanes; ++l) sum += red[l * kb + tid];
+      part[ublk * celems + (slice * kb + tid) * 9LL + tap] = sum;
+    }
+    __syncthreads();  // red is rewritten by the next tap
+  }
+}
+
 // ---- host side: which problems, which kernel, which plan ----
 
-// "" when dw_rows takes p (the solver's own preconditions hold), else why not.
+// The widest power of two <= cap dividing n (channels per pack).
+inline int pow2_dividing(long long n, int cap) {
+  int v = 1;
+  while (v * 2 <= cap && n % (v * 2) == 0) v *= 2;
+  return v;
+}
+
+// "" when the rows kernels take p (the solver's own preconditions hold), else why not.
 inline std::string rows_refusal(const ConvProblem& p) {
-  if (p.dir == ConvDir::bwd_weights) return "bwd-weights has no rows kernel";
   if (p.c != p.groups || p.k != p.groups) return "not depthwise with multiplier 1 (G = C = K)";
   if (p.filter[0] != 3 || p.filter[1] != 3) return "the filter is not 3x3";
   if (p.dilation[1] != 1) return "the dilation along W is not 1";
-  if (p.dir == ConvDir::fwd && p.stride[1] > 2) return "the stride along W is above 2";
+  if (p.dir != ConvDir::bwd_data && p.stride[1] > 2) return "the stride along W is above 2";
   if (p.dir == ConvDir::bwd_data && (p.stride[0] != 1 || p.stride[1] != 1)) return "bwd-data is strided";
   return "";
+}
+// The rows configs of p once rows_refusal passed (bwd-weights: strips of 4 only).
+inline std::vector<std::string> rows_configs(const ConvProblem& p) {
+  if (p.dir == ConvDir::bwd_weights) return {"rows.q4"};
+  return {"rows.q2", "rows.q4"};
 }
 
 inline int rows_qt(const std::string& config) { return config == "rows.q2" ? 2 : 4; }
@@ -189,6 +281,34 @@ inline DwRowsGeom rows_geom(const ConvProblem& p, int v, int qt) {
   const int ph = static_cast<int>(p.pad[0]), pw = static_cast<int>(p.pad[1]), dh = static_cast<int>(p.dilation[0]);
   return p.dir == ConvDir::bwd_data ? dw_rows_geom(p.n, P, Q, H, W, C, 1, ph, pw, dh, v, qt)
                                     : dw_rows_geom(p.n, H, W, P, Q, C, static_cast<int>(p.stride[0]), ph, pw, dh, v, qt);
+}
+
+// bwd-weights: the plan at the dtype's widest pack (the pointers' alignment only picks kScalar), its
+// unit blocks, and the fp32 partials of pass 1 (part[unit block][C * 9]).
+inline DwRowsGeom rows_wgrad_geom(const ConvProblem& p) {
+  return rows_geom(p, pow2_dividing(p.c, 16 / static_cast<int>(dtype_size(p.dtype))), 4);
+}
+inline int rows_wgrad_unit_blocks(const DwRowsGeom& g) { return (g.units + g.lanes - 1) / g.lanes; }
+inline std::size_t rows_wgrad_workspace(const ConvProblem& p) {
+  return static_cast<std::size_t>(rows_wgrad_unit_blocks(rows_wgrad_geom(p))) * 9 * static_cast<std::size_t>(p.c) * sizeof(float);
+}
+
+template <typename T>
+using RowsWgradKernel = void (*)(DwRowsGeom, const T*, const T*, float*);
+
+template <typename T, int V>
+RowsWgradKernel<T> rows_wgrad_kernel_v(int sw, bool scalar) {
+  if constexpr (V > 1)
+    if (scalar) return sw == 1 ? &dw_rows_wgrad<T, V, 4, 1, true> : &dw_rows_wgrad<T, V, 4, 2, true>;
+  return sw == 1 ? &dw_rows_wgrad<T, V, 4, 1, false> : &dw_rows_wgrad<T, V, 4, 2, false>;
+}
+template <typename T>
+RowsWgradKernel<T> rows_wgrad_kernel(int v, int sw, bool scalar) {
+  if constexpr (kVec<T> >= 8)
+    if (v == 8) return rows_wgrad_kernel_v<T, 8>(sw, scalar);
+  if (v == 4) return rows_wgrad_kernel_v<T, 4>(sw, scalar);
+  if (v == 2) return rows_wgrad_kernel_v<T, 2>(sw, scalar);
+  return rows_wgrad_kernel_v<T, 1>(sw, false);
 }
 
 }  // namespace hiprim::gpu

@@ -165,7 +165,8 @@ TEST(DirectGroupedEmu, UnalignedBuffersTakeTheScalarPathAndStillMatch) {
   }
 }
 
-// Which problems the row kernel takes (depthwise 3x3: fwd with W stride <= 2, stride-1 bwd-data), its
+// Which problems the row kernels take (depthwise 3x3: fwd and bwd-weights with W stride <= 2, stride-1
+// bwd-data; bwd-weights strips of 4 only), its
 // default there, and the gather everywhere else, with the rows' refusal kept out of the solver's.
 TEST(DirectGroupedEmu, RowsConfigsOnDepthwise3x3AndTheGatherElsewhere) {
   const std::vector<std::string> all = {"gather", "rows.q2", "rows.q4"};
@@ -178,12 +179,22 @@ TEST(DirectGroupedEmu, RowsConfigsOnDepthwise3x3AndTheGatherElsewhere) {
     EXPECT_EQ(solver().default_config_for(p), "rows.q4") << str;
     EXPECT_EQ(rows_refusal_of(p), "") << str;
   }
+  for (const char* str : {"conv bwd-weights bf16 nhwc n1 c32 k32 in9x9 f3x3 pad1x1 g32",
+                          "conv bwd-weights fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2 dil2x1 g8"}) {
+    const ConvProblem p = parse_conv_problem(str);
+    EXPECT_EQ(solver().configs_for(p), (std::vector<std::string>{"gather", "rows.q4"})) << str;
+    EXPECT_EQ(solver().default_config_for(p), "rows.q4") << str;
+    EXPECT_GT(solver().config_workspace_bytes(p, "rows.q4"), 0u) << str;
+    EXPECT_EQ(solver().workspace_bytes(p), solver().config_workspace_bytes(p, "rows.q4")) << str;
+    EXPECT_GT(solver().config_workspace_bytes(p, "gather"), 0u) << str;
+  }
   struct Gather {
     const char* problem;
     const char* why;
   };
   for (const Gather& c : {Gather{"conv bwd-data fp16 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2 g8", "strided"},
-                          Gather{"conv bwd-weights fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 g8", "bwd-weights"},
+                          Gather{"conv bwd-weights fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str1x3 g8", "stride along W"},
+                          Gather{"conv bwd-weights fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 g4", "multiplier 1"},
                           Gather{"conv fwd fp32 nhwc n1 c8 k16 in9x9 f3x3 pad1x1 g8", "multiplier 1"},
                           Gather{"conv fwd fp32 nhwc n1 c16 k16 in9x9 f3x3 pad1x1 g8", "multiplier 1"},
                           Gather{"conv fwd fp32 nhwc n1 c8 k8 in9x9 f5x5 pad2x2 g8", "3x3"},
@@ -198,15 +209,17 @@ TEST(DirectGroupedEmu, RowsConfigsOnDepthwise3x3AndTheGatherElsewhere) {
 }
 
 // Large enough that a rows thread walks several Out rows (the plan gives a thread more than one row
-// past 135168 threads at one row): the row loop's bounds, in fwd and stride-1 bwd-data.
+// past 135168 threads at one row): the row loop's bounds, in fwd, stride-1 bwd-data and bwd-weights.
 TEST(DirectGroupedEmu, RowsKernelWalkingSeveralRowsPerThreadMatches) {
   for (const char* str : {"conv fwd fp32 nhwc n3 c8 k8 in515x509 f3x3 pad1x1 g8 bias",
-                          "conv bwd-data fp32 nhwc n3 c8 k8 in515x509 f3x3 pad1x1 g8"}) {
+                          "conv bwd-data fp32 nhwc n3 c8 k8 in515x509 f3x3 pad1x1 g8",
+                          "conv bwd-weights fp32 nhwc n3 c8 k8 in515x509 f3x3 pad1x1 g8"}) {
     const ConvProblem p = parse_conv_problem(str);
-    EXPECT_GT(rows_per_thread_of(p, "rows.q4"), 1) << str;
-    EXPECT_GT(rows_per_thread_of(p, "rows.q2"), 1) << str;
-    EXPECT_EQ(check_exact(p, 9, 0, "rows.q4"), "") << str;
-    EXPECT_EQ(check_exact(p, 9, 0, "rows.q2"), "") << str;
+    for (const std::string& config : solver().configs_for(p)) {
+      if (config == "gather") continue;
+      EXPECT_GT(rows_per_thread_of(p, config), 1) << str << " " << config;
+      EXPECT_EQ(check_exact(p, 9, 0, config), "") << str << " " << config;
+    }
   }
 }
 
