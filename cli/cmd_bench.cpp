@@ -80,6 +80,7 @@ std::vector<verify::SuiteProblem> op_bench_problems(const std::string& suite, co
 struct BenchFlags {
   std::string suite = "resnet50", solver, report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights";
   std::string op = "conv", peer = "cudnn", cudnn_lib, verify = "full", fill = "auto", combos;
+  std::string math = "exact";
   std::vector<std::string> problems;
   std::int64_t batch = 32;
   std::uint64_t seed = 1;
@@ -186,6 +187,7 @@ Command add_bench(CLI::App& app) {
   sub->add_option("--combo", f->combos, "Generated suites: comma-separated dtype:layout pairs (e.g. fp32:nchw,bf16:nhwc), "
                                         "in this order, instead of the --dtype x --layout cross product");
   sub->add_option("--dir", f->dirs, "Generated conv suites: comma-separated directions (op suites list theirs)")->capture_default_str();
+  sub->add_option("--math", f->math, kMathHelp)->capture_default_str();
   sub->add_option("--solver", f->solver, "Time only the GPU solvers matching this glob (default: every one, as --best)");
   sub->add_flag("--best", f->best, "Time every applicable GPU solver and mark the fastest passed one (the default)");
   sub->add_option("--peer", f->peer, "cudnn (the graph API, autotuned), cudnn-legacy (cudnnFind*AlgorithmEx) or none; cuDNN "
@@ -236,10 +238,12 @@ Command add_bench(CLI::App& app) {
         const auto colon = c.find(':');
         if (colon == std::string::npos || colon == 0 || colon + 1 == c.size())
           throw InputError("--combo '" + c + "': expected dtype:layout, e.g. bf16:nhwc");
-        sos.push_back(suite_options_from(f->batch, c.substr(0, colon), c.substr(colon + 1), f->dirs));
+        sos.push_back(suite_options_from(f->batch, c.substr(0, colon), c.substr(colon + 1), f->dirs, f->math));
       }
     } else {
-      sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs));
+      if (!f->problems.empty() && f->math != "exact")
+        throw InputError("--math applies to suites; a --problem string carries its own math=tf32 token");
+      sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs, f->math));
     }
     std::vector<verify::SuiteProblem> problems;
     for (const verify::SuiteOptions& so : sos) {

@@ -60,6 +60,7 @@ Command add_check(CLI::App& app) {
   auto* sub = app.add_subcommand("check", "Run a suite of problems through the solvers and write a conformance report");
   struct Flags {
     std::string suite = "smoke", solver = "*", report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights", corpus;
+    std::string math = "exact";
     std::int64_t batch = 1;
     bool verbose = false, require_gpu = false;
     RunFlags run;
@@ -73,13 +74,15 @@ Command add_check(CLI::App& app) {
   sub->add_option("--dtype", f->dtypes, "Generated suites: comma-separated dtypes")->capture_default_str();
   sub->add_option("--layout", f->layouts, "Generated suites: comma-separated layouts (nchw, nhwc)")->capture_default_str();
   sub->add_option("--dir", f->dirs, "Generated suites: comma-separated directions")->capture_default_str();
+  sub->add_option("--math", f->math, kMathHelp)->capture_default_str();
   sub->add_flag("--verbose", f->verbose, "Print passed cases too");
   sub->add_flag("--require-gpu", f->require_gpu, "Exit 1 when a GPU solver's cases did not run for want of a GPU device or GPU backend");
   f->run.add_to(*sub);
   return [f] {
+    if (f->suite == "corpus" && f->math != "exact") throw InputError("--math applies to suites, not to --suite corpus (its lines carry their own tokens)");
     if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose,
                                                         f->require_gpu);
-    const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs);
+    const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs, f->math);
     // Every problem (conv's first) through the selected solvers of its primitive.
     std::vector<OpProblemPtr> problems;
     for (auto& name : split_list(f->suite))

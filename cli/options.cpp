@@ -48,8 +48,10 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& dtypes, const std::string& layouts,
-                                        const std::string& dirs) {
+                                        const std::string& dirs, const std::string& math) {
   verify::SuiteOptions so;
+  if (math == "tf32") so.math = ConvMath::tf32;
+  else if (math != "exact") throw InputError("--math '" + math + "': expected exact or tf32");
   so.batch = batch;
   so.dtypes.clear();
   for (auto& d : split_list(dtypes)) so.dtypes.push_back(dtype_from(d));
@@ -62,6 +64,11 @@ verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& d
   for (auto& d : split_list(dirs)) so.dirs.push_back(dir_from(d));
   if (so.dtypes.empty() || so.channels_last.empty() || so.dirs.empty())
     throw InputError("--dtype, --layout and --dir each need at least one value");
+  if (so.math == ConvMath::tf32)
+    for (DType d : so.dtypes)
+      if (d != DType::fp32)
+        throw InputError("--math tf32 takes fp32 data only (--dtype " + std::string(dtype_name(d)) +
+                         ": its inputs are already below TF32's precision)");
   return so;
 }
 

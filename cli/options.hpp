@@ -23,9 +23,14 @@ struct RunFlags {
 DType dtype_from(const std::string& s);   // InputError names the flag value
 ConvDir dir_from(const std::string& s);
 std::vector<std::string> split_list(const std::string& s);  // "a,b,c"
-// Generated-suite options from --batch and the comma-separated --dtype, --layout (nchw|nhwc), --dir.
+// Generated-suite options from --batch and the comma-separated --dtype, --layout (nchw|nhwc), --dir,
+// and --math (exact | tf32: math=tf32 on every fp32 conv problem; InputError when a --dtype is not fp32).
 verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& dtypes, const std::string& layouts,
-                                        const std::string& dirs);
+                                        const std::string& dirs, const std::string& math = "exact");
+// The --math option's help text (check and bench).
+inline constexpr const char* kMathHelp =
+    "Conv math mode: exact, or tf32 (appends math=tf32 to every fp32 conv problem of the suite: the opt-in "
+    "TF32 mode, e.g. to time cuDNN's TF32 engines; every --dtype must be fp32)";
 // A problem string as a folder name (--dump): spaces become '_'.
 std::string folder_name(const std::string& problem);
 

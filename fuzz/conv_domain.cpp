@@ -59,6 +59,11 @@ std::string ConvDomain::describe() const {
     for (std::size_t i = 0; i < specials.size(); ++i) s += (i ? "," : "") + std::string(special_name(specials[i]));
   }
   if (channel_multiple > 1) s += "; channels per group multiple of " + std::to_string(channel_multiple);
+  if (fp32_needs_tf32) {
+    s += "; fp32 as math=tf32 (";
+    for (std::size_t i = 0; i < tf32_dirs.size(); ++i) s += (i ? "," : "") + std::string(conv_dir_name(tf32_dirs[i]));
+    s += ")";
+  }
   if (!found_anchor) s += " (no probe accepted: unconstrained)";
   return s;
 }
@@ -96,7 +101,17 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
     }
     return false;
   };
-  keep_if(d.dtypes, [&](DType t) { return with([&](ConvProblem& p) { p.dtype = t; }); });
+  keep_if(d.dtypes, [&](DType t) {
+    if (with([&](ConvProblem& p) { p.dtype = t; })) return true;
+    if (t != DType::fp32) return false;
+    for (ConvDir dir : d.dirs) {  // fp32 only with the opt-in TF32 token?
+      ConvProblem p = *anchor;
+      p.dir = dir, p.dtype = DType::fp32, p.math = ConvMath::tf32;
+      if (accepts(s, p)) d.tf32_dirs.push_back(dir);
+    }
+    d.fp32_needs_tf32 = !d.tf32_dirs.empty();
+    return d.fp32_needs_tf32;
+  });
   keep_if(d.channels_last, [&](bool cl) { return with([&](ConvProblem& p) { p.channels_last = cl; }); });
   const std::int64_t ch = anchor->c;
   d.rank3 = with([](ConvProblem& p) {

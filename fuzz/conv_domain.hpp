@@ -28,6 +28,11 @@ struct ConvDomain {
   // Special-value kinds drawn (none always included); campaigns drop a kind once it failed.
   std::vector<Special> specials = all_specials();
   std::int64_t channel_multiple = 1;  // c and k per group are multiples of this (the anchor's smallest accepted)
+  // fp32 taken only with math=tf32 (conv.igemm.wgmma's TF32 path), in the directions tf32_dirs: the
+  // generator puts the token on such a solver's fp32 cases, and gives an fp32 case of another
+  // direction the domain's first 16-bit dtype instead (no case is drawn only to be refused).
+  bool fp32_needs_tf32 = false;
+  std::vector<ConvDir> tf32_dirs;
   bool found_anchor = true;           // false: no probe was accepted (the domain is the full one)
   std::string describe() const;       // one line: "dirs fwd,bwd-data; fp32,fp16; nchw,nhwc; 2D; trans; groups; ..."
   bool operator==(const ConvDomain&) const = default;

@@ -85,6 +85,17 @@ ConvProblem build_problem(const ConvGenome& g, const ConvDomain& d) {
   p.dir = g.dir;
   p.dtype = g.dtype;
   p.channels_last = g.channels_last;
+  if (d.fp32_needs_tf32 && p.dtype == DType::fp32) {  // the solver takes fp32 with math=tf32 only
+    if (std::find(d.tf32_dirs.begin(), d.tf32_dirs.end(), p.dir) != d.tf32_dirs.end()) {
+      p.math = ConvMath::tf32;
+    } else {
+      for (DType t : d.dtypes)
+        if (t != DType::fp32) {
+          p.dtype = t;
+          break;
+        }
+    }
+  }
   p.mode = g.trans && d.trans ? ConvMode::trans : ConvMode::conv;
   const bool trans = p.mode == ConvMode::trans;
   const int rank = g.three_d && d.rank3 ? 3 : 2;
@@ -262,6 +273,8 @@ ConvCase conv_case_from_genome(const ConvGenome& genome, const ConvDomain& d, co
   const bool exact_possible = verify::exact_fill_range(c.problem) > 0;
   FillTier tier = exact_possible ? g.fill : FillTier::bounded;
   Special special = g.special;
+  // math=tf32 cases carry no special values: the special-value judge has the direct model only.
+  if (c.problem.math == ConvMath::tf32) special = Special::none;
   if (special == Special::huge) tier = FillTier::bounded;
   if (special == Special::subnormal) {
     if (exact_possible) tier = FillTier::exact;
@@ -323,6 +336,7 @@ std::vector<std::string> conv_case_classes(const ConvCase& cc) {
   add(p.mode == ConvMode::trans, "trans");
   add(opad, "opad");
   add(p.bias, "bias");
+  add(p.math == ConvMath::tf32, "math:tf32");
   return out;
 }
 
@@ -342,6 +356,7 @@ std::vector<std::string> conv_reachable_classes(const ConvDomain& d) {
   auto add = [&](bool on, const char* name) {
     if (on) out.push_back(name);
   };
+  add(d.fp32_needs_tf32, "math:tf32");
   add(d.pad, "pad_ge_half_filter");
   add(d.stride, "stride_gt_filter");
   add(d.dilation, "dilation");

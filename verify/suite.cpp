@@ -165,7 +165,25 @@ std::vector<SuiteProblem> parse_suite(std::string_view text, const std::string& 
   return out;
 }
 
+namespace {
+// opts.math on the fp32 conv problems of a loaded suite (SuiteOptions::math).
+std::vector<SuiteProblem> with_math(std::vector<SuiteProblem> problems, ConvMath math) {
+  if (math == ConvMath::exact) return problems;
+  for (SuiteProblem& sp : problems)
+    if (const ConvProblem* c = op_problem_cast<ConvProblem>(*sp.problem); c != nullptr && c->dtype == DType::fp32) {
+      ConvProblem q = *c;
+      q.math = math;
+      sp.problem = make_op_problem(q);
+    }
+  return problems;
+}
+}  // namespace
+
 std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts, SuitePart part) {
+  return with_math(load_suite_as_given(name_or_path, opts, part), opts.math);
+}
+
+std::vector<SuiteProblem> load_suite_as_given(const std::string& name_or_path, const SuiteOptions& opts, SuitePart part) {
   for (const BuiltinSuite& s : builtin_suites()) {
     if (s.name != name_or_path || !loads(s, part)) continue;
     std::vector<SuiteProblem> out;

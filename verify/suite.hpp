@@ -44,6 +44,9 @@ struct SuiteOptions {
   std::vector<DType> dtypes{DType::fp32};
   std::vector<bool> channels_last{false};
   std::vector<ConvDir> dirs{ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights};
+  // tf32: every fp32 conv problem the suite loads (built-in or file) gets math=tf32 (the opt-in
+  // TF32 mode; other dtypes and the other primitives' problems are left as they are).
+  ConvMath math = ConvMath::exact;
 };
 
 // One problem of a suite and its weight in the totals.
@@ -81,11 +84,14 @@ std::vector<std::string> suite_names(SuitePart part);
 std::vector<SuiteProblem> parse_suite(std::string_view text, const std::string& source_name,
                                       SuitePart part = SuitePart::all);
 // A built-in name the part may load (built from its table row and the options), else a suite file
-// (parse_suite; the options do not apply). InputError for an unknown name that is no readable file
+// (parse_suite; of the options only `math` applies). InputError for an unknown name that is no readable file
 // (naming it and suite_names(part) but bench-only suites), bad options (batch < 1, an empty list),
 // or a bad line.
 std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts,
                                      SuitePart part = SuitePart::all);
+// load_suite without opts.math applied (the problems as the suite and the other options give them).
+std::vector<SuiteProblem> load_suite_as_given(const std::string& name_or_path, const SuiteOptions& opts,
+                                              SuitePart part = SuitePart::all);
 // The conv problems among `problems`, in order.
 std::vector<ConvProblem> conv_problems(const std::vector<SuiteProblem>& problems);
 

@@ -1,5 +1,6 @@
 // conv.igemm.wgmma: 2D NHWC convolution, fwd / bwd-data (strided by sub-pixel classes) / bwd-weights,
-// fp16/bf16 with fp32 accumulation, as an implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a):
+// fp16/bf16 with fp32 accumulation (and fp32 problems with math=tf32: fwd, bwd-data via .flip, inputs
+// read as TF32 by wgmma .tf32; igemm_sm90_plan.hpp), as an implicit GEMM on Hopper's warpgroup MMA (wgmma, sm_90a):
 // plan and roles in igemm_sm90_plan.hpp, kernels in igemm_sm90_kernel.hpp. Groups 1, K a multiple
 // of 8, any stride/pad/dilation; C % 8 != 0 (the stem) runs on channel-padded workspace copies. Padded taps, missing rows and K tails are zero-filled
 // loads, so they contribute w*0 like im2col (0*Inf = NaN). Deterministic: each output is one fixed
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "reference/error_model.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/common/transpose16.hpp"
 #include "gpu/conv/conv_geom.hpp"
@@ -68,16 +70,19 @@ void cut_channels(const void* src, void* dst, long long rows, int c, int cp, hip
   HIPRIM_CHECK_LAUNCH("cut_channels_kernel", ctx);
 }
 
-// The filter copies of the two bwd-data lowerings (16-bit elements), by transpose16
-// (gpu/common/transpose16.hpp), one batch per tap t: w [K][RS][C] -> dst [C_out][RS][K] with
+// The filter copies of the two bwd-data lowerings (16-bit elements by transpose16, fp32 by
+// transpose32: gpu/common/transpose16.hpp, bit copies), one batch per tap t: w [K][RS][C] -> dst [C_out][RS][K] with
 // dst[c][t][k] = w[k][flip ? RS-1-t : t][c] and zero rows for C <= c < C_out. .flip: C_out = C, flip
 // (RS-1-t is the tap (R-1-r, S-1-s)); .col2im: w viewed as [K][1][R*S*C], C_out = Jp, no flip (w^T
 // with zero rows).
-void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, bool flip, hipStream_t s,
-                    const std::string& ctx) {
+void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, bool flip, std::size_t elem_bytes,
+                    hipStream_t s, const std::string& ctx) {
   const Transpose16 t{k, c, c_out, static_cast<long long>(rs) * c, static_cast<long long>(rs) * k};
   const AffineBatches m{flip ? (rs - 1LL) * c : 0, flip ? -static_cast<long long>(c) : c, 0, k};
-  transpose16(w, dst, t, rs, m, s, ctx);
+  if (elem_bytes == 4)
+    transpose32(w, dst, t, rs, m, s, ctx);
+  else
+    transpose16(w, dst, t, rs, m, s, ctx);
 }
 
 // The strided .flip's sub-filters (igemm_sm90_plan.hpp): dst[(z*C + c)*ld + kk] = w[weight_offset(wt_z,
@@ -108,7 +113,8 @@ struct SubpixelBatches {
     return true;
   }
 };
-void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, hipStream_t s, const std::string& ctx) {
+void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, std::size_t elem_bytes, hipStream_t s,
+                      const std::string& ctx) {
   const sm90::IgemmParams& q = pl.flip->params;  // its class order (B' rows z*C.. serve its class z)
   SubpixelBatches m;
   const int kc = q.cls[0].wt.k, c = q.n_cols, ld = q.a_ld;
@@ -120,7 +126,10 @@ void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, hipSt
       throw InputError(ctx + ": the classes' filters differ in row length");
   }
   const Transpose16 t{kc, c, c, q.cls[0].wt.rsc, ld};
-  transpose16(w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
+  if (elem_bytes == 4)
+    transpose32(w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
+  else
+    transpose16(w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
 }
 
 // .col2im's second pass: dx = round(col2im_sum) over every dx element, in the plan's thread order.
@@ -205,7 +214,16 @@ class ConvIgemmWgmma final : public ConvSolver {
            "accumulation: fwd, bwd-data (sub-pixel classes; stride 1 also as fwd over the flipped filter; short filter rows "
            "as a dcol GEMM + col2im), bwd-weights (short filter rows: im2col + a 1x1 GEMM) "
            "(deterministic split-K); fp16/bf16; "
-           "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); perf configs via " + std::string(kConvConfigEnv);
+           "groups 1, K % 8 == 0 (C padded to 8 in the workspace when needed); fp32 with math=tf32 (wgmma m64nNk8.tf32, "
+           "inputs read as TF32): fwd and bwd-data (.flip), C % 8 == 0, the k32 configs; perf configs via " +
+           std::string(kConvConfigEnv);
+  }
+  // math=tf32 (fp32 only; the plan refuses fp32 without it): wgmma .tf32 reads each fp32 input as
+  // TF32, its low 13 mantissa bits dropped (< 2^-10 relative each); fp16/bf16: exact inputs.
+  ConvErrorModel error_model(const ConvProblem& p) const override {
+    ConvErrorModel m;
+    if (p.dtype == DType::fp32 && p.math == ConvMath::tf32) m.input_unit = ref::kUnitTf32Truncated;
+    return m;
   }
   // The tensor core's fp32 adds align to the largest exponent and truncate: each errs by < 2u.
   double accumulation_error_factor() const override { return 2.0; }
@@ -278,6 +296,7 @@ std::string igemm_sm90_unavailable() {
       sm90::igemm_sm90_prepare<__half, IgemmDir::bwd_data>(), sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::bwd_data>();
       sm90::igemm_sm90_prepare<__half, IgemmDir::bwd_weights>();
       sm90::igemm_sm90_prepare<hiprim_bf16_t, IgemmDir::bwd_weights>();
+      sm90::igemm_sm90_prepare<float, IgemmDir::fwd>();  // the tf32 kernels
     } catch (const std::exception& e) {
       return std::string("the kernels' setup failed: ") + e.what();
     }
@@ -327,6 +346,7 @@ void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::strin
 std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& config, bool staged) {
   const IgemmPlan pl = sm90::plan_igemm(p);
   if (!pl.refusal.empty()) return pl.refusal;
+  if (p.dtype == DType::fp32) return "the fused epilogue stages 16-bit outputs (fp16/bf16 only; not math=tf32)";
   if (pl.params.dir != IgemmDir::fwd || p.bias) return "the fused epilogue follows a forward convolution without a bias of its own";
   const auto c = sm90::parse_igemm_config(config);
   if (!c) return "config '" + config + "' does not parse";
@@ -407,7 +427,7 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
   if (c.col2im) {  // dcol = dy x w^T (fp32, workspace offset 0), then the col2im gather into dx
     void* const wt = static_cast<unsigned char*>(t.workspace) + L.wt_offset;
     const sm90::Col2im& g = pl.col2im_geom;
-    permute_filter(t.w, wt, static_cast<int>(p.k), 1, rs * static_cast<int>(p.c), g.jp, false, hs, context);
+    permute_filter(t.w, wt, static_cast<int>(p.k), 1, rs * static_cast<int>(p.c), g.jp, false, dtype_size(p.dtype), hs, context);
     buf = {wt, t.y, nullptr, nullptr, t.workspace, {}};  // the GEMM's "x" is w^T, its "filter" dy
     const long long n = sm90::col2im_threads(g);
     dispatch_dtype(p.dtype, [&]<typename T>() {
@@ -440,12 +460,13 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
                  // (strided), a workspace copy: L is the fwd plan's
     void* const w_flip = static_cast<unsigned char*>(t.workspace) + L.w_flip_offset;
     if (pl.flip_subpixel)
-      subpixel_filters(pl, t.w, w_flip, hs, context);
+      subpixel_filters(pl, t.w, w_flip, dtype_size(p.dtype), hs, context);
     else
-      permute_filter(t.w, w_flip, static_cast<int>(p.k), rs, static_cast<int>(p.c), static_cast<int>(p.c), true, hs, context);
+      permute_filter(t.w, w_flip, static_cast<int>(p.k), rs, static_cast<int>(p.c), static_cast<int>(p.c), true,
+                     dtype_size(p.dtype), hs, context);
     buf = {t.y, w_flip, t.x, nullptr, t.workspace, {}};
-    dispatch_dtype(p.dtype, [&]<typename T>() {
-      if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);
+    dispatch_dtype(p.dtype, [&]<typename T>() {  // (float: math=tf32, the k32 kernels)
+      sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);
     });
     return;
   }
@@ -475,7 +496,10 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
     }
   }
   dispatch_dtype(p.dtype, [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, float>) {  // math=tf32: fwd only (the plan refuses the rest)
+      if (pl.params.dir != IgemmDir::fwd) throw InputError(context + ": fp32 (math=tf32) runs fwd kernels only");
+      sm90::igemm_sm90_launch<float, IgemmDir::fwd>(L, c, buf, stream, context);
+    } else {
       switch (pl.params.dir) {
         case IgemmDir::fwd: sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context); break;
         case IgemmDir::bwd_data: sm90::igemm_sm90_launch<T, IgemmDir::bwd_data>(L, c, buf, stream, context); break;

@@ -6,7 +6,9 @@
 // Launch: grid (m tiles * n tiles, n fastest; 1; the classes' splits, class i from IgemmClass::z0 on);
 // BM/64 consumer warpgroups (128 threads each, warpgroup c owns rows 64c..64c+63 of the tile with
 // the whole B tile), plus one producer warpgroup in front when WS; dynamic shared memory = stages * (BM + BN) * 128 bytes (+1024 for alignment,
-// +256 for the mbarriers of WS). Stage s holds A [BM x 64] then B [BN x 64].
+// +256 for the mbarriers of WS). Stage s holds A [BM x KB] then B [BN x KB], KB = 128 bytes of k: 64
+// elements of T = fp16/bf16, or 32 of T = float (math=tf32: fwd only, both operands K-major, wgmma
+// m64nNk8.tf32; no .se, .p or fused epilogue: those stage 16-bit pieces).
 // Sync variant (WS false): every thread produces and consumes. Over the CTA's k-blocks i, with the
 // prefetch distance D = stages - 2:
 //   cp.async.wait_group(D-1)          this thread's loads of k-block i have landed
@@ -81,7 +83,9 @@ __device__ __forceinline__ float igemm_fused_value(const IgemmEpilogue& ep, floa
 template <typename T>
 __device__ __forceinline__ void store_pair(T* out, long long off, float v0, float v1) {
 #if HIPRIM_PLATFORM_NVIDIA
-  if constexpr (std::is_same_v<T, __half>) {
+  if constexpr (std::is_same_v<T, float>) {
+    *reinterpret_cast<float2*>(out + off) = make_float2(v0, v1);  // (fp32 out: no rounding)
+  } else if constexpr (std::is_same_v<T, __half>) {
     *reinterpret_cast<__half2*>(out + off) = __floats2half2_rn(v0, v1);
   } else {
     *reinterpret_cast<__nv_bfloat162*>(out + off) = __floats2bfloat162_rn(v0, v1);
@@ -154,7 +158,8 @@ __global__ void __launch_bounds__(kReduceThreads)
 }
 
 #if HIPRIM_SM90A
-// One k-block of consumer warpgroup c: 4 x wgmma m64nBNk16 on the stage at `st`, committed as a group.
+// One k-block of consumer warpgroup c: 4 x wgmma m64nBNk16 (tf32: m64nBNk8), 32 bytes of k each, on
+// the stage at `st`, committed as a group.
 template <typename T, int BM, int BN, int TA, int TB>
 __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], std::uint32_t st, int c) {
   constexpr std::uint32_t a_step = TA ? kKStepBytesMN : kKStepBytesK, b_step = TB ? kKStepBytesMN : kKStepBytesK;
@@ -164,7 +169,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], std::uint32_t st
   fence_operands(acc);
   wgmma_fence();
 #pragma unroll
-  for (int ks = 0; ks < kTileK / 16; ++ks)
+  for (int ks = 0; ks < kRowBytes / kKStepBytesK; ++ks)
     wgmma_tile<T, BN, TA, TB>(acc, desc_advance(da, ks * a_step), desc_advance(db, ks * b_step));
   wgmma_commit();
 }
@@ -350,16 +355,19 @@ template <typename T, int BN, int CONSUMERS, IgemmDir DIR>
 __device__ __forceinline__ void igemm_tile_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
                                                     int c, int t, int m0, int n0, int split, T* out, const T* bias,
                                                     float* partial, unsigned char* smem) {
-  if constexpr (DIR == IgemmDir::fwd) {
-    if (p.ep.fused && cl.splits == 1) {
-      igemm_fused_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
+  if constexpr (sizeof(T) == 2) {  // (fp32: neither is planned; their pieces are 16-bit)
+    if constexpr (DIR == IgemmDir::fwd) {
+      if (p.ep.fused && cl.splits == 1) {
+        igemm_fused_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
+        return;
+      }
+    }
+    if (p.staged_epilogue) {
+      igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
       return;
     }
   }
-  if (p.staged_epilogue)
-    igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, m0, n0, out, bias, smem);
-  else
-    igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
+  igemm_epilogue<T, BN>(p, cl, acc, c, t, m0, n0, split, out, bias, partial);
 }
 #endif  // HIPRIM_SM90A
 
@@ -377,8 +385,10 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
                       const HIPRIM_GRID_CONSTANT TensorMap tmap_b, const HIPRIM_GRID_CONSTANT TensorMap tmap_a) {
   static_assert(!TMA || WS, "TMA feeds the warp-specialised variant only");
   static_assert(!PERSIST || TMA, "the persistent grid is a variant of the TMA kernels");
+  static_assert(sizeof(T) == 2 || (DIR == IgemmDir::fwd && !PERSIST), "fp32 (tf32) runs fwd kernels only, without .p");
 #if HIPRIM_SM90A
   constexpr int CONSUMERS = BM / 64;
+  constexpr int KB = kblock_elems(sizeof(T));  // k elements per k-block (64, or 32 for tf32)
   constexpr int TA = DIR == IgemmDir::bwd_weights ? 1 : 0;  // A MN-major only for bwd-weights
   constexpr int TB = DIR == IgemmDir::fwd ? 0 : 1;          // B K-major only for fwd
   constexpr int STAGE_BYTES = (BM + BN) * kRowBytes;
@@ -393,7 +403,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
   const int tile = static_cast<int>(blockIdx.x), m_tile = tile / p.n_tiles;
   const int m0 = m_tile * BM, n0 = (tile - m_tile * p.n_tiles) * BN;
   if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
-  const int kb_total = (cl.kred + kTileK - 1) / kTileK;
+  const int kb_total = (cl.kred + KB - 1) / KB;
   const int kb_begin = split * p.kb_per_split;
   const int nkb = max(0, min(kb_total, kb_begin + p.kb_per_split) - kb_begin);
   auto stage_addr = [&](int s) { return smem0 + static_cast<std::uint32_t>(s * STAGE_BYTES); };
@@ -454,7 +464,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
         for (int i = 0; i < nkb; ++i) {
           if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
           if constexpr (TMA && DIR == IgemmDir::fwd) {
-            const int k0 = (kb_begin + i) * kTileK;
+            const int k0 = (kb_begin + i) * KB;
             if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
                            // or x's im2col box of BM pixels x 64 channels
               mbar_arrive_expect_tx(full(stage), (BN + (p.a_dense || p.a_im2col ? BM : 0)) * kRowBytes);
@@ -472,7 +482,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
               cp_async_arrive_noinc(full(stage));
             }
           } else if constexpr (TMA && DIR == IgemmDir::bwd_data) {  // 1x1 stride 1 pad 0 (a_dense): A = dy [M][K]
-            const int k0 = (kb_begin + i) * kTileK;                   // (64 k, BM rows) at (k0, m0); B = w [K][C]:
+            const int k0 = (kb_begin + i) * KB;                   // (64 k, BM rows) at (k0, m0); B = w [K][C]:
             if (t == 0) {                                              // MN-major boxes (64 c, 64 k) at (n0 + 64j, k0)
               mbar_arrive_expect_tx(full(stage), (BM + BN) * kRowBytes);
               tma_load_2d(stage_addr(stage), &tmap_a, k0, m0, full(stage));
@@ -481,7 +491,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
                 tma_load_2d(stage_addr(stage) + BM * kRowBytes + j * kMnAtomColBytes, &tmap_b, n0 + 64 * j, k0, full(stage));
             }
           } else if constexpr (TMA) {  // bwd-weights: A = dy [pixels][K], B = x [pixels][C] (MN-major)
-            const int k0 = (kb_begin + i) * kTileK;
+            const int k0 = (kb_begin + i) * KB;
             if (t == 0) {  // boxes of (64 channels, 64 pixels) at (m0 + 64j, k0) and (n0 + 64j, k0), or x's
                            // im2col box of pixels k0.. at the tap of column n0 + 64j (columns past the
                            // last take the last tap's box: their outputs are never stored)

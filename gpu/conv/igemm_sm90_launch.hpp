@@ -5,7 +5,9 @@
 // TMA configs (fwd, bwd-weights): the operands' tensor maps (tiled, or im2col for fwd's x) are encoded on the host per
 // launch (host work only).
 // Each direction's .hip instantiates igemm_sm90_launch<T, DIR> for T = __half and bf16
-// (IGEMM_SM90_INSTANTIATE), so the three directions compile in parallel.
+// (IGEMM_SM90_INSTANTIATE), so the three directions compile in parallel; igemm_sm90_fwd_tf32.hip
+// instantiates T = float for fwd (math=tf32) with the tiles igemm_tile_instantiated() lists for
+// k-blocks of 32 (the other cases throw; the plan's config space never lists them).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -46,20 +48,27 @@ inline Im2colEncoder im2col_encoder() {
   return encode;
 }
 
-// The TMA map of a dense 16-bit K-major operand [rows][kred] (fwd's w, rows = K; or x as [N*H*W][C]):
-// box 64 (k) x `bn` rows, 128B swizzle, zero fill outside; cuTensorMapEncodeTiled is taken from the
-// driver at run time.
+// The TMA data type of T.
+template <typename T>
+constexpr CUtensorMapDataType tma_type() {
+  if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  else return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+
+// The TMA map of a dense K-major operand [rows][kred] of T (fwd's w, rows = K; or x as [N*H*W][C]):
+// box of one k-block (128 bytes: 64 16-bit or 32 fp32 elements) x `bn` rows, 128B swizzle, zero fill
+// outside; cuTensorMapEncodeTiled is taken from the driver at run time.
 template <typename T>
 TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std::string& context) {
   const TensorMapEncoder encode = tensor_map_encoder();
   if (encode == nullptr) throw RuntimeError("cuTensorMapEncodeTiled is not available from the driver (" + context + ")");
   TensorMap m{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(kred), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(kred) * 2};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kTileK), static_cast<cuuint32_t>(bn)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(kred) * sizeof(T)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kblock_elems(sizeof(T))), static_cast<cuuint32_t>(bn)};
   const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode(&m, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                            2, const_cast<void*>(w), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+  const CUresult r = encode(&m, tma_type<T>(), 2, const_cast<void*>(w), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
                             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw RuntimeError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) + ") for " + context);
@@ -67,7 +76,7 @@ TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std
 }
 
 // The im2col-mode TMA map of fwd's x (NHWC, dims {C, W, H, N}) for class g with m rows: boxes of
-// `pixels` rows x 64 channels, 128B swizzle (the K-major A tile), the bounding box of im2col_corners
+// `pixels` rows x one k-block of channels (64, or 32 fp32), 128B swizzle (the K-major A tile), the bounding box of im2col_corners
 // traversed with the convolution's stride, zero fill outside; cuTensorMapEncodeIm2col from the driver.
 template <typename T>
 TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels, const std::string& context) {
@@ -77,13 +86,13 @@ TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels
   TensorMap map{};
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(g.sc), static_cast<cuuint64_t>(g.sw), static_cast<cuuint64_t>(g.sh),
                               static_cast<cuuint64_t>(images)};
-  const cuuint64_t row = static_cast<cuuint64_t>(g.sc) * 2;
+  const cuuint64_t row = static_cast<cuuint64_t>(g.sc) * sizeof(T);
   const cuuint64_t strides[3] = {row, row * g.sw, row * g.sw * g.sh};
   const Im2colCorners b = im2col_corners(g);
   const int lower[2] = {b.lower_x, b.lower_y}, upper[2] = {b.upper_x, b.upper_y};  // innermost (W) first
   const cuuint32_t elem[4] = {1, static_cast<cuuint32_t>(g.rx_mul), static_cast<cuuint32_t>(g.ry_mul), 1};
-  const CUresult r = encode(&map, std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                            4, const_cast<void*>(x), dims, strides, lower, upper, static_cast<cuuint32_t>(kTileK),
+  const CUresult r = encode(&map, tma_type<T>(), 4, const_cast<void*>(x), dims, strides, lower, upper,
+                            static_cast<cuuint32_t>(kblock_elems(sizeof(T))),
                             static_cast<cuuint32_t>(pixels), elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
@@ -91,10 +100,20 @@ TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels
   return map;
 }
 
+// Whether igemm_sm90_kernel<T, BM, BN, DIR, ...> is built: every tile for 16-bit T; for float (tf32)
+// fwd only, the tiles igemm_tile_instantiated(32, ...) lists, no persistent variant.
+template <typename T, int BM, int BN, IgemmDir DIR, bool PERSIST>
+constexpr bool kernel_instantiated() {
+  if constexpr (sizeof(T) == 2) return true;
+  else return DIR == IgemmDir::fwd && !PERSIST && igemm_tile_instantiated(kblock_elems(sizeof(T)), BM, BN);
+}
+
 // Raises the kernel's dynamic shared-memory limit, once per process (prepare() does it for every
 // kernel before any run, so a run inside a graph capture never makes this call).
 template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
 void raise_smem_limit() {
+  if constexpr (!kernel_instantiated<T, BM, BN, DIR, PERSIST>()) return;  // (no such kernel: nothing to raise)
+  else {
   static const bool raised = [] {
     HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
@@ -102,6 +121,7 @@ void raise_smem_limit() {
     return true;
   }();
   (void)raised;
+  }
 }
 
 // .p's grid: the CTAs that fit on the device at once (occupancy x SMs, once per kernel and stage
@@ -130,6 +150,9 @@ unsigned persistent_grid(unsigned tiles, int stages, int smem) {
 template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
 void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                  const std::string& context) {
+  if constexpr (!kernel_instantiated<T, BM, BN, DIR, PERSIST>())
+    throw InputError("conv.igemm.wgmma: config " + to_string(c) + " has no kernel for this element type");
+  else {
   auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST>;
   raise_smem_limit<T, BM, BN, DIR, WS, TMA, PERSIST>();
   TensorMap map_b{}, map_a{};
@@ -156,6 +179,7 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
       static_cast<const T*>(buf.bias), c.splitk > 1 || L.params.fp32_out ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,
       map_a);
   HIPRIM_CHECK_LAUNCH("igemm_sm90_kernel", context);
+  }
 }
 
 // The warp-specialised tiles with TMA operands (every direction; bwd-data only with a_dense, which
@@ -166,7 +190,7 @@ void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& 
   if (DIR == IgemmDir::bwd_data && !L.params.a_dense)
     throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (TMA) takes bwd-data only for 1x1, stride 1, pad 0");
   if (!c.persist) return launch_tile<T, BM, BN, DIR, true, true>(L, c, buf, stream, context);
-  if constexpr (DIR != IgemmDir::bwd_weights && igemm_persist_tile(BM, BN))
+  if constexpr (DIR != IgemmDir::bwd_weights && sizeof(T) == 2 && igemm_persist_tile(BM, BN))
     launch_tile<T, BM, BN, DIR, true, true, true>(L, c, buf, stream, context);
   else
     throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (.p) has no persistent instantiation");
@@ -248,5 +272,10 @@ void igemm_sm90_launch(const IgemmLaunch&, const IgemmConfig&, const IgemmBuffer
                                                void*, const std::string&);                                   \
   template void igemm_sm90_launch<hiprim_bf16_t, DIR>(const IgemmLaunch&, const IgemmConfig&,                \
                                                       const IgemmBuffers&, void*, const std::string&);
+// fp32 read as TF32 (math=tf32): fwd only (igemm_sm90_fwd_tf32.hip).
+#define IGEMM_SM90_INSTANTIATE_TF32()                                                                         \
+  template void igemm_sm90_prepare<float, IgemmDir::fwd>();                                                   \
+  template void igemm_sm90_launch<float, IgemmDir::fwd>(const IgemmLaunch&, const IgemmConfig&,              \
+                                                        const IgemmBuffers&, void*, const std::string&);
 
 }  // namespace hiprim::gpu::sm90

@@ -23,6 +23,7 @@ void plan_subpixel_flip(const ConvProblem& p, IgemmPlan& pl) {
   if (pl.kred_max == 0) return;  // no class has taps
   IgemmPlan f;
   f.params = pl.params;
+  f.kblock = pl.kblock;
   IgemmParams& q = f.params;
   q.dir = IgemmDir::fwd;
   q.a_ld = static_cast<int>(pl.kred_max);  // a multiple of K, so of 8 (16-byte TMA rows)
@@ -134,10 +135,10 @@ constexpr int kTmaDefaultStages = 6;  // the stage count of most of those winner
 constexpr double kCopyRate = 3.0e12;       // bytes/s, a conservative copy rate
 constexpr double kExtraLaunch = 2e-6;      // seconds: one more kernel in a graph
 
-// The splits of a class of kred reduction terms under split-K with kps k-blocks per split: each
-// split owns kps of its k-blocks (the last fewer), at least one split; splitk 1: one.
-long long class_splits(long long kred, long long kps, int splitk) {
-  return splitk > 1 ? std::max<long long>(1, cdiv(cdiv(kred, kTileK), kps)) : 1;
+// The splits of a class of kred reduction terms under split-K with kps k-blocks (of kblock elements)
+// per split: each split owns kps of its k-blocks (the last fewer), at least one split; splitk 1: one.
+long long class_splits(long long kred, long long kps, int splitk, int kblock) {
+  return splitk > 1 ? std::max<long long>(1, cdiv(cdiv(kred, kblock), kps)) : 1;
 }
 
 double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTES_sm90.md) replaces it
@@ -147,45 +148,6 @@ double tile_efficiency(int bm, int bn) {  // a rough prior; the H200 sweep (NOTE
 
 }  // namespace
 
-std::string to_string(const IgemmConfig& c) {
-  std::string s = "m";
-  s += std::to_string(c.bm) + "n" + std::to_string(c.bn) + "k64.s" + std::to_string(c.stages) + ".splitk" + std::to_string(c.splitk);
-  if (c.ws) s += ".ws";
-  if (c.tma) s += ".tma";
-  if (c.se) s += ".se";
-  if (c.persist) s += ".p";
-  if (c.flip) s += ".flip";
-  if (c.col2im) s += ".col2im";
-  if (c.im2col) s += ".im2col";
-  return s;
-}
-
-std::optional<IgemmConfig> parse_igemm_config(std::string_view s) {
-  IgemmConfig c;
-  auto number = [&](std::string_view prefix, int& out) {
-    if (s.substr(0, prefix.size()) != prefix) return false;
-    s.remove_prefix(prefix.size());
-    const char* b = s.data();
-    const auto r = std::from_chars(b, b + s.size(), out);
-    if (r.ec != std::errc() || r.ptr == b) return false;
-    s.remove_prefix(static_cast<std::size_t>(r.ptr - b));
-    return true;
-  };
-  if (!number("m", c.bm) || !number("n", c.bn) || s.substr(0, 3) != "k64") return std::nullopt;
-  s.remove_prefix(3);
-  if (!number(".s", c.stages) || !number(".splitk", c.splitk)) return std::nullopt;
-  if (s.substr(0, 3) == ".ws") c.ws = true, s.remove_prefix(3);
-  if (s.substr(0, 4) == ".tma") c.tma = true, s.remove_prefix(4);
-  if (s.substr(0, 3) == ".se") c.se = true, s.remove_prefix(3);
-  if (s == ".p" || s.substr(0, 3) == ".p.") c.persist = true, s.remove_prefix(2);
-  if (s == ".flip") c.flip = true, s.remove_prefix(5);
-  if (s == ".col2im") c.col2im = true, s.remove_prefix(7);
-  if (s == ".im2col") c.im2col = true, s.remove_prefix(7);
-  if (!s.empty()) return std::nullopt;
-  if (c.bm <= 0 || c.bn <= 0 || c.stages <= 0 || c.splitk <= 0) return std::nullopt;
-  return c;
-}
-
 IgemmPlan plan_igemm(const ConvProblem& p) {
   IgemmPlan pl;
   auto no = [&](std::string why) {
@@ -193,8 +155,18 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
     return pl;
   };
   if (auto errors = p.validate(); !errors.empty()) return no("invalid problem: " + errors.front());
-  if (p.dtype == DType::fp32)
-    return no("fp32: the warpgroup MMA path takes fp16/bf16 (fp32 would need tf32, a different error bound)");
+  const bool tf32 = p.dtype == DType::fp32 && p.math == ConvMath::tf32;
+  if (p.dtype == DType::fp32 && !tf32)
+    return no("fp32 without math=tf32 runs on the FMA path (exact fp32 products; the tensor cores would read "
+              "its inputs as TF32: opt in with the problem token math=tf32)");
+  if (tf32) {  // wgmma .tf32 takes K-major operands only (PTX ISA: no transpose for .tf32)
+    if (p.dir == ConvDir::bwd_weights)
+      return no("math=tf32 bwd-weights: its GEMM reduces over pixels, so both operands are MN-major in shared "
+                "memory, and wgmma .tf32 takes K-major operands only (no transpose)");
+    if (p.c % 8 != 0)
+      return no("math=tf32 with C = " + std::to_string(p.c) + " not a multiple of 8 (the channel-padding copies are 16-bit only)");
+    pl.kblock = kTf32KBlock;
+  }
   if (!p.channels_last) return no("layout " + p.layout_name() + ": this solver reads NHWC only (NCHW: not yet)");
   if (p.rank() != 2) return no("3D convolution (this solver is 2D)");
   if (p.mode != ConvMode::conv) return no("mode trans (not mapped onto this solver yet)");
@@ -304,6 +276,12 @@ IgemmPlan plan_igemm(const ConvProblem& p) {
   pl.min_bytes = static_cast<std::int64_t>(dtype_size(p.dtype)) *
                  (p.x_desc().elements() + p.w_desc().elements() + p.y_desc().elements());
   if (q.dir == IgemmDir::bwd_data && q.classes > 1) plan_subpixel_flip(p, pl);
+  if (tf32) {  // .col2im's fp32 dcol GEMM and .im2col are 16-bit paths; bwd-data runs as fwd (.flip) only
+    if (q.dir == IgemmDir::bwd_data && !pl.flip)
+      return no("math=tf32 bwd-data runs only as fwd over a filter copy (.flip: C % 8 == 0; stride 1 with "
+                "pad <= dil*(R-1), or strided with some taps): the native kernel's B is MN-major, which wgmma .tf32 cannot read");
+    return pl;
+  }
   plan_col2im(p, pl);
   plan_im2col(p, pl);
   return pl;
@@ -344,33 +322,14 @@ ConvProblem flip_problem(const ConvProblem& p, std::string* why) {
   return f;
 }
 
-std::string igemm_config_space_refusal(const IgemmConfig& c) {
-  const bool tile_ok = std::any_of(std::begin(kTiles), std::end(kTiles),
-                                   [&](const IgemmTile& t) { return t.bm == c.bm && t.bn == c.bn; });
-  if (!tile_ok) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " is not instantiated";
-  if (c.se && c.splitk > 1) return "the staged epilogue (.se) writes rounded outputs: split-K's partials stay direct";
-  if (static_cast<int>(c.flip) + c.col2im + c.im2col > 1) return "at most one lowering (.flip, .col2im, .im2col)";
-  if (c.col2im && (c.se || c.splitk > 1))
-    return ".col2im writes one fp32 sum per dcol element: no staged epilogue, no split-K";
-  if (c.tma && !c.ws) return "the TMA producer comes with the warp-specialised variant only (.ws.tma)";
-  if (c.persist && (!c.tma || !c.se || c.splitk > 1 || c.flip || c.col2im || c.im2col))
-    return "the persistent grid (.p) is a variant of .ws.tma.se with split 1 and no lowering";
-  if (c.persist && !igemm_persist_tile(c.bm, c.bn))
-    return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no persistent (.p) variant";
-  if (c.ws && c.bm > 128) return "tile m" + std::to_string(c.bm) + "n" + std::to_string(c.bn) + " has no warp-specialised variant";
-  if (c.stages < kMinStages || c.stages > kMaxStages)
-    return "stages " + std::to_string(c.stages) + " outside [" + std::to_string(kMinStages) + ", " +
-           std::to_string(kMaxStages) + "]";
-  if (igemm_smem_bytes(c) > kSmemLimit)
-    return "shared memory " + std::to_string(igemm_smem_bytes(c)) + " bytes exceeds " + std::to_string(kSmemLimit);
-  if (std::find(std::begin(kSplits), std::end(kSplits), c.splitk) == std::end(kSplits))
-    return "splitk " + std::to_string(c.splitk) + " is not one of the listed split counts";
-  return "";
-}
-
 std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
   if (!pl.refusal.empty()) return pl.refusal;
   if (std::string why = igemm_config_space_refusal(c); !why.empty()) return why;
+  if (c.kb != pl.kblock)
+    return "k-blocks of " + std::to_string(c.kb) + " elements: this problem's are " + std::to_string(pl.kblock) +
+           " (k64: fp16/bf16; k32: fp32 with math=tf32)";
+  if (pl.kblock == kTf32KBlock && pl.params.dir == IgemmDir::bwd_data && !c.flip)
+    return "math=tf32 bwd-data runs as fwd only (.flip): the native kernel's B is MN-major, which wgmma .tf32 cannot read";
   if (c.flip) {
     if (!pl.flip)
       return "the fwd lowering (.flip) takes bwd-data with C % 8 == 0, and stride 1 only with pad <= dil*(R-1)";
@@ -392,7 +351,7 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c) {
     return "the persistent grid (.p) takes fwd and stride-1 bwd-data (one class) only";
   if (c.tma && pl.params.dir == IgemmDir::bwd_data && !pl.params.a_dense)
     return "the TMA producer feeds bwd-data directly only for 1x1, stride 1, pad 0 (other bwd-data takes it through .flip)";
-  const long long kb = cdiv(pl.kred_max, kTileK);
+  const long long kb = cdiv(pl.kred_max, pl.kblock);
   if (c.splitk > 1 && c.splitk > kb) return "splitk " + std::to_string(c.splitk) + " exceeds the k-blocks " + std::to_string(kb);
   if (cdiv(pl.gemm_m_max, c.bm) * cdiv(pl.params.n_cols, c.bn) > kIndexLimit) return "more tiles than gridDim.x takes";
   return "";
@@ -422,7 +381,7 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   IgemmLaunch L;
   L.params = pl.params;
   IgemmParams& q = L.params;
-  const long long kb = cdiv(pl.kred_max, kTileK);
+  const long long kb = cdiv(pl.kred_max, pl.kblock);
   q.splitk = c.splitk;
   q.staged_epilogue = c.se;
   q.kb_per_split = static_cast<int>(c.splitk > 1 ? cdiv(kb, c.splitk) : kb);
@@ -435,7 +394,7 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   long long z = 0, partial_floats = 0;
   for (int i = 0; i < q.classes; ++i) {
     IgemmClass& cl = q.cls[i];
-    cl.splits = static_cast<int>(class_splits(cl.kred, q.kb_per_split, c.splitk));
+    cl.splits = static_cast<int>(class_splits(cl.kred, q.kb_per_split, c.splitk, pl.kblock));
     cl.z0 = static_cast<int>(z);
     z += cl.splits;
     cl.partial_off = cl.splits > 1 ? partial_floats : 0;
@@ -450,34 +409,6 @@ IgemmLaunch make_igemm_launch(const IgemmPlan& pl, const IgemmConfig& c) {
   L.w_pad_offset = L.act_pad_offset + align(pl.act_pad_bytes);
   L.workspace_bytes = pl.c_pad > 0 ? L.w_pad_offset + align(pl.w_pad_bytes) : partial;
   return L;
-}
-
-std::vector<IgemmConfig> igemm_config_space() {
-  std::vector<IgemmConfig> out;
-  for (int lowering = 0; lowering < 4; ++lowering)  // native; .flip; .col2im; .im2col
-    for (bool se : {false, true})
-      for (int variant = 0; variant < 3; ++variant)  // all threads; warp-specialised; warp-specialised + TMA
-        for (const IgemmTile& t : kTiles)
-          for (int st = kMinStages; st <= kMaxStages; ++st)
-            for (int sp : kSplits) {
-              const IgemmConfig c{t.bm, t.bn, st, sp, variant >= 1, variant == 2, se, lowering == 1, lowering == 2, lowering == 3};
-              if (igemm_config_space_refusal(c).empty()) out.push_back(c);
-            }
-  for (const IgemmTile& t : kTiles)  // .ws.tma.se.p
-    for (int st = kMinStages; st <= kMaxStages; ++st) {
-      IgemmConfig c{t.bm, t.bn, st, 1, true, true, true};
-      c.persist = true;
-      if (igemm_config_space_refusal(c).empty()) out.push_back(c);
-    }
-  return out;
-}
-
-std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl) {
-  std::vector<IgemmConfig> out;
-  if (!pl.refusal.empty()) return out;
-  for (const IgemmConfig& c : igemm_config_space())
-    if (igemm_config_refusal(pl, c).empty()) out.push_back(c);
-  return out;
 }
 
 double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
@@ -498,23 +429,25 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
                                         65536 / (threads * regs)}));
   const bool all_tma_weights = c.tma && pl.params.dir == IgemmDir::bwd_weights && (pl.params.b_dense || pl.params.b_im2col);
   const bool all_tma_fwd = c.tma && pl.params.dir == IgemmDir::fwd && (pl.params.a_dense || pl.params.a_im2col) &&
-                           cdiv(pl.kred_max, kTileK) >= kAllTmaFwdMinKBlocks;
+                           cdiv(pl.kred_max, pl.kblock) >= kAllTmaFwdMinKBlocks;
   const double eff = tile_efficiency(c.bm, c.bn) * (occ >= 2 ? 1.15 : 1.0) *
                      (pl.params.dir == IgemmDir::bwd_data ? kBwdDataEfficiency : 1.0) *
                      (all_tma_weights ? kAllTmaBwdWeightsEfficiency : 1.0) * (all_tma_fwd ? kAllTmaFwdEfficiency : 1.0);
-  // Tiles of each class; a class without taps (Kred 0) only stores zeros.
+  // Tiles of each class; a class without taps (Kred 0) only stores zeros. k-blocks count in the plan's
+  // k-block (64 16-bit or 32 fp32 elements): a tf32 k-block takes a 16-bit one's time (4 instructions
+  // of 32 bytes of k each; tf32's MAC rate is half bf16's), so t_tile below stays in kTileK units.
   // A class splits into ceil(its k-blocks / kps) pieces (make_igemm_launch), so light classes split less.
   double tile_units = 0;  // the longest tile's k-blocks + 1.5 for prologue/epilogue, in rounds of kNumSms
   long long tiles = 0;
   double zero_bytes = 0, part = 0;
-  const long long kb_max = cdiv(pl.kred_max, kTileK), kps = c.splitk > 1 ? cdiv(kb_max, c.splitk) : kb_max;
+  const long long kb_max = cdiv(pl.kred_max, pl.kblock), kps = c.splitk > 1 ? cdiv(kb_max, c.splitk) : kb_max;
   for (int i = 0; i < pl.params.classes; ++i) {
     const IgemmClass& cl = pl.params.cls[i];
     if (cl.kred == 0) {
       zero_bytes += 2.0 * cl.m * pl.params.n_cols;
       continue;
     }
-    const long long kb = cdiv(cl.kred, kTileK), splits = class_splits(cl.kred, kps, c.splitk);
+    const long long kb = cdiv(cl.kred, pl.kblock), splits = class_splits(cl.kred, kps, c.splitk, pl.kblock);
     tiles += cdiv(cl.m, c.bm) * cdiv(pl.params.n_cols, c.bn) * splits;
     tile_units = std::max(tile_units, static_cast<double>(std::min(kb, kps)) + 1.5);
     if (splits > 1) part += static_cast<double>(cl.m) * pl.params.n_cols * 4.0 * static_cast<double>(splits);
@@ -535,7 +468,7 @@ double igemm_cost(const IgemmPlan& pl, const IgemmConfig& c) {
 IgemmConfig igemm_default_config(const IgemmPlan& pl) {
   IgemmConfig best;
   double best_cost = std::numeric_limits<double>::infinity();
-  const long long kb = cdiv(pl.kred_max, kTileK);
+  const long long kb = cdiv(pl.kred_max, pl.kblock);
   // Where both operands can come by TMA the all-TMA variant is weighed too (bwd-weights: it was the
   // only variant ahead in the sweeps; fwd: ahead with >= 4 k-blocks; elsewhere cp.async won or tied).
   const bool tma_too = pl.params.dir == IgemmDir::bwd_weights ? pl.params.b_dense || pl.params.b_im2col
@@ -543,7 +476,8 @@ IgemmConfig igemm_default_config(const IgemmPlan& pl) {
   for (int tma = 0; tma <= (tma_too ? 1 : 0); ++tma) {
     for (const IgemmTile& t : kTiles) {
       for (int sp : kSplits) {
-        const IgemmConfig c{t.bm, t.bn, tma ? kTmaDefaultStages : default_stages(t.bm, t.bn), sp, tma == 1, tma == 1};
+        IgemmConfig c{t.bm, t.bn, tma ? kTmaDefaultStages : default_stages(t.bm, t.bn), sp, tma == 1, tma == 1};
+        c.kb = pl.kblock;
         if (!igemm_config_refusal(pl, c).empty()) continue;
         if (sp > 1 && kb / sp < 4) continue;  // at least 4 k-blocks per split
         // Split-K over sub-pixel classes lost to split 1 on every strided layer of the tenth

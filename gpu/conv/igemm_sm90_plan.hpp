@@ -45,7 +45,14 @@
 // x[n][p*str - pad + r*dil][q*str - pad + s*dil][c] (j = (r*S + s)*C + c; 0 in the padding and for
 // J <= j < Jp), a bf16/fp16 copy in the workspace, then dw'[k][j] = the 1x1 bwd-weights GEMM of dy and
 // col (C' = Jp: 152 columns for the stem instead of 7*7*8 = 392 with padded channels), cut to dw.
-// Perf configs (canonical strings): "m<BM>n<BN>k64.s<stages>.splitk<S>[.ws[.tma]][.se][.p][.flip]"; tiles kTiles, stages 3..8
+// fp32 with math=tf32 (the opt-in TF32 mode): the same GEMMs on fp32 operands read by wgmma .tf32 as
+// TF32, k-blocks of 32 fp32 (the same 128 bytes per row), config strings "k32"; K-major operands only
+// (the PTX ISA gives .tf32 no transpose): fwd, and bwd-data through .flip (its fwd form); bwd-weights
+// (MN-major operands) and the native bwd-data kernel (B MN-major) refuse it, as do C % 8 != 0 (the
+// channel-padding copies are 16-bit), .col2im / .im2col, .se, .p and the fused epilogue (16-bit
+// staging); tiles kTf32Tiles only. Each input errs by < 2^-10 relative (truncation to TF32), the
+// solver's ConvErrorModel::input_unit = kUnitTf32Truncated.
+// Perf configs (canonical strings): "m<BM>n<BN>k<64|32>.s<stages>.splitk<S>[.ws[.tma]][.se][.p][.flip]"; tiles kTiles, stages 3..8
 // within the shared memory, split-K (deterministic: fp32 partials in the workspace summed in split
 // order by a second kernel) only where every class is one (dense output rows).
 #pragma once
@@ -373,6 +380,20 @@ struct IgemmTile {
   int bm, bn;
 };
 inline constexpr IgemmTile kTiles[] = {{128, 128}, {128, 256}, {256, 128}, {128, 64}, {64, 128}, {64, 64}};
+// The tiles with fp32 (tf32, k32) kernels: a subset, to bound the fwd build (igemm_sm90_fwd_tf32.hip).
+inline constexpr IgemmTile kTf32Tiles[] = {{128, 128}, {128, 256}, {64, 128}, {64, 64}};
+inline constexpr int kTf32KBlock = 32;  // kblock_elems(4)
+// Whether a kernel of tile bm x bn for k-blocks of kb elements is built (kb 64: kTiles; 32: kTf32Tiles).
+constexpr bool igemm_tile_instantiated(int kb, int bm, int bn) {
+  if (kb == kTileK) {
+    for (const IgemmTile& t : kTiles)
+      if (t.bm == bm && t.bn == bn) return true;
+  } else if (kb == kTf32KBlock) {
+    for (const IgemmTile& t : kTf32Tiles)
+      if (t.bm == bm && t.bn == bn) return true;
+  }
+  return false;
+}
 inline constexpr int kMinStages = 3, kMaxStages = 8;
 inline constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
@@ -395,10 +416,11 @@ struct IgemmConfig {
   int bm = 128, bn = 128, stages = 4, splitk = 1;
   bool ws = false, tma = false, se = false, flip = false, col2im = false, im2col = false;
   bool persist = false;  // .p: a grid of at most the resident CTAs walking the tiles (igemm_sm90_kernel)
+  int kb = kTileK;       // k elements per k-block ("k64": fp16/bf16; "k32": fp32 as TF32)
   bool operator==(const IgemmConfig&) const = default;
 };
 std::string to_string(const IgemmConfig& c);
-// Parses "m128n128k64.s4.splitk1" with the optional suffixes ".ws", ".ws.tma", then ".se", then ".p",
+// Parses "m128n128k64.s4.splitk1" (or k32, the tf32 configs) with the optional suffixes ".ws", ".ws.tma", then ".se", then ".p",
 // then ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
@@ -414,6 +436,7 @@ constexpr bool igemm_persist_tile(int bm, int bn) {
 // The plan of a problem (config independent).
 struct IgemmPlan {
   std::string refusal;  // empty: taken
+  int kblock = kTileK;  // k elements per k-block: 64 (fp16/bf16), kTf32KBlock (fp32 with math=tf32)
   IgemmParams params;   // with splitk/kb_per_split/m_tiles unset
   long long gemm_m_max = 0;  // largest class M
   long long kred_max = 0;

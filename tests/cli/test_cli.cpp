@@ -194,4 +194,36 @@ TEST(Cli, FusionRunsAChainGivenAsWords) {
   EXPECT_TRUE(exits_with("fusion fwd fp32 nhwc bias", 2, "fusion"));
 }
 
+// --math tf32 (check and bench): math=tf32 on every fp32 conv problem the suite loads, the other
+// problems as written; a --dtype other than fp32, an unknown mode, --problem strings (bench) and
+// the corpus (check) exit 2 naming the rule.
+TEST(Cli, MathTf32MarksEveryFp32ConvProblemOfTheSuite) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto suite = dir / "hiprim_test_cli_math.txt", report = dir / "hiprim_test_cli_math.json";
+  {
+    std::ofstream f(suite);
+    f << "conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1\nconv bwd-data bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1\n";
+  }
+  std::filesystem::remove(report);
+  auto r = hiprim("check --suite " + suite.string() + " --solver ref.conv.fast --math tf32 --report " + report.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::ifstream f(report);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(has(text, "conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1 math=tf32")) << text.substr(0, 400);
+  EXPECT_TRUE(has(text, "conv bwd-data bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1\"")) << "bf16 left as written";
+  EXPECT_FALSE(has(text, "bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1 math=tf32"));
+  // Without --math the same suite has no token.
+  std::filesystem::remove(report);
+  r = hiprim("check --suite " + suite.string() + " --solver ref.conv.fast --report " + report.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::ifstream g(report);
+  EXPECT_FALSE(has(std::string((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>()), "math=tf32"));
+  EXPECT_TRUE(exits_with("check --suite smoke --dtype bf16 --math tf32", 2, "--math tf32 takes fp32 data only (--dtype bf16"));
+  EXPECT_TRUE(exits_with("check --suite smoke --math fp64", 2, "--math 'fp64': expected exact or tf32"));
+  EXPECT_TRUE(exits_with("check --suite corpus --math tf32", 2, "--math applies to suites"));
+  EXPECT_TRUE(exits_with("bench --op conv --suite resnet50 --dtype fp32,fp16 --layout nhwc --math tf32", 2, "fp32 data only (--dtype fp16"));
+  EXPECT_TRUE(exits_with("bench --combo fp32:nhwc,bf16:nhwc --math tf32", 2, "fp32 data only (--dtype bf16"));
+  EXPECT_TRUE(exits_with("bench --problem 'conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3' --math tf32", 2, "carries its own math=tf32"));
+}
+
 }  // namespace

@@ -114,6 +114,41 @@ TEST(FuzzGenerators, ProbedDomainKeepsARestrictedSolverFree_of_Discards) {
   }
 }
 
+// Like conv.igemm.wgmma: fp16/bf16 in every direction, fp32 only with math=tf32 and not for
+// bwd-weights. The probe keeps fp32 as math=tf32 for fwd and bwd-data; every draw is accepted, the
+// fp32 ones carry the token and no special values, and a drawn fp32 bwd-weights case turns 16-bit.
+TEST(FuzzGenerators, ProbedDomainPutsTheTf32TokenOnASolversFp32Cases) {
+  auto s = std::make_shared<RestrictedSolver>("test.tf32", [](const ConvProblem& p) -> std::string {
+    if (p.mode != ConvMode::conv || p.rank() != 2 || !p.channels_last || p.groups != 1) return "2D NHWC conv, groups 1";
+    if (p.c % 8 || p.k % 8) return "C, K % 8";
+    if (p.dtype == DType::fp32 && p.math != ConvMath::tf32) return "fp32 without math=tf32";
+    if (p.math == ConvMath::tf32 && p.dir == ConvDir::bwd_weights) return "no tf32 bwd-weights";
+    return "";
+  });
+  const ConvDomain d = fuzz::probe_conv_domain(*s);
+  EXPECT_EQ(d.dtypes, (std::vector<DType>{DType::fp32, DType::fp16, DType::bf16}));
+  EXPECT_TRUE(d.fp32_needs_tf32);
+  EXPECT_EQ(d.tf32_dirs, (std::vector<ConvDir>{ConvDir::fwd, ConvDir::bwd_data}));
+  EXPECT_NE(d.describe().find("fp32 as math=tf32 (fwd,bwd-data)"), std::string::npos) << d.describe();
+  EXPECT_FALSE(fuzz::probe_conv_domain(*make_host_mutant(Bug::none)).fp32_needs_tf32);  // takes fp32 as it is
+  const auto t = fuzz::conv_fuzz_target(s, {}, d);
+  int tf32 = 0, sixteen = 0;
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    const auto spec = draw(*t, i);
+    const fuzz::ConvCase& c = spec->conv_case();
+    EXPECT_TRUE(s->applicable(c.problem)) << spec->problem();
+    EXPECT_EQ(c.problem.math == ConvMath::tf32, c.problem.dtype == DType::fp32) << spec->problem();
+    if (c.problem.math == ConvMath::tf32) {
+      ++tf32;
+      EXPECT_EQ(c.data.special, fuzz::Special::none) << spec->problem();
+    } else {
+      ++sixteen;
+    }
+  }
+  EXPECT_GT(tf32, 20);
+  EXPECT_GT(sixteen, 20);
+}
+
 TEST(FuzzGenerators, ProbedDomainOfA1x1SolverHasNoFilterPadOrStride) {
   auto s = std::make_shared<RestrictedSolver>("test.1x1", [](const ConvProblem& p) -> std::string {
     for (int i = 0; i < p.rank(); ++i)

@@ -56,7 +56,7 @@ TEST(IgemmConfig, StringsRoundTripAndBadOnesAreRejected) {
                               "m128n64k64.s4.splitk1.ws.tma.se.p", "m128n128k64.s4.splitk1.ws.tma.se.p.flip"})
     EXPECT_NE(igemm_config_space_refusal(*parse_igemm_config(refused)), "") << refused;
   EXPECT_EQ(igemm_threads(c), 256);
-  for (const char* bad : {"m128n128k64.s4.splitk1.ws.tma.p.se", "m128n128k64.s4.splitk1.ws.tma.se.px", "m128n128k64.s4.splitk1.ws.tma.se.p.p","", "m128n128", "m128n128k32.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
+  for (const char* bad : {"m128n128k64.s4.splitk1.ws.tma.p.se", "m128n128k64.s4.splitk1.ws.tma.se.px", "m128n128k64.s4.splitk1.ws.tma.se.p.p","", "m128n128", "m128n128k16.s4.splitk1", "m128n128k64.s4.splitk1x", "m-1n128k64.s4.splitk1",
                           "M128n128k64.s4.splitk1", "m128n128k64.s.splitk1", "m128n128k64.s4.splitk1.ws.ws",
                           "m128n128k64.s4.splitk1.wsx", "m128n128k64.s4.splitk1.tma.ws", "m128n128k64.s4.splitk1.se.ws",
                           "m128n128k64.s4.splitk1.flip.se", "m128n128k64.s4.splitk1.flipx", "m128n128k64.s4.splitk1.flip.flip",

@@ -6,6 +6,8 @@
 //                     a warp-specialised producer), against a reference GEMM on the GPU
 //   IgemmConv.*       every direction on small problems (strides, padding, dilation, sub-pixel
 //                     classes, bias) against the CPU reference, exactly, plus a determinism check
+//   IgemmTf32.*       math=tf32 (fp32, k32 configs): fwd and bwd-data (.flip) exactly on integer
+//                     data, and through the runner's conv check on bounded data (the TF32 bound)
 //   IgemmSweep.*      (only with HIPRIM_IGEMM_SWEEP=1) times configs on the ResNet-50 layers at N=32
 //                     by CUDA-graph replay over rotating inputs (test_igemm_sm90_sweep.cpp)
 #include <gtest/gtest.h>
@@ -27,8 +29,10 @@
 #include "gpu/gemm/sm90/wgmma_probe.hpp"
 #include "gpu/runtime/device.hpp"
 #include "reference/conv.hpp"
+#include "reference/error_model.hpp"
 #include "tests/gpu/conv_exact_cases.hpp"
 #include "tests/gpu/guarded_device.hpp"
+#include "verify/runner.hpp"
 
 namespace hiprim::gpu {
 namespace {
@@ -342,6 +346,73 @@ TEST(IgemmConv, SanitizerSubset) {
         }
     }
   unsetenv("HIPRIM_IGEMM_PERSIST_CTAS");
+}
+
+// math=tf32 (fp32 data, wgmma m64nNk8.tf32, k-blocks of 32 fp32): fwd, and bwd-data through .flip
+// (stride 1 and the strided sub-filters), every k32 tile and variant and a split, two ways:
+//   exact tier: integers in [-2, 2] are TF32 values, so the output must equal the reference bit for
+//     bit (each element in its place: the geometry of the 32-fp32 k-block, the TMA boxes of 32);
+//   the runner's conv check (verify::run_case, bounded fill: real-valued inputs that TF32 truncates),
+//     judged by the solver's declared input_unit = kUnitTf32Truncated on the math=tf32 problem.
+const char* const kTf32Problems[] = {
+    "conv fwd fp32 nhwc n2 c64 k72 in9x9 f3x3 pad1x1 math=tf32",          // x by im2col TMA (C % 64 == 0)
+    "conv fwd fp32 nhwc n2 c24 k40 in7x6 f3x3 pad1x1 str2x2 bias math=tf32",  // x gathered, K tail of 32
+    "conv fwd fp32 nhwc n2 c128 k64 in7x7 f1x1 math=tf32",                // x dense (1x1 TMA)
+    "conv fwd fp32 nhwc n1 c16 k136 in5x11 f2x3 pad1x2 dil2x1 math=tf32",
+    "conv bwd-data fp32 nhwc n2 c32 k48 in9x9 f3x3 pad1x1 math=tf32",      // .flip (w' by transpose32)
+    "conv bwd-data fp32 nhwc n2 c24 k40 in9x8 f3x3 pad1x1 str2x2 math=tf32",  // strided .flip (sub-filters)
+};
+const char* const kTf32Configs[] = {"m128n128k32.s4.splitk1", "m128n256k32.s3.splitk1.ws", "m64n128k32.s4.splitk2",
+                                    "m64n64k32.s5.splitk1.ws.tma", "m128n128k32.s3.splitk3.ws.tma",
+                                    "m64n128k32.s4.splitk1.flip", "m128n256k32.s4.splitk1.ws.tma.flip",
+                                    "m64n64k32.s3.splitk2.ws.flip", "m128n128k32.s5.splitk1.ws.tma.flip"};
+
+TEST(IgemmTf32, ExactDataEqualsTheReferenceForEveryListedConfig) {
+  SKIP_WITHOUT_SM90();
+  std::uint32_t seed = 1100;
+  for (const char* text : kTf32Problems) {
+    const ConvProblem p = parse_conv_problem(text);
+    const std::vector<std::string> configs = igemm_sm90_configs(p);
+    ASSERT_FALSE(configs.empty()) << text;
+    const std::string def = igemm_sm90_default_config(p);
+    EXPECT_NE(def.find("k32."), std::string::npos) << def;
+    EXPECT_EQ(check_conv(p, def, ++seed), "") << def << " " << text;
+    int ran = 0;
+    for (const char* cfg : kTf32Configs)
+      if (std::find(configs.begin(), configs.end(), cfg) != configs.end()) {
+        ++ran;
+        EXPECT_EQ(check_conv(p, cfg, ++seed), "") << cfg << " " << text;
+      }
+    EXPECT_GE(ran, 3) << text;
+  }
+}
+
+TEST(IgemmTf32, TheRunnersCheckPassesBoundedDataByTheTf32Bound) {
+  SKIP_WITHOUT_SM90();
+  const ConvSolverList& all = gpu_conv_solvers();
+  ASSERT_FALSE(all.empty());
+  const ConvSolver& s = *all.front();  // conv.igemm.wgmma
+  ASSERT_EQ(s.name(), kIgemmWgmmaName);
+  std::uint64_t seed = 40;
+  for (const char* text : kTf32Problems) {
+    const ConvProblem p = parse_conv_problem(text);
+    EXPECT_EQ(s.error_model(p).input_unit, ref::kUnitTf32Truncated) << text;
+    for (const std::string& cfg : {std::string(), std::string(p.dir == ConvDir::fwd ? "m64n128k32.s4.splitk2" : "m128n128k32.s4.splitk1.ws.tma.flip")}) {
+      verify::RunOptions o;
+      o.seed = ++seed;
+      o.fill = verify::FillTier::bounded;
+      o.config = cfg;
+      const verify::PreparedCase c(p, o);
+      const verify::CaseRecord r = verify::run_case(c, s, o);
+      EXPECT_EQ(r.verdict.status, verify::Status::passed) << text << " [" << cfg << "]: " << r.verdict.reason;
+      EXPECT_NE(r.tolerance.find("TF32"), std::string::npos) << r.tolerance;
+    }
+  }
+  // Without the token the solver refuses fp32 (the FMA solvers take it), so no TF32 result is ever
+  // judged by fp32's bound.
+  const Applicability a = s.applicable(parse_conv_problem("conv fwd fp32 nhwc n2 c64 k72 in9x9 f3x3 pad1x1"));
+  EXPECT_FALSE(a);
+  EXPECT_NE(a.reason.find("math=tf32"), std::string::npos) << a.reason;
 }
 
 TEST(IgemmConv, SolverIsRegisteredFirstAndUsesTheEnvironmentConfig) {

@@ -183,6 +183,35 @@ TEST(Suite, Resnet50SuiteCrossesTheOptions) {
   EXPECT_THROW(conv_problems(load_suite("resnet50", bad)), InputError);
 }
 
+// SuiteOptions::math (hiprim check/bench --math tf32): every fp32 conv problem gets math=tf32, in
+// generated and as-written suites alike; other dtypes and the other primitives' problems do not.
+TEST(Suite, MathTf32MarksTheFp32ConvProblemsOnly) {
+  SuiteOptions o;
+  o.dtypes = {DType::fp32, DType::bf16};
+  o.channels_last = {true};
+  o.math = ConvMath::tf32;
+  const auto probs = conv_problems(load_suite("resnet50", o));
+  ASSERT_EQ(probs.size(), 23u * 2 * 3);
+  for (const auto& p : probs) EXPECT_EQ(p.math == ConvMath::tf32, p.dtype == DType::fp32) << to_string(p);
+  EXPECT_EQ(to_string(probs[0]), "conv fwd fp32 nhwc n1 c3 k64 in224x224 f7x7 pad3x3 str2x2 dil1x1 g1 math=tf32");
+  std::size_t ops = 0, tf32 = 0, fp32 = 0;
+  for (const SuiteProblem& sp : load_suite("smoke", o)) {
+    const ConvProblem* c = op_problem_cast<ConvProblem>(*sp.problem);
+    if (c == nullptr) {
+      ++ops;
+      EXPECT_EQ(sp.problem->str().find("math="), std::string::npos) << sp.problem->str();
+      continue;
+    }
+    fp32 += c->dtype == DType::fp32;
+    tf32 += c->math == ConvMath::tf32;
+    EXPECT_EQ(c->math == ConvMath::tf32, c->dtype == DType::fp32) << to_string(*c);
+  }
+  EXPECT_GT(ops, 0u);
+  EXPECT_GT(tf32, 0u);
+  EXPECT_EQ(tf32, fp32);
+  for (const auto& p : conv_problems(load_suite("smoke", {}))) EXPECT_EQ(p.math, ConvMath::exact) << to_string(p);
+}
+
 TEST(Suite, LoadByNameOrPath) {
   EXPECT_EQ(suite_names(SuitePart::conv), (std::vector<std::string>{"smoke", "resnet50", "edge"}));
   EXPECT_EQ(suite_names(SuitePart::all), (std::vector<std::string>{"smoke", "resnet50", "edge", "smoke_ops", "ops", "fusion"}));

@@ -2,13 +2,16 @@
 // matrix descriptors and the accumulator fragment, callable on the host (tests/gpu/test_igemm_sm90_plan.cpp
 // checks them without a GPU) and on the device. No device code here.
 //
-// Operands are 16-bit (bf16/fp16). A stage tile holds ROWS (m or n) x 64 (k) elements, 1024-byte
-// aligned, in the 128-byte swizzle ("B128"); the hardware XORs address bits [4,7) with bits [7,10)
+// Operands are 16-bit (bf16/fp16), or fp32 read as TF32 (math=tf32, K-major only). A stage tile holds
+// ROWS (m or n) x 128 bytes of k (64 16-bit elements, or 32 fp32), 1024-byte aligned, in the 128-byte swizzle ("B128"); the hardware XORs address bits [4,7) with bits [7,10)
 // of the absolute shared address, which is why tiles start 1024-aligned (descriptor base offset 0).
 //   K-major (imm-trans 0; rows = m or n, each 64 k = 128 bytes):
 //     byte(r, k) = (r/8)*1024 + (r%8)*128 + (((k/8) ^ (r%8)) * 16) + (k%8)*2
 //     descriptor: SBO = 1024 (next 8 rows), LBO unused (encoded 1), swizzle 128B. The instruction's
 //     k16 step j starts 32*j bytes in; a sub-tile of rows r0.. (r0 % 8 == 0) starts r0*128 bytes in.
+//     The formula is in 16-bit units; a 4-byte element e of a row sits at k = 2e (kmajor_chunk_offset:
+//     16-byte chunk q of a row = elements q*16/E.. for E-byte elements), and tf32's k8 step (8 fp32 =
+//     32 bytes) starts 32*j bytes in too: the byte geometry of a k-block is the same for both.
 //   MN-major (imm-trans 1; 64 k rows, mn in atoms of 64 elements = 128 bytes):
 //     byte(mn, k) = (mn/64)*8192 + (k/8)*1024 + (k%8)*128 + ((((mn%64)/8) ^ (k%8)) * 16) + (mn%8)*2
 //     descriptor: LBO = 8192 (next 64-element atom along mn), SBO = 1024 (next 8 k rows), swizzle
@@ -34,9 +37,13 @@ namespace hiprim::gpu::sm90 {
 
 inline constexpr int kTileK = 64;            // k per stage (one 128-byte row of 16-bit elements)
 inline constexpr int kRowBytes = 128;
+// Elements of k per stage row (a k-block) and per 16-byte chunk for E-byte elements: 64 and 8
+// (fp16/bf16), 32 and 4 (fp32 as TF32).
+HIPRIM_WG_HD constexpr int kblock_elems(int elem_bytes) { return kRowBytes / elem_bytes; }
+HIPRIM_WG_HD constexpr int chunk_elems(int elem_bytes) { return 16 / elem_bytes; }
 inline constexpr int kAtomBytes = 1024;      // 8 rows of 128 bytes
 inline constexpr int kMnAtomColBytes = 8192; // MN-major: 64 k rows of one 64-element atom column
-inline constexpr int kKStepBytesK = 32;      // K-major: bytes per k16 step
+inline constexpr int kKStepBytesK = 32;      // K-major: bytes per k16 step (= per tf32 k8 step)
 inline constexpr int kKStepBytesMN = 2048;   // MN-major: bytes per k16 step (16 rows of 128 bytes)
 
 enum class Major { k, mn };
@@ -47,6 +54,8 @@ HIPRIM_WG_HD constexpr std::uint32_t kmajor_offset(int r, int k) {
   return static_cast<std::uint32_t>((r / 8) * kAtomBytes + (r % 8) * kRowBytes + (((k / 8) ^ (r % 8)) * 16) +
                                     (k % 8) * 2);
 }
+// Byte offset of 16-byte chunk q (< 8) of row r of a K-major B128 tile, for any element size.
+HIPRIM_WG_HD constexpr std::uint32_t kmajor_chunk_offset(int r, int q) { return kmajor_offset(r, q * 8); }
 // Byte offset of element (mn, k) of an MN-major B128 tile (k < 64).
 HIPRIM_WG_HD constexpr std::uint32_t mnmajor_offset(int mn, int k) {
   return static_cast<std::uint32_t>((mn / 64) * kMnAtomColBytes + (k / 8) * kAtomBytes + (k % 8) * kRowBytes +
