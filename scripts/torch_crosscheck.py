@@ -8,7 +8,7 @@ reports, puts the bench's peer (cuDNN) total and hiprim's best total beside each
         F.conv2d; bwd-data and bwd-weights are torch.ops.aten.convolution_backward with the output
         mask selecting one gradient. torch.backends.cudnn.benchmark = True (cuDNN autotunes every
         shape before capture); fp32 runs with torch.backends.cudnn.allow_tf32 = False (hiprim's fp32
-        is plain FMA).
+        is plain FMA), or True with --math tf32 (the strings then carry math=tf32, as the bench's).
   ops:  each line of verify/suites/resnet50_ops.txt, rewritten to --batch/--dtype/--layout exactly
         as hiprim's suite does (verify/suite_rewrite.cpp), with torch's own ops (table OPS below).
 
@@ -73,21 +73,22 @@ def resnet50_layers(text):
     return layers
 
 
-def conv_problem(layer, batch, dtype, layout, direction):
-    """hiprim's canonical string (core/conv_problem.cpp to_string) of one ResNet-50 layer."""
+def conv_problem(layer, batch, dtype, layout, direction, math="exact"):
+    """hiprim's canonical string (core/conv_problem.cpp to_string) of one ResNet-50 layer; math "tf32"
+    appends the opt-in token (fp32 only), as `hiprim bench --math tf32` does."""
     L = layer
     return (f"conv {direction} {dtype} {layout} n{batch} c{L['c']} k{L['k']} in{L['h']}x{L['w']} f{L['r']}x{L['s']} "
-            f"pad{L['pad']}x{L['pad']} str{L['stride']}x{L['stride']} dil1x1 g1")
+            f"pad{L['pad']}x{L['pad']} str{L['stride']}x{L['stride']} dil1x1 g1" + (" math=tf32" if math == "tf32" else ""))
 
 
-def conv_suite(layers, batch, dtypes, layouts, dirs):
+def conv_suite(layers, batch, dtypes, layouts, dirs, math="exact"):
     """Rows {problem, kind, group, dtype, layout, count, layer} in hiprim's suite order."""
     rows = []
     for dt in dtypes:
         for lay in layouts:
             for d in dirs:
                 for L in layers:
-                    rows.append(dict(problem=conv_problem(L, batch, dt, lay, d), kind="conv", group=d, dtype=dt,
+                    rows.append(dict(problem=conv_problem(L, batch, dt, lay, d, math), kind="conv", group=d, dtype=dt,
                                      layout=lay, count=L["count"], layer=L, batch=batch))
     return rows
 
@@ -348,7 +349,9 @@ def measure(rows, args):
         raise InputError("torch sees no CUDA device")
     from torch_ops import make_call  # scripts/torch_ops.py: the problem -> torch call table
     torch.backends.cudnn.benchmark = True
-    torch.backends.cudnn.allow_tf32 = False  # fp32 convolutions without TF32 (no effect on fp16/bf16)
+    # fp32 convolutions without TF32 (hiprim's fp32 is plain FMA) unless --math tf32 (then cuDNN's TF32
+    # engines, the peer of hiprim's math=tf32 problems); no effect on fp16/bf16.
+    torch.backends.cudnn.allow_tf32 = args.math == "tf32"
     dev = torch.cuda.get_device_properties(0)
     l2 = getattr(dev, "L2_cache_size", 50 << 20)
     stream = torch.cuda.Stream()
@@ -439,6 +442,7 @@ def main(argv=None):
     ap.add_argument("--layout", default="nchw,nhwc")
     ap.add_argument("--dir", default="fwd,bwd-data,bwd-weights", help="conv directions")
     ap.add_argument("--what", default="conv,ops", help="conv, ops or both")
+    ap.add_argument("--math", default="exact", help="conv math: exact, or tf32 (fp32 only: math=tf32 strings, cuDNN's TF32 allowed)")
     ap.add_argument("--ops", default="all", help="op selectors as hiprim bench --op: all, bnorm, relu, pool, max, bwd, ...")
     ap.add_argument("--filter", default="", help="regex: only problems whose string matches")
     ap.add_argument("--replays", type=int, default=7)
@@ -456,6 +460,10 @@ def main(argv=None):
             raise InputError(f"--batch {a.batch}: must be >= 1")
         if a.replays < 1:
             raise InputError(f"--replays {a.replays}: must be >= 1")
+        if a.math not in ("exact", "tf32"):
+            raise InputError(f"--math '{a.math}': expected exact or tf32")
+        if a.math == "tf32" and not a.results and parse_list(a.dtype, DTYPES, "--dtype") != ["fp32"]:
+            raise InputError(f"--math tf32 needs --dtype fp32 (TF32 is an fp32 mode), got --dtype '{a.dtype}'")
         reports = [load_json(p, "bench report") for p in a.bench]
         if a.results:
             result = load_json(a.results, "results")
@@ -473,7 +481,7 @@ def main(argv=None):
                 what = []
             if "conv" in what:
                 with open(a.layers_file) as fh:
-                    rows += conv_suite(resnet50_layers(fh.read()), a.batch, dtypes, layouts, parse_list(a.dir, DIRS, "--dir"))
+                    rows += conv_suite(resnet50_layers(fh.read()), a.batch, dtypes, layouts, parse_list(a.dir, DIRS, "--dir"), a.math)
             if "ops" in what:
                 with open(a.ops_file) as fh:
                     rows += op_suite(fh.read(), a.batch, dtypes, layouts, [s for s in a.ops.split(",") if s])
@@ -485,7 +493,7 @@ def main(argv=None):
                           created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), command=" ".join(sys.argv),
                           settings=dict(batch=a.batch, replays=a.replays, target_ms=a.target_ms,
                                         timing=__doc__.split("Timing (both): ")[1].split("\n\n")[0].replace("\n", " "),
-                                        cudnn_benchmark=True, fp32_allow_tf32=False),
+                                        cudnn_benchmark=True, fp32_allow_tf32=a.math == "tf32"),
                           clocks=dict(start=nvidia_smi()))
             result.update(measure(rows, a))
             result["clocks"]["end"] = nvidia_smi()

@@ -38,6 +38,13 @@ class Suites(unittest.TestCase):
         self.assertEqual(rows[0]["group"], "fwd")
         self.assertEqual(rows[-1]["problem"].split()[:4], ["conv", "bwd-data", "bf16", "nhwc"])
 
+    def test_tf32_strings_carry_the_token(self):
+        layers = tc.resnet50_layers(read(tc.LAYERS_FILE))
+        self.assertEqual(tc.conv_problem(layers[1], 32, "fp32", "nhwc", "fwd", "tf32"),
+                         "conv fwd fp32 nhwc n32 c64 k64 in56x56 f1x1 pad0x0 str1x1 dil1x1 g1 math=tf32")
+        rows = tc.conv_suite(layers, 32, ["fp32"], ["nhwc"], ["fwd"], "tf32")
+        self.assertTrue(all(r["problem"].endswith(" math=tf32") for r in rows))
+
     def test_bad_layer_line_names_the_line(self):
         with self.assertRaisesRegex(tc.InputError, "resnet50_layers.txt:2"):
             tc.resnet50_layers("3 64 224 224 7 7 2 3 1\n1 2 3\n")
@@ -245,6 +252,12 @@ class CommandLine(unittest.TestCase):
         code, _, err = self.run_main(["--results", "/nonexistent/r.json"])
         self.assertEqual(code, 2)
         self.assertIn("/nonexistent/r.json", err)
+        code, _, err = self.run_main(["--what", "conv", "--math", "tf32", "--dtype", "bf16"])
+        self.assertEqual(code, 2)
+        self.assertIn("--math tf32 needs --dtype fp32", err)
+        code, _, err = self.run_main(["--what", "conv", "--math", "fast"])
+        self.assertEqual(code, 2)
+        self.assertIn("--math 'fast'", err)
         code, _, err = self.run_main(["--what", "conv", "--filter", "no-such-problem"])
         self.assertEqual(code, 2)
         self.assertIn("no problem selected", err)
