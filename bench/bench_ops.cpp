@@ -231,8 +231,6 @@ class OpBenchPart final : public BenchPrimitive {
   BenchContext& cx() const { return cx_; }
 #ifdef HIPRIM_WITH_GPU
   const std::shared_ptr<gpu::CudnnGraphPeer>& fusion_peer() const { return fusion_peer_; }
-  // Whether a plain conv graph was built on the peer's handle yet (see OpCase::fusion_peer_plans).
-  mutable bool plain_graph_built = false;
 #endif
 
  private:
@@ -368,19 +366,7 @@ void OpCase::fusion_peer_plans() {
     go.max_workspace_bytes = kPeerWorkspaceBytes;
     graph_ = phases.time("peer_plans", [&] { return std::make_unique<gpu::CudnnGraphConv>(b_.fusion_peer(), conv, ep, go); });
     pr.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::vector<PeerCandidate> cands = graph_candidates(*graph_);
-    if (ep.any() && !b_.plain_graph_built) {
-      // s16 on the H200 (cuDNN 9.19): a process whose first graph was fused got 0 engine configs from
-      // both heuristics for chains that `hiprim bench` (which had built plain conv graphs first) timed;
-      // so build the plain conv's graph once and, when the fused one had none, ask again.
-      b_.plain_graph_built = true;
-      phases.time("peer_plans", [&] { gpu::CudnnGraphConv plain(b_.fusion_peer(), conv, {}, go); });
-      if (cands.empty()) {
-        graph_ = phases.time("peer_plans", [&] { return std::make_unique<gpu::CudnnGraphConv>(b_.fusion_peer(), conv, ep, go); });
-        cands = graph_candidates(*graph_);
-      }
-    }
-    if (!ep.any()) b_.plain_graph_built = true;
+    const std::vector<PeerCandidate> cands = graph_candidates(*graph_);
     if (cands.empty()) {  // cuDNN has no engine for this graph: say what its heuristics said
       std::string said;
       for (const std::string& d : graph_->diagnostics()) said += (said.empty() ? "" : "; ") + d;
