@@ -11,10 +11,11 @@
 // from there:
 //   fwd:      In cols q0*SW - pw + j, j < NW = (QT-1)*SW + 3; output qi, tap s reads j = qi*SW + s
 //   bwd-data: In cols q0 + pw - 2 + j, j < NW = QT + 2;       output qi, tap s reads j = qi + 2 - s
-// so a pack is loaded NW/(QT*SW) times per filter row instead of 3 (dg_gather). The 9 x V taps of a
-// thread's channels are staged per block in shared memory (fp32) and held in registers for all its
-// rows. A tap outside In (padding) is skipped, never multiplied. Each output's sum runs over r,
-// then s, from 0, the bias added last: the order of dg_gather, so both give the same fp32 bits.
+// so a pack is loaded NW/(QT*SW) times per filter row instead of 3 (dg_gather). The 9 x V taps of the
+// block's channels are staged in shared memory (fp32) and read from there per filter tap (taps held
+// in registers cost 72 of them: 177 per thread, 12.5% occupancy on the H200, s16). A tap outside In
+// (padding) is skipped, never multiplied. Each output's sum runs over r, then s, from 0, the bias
+// added last: the order of dg_gather, so both give the same fp32 bits.
 // Block: cvb channel vectors x (kDwThreads / cvb) strip lanes; strip u = (n * row_chunks + rc) *
 // strips + qs (qs fastest, so a warp's loads of one window column cover neighbouring strips).
 #pragma once
@@ -77,7 +78,7 @@ inline unsigned dw_rows_blocks(const DwRowsGeom& g) {
 }
 
 template <typename T, int V, int QT, int SW, bool kBwd>
-__global__ void __launch_bounds__(kDwThreads)
+__global__ void __launch_bounds__(kDwThreads, 2)
     dw_rows(DwRowsGeom g, const T* __restrict__ in, const T* __restrict__ w, const T* __restrict__ bias,
             T* __restrict__ out) {
   static_assert(!kBwd || SW == 1, "bwd-data rows: stride 1 only");
@@ -94,11 +95,6 @@ __global__ void __launch_bounds__(kDwThreads)
   const int cv = static_cast<int>(threadIdx.x) % g.cvb, lane = static_cast<int>(threadIdx.x) / g.cvb;
   const int c0 = c_blk + cv * V, u = ublk * g.lanes + lane;
   if (c0 >= g.c || u >= g.units) return;
-  float wv[9][V];
-#pragma unroll
-  for (int tap = 0; tap < 9; ++tap)
-#pragma unroll
-    for (int j = 0; j < V; ++j) wv[tap][j] = ws[tap][cv * V + j];
   float bv[V] = {};
   if (bias)
 #pragma unroll
@@ -123,16 +119,20 @@ __global__ void __launch_bounds__(kDwThreads)
       for (int j = 0; j < NW; ++j)
         if (col_ok[j]) win[j] = load_raw<T, V>(in, (row + col0 + j) * g.c + c0);
 #pragma unroll
-      for (int qi = 0; qi < QT; ++qi)
+      for (int s = 0; s < 3; ++s) {
+        float wv[V];  // tap (r, s) of the thread's channels, read from shared memory per use
 #pragma unroll
-        for (int s = 0; s < 3; ++s) {
+        for (int e = 0; e < V; ++e) wv[e] = ws[r * 3 + s][cv * V + e];
+#pragma unroll
+        for (int qi = 0; qi < QT; ++qi) {
           const int j = kBwd ? qi + 2 - s : qi * SW + s;
           if (!col_ok[j]) continue;
           float xv[V];
           unpack(win[j], xv);
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc[qi][e] += xv[e] * wv[r * 3 + s][e];
+          for (int e = 0; e < V; ++e) acc[qi][e] += xv[e] * wv[e];
         }
+      }
     }
     const long long orow = (1LL * n * g.out_h + p) * g.out_w;
 #pragma unroll
@@ -154,18 +154,21 @@ __global__ void __launch_bounds__(kDwThreads)
 // Pass 2 (dg_wgrad_sum of direct_grouped.hip) adds the unit blocks in order and rounds once. The
 // plan (V, cvb, rows) comes from the dtype's widest pack, never from the pointers' alignment:
 // kScalar loads the same V lanes one element at a time, so every sum's order is the problem's.
+// The V elements at p[i..i+V) as a pack (kept packed in registers: 16 bytes, not V floats).
 template <typename T, int V, bool kScalar>
-__device__ __forceinline__ void load_lanes(const T* p, long long i, float (&out)[V]) {
+__device__ __forceinline__ Pack<T, V> load_lanes(const T* p, long long i) {
   if constexpr (kScalar) {
+    Pack<T, V> pk;
 #pragma unroll
-    for (int e = 0; e < V; ++e) out[e] = load_f(p, i + e);
+    for (int e = 0; e < V; ++e) pk.v[e] = p[i + e];
+    return pk;
   } else {
-    load_pack<T, V>(p, i, out);
+    return load_raw<T, V>(p, i);
   }
 }
 
 template <typename T, int V, int QT, int SW, bool kScalar>
-__global__ void __launch_bounds__(kDwThreads)
+__global__ void __launch_bounds__(kDwThreads, 2)
     dw_rows_wgrad(DwRowsGeom g, const T* __restrict__ x, const T* __restrict__ dy, float* __restrict__ part) {
   constexpr int NW = (QT - 1) * SW + 3;
   __shared__ float red[kDwThreads * V];  // [lane][cv][e] of one tap
@@ -183,28 +186,32 @@ __global__ void __launch_bounds__(kDwThreads)
     for (int j = 0; j < NW; ++j) col_ok[j] = static_cast<unsigned>(col0 + j) < static_cast<unsigned>(g.in_w);
     const int p_lo = rc * g.rows, p_hi = min(g.out_h, p_lo + g.rows);
     for (int p = p_lo; p < p_hi; ++p) {
-      float dv[QT][V] = {};  // read only where q0 + qi < out_w
+      Pack<T, V> dv[QT] = {};  // read only where q0 + qi < out_w
       const long long orow = (1LL * n * g.out_h + p) * g.out_w;
 #pragma unroll
       for (int qi = 0; qi < QT; ++qi)
-        if (q0 + qi < g.out_w) load_lanes<T, V, kScalar>(dy, (orow + q0 + qi) * g.c + c0, dv[qi]);
+        if (q0 + qi < g.out_w) dv[qi] = load_lanes<T, V, kScalar>(dy, (orow + q0 + qi) * g.c + c0);
 #pragma unroll
       for (int r = 0; r < 3; ++r) {
         const int h = p * g.sh - g.ph + r * g.dh;
         if (static_cast<unsigned>(h) >= static_cast<unsigned>(g.in_h)) continue;
         const long long row = (1LL * n * g.in_h + h) * g.in_w;
-        float xw[NW][V] = {};  // read only where col_ok
+        Pack<T, V> xw[NW] = {};  // read only where col_ok
 #pragma unroll
         for (int j = 0; j < NW; ++j)
-          if (col_ok[j]) load_lanes<T, V, kScalar>(x, (row + col0 + j) * g.c + c0, xw[j]);
+          if (col_ok[j]) xw[j] = load_lanes<T, V, kScalar>(x, (row + col0 + j) * g.c + c0);
 #pragma unroll
         for (int qi = 0; qi < QT; ++qi) {
           if (q0 + qi >= g.out_w) continue;
+          float d[V];
+          unpack(dv[qi], d);
 #pragma unroll
           for (int s = 0; s < 3; ++s) {
             if (!col_ok[qi * SW + s]) continue;
+            float xv[V];
+            unpack(xw[qi * SW + s], xv);
 #pragma unroll
-            for (int e = 0; e < V; ++e) acc[r * 3 + s][e] += dv[qi][e] * xw[qi * SW + s][e];
+            for (int e = 0; e < V; ++e) acc[r * 3 + s][e] += d[e] * xv[e];
           }
         }
       }
