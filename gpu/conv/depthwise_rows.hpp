@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kDwThreads, 2)
   const int p_lo = rc * g.rows, p_hi = min(g.out_h, p_lo + g.rows);
   for (int p = p_lo; p < p_hi; ++p) {
     float acc[QT][V] = {};
-#pragma unroll
+#pragma unroll 1  // one filter row's window live at a time (registers: 2 blocks per SM)
     for (int r = 0; r < 3; ++r) {
       const int h = kBwd ? p + g.ph - r * g.dh : p * g.sh - g.ph + r * g.dh;
       if (static_cast<unsigned>(h) >= static_cast<unsigned>(g.in_h)) continue;
@@ -292,9 +292,11 @@ inline DwRowsGeom rows_geom(const ConvProblem& p, int v, int qt) {
 
 // bwd-weights: the plan at the dtype's widest pack (the pointers' alignment only picks kScalar), its
 // unit blocks, and the fp32 partials of pass 1 (part[unit block][C * 9]).
-inline DwRowsGeom rows_wgrad_geom(const ConvProblem& p) {
-  return rows_geom(p, pow2_dividing(p.c, 16 / static_cast<int>(dtype_size(p.dtype))), 4);
+// Lanes per thread: the widest pack up to 4 channels (acc holds 9 x V fp32 sums: V = 8 spilled).
+inline int rows_wgrad_lanes(const ConvProblem& p) {
+  return pow2_dividing(p.c, std::min(4, 16 / static_cast<int>(dtype_size(p.dtype))));
 }
+inline DwRowsGeom rows_wgrad_geom(const ConvProblem& p) { return rows_geom(p, rows_wgrad_lanes(p), 4); }
 inline int rows_wgrad_unit_blocks(const DwRowsGeom& g) { return (g.units + g.lanes - 1) / g.lanes; }
 inline std::size_t rows_wgrad_workspace(const ConvProblem& p) {
   return static_cast<std::size_t>(rows_wgrad_unit_blocks(rows_wgrad_geom(p))) * 9 * static_cast<std::size_t>(p.c) * sizeof(float);
@@ -311,9 +313,7 @@ RowsWgradKernel<T> rows_wgrad_kernel_v(int sw, bool scalar) {
 }
 template <typename T>
 RowsWgradKernel<T> rows_wgrad_kernel(int v, int sw, bool scalar) {
-  if constexpr (kVec<T> >= 8)
-    if (v == 8) return rows_wgrad_kernel_v<T, 8>(sw, scalar);
-  if (v == 4) return rows_wgrad_kernel_v<T, 4>(sw, scalar);
+  if (v == 4) return rows_wgrad_kernel_v<T, 4>(sw, scalar);  // rows_wgrad_lanes: at most 4
   if (v == 2) return rows_wgrad_kernel_v<T, 2>(sw, scalar);
   return rows_wgrad_kernel_v<T, 1>(sw, false);
 }

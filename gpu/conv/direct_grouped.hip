@@ -365,7 +365,7 @@ class ConvDirectGrouped final : public ConvSolver {
       };
       if (p.dir == ConvDir::bwd_weights && config != kGatherConfig) {  // dw_rows_wgrad, then the chunk sum
         const DwRowsGeom g = rows_wgrad_geom(p);
-        const int v = pow2_dividing(p.c, kVec<T>);  // the plan's lanes (rows_wgrad_geom); misaligned: scalar loads
+        const int v = rows_wgrad_lanes(p);  // the plan's lanes (rows_wgrad_geom); misaligned: scalar loads
         const int ublocks = rows_wgrad_unit_blocks(g), elems = static_cast<int>(9 * p.c);
         float* part = static_cast<float*>(t.workspace);
         const auto kernel = rows_wgrad_kernel<T>(v, static_cast<int>(p.stride[1]), !pack_ok<T>(v, {t.x, t.y}));

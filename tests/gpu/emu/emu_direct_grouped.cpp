@@ -6,6 +6,7 @@
 namespace hiprim::gpu {
 std::string direct_grouped_rows_refusal(const ConvProblem& p) { return rows_refusal(p); }
 int direct_grouped_rows_per_thread(const ConvProblem& p, const std::string& config) {
+  if (p.dir == ConvDir::bwd_weights) return rows_wgrad_geom(p).rows;
   const int v = pow2_dividing(p.c, 16 / static_cast<int>(dtype_size(p.dtype)));  // the aligned buffers' pack
   return rows_geom(p, v, rows_qt(config)).rows;
 }
