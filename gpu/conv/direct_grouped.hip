@@ -20,8 +20,8 @@
 // positions past dy's edge) is skipped, never multiplied. Index math: 32-bit, pixel coordinates by
 // multiply-shift division (FastDiv) once per pixel and tile.
 //
-// Perf configs: "gather" (dg_gather, dg_wgrad_*: the default) and, for depthwise 3x3, rows.q2 / rows.q4
-// (the row kernels of gpu/conv/depthwise_rows.hpp; tuning may pick them, measured slower so far).
+// Perf configs: "gather" (dg_gather, dg_wgrad_*) and, for depthwise 3x3, rows.q2 / rows.q4 (the row
+// kernels of gpu/conv/depthwise_rows.hpp; rows.q4 is the default where they apply).
 //
 // bwd-weights (deterministic, no atomics): pass 1 (dg_wgrad_partial) splits the N*P*Q pixels into
 // `chunks` fixed chunks (about 528 blocks); a block = one chunk x one chunk of <= 9 taps x cpb
@@ -302,7 +302,7 @@ class ConvDirectGrouped final : public ConvSolver {
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
   std::string summary() const override {
     return "direct grouped/depthwise, channel-vectorized (16-byte packs), filters in shared memory; fwd (+bias), "
-           "bwd-data, bwd-weights (two-pass, deterministic); depthwise 3x3 by row windows as configs rows.q2/q4 (not the default); "
+           "bwd-data, bwd-weights (two-pass, deterministic); depthwise 3x3 by row windows (configs rows.q2/q4); "
            "2D mode conv; C/G, K/G <= 32; fp32/fp16/bf16; nhwc only";
   }
   Applicability applicable(const ConvProblem& p) const override {
@@ -346,9 +346,12 @@ class ConvDirectGrouped final : public ConvSolver {
       for (const std::string& c : rows_configs(p)) out.push_back(c);
     return out;
   }
-  // The gather everywhere: on the H200 the rows configs were slower on 24 of the 26 depthwise bench
-  // problems (s16 call 2; ncu: 177-188 registers, 12.5% occupancy), tied on the other two.
-  std::string default_config_for(const ConvProblem& p) const override { return applicable(p) ? kGatherConfig : ""; }
+  // rows.q4 where the rows kernels apply: on the H200 (s16 call 8, 103-128 registers) the best config
+  // of 21 of the 26 depthwise bench problems is a rows one, rows.q4 on 18 of them.
+  std::string default_config_for(const ConvProblem& p) const override {
+    if (!applicable(p)) return "";
+    return rows_refusal(p).empty() ? "rows.q4" : kGatherConfig;
+  }
 
  protected:
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override {

@@ -166,7 +166,7 @@ TEST(DirectGroupedEmu, UnalignedBuffersTakeTheScalarPathAndStillMatch) {
 }
 
 // Which problems the row kernels take (depthwise 3x3: fwd and bwd-weights with W stride <= 2, stride-1
-// bwd-data; bwd-weights strips of 4 only), the default (the gather: measured faster), the gather alone
+// bwd-data; bwd-weights strips of 4 only), the default there (rows.q4: measured faster), the gather alone
 // everywhere else, and the rows' refusal kept out of the solver's.
 TEST(DirectGroupedEmu, RowsConfigsOnDepthwise3x3AndTheGatherElsewhere) {
   const std::vector<std::string> all = {"gather", "rows.q2", "rows.q4"};
@@ -176,16 +176,16 @@ TEST(DirectGroupedEmu, RowsConfigsOnDepthwise3x3AndTheGatherElsewhere) {
                           "conv bwd-data fp16 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 g8"}) {
     const ConvProblem p = parse_conv_problem(str);
     EXPECT_EQ(solver().configs_for(p), all) << str;
-    EXPECT_EQ(solver().default_config_for(p), "gather") << str;
+    EXPECT_EQ(solver().default_config_for(p), "rows.q4") << str;
     EXPECT_EQ(rows_refusal_of(p), "") << str;
   }
   for (const char* str : {"conv bwd-weights bf16 nhwc n1 c32 k32 in9x9 f3x3 pad1x1 g32",
                           "conv bwd-weights fp32 nhwc n1 c8 k8 in9x9 f3x3 pad1x1 str2x2 dil2x1 g8"}) {
     const ConvProblem p = parse_conv_problem(str);
     EXPECT_EQ(solver().configs_for(p), (std::vector<std::string>{"gather", "rows.q4"})) << str;
-    EXPECT_EQ(solver().default_config_for(p), "gather") << str;
+    EXPECT_EQ(solver().default_config_for(p), "rows.q4") << str;
     EXPECT_GT(solver().config_workspace_bytes(p, "rows.q4"), 0u) << str;
-    EXPECT_EQ(solver().workspace_bytes(p), solver().config_workspace_bytes(p, "gather")) << str;
+    EXPECT_EQ(solver().workspace_bytes(p), solver().config_workspace_bytes(p, "rows.q4")) << str;
     EXPECT_GT(solver().config_workspace_bytes(p, "gather"), 0u) << str;
   }
   struct Gather {
