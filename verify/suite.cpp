@@ -177,12 +177,8 @@ std::vector<SuiteProblem> with_math(std::vector<SuiteProblem> problems, ConvMath
     }
   return problems;
 }
-}  // namespace
 
-std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts, SuitePart part) {
-  return with_math(load_suite_as_given(name_or_path, opts, part), opts.math);
-}
-
+// load_suite without opts.math applied: the problems as the suite and the other options give them.
 std::vector<SuiteProblem> load_suite_as_given(const std::string& name_or_path, const SuiteOptions& opts, SuitePart part) {
   for (const BuiltinSuite& s : builtin_suites()) {
     if (s.name != name_or_path || !loads(s, part)) continue;
@@ -204,6 +200,11 @@ std::vector<SuiteProblem> load_suite_as_given(const std::string& name_or_path, c
   std::stringstream ss;
   ss << f.rdbuf();
   return parse_suite(ss.str(), name_or_path, part);
+}
+}  // namespace
+
+std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts, SuitePart part) {
+  return with_math(load_suite_as_given(name_or_path, opts, part), opts.math);
 }
 
 std::vector<ConvProblem> conv_problems(const std::vector<SuiteProblem>& problems) {

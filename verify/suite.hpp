@@ -89,9 +89,6 @@ std::vector<SuiteProblem> parse_suite(std::string_view text, const std::string& 
 // or a bad line.
 std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts,
                                      SuitePart part = SuitePart::all);
-// load_suite without opts.math applied (the problems as the suite and the other options give them).
-std::vector<SuiteProblem> load_suite_as_given(const std::string& name_or_path, const SuiteOptions& opts,
-                                              SuitePart part = SuitePart::all);
 // The conv problems among `problems`, in order.
 std::vector<ConvProblem> conv_problems(const std::vector<SuiteProblem>& problems);
 

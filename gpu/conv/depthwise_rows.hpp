@@ -259,11 +259,11 @@ inline std::vector<std::string> rows_configs(const ConvProblem& p) {
 
 inline int rows_qt(const std::string& config) { return config == "rows.q2" ? 2 : 4; }
 
-template <typename T, bool kBwd>
+template <typename T>
 using RowsKernel = void (*)(DwRowsGeom, const T*, const T*, const T*, T*);
 
 template <typename T, bool kBwd, int V>
-RowsKernel<T, kBwd> rows_kernel_v(int qt, int sw) {
+RowsKernel<T> rows_kernel_v(int qt, int sw) {
   if constexpr (kBwd) {
     return qt == 2 ? &dw_rows<T, V, 2, 1, true> : &dw_rows<T, V, 4, 1, true>;
   } else {
@@ -272,7 +272,7 @@ RowsKernel<T, kBwd> rows_kernel_v(int qt, int sw) {
   }
 }
 template <typename T, bool kBwd>
-RowsKernel<T, kBwd> rows_kernel(int v, int qt, int sw) {
+RowsKernel<T> rows_kernel(int v, int qt, int sw) {
   if constexpr (kVec<T> >= 8)
     if (v == 8) return rows_kernel_v<T, kBwd, 8>(qt, sw);
   if (v == 4) return rows_kernel_v<T, kBwd, 4>(qt, sw);

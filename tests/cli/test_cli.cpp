@@ -204,11 +204,14 @@ TEST(Cli, MathTf32MarksEveryFp32ConvProblemOfTheSuite) {
     std::ofstream f(suite);
     f << "conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1\nconv bwd-data bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1\n";
   }
+  auto report_text = [&] {
+    std::ifstream f(report);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
   std::filesystem::remove(report);
   auto r = hiprim("check --suite " + suite.string() + " --solver ref.conv.fast --math tf32 --report " + report.string());
   EXPECT_EQ(r.code, 0) << r.out;
-  std::ifstream f(report);
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string text = report_text();
   EXPECT_TRUE(has(text, "conv fwd fp32 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1 math=tf32")) << text.substr(0, 400);
   EXPECT_TRUE(has(text, "conv bwd-data bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1\"")) << "bf16 left as written";
   EXPECT_FALSE(has(text, "bf16 nhwc n1 c8 k8 in5x5 f3x3 pad1x1 str1x1 dil1x1 g1 math=tf32"));
@@ -216,8 +219,7 @@ TEST(Cli, MathTf32MarksEveryFp32ConvProblemOfTheSuite) {
   std::filesystem::remove(report);
   r = hiprim("check --suite " + suite.string() + " --solver ref.conv.fast --report " + report.string());
   EXPECT_EQ(r.code, 0) << r.out;
-  std::ifstream g(report);
-  EXPECT_FALSE(has(std::string((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>()), "math=tf32"));
+  EXPECT_FALSE(has(report_text(), "math=tf32"));
   EXPECT_TRUE(exits_with("check --suite smoke --dtype bf16 --math tf32", 2, "--math tf32 takes fp32 data only (--dtype bf16"));
   EXPECT_TRUE(exits_with("check --suite smoke --math fp64", 2, "--math 'fp64': expected exact or tf32"));
   EXPECT_TRUE(exits_with("check --suite corpus --math tf32", 2, "--math applies to suites"));
