@@ -15,6 +15,7 @@
 // accesses, each warp's row of 32 elements one 128-byte line on either side.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -178,6 +179,16 @@ void transpose32(const void* src, void* dst, const Transpose16& t, long long bat
     hipLaunchKernelGGL((transpose32_kernel<Map>), grid, dim3(kT32Threads), 0, s, in, out, t, map, b0, tiles_i, tiles_j);
     HIPRIM_CHECK_LAUNCH("transpose32_kernel", ctx);
   });
+}
+
+// transpose32 for 4-byte elements, else transpose16 (2-byte): the bit copy of elem_bytes-byte elements.
+template <class Map>
+void transpose_elems(std::size_t elem_bytes, const void* src, void* dst, const Transpose16& t, long long batch, const Map& map,
+                     hipStream_t s, const std::string& ctx) {
+  if (elem_bytes == 4)
+    transpose32(src, dst, t, batch, map, s, ctx);
+  else
+    transpose16(src, dst, t, batch, map, s, ctx);
 }
 
 }  // namespace

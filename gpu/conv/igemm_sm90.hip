@@ -79,10 +79,7 @@ void permute_filter(const void* w, void* dst, int k, int rs, int c, int c_out, b
                     hipStream_t s, const std::string& ctx) {
   const Transpose16 t{k, c, c_out, static_cast<long long>(rs) * c, static_cast<long long>(rs) * k};
   const AffineBatches m{flip ? (rs - 1LL) * c : 0, flip ? -static_cast<long long>(c) : c, 0, k};
-  if (elem_bytes == 4)
-    transpose32(w, dst, t, rs, m, s, ctx);
-  else
-    transpose16(w, dst, t, rs, m, s, ctx);
+  transpose_elems(elem_bytes, w, dst, t, rs, m, s, ctx);
 }
 
 // The strided .flip's sub-filters (igemm_sm90_plan.hpp): dst[(z*C + c)*ld + kk] = w[weight_offset(wt_z,
@@ -126,10 +123,7 @@ void subpixel_filters(const sm90::IgemmPlan& pl, const void* w, void* dst, std::
       throw InputError(ctx + ": the classes' filters differ in row length");
   }
   const Transpose16 t{kc, c, c, q.cls[0].wt.rsc, ld};
-  if (elem_bytes == 4)
-    transpose32(w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
-  else
-    transpose16(w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
+  transpose_elems(elem_bytes, w, dst, t, static_cast<long long>(q.classes) * m.slots, m, s, ctx);
 }
 
 // .col2im's second pass: dx = round(col2im_sum) over every dx element, in the plan's thread order.

@@ -29,10 +29,7 @@ void transpose(const void* src, void* dst, std::size_t elem_bytes, long long d0,
                hipStream_t s, const std::string& ctx) {
   const Transpose16 t{rows, cols, cols, cols, rows};
   const AffineBatches batches{0, rows * cols, 0, rows * cols};
-  if (elem_bytes == 4)
-    transpose32(src, dst, t, d0, batches, s, ctx);
-  else
-    transpose16(src, dst, t, d0, batches, s, ctx);
+  transpose_elems(elem_bytes, src, dst, t, d0, batches, s, ctx);
 }
 
 class ConvNchwViaNhwc final : public ConvSolver {
