@@ -189,8 +189,8 @@ solver_gate() {
   fi
   echo "$tag memcheck rc=$?"; grep -E "ERROR SUMMARY" "$W/$tag/memcheck.log" | tail -2
 }
-# conv.direct.grouped; needs devbin/test_gpu
-want grouped && solver_gate grouped conv.direct.grouped fp32,fp16,bf16 smoke,edge 'GpuConvDirectGrouped.*'
+# conv.direct.grouped; needs devbin/test_gpu unless GROUPED_TESTS=- (memcheck then runs over hiprim check of the smoke suite)
+want grouped && solver_gate grouped conv.direct.grouped fp32,fp16,bf16 smoke,edge "${GROUPED_TESTS:-GpuConvDirectGrouped.*}"
 # conv.igemm.simt (fp32 NHWC)
 want isimt && solver_gate isimt 'conv.igemm.simt*' fp32 smoke,edge,resnet50 - nhwc,nchw
 if want stune; then  # conv.igemm.simt: every perf config of the ResNet-50 layers at batch 32, fp32 NHWC (STUNE_S per direction)
