@@ -16,6 +16,10 @@
 // resident (one 512-thread block per SM on NVIDIA with up to the opt-in shared memory), so the
 // on-chip copy holds SMs x ~220 KiB (H200: ~29 MB): x is read from DRAM once and y written once
 // when x fits; above that the overflow costs extra reads (the measured floor is reported).
+// Pass 1 fills the cache with async copies (gpu/common/async_copy.hpp: on NVIDIA every cached pack
+// of a thread in flight at once, no registers) while it reads the overflow from memory. The layout
+// is a template parameter (CL): one walk per kernel, and each visit is first + i * step
+// (bn_visits / bn_offset), so the passes are short loops over [0, n).
 // Statistics: pass 1 writes one partial per (slice, channel) (bn_column_sum's fixed tree);
 // after the barrier every block sums the partials of its channels over the slices in a fixed
 // tree, so every block derives bitwise the same statistics; the block holding slice 0 writes the
@@ -30,6 +34,7 @@
 #include "core/error.hpp"
 #include "gpu/bnorm/bnorm_walk.hpp"
 #include "gpu/bnorm/solvers.hpp"
+#include "gpu/common/async_copy.hpp"
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/common/numeric.hpp"
 
@@ -73,38 +78,41 @@ constexpr std::size_t scratch_bytes(int block, int tx) {
 }
 
 // Thread's lanes: channel of lane j (channels-first: all lanes one channel).
-__device__ __forceinline__ long long lane_channel(const BnGeom& g, long long c0, int j) { return g.channels_last ? c0 + j : c0; }
+template <bool CL>
+__device__ __forceinline__ long long lane_channel(long long c0, int j) {
+  if constexpr (CL) return c0 + j;
+  else return c0;
+}
 
 // Block-wide sums of the thread's lane values, written as partials[slice * C + c].
-template <int V, typename A>
-__device__ void write_partials(const BnGeom& g, long long item, A (&acc)[V], A* scratch, A* part) {
-  const long long c0 = bn_item_channel(g, item), base = bn_item_slice(g, item) * g.C;
-  if (g.channels_last) {
+template <bool CL, int V, typename A>
+__device__ void write_partials(const BnGeom& g, const BnVisits& v, A (&acc)[V], A* scratch, A* part) {
+  const long long base = v.slice * g.C;
+  if constexpr (CL) {
     bn_column_sum<V>(g, acc, scratch);
-    if (static_cast<int>(threadIdx.x) < g.tx && c0 < g.C)
+    if (static_cast<int>(threadIdx.x) < g.tx && v.c0 < g.C)
 #pragma unroll
-      for (int j = 0; j < V; ++j) part[base + c0 + j] = acc[j];
+      for (int j = 0; j < V; ++j) part[base + v.c0 + j] = acc[j];
   } else {
     A t[1] = {acc[0]};
 #pragma unroll
     for (int j = 1; j < V; ++j) t[0] = t[0] + acc[j];
     bn_column_sum<1>(g, t, scratch);
-    if (threadIdx.x == 0) part[base + c0] = t[0];
+    if (threadIdx.x == 0) part[base + v.c0] = t[0];
   }
 }
 
 // Totals over the slices of the item's channels, to every thread for its lanes (fixed order).
-template <int V, typename A>
-__device__ void combine(const BnGeom& g, long long item, const A* part, A* scratch, A (&tot)[V]) {
-  const long long c0 = bn_item_channel(g, item);
+template <bool CL, int V, typename A>
+__device__ void combine(const BnGeom& g, const BnVisits& v, const A* part, A* scratch, A (&tot)[V]) {
   const int t = threadIdx.x, row = t / g.tx, col = t % g.tx;
-  if (g.channels_last) {
+  if constexpr (CL) {
 #pragma unroll
     for (int j = 0; j < V; ++j) tot[j] = A{};
-    if (c0 < g.C)
+    if (v.c0 < g.C)
       for (long long s = row; s < g.slices; s += g.ty)
 #pragma unroll
-        for (int j = 0; j < V; ++j) tot[j] = tot[j] + part[s * g.C + c0 + j];
+        for (int j = 0; j < V; ++j) tot[j] = tot[j] + part[s * g.C + v.c0 + j];
     bn_column_sum<V>(g, tot, scratch);
     if (row == 0)
 #pragma unroll
@@ -114,7 +122,7 @@ __device__ void combine(const BnGeom& g, long long item, const A* part, A* scrat
     for (int j = 0; j < V; ++j) tot[j] = scratch[col * V + j];
   } else {
     A s1[1] = {A{}};
-    for (long long s = t; s < g.slices; s += g.block) s1[0] = s1[0] + part[s * g.C + c0];
+    for (long long s = t; s < g.slices; s += g.block) s1[0] = s1[0] + part[s * g.C + v.c0];
     bn_column_sum<1>(g, s1, scratch);
     if (t == 0) scratch[0] = s1[0];
     __syncthreads();
@@ -125,229 +133,246 @@ __device__ void combine(const BnGeom& g, long long item, const A* part, A* scrat
 }
 
 // Whether this thread writes the per-channel outputs of the item's lane j (slice 0, row 0).
-__device__ __forceinline__ bool channel_writer(const BnGeom& g, long long item, long long c0, int j) {
-  if (bn_item_slice(g, item) != 0 || c0 >= g.C) return false;
-  return g.channels_last ? static_cast<int>(threadIdx.x) < g.tx : (threadIdx.x == 0 && j == 0);
+template <bool CL>
+__device__ __forceinline__ bool channel_writer(const BnGeom& g, const BnVisits& v, int j) {
+  if (v.slice != 0 || v.c0 >= g.C) return false;
+  if constexpr (CL) return static_cast<int>(threadIdx.x) < g.tx;
+  else return threadIdx.x == 0 && j == 0;
 }
 
-// The pack of visit k: from the cache when k < K, else from memory.
+// The block's pack cache: slot k of tensor t for this thread ([tensor][k][thread]: a thread's
+// slots are a block apart, so a warp's accesses are consecutive).
 template <typename T, int V>
 struct Cache {
-  Pack<T, V>* slots;  // [tensor][k][thread]
+  Pack<T, V>* slots;
   int K, block;
   __device__ __forceinline__ Pack<T, V>& at(int tensor, int k) const {
     return slots[(static_cast<long long>(tensor) * K + k) * block + threadIdx.x];
   }
-  __device__ __forceinline__ Pack<T, V> get(int tensor, int k, const T* p, long long o) const {
-    return k < K ? at(tensor, k) : load_raw<T, V>(p, o);
-  }
 };
 
-// Pass over an item, overflow visits (k >= K) first when overflow_first, then the cached ones.
-template <int U, typename F>
-__device__ __forceinline__ void walk_phased(const BnGeom& g, long long item, int& k, int K, bool overflow_first, F&& f) {
-  if (!overflow_first) return bn_walk<U>(g, item, k, f);
-  int k0 = k, k1 = k;
-  bn_walk<U>(g, item, k0, [&](const long long (&o)[U], int N, int kv) {
-    if (kv + N > K) f(o, N, kv);
-  });
-  bn_walk<U>(g, item, k1, [&](const long long (&o)[U], int N, int kv) {
-    if (kv + N <= K) f(o, N, kv);
-  });
-  k = k0;
+// Cached visits of an item whose first visit is the thread's visit kb: [0, nc).
+__device__ __forceinline__ int cached_visits(const BnVisits& v, int kb, int K) { return std::clamp(K - kb, 0, v.n); }
+
+// Pass 1's fill: every cached visit of the block's items, as async copies (many packs in flight,
+// no registers); the kernel waits (async_copy_wait) before it reads them.
+template <bool CL, typename T, int V, int NT>
+__device__ __forceinline__ void fill_cache(const BnGeom& g, const Cache<T, V>& cache, const T* const (&p)[NT]) {
+  int kb = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    const BnVisits v = bn_visits<CL>(g, item);
+    const int nc = cached_visits(v, kb, cache.K);
+    for (int i = 0; i < nc; ++i) {
+      const long long o = bn_offset<CL>(g, v, i);
+#pragma unroll
+      for (int t = 0; t < NT; ++t) async_copy(&cache.at(t, kb + i), reinterpret_cast<const Pack<T, V>*>(p[t] + o));
+    }
+    kb += v.n;
+  }
 }
 
-template <typename T, int V, int B>
+// f(o, pk) for the visits [i0, i1) of an item read from memory (the overflow), U visits of NT tensors in flight.
+template <bool CL, int U, typename T, int V, int NT, typename F>
+__device__ __forceinline__ void stream_visits(const BnGeom& g, const BnVisits& v, int i0, const T* const (&p)[NT], F&& f) {
+  int i = i0;
+  for (; i + U <= v.n; i += U) {
+    long long o[U];
+    Pack<T, V> pk[U][NT];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      o[u] = bn_offset<CL>(g, v, i + u);
+#pragma unroll
+      for (int t = 0; t < NT; ++t) pk[u][t] = load_raw<T, V>(p[t], o[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) f(o[u], pk[u]);
+  }
+  for (; i < v.n; ++i) {
+    const long long o = bn_offset<CL>(g, v, i);
+    Pack<T, V> pk[NT];
+#pragma unroll
+    for (int t = 0; t < NT; ++t) pk[t] = load_raw<T, V>(p[t], o);
+    f(o, pk);
+  }
+}
+
+// f(o, pk) for the cached visits [0, nc) of an item (slots kb ..), from shared memory.
+template <bool CL, typename T, int V, int NT, typename F>
+__device__ __forceinline__ void cached_pass(const BnGeom& g, const BnVisits& v, const Cache<T, V>& cache, int kb, int nc, F&& f) {
+#pragma unroll 2
+  for (int i = 0; i < nc; ++i) {
+    Pack<T, V> pk[NT];
+#pragma unroll
+    for (int t = 0; t < NT; ++t) pk[t] = cache.at(t, kb + i);
+    f(bn_offset<CL>(g, v, i), pk);
+  }
+}
+
+// A pass over the block's items: per item, start(v) (per-item setup), the overflow visits from
+// memory, then the cached ones, then finish(v). Pass 1 reads the overflow while the cache fills.
+template <bool CL, int U, typename T, int V, int NT, typename Start, typename Visit, typename Finish>
+__device__ __forceinline__ void block_pass(const BnGeom& g, const Cache<T, V>& cache, const T* const (&p)[NT], Start&& start,
+                                           Visit&& visit, Finish&& finish) {
+  int kb = 0;
+  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
+    const BnVisits v = bn_visits<CL>(g, item);
+    const int nc = cached_visits(v, kb, cache.K);
+    start(v);
+    stream_visits<CL, U, T, V, NT>(g, v, nc, p, visit);
+    async_copy_wait();
+    cached_pass<CL, T, V, NT>(g, v, cache, kb, nc, visit);
+    finish(v);
+    kb += v.n;
+  }
+}
+
+template <typename T, int V, int B, bool CL>
 __global__ void __launch_bounds__(B) bnorm_train_persistent(BnGeom g, Bufs b, int K) {
   constexpr int U = kUnroll<V>;
   HIPRIM_DYNAMIC_SMEM(smem);
   float* scratch = reinterpret_cast<float*>(smem);
   const Cache<T, V> cache{reinterpret_cast<Pack<T, V>*>(smem + scratch_bytes<float, V>(g.block, g.tx)), K, g.block};
-  const T* x = static_cast<const T*>(b.x);
-  // Pass 1: sum x (and fill the cache).
-  int k = 0;
-  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
-    float acc[V] = {};
-    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
-      Pack<T, V> v[U];
+  const T* const x[1] = {static_cast<const T*>(b.x)};
+  float acc[V], mean[V], a[V], c[V];
+  auto zero = [&](const BnVisits&) {
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) v[u] = load_raw<T, V>(x, o[u]);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
-        if (kv + u < K) cache.at(0, kv + u) = v[u];
+    for (int j = 0; j < V; ++j) acc[j] = 0.0f;
+  };
+  // Pass 1: sum x (the cache fills meanwhile).
+  fill_cache<CL, T, V, 1>(g, cache, x);
+  block_pass<CL, U, T, V, 1>(
+      g, cache, x, zero,
+      [&](long long, const Pack<T, V>(&pk)[1]) {
         float f[V];
-        unpack(v[u], f);
+        unpack(pk[0], f);
 #pragma unroll
         for (int j = 0; j < V; ++j) acc[j] += f[j];
-      }
-    });
-    write_partials<V>(g, item, acc, scratch, b.part_a);
-  }
+      },
+      [&](const BnVisits& v) { write_partials<CL, V>(g, v, acc, scratch, b.part_a); });
   grid_sync();
   // Pass 2: mean, then sum (x - mean)^2.
-  k = 0;
-  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
-    float mean[V], acc[V] = {};
-    combine<V>(g, item, b.part_a, scratch, mean);
-    const long long c0 = bn_item_channel(g, item);
+  block_pass<CL, U, T, V, 1>(
+      g, cache, x,
+      [&](const BnVisits& v) {
+        zero(v);
+        combine<CL, V>(g, v, b.part_a, scratch, mean);
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      mean[j] = mean[j] / g.m_f;
-      if (channel_writer(g, item, c0, j)) b.ws_mean[lane_channel(g, c0, j)] = mean[j];
-    }
-    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
-      Pack<T, V> v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) v[u] = cache.get(0, kv + u, x, o[u]);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
+        for (int j = 0; j < V; ++j) {
+          mean[j] = mean[j] / g.m_f;
+          if (channel_writer<CL>(g, v, j)) b.ws_mean[lane_channel<CL>(v.c0, j)] = mean[j];
+        }
+      },
+      [&](long long, const Pack<T, V>(&pk)[1]) {
         float f[V];
-        unpack(v[u], f);
+        unpack(pk[0], f);
 #pragma unroll
         for (int j = 0; j < V; ++j) {
           const float d = f[j] - mean[j];
           acc[j] += d * d;
         }
-      }
-    });
-    write_partials<V>(g, item, acc, scratch, b.part_b);
-  }
+      },
+      [&](const BnVisits& v) { write_partials<CL, V>(g, v, acc, scratch, b.part_b); });
   grid_sync();
-  // Pass 3: var, inv, statistics out; y = (x - mean) * (scale * inv) + bias.
-  k = 0;
-  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
-    float var[V], mean[V], a[V], c[V];
-    combine<V>(g, item, b.part_b, scratch, var);
-    const long long c0 = bn_item_channel(g, item);
-    const bool live = c0 < g.C;
+  // Pass 3: var, inv, statistics out; y = (x - mean) * (scale * inv) + bias (the overflow first,
+  // while it may still be in L2).
+  block_pass<CL, U, T, V, 1>(
+      g, cache, x,
+      [&](const BnVisits& v) {
+        float var[V];
+        combine<CL, V>(g, v, b.part_b, scratch, var);
+        const bool live = v.c0 < g.C;
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      const long long ch = live ? lane_channel(g, c0, j) : 0;
-      mean[j] = b.ws_mean[ch];
-      const float v = var[j] / g.m_f, inv = 1.0f / sqrtf(v + g.eps);
-      a[j] = b.scale[ch] * inv;
-      c[j] = b.bias[ch];
-      if (channel_writer(g, item, c0, j)) {
-        const float keep = 1.0f - g.momentum;
-        b.saved_mean[ch] = mean[j];
-        b.saved_inv[ch] = inv;
-        b.running_mean[ch] = keep * b.running_mean[ch] + g.momentum * mean[j];
-        b.running_var[ch] = keep * b.running_var[ch] + g.momentum * v * g.unbias;
-      }
-    }
-    walk_phased<U>(g, item, k, K, true, [&](const long long (&o)[U], int N, int kv) {
-      Pack<T, V> v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (u < N) v[u] = cache.get(0, kv + u, x, o[u]);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
+        for (int j = 0; j < V; ++j) {
+          const long long ch = live ? lane_channel<CL>(v.c0, j) : 0;
+          mean[j] = b.ws_mean[ch];
+          const float vv = var[j] / g.m_f, inv = 1.0f / sqrtf(vv + g.eps);
+          a[j] = b.scale[ch] * inv;
+          c[j] = b.bias[ch];
+          if (channel_writer<CL>(g, v, j)) {
+            const float keep = 1.0f - g.momentum;
+            b.saved_mean[ch] = mean[j];
+            b.saved_inv[ch] = inv;
+            b.running_mean[ch] = keep * b.running_mean[ch] + g.momentum * mean[j];
+            b.running_var[ch] = keep * b.running_var[ch] + g.momentum * vv * g.unbias;
+          }
+        }
+      },
+      [&](long long o, const Pack<T, V>(&pk)[1]) {
         float f[V];
-        unpack(v[u], f);
+        unpack(pk[0], f);
 #pragma unroll
         for (int j = 0; j < V; ++j) f[j] = (f[j] - mean[j]) * a[j] + c[j];
-        store_raw<T, V>(static_cast<T*>(b.out), o[u], pack_of<T, V>(f));
-      }
-    });
-  }
+        store_raw<T, V>(static_cast<T*>(b.out), o, pack_of<T, V>(f));
+      },
+      [](const BnVisits&) {});
 }
 
-template <typename T, int V, int B>
+template <typename T, int V, int B, bool CL>
 __global__ void __launch_bounds__(B) bnorm_bwd_persistent(BnGeom g, Bufs b, int K) {
   constexpr int U = kUnroll<V> / 2;
   HIPRIM_DYNAMIC_SMEM(smem);
   Float2Sum* scratch = reinterpret_cast<Float2Sum*>(smem);
   const Cache<T, V> cache{reinterpret_cast<Pack<T, V>*>(smem + scratch_bytes<Float2Sum, V>(g.block, g.tx)), K, g.block};
-  const T* x = static_cast<const T*>(b.x);
-  const T* dy = static_cast<const T*>(b.dy);
-  auto lanes = [&](long long item, float (&m)[V], float (&inv)[V]) {
-    const long long c0 = bn_item_channel(g, item);
+  const T* const xdy[2] = {static_cast<const T*>(b.x), static_cast<const T*>(b.dy)};
+  float m[V], inv[V], cf[V];
+  Float2Sum acc[V], tot[V];
+  auto lanes = [&](const BnVisits& v) {
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      const long long ch = c0 < g.C ? lane_channel(g, c0, j) : 0;
+      const long long ch = v.c0 < g.C ? lane_channel<CL>(v.c0, j) : 0;
       m[j] = b.mean[ch];
       inv[j] = b.var[ch];
     }
   };
-  // Pass 1: sum dy and sum dy * xhat (and fill the cache).
-  int k = 0;
-  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
-    float m[V], inv[V];
-    lanes(item, m, inv);
-    Float2Sum acc[V] = {};
-    bn_walk<U>(g, item, k, [&](const long long (&o)[U], int N, int kv) {
-      Pack<T, V> xv[U], dv[U];
+  // Pass 1: sum dy and sum dy * xhat (the cache fills meanwhile).
+  fill_cache<CL, T, V, 2>(g, cache, xdy);
+  block_pass<CL, U, T, V, 2>(
+      g, cache, xdy,
+      [&](const BnVisits& v) {
+        lanes(v);
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
-        xv[u] = load_raw<T, V>(x, o[u]);
-        dv[u] = load_raw<T, V>(dy, o[u]);
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
-        if (kv + u < K) {
-          cache.at(0, kv + u) = xv[u];
-          cache.at(1, kv + u) = dv[u];
-        }
+        for (int j = 0; j < V; ++j) acc[j] = Float2Sum{};
+      },
+      [&](long long, const Pack<T, V>(&pk)[2]) {
         float fx[V], fd[V];
-        unpack(xv[u], fx);
-        unpack(dv[u], fd);
+        unpack(pk[0], fx);
+        unpack(pk[1], fd);
 #pragma unroll
         for (int j = 0; j < V; ++j) {
           acc[j].a += fd[j];
           acc[j].b += fd[j] * ((fx[j] - m[j]) * inv[j]);
         }
-      }
-    });
-    write_partials<V>(g, item, acc, scratch, reinterpret_cast<Float2Sum*>(b.part_a));
-  }
+      },
+      [&](const BnVisits& v) { write_partials<CL, V>(g, v, acc, scratch, reinterpret_cast<Float2Sum*>(b.part_a)); });
   grid_sync();
-  // Pass 2: dbias, dscale; dx = c (M dy - dbias - xhat dscale).
-  k = 0;
-  for (long long item = blockIdx.x; item < g.items; item += gridDim.x) {
-    float m[V], inv[V], cf[V];
-    Float2Sum tot[V];
-    lanes(item, m, inv);
-    combine<V>(g, item, reinterpret_cast<const Float2Sum*>(b.part_a), scratch, tot);
-    const long long c0 = bn_item_channel(g, item);
+  // Pass 2: dbias, dscale; dx = c (M dy - dbias - xhat dscale) (the overflow first).
+  block_pass<CL, U, T, V, 2>(
+      g, cache, xdy,
+      [&](const BnVisits& v) {
+        lanes(v);
+        combine<CL, V>(g, v, reinterpret_cast<const Float2Sum*>(b.part_a), scratch, tot);
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      const long long ch = c0 < g.C ? lane_channel(g, c0, j) : 0;
-      cf[j] = b.scale[ch] * inv[j] / g.m_f;
-      if (channel_writer(g, item, c0, j)) {
-        b.dbias[ch] = tot[j].a;
-        b.dscale[ch] = tot[j].b;
-      }
-    }
-    walk_phased<U>(g, item, k, K, true, [&](const long long (&o)[U], int N, int kv) {
-      Pack<T, V> xv[U], dv[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
-        xv[u] = cache.get(0, kv + u, x, o[u]);
-        dv[u] = cache.get(1, kv + u, dy, o[u]);
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (u >= N) continue;
+        for (int j = 0; j < V; ++j) {
+          const long long ch = v.c0 < g.C ? lane_channel<CL>(v.c0, j) : 0;
+          cf[j] = b.scale[ch] * inv[j] / g.m_f;
+          if (channel_writer<CL>(g, v, j)) {
+            b.dbias[ch] = tot[j].a;
+            b.dscale[ch] = tot[j].b;
+          }
+        }
+      },
+      [&](long long o, const Pack<T, V>(&pk)[2]) {
         float fx[V], fd[V];
-        unpack(xv[u], fx);
-        unpack(dv[u], fd);
+        unpack(pk[0], fx);
+        unpack(pk[1], fd);
 #pragma unroll
         for (int j = 0; j < V; ++j) {
           const float xhat = (fx[j] - m[j]) * inv[j];
           fx[j] = cf[j] * (g.m_f * fd[j] - tot[j].a - xhat * tot[j].b);
         }
-        store_raw<T, V>(static_cast<T*>(b.out), o[u], pack_of<T, V>(fx));
-      }
-    });
-  }
+        store_raw<T, V>(static_cast<T*>(b.out), o, pack_of<T, V>(fx));
+      },
+      [](const BnVisits&) {});
 }
 
 // fwd-infer: one streaming pass, no barrier, no cache.
@@ -361,7 +386,7 @@ __global__ void __launch_bounds__(B) bnorm_infer_stream(BnGeom g, Bufs b) {
     float m[V], a[V], c[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      const long long ch = c0 < g.C ? lane_channel(g, c0, j) : 0;
+      const long long ch = c0 >= g.C ? 0 : g.channels_last ? c0 + j : c0;
       m[j] = b.mean[ch];
       a[j] = b.scale[ch] * (1.0f / sqrtf(b.var[ch] + g.eps));
       c[j] = b.bias[ch];
@@ -470,8 +495,10 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
       check_launch_lazy("bnorm_infer_stream", ctx);
       return;
     }
-    const bool bwd = p.dir == BnormDir::bwd;
-    const auto kernel = bwd ? &bnorm_bwd_persistent<T, V, kBlock> : &bnorm_train_persistent<T, V, kBlock>;
+    const bool bwd = p.dir == BnormDir::bwd, cl = p.shape.channels_last;
+    using Kernel = void (*)(BnGeom, Bufs, int);
+    const Kernel kernel = bwd ? (cl ? &bnorm_bwd_persistent<T, V, kBlock, true> : &bnorm_bwd_persistent<T, V, kBlock, false>)
+                              : (cl ? &bnorm_train_persistent<T, V, kBlock, true> : &bnorm_train_persistent<T, V, kBlock, false>);
     const int tensors = bwd ? 2 : 1;
     const std::size_t pack = sizeof(Pack<T, V>), smem_max = max_dynamic_smem();
     // Grid: the resident blocks at full shared memory (fewer for small problems: >= 4 visits per thread).

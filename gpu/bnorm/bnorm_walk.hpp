@@ -77,6 +77,49 @@ __device__ __forceinline__ long long bn_item_channel(const BnGeom& g, long long 
 }
 __device__ __forceinline__ long long bn_item_slice(const BnGeom& g, long long item) { return item / g.groups; }
 
+// The thread's visits of one item, as an arithmetic progression: units first + i * step for i in
+// [0, n) (rows channels-last, packs channels-first), the thread's channel c0 (channels-last: its
+// first lane's, C or more when idle; channels-first: the item's channel) and the item's slice.
+// The kernels that take the layout as a template parameter (CL) use these; bn_walk is the same
+// order for a layout known only at run time.
+struct BnVisits {
+  long long first, step, c0, slice;
+  int n;
+};
+
+template <bool CL>
+__device__ __forceinline__ BnVisits bn_visits(const BnGeom& g, long long item) {
+  BnVisits v;
+  const long long grp = item % g.groups;
+  v.slice = item / g.groups;
+  const long long u0 = v.slice * g.slice, u1 = std::min(u0 + g.slice, g.units);
+  if constexpr (CL) {
+    v.c0 = (grp * g.tx + threadIdx.x % g.tx) * g.V;
+    v.first = u0 + threadIdx.x / g.tx;
+    v.step = g.ty;
+  } else {
+    v.c0 = grp;
+    v.first = u0 + threadIdx.x;
+    v.step = g.block;
+  }
+  const bool live = (!CL || v.c0 < g.C) && v.first < u1;
+  v.n = live ? static_cast<int>((u1 - v.first + v.step - 1) / v.step) : 0;
+  return v;
+}
+
+// Element offset of the thread's visit i of an item (channels-first: plane n = u / (S/V), pack s = u % (S/V)).
+template <bool CL>
+__device__ __forceinline__ long long bn_offset(const BnGeom& g, const BnVisits& v, int i) {
+  const long long u = v.first + static_cast<long long>(i) * v.step;
+  if constexpr (CL) {
+    return u * g.C + v.c0;
+  } else {
+    std::uint32_t n, s;
+    g.packs_per_plane.divmod(static_cast<std::uint32_t>(u), n, s);
+    return n * (g.C * g.S) + v.c0 * g.S + static_cast<long long>(s) * g.V;
+  }
+}
+
 // Calls f(o, n, k) for the thread's packs of an item in batches of n = U (then n = 1 for the rest):
 // o[0 .. n) the packs' element offsets, k the visit number of o[0]; advances k by the visits made.
 // (n is a constant at each call: after inlining, the callback's loops over u < n unroll.)
