@@ -266,6 +266,6 @@ class PoolNhwcVec final : public TypedOpSolver<PoolProblem> {
 
 std::shared_ptr<const OpSolver> make_pool_direct() { return std::make_shared<PoolDirect>(); }
 std::shared_ptr<const OpSolver> make_pool_nhwc_vec() { return std::make_shared<PoolNhwcVec>(); }
-OpSolverList pool_solvers() { return {make_pool_nhwc_vec(), make_pool_direct()}; }
+OpSolverList pool_solvers() { return {make_pool_global(), make_pool_nhwc_vec(), make_pool_direct()}; }
 
 }  // namespace hiprim::gpu

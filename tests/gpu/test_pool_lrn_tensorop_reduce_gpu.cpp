@@ -53,7 +53,7 @@ TEST(PoolLrnTensorOpReduceGpu, EveryApplicableSolverPassesEveryProblem) {
   o.seed = 7;
   const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems(test_ops::with_shared(kOwnProblems)), gpu::gpu_op_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
-  for (const char* name : {"pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+  for (const char* name : {"pool.global", "pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }

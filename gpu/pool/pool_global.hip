@@ -1,0 +1,172 @@
+// pool.global: forward pooling whose window is the whole input (win == in, pad 0: one output per
+// (n, c), e.g. ResNet-50's 7x7 average before the fc), as a reduction of each (n, c)'s S = D*H*W
+// values by a block team instead of one thread walking all S taps (pool.direct: S serial loads, and
+// only N*C/V threads). Math and tie rules: core/pool_problem.hpp (max: the first maximum in scan
+// order, a NaN beats numbers, the first NaN wins, idx = s; avg_incl / avg_excl: fp32 sum / S).
+// Layout of a block (kBlock threads = tx x ty):
+//   channels last:  tx threads over channel packs (V channels, 16-byte loads when C % V == 0 and
+//                   aligned), thread t = row * tx + col; row r sums s = r, r + ty, ... of its pack
+//                   (a warp reads whole row segments of [N][S][C]).
+//   channels first: tx planes (n, c) per block, ty lanes per plane, t = col * ty + row (a warp
+//                   reads consecutive s of one plane of [N][C][S]).
+// Then a fixed tree over the ty rows in shared memory (max keeps (value, s) by the tie rule, so
+// the result is the sequential scan's), row 0 stores. Deterministic, no atomics.
+#include <memory>
+#include <string>
+
+#include "core/pool_problem.hpp"
+#include "gpu/common/launch_grid.hpp"
+#include "gpu/common/vec_pack.hpp"
+#include "gpu/pool/solvers.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+constexpr int kBlock = 256;
+
+struct GlobalGeom {
+  long long N, C, S;
+  int tx, ty;
+  long long tiles;  // blocks per image: channel-pack tiles (channels last) or plane tiles
+  bool is_max;
+  float div;        // S (avg_incl and avg_excl agree: every tap is inside)
+};
+
+// Whether (v, k) replaces the kept (bv, bk) (bk < 0: nothing kept): the scan's rule for partial
+// results in any order: a NaN beats numbers, then the larger value, then (ties, two NaNs) the smaller s.
+__device__ __forceinline__ bool replaces(float v, int k, float bv, int bk) {
+  if (k < 0) return false;
+  if (bk < 0) return true;
+  const bool vn = v != v, bn = bv != bv;
+  if (vn != bn) return vn;
+  if (!vn && v != bv) return v > bv;
+  return k < bk;
+}
+
+template <typename T, int V, bool CL>
+__global__ void __launch_bounds__(kBlock) pool_global_fwd(GlobalGeom g, const T* __restrict__ x, T* __restrict__ y,
+                                                           float* __restrict__ idx) {
+  __shared__ float s_val[kBlock * V];
+  __shared__ int s_idx[kBlock * V];
+  const int t = threadIdx.x;
+  const int row = CL ? t / g.tx : t % g.ty, col = CL ? t % g.tx : t / g.ty;
+  const int partner = CL ? g.tx : 1;  // thread distance of the row below
+  for (long long b = blockIdx.x; b < g.N * g.tiles; b += gridDim.x) {
+    const long long n = b / g.tiles, tile = b % g.tiles;
+    const long long c0 = (tile * g.tx + col) * (CL ? V : 1);  // first channel of the thread
+    const bool live = c0 < g.C;
+    float acc[V], best[V];
+    int best_s[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[j] = 0.0f, best[j] = 0.0f, best_s[j] = -1;
+    if (live) {
+#pragma unroll 4
+      for (long long s = row; s < g.S; s += g.ty) {
+        float v[V];
+        load_pack<T, V>(x, CL ? (n * g.S + s) * g.C + c0 : (n * g.C + c0) * g.S + s, v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          acc[j] += v[j];
+          if (replaces(v[j], static_cast<int>(s), best[j], best_s[j])) best[j] = v[j], best_s[j] = static_cast<int>(s);
+        }
+      }
+    }
+    int p2 = 1;
+    while (p2 < g.ty) p2 <<= 1;
+    for (int step = p2 / 2; step >= 1; step /= 2) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) s_val[t * V + j] = g.is_max ? best[j] : acc[j], s_idx[t * V + j] = best_s[j];
+      __syncthreads();
+      if (row < step && row + step < g.ty) {
+        const int o = (t + step * partner) * V;
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          if (!g.is_max) acc[j] += s_val[o + j];
+          else if (replaces(s_val[o + j], s_idx[o + j], best[j], best_s[j])) best[j] = s_val[o + j], best_s[j] = s_idx[o + j];
+        }
+      }
+      __syncthreads();
+    }
+    if (row == 0 && live) {
+      const long long yo = n * g.C + c0;  // y and idx: [N, C, 1...] in either layout
+      if (g.is_max) {
+        float k[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) k[j] = static_cast<float>(best_s[j]);
+        store_pack<T, V>(y, yo, best);
+        store_pack<float, V>(idx, yo, k);
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc[j] = acc[j] / g.div;
+        store_pack<T, V>(y, yo, acc);
+      }
+    }
+  }
+}
+
+class PoolGlobal final : public TypedOpSolver<PoolProblem> {
+ public:
+  std::string name() const override { return "pool.global"; }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return "fwd with the window equal to the input (global pooling): each (n, c) reduced by a block team (channels last: "
+           "16-byte packs across the block, rows split; channels first: lanes along the plane), fixed tree; max, avg_incl, "
+           "avg_excl; 2D/3D; fp32/fp16/bf16; any layout";
+  }
+
+ protected:
+  Applicability applicable_to(const PoolProblem& p) const override {
+    if (p.dir != PoolDir::fwd) return Applicability::no("bwd: each input position lies in one window (pool.direct's gather is one load)");
+    for (std::size_t d = 0; d < p.window.size(); ++d)
+      if (p.window[d] != p.shape.in[d] || p.pad[d] != 0)
+        return Applicability::no("the window is not the whole input with pad 0 (dim " + std::to_string(d) + ": win " +
+                                 std::to_string(p.window[d]) + ", in " + std::to_string(p.shape.in[d]) + ", pad " +
+                                 std::to_string(p.pad[d]) + ")");
+    if (p.window_elements() >= (1LL << 24)) return Applicability::no("window of 2^24 positions or more (idx is fp32)");
+    return Applicability::yes();
+  }
+  void run_typed(const PoolProblem& p, const std::vector<void*>& b, void*, void* stream) const override {
+    dispatch_dtype(p.shape.dtype, [&]<typename T>() {
+      constexpr int V = kVec<T>;
+      bool packed = p.shape.channels_last && p.shape.c % V == 0;
+      for (void* ptr : b) packed = packed && aligned_for_pack<float, V>(ptr);  // idx (fp32) needs the most
+      if (packed) launch<T, V, true>(p, b, static_cast<hipStream_t>(stream));
+      else if (p.shape.channels_last) launch<T, 1, true>(p, b, static_cast<hipStream_t>(stream));
+      else launch<T, 1, false>(p, b, static_cast<hipStream_t>(stream));
+    });
+  }
+
+ private:
+  template <typename T, int V, bool CL>
+  void launch(const PoolProblem& p, const std::vector<void*>& b, hipStream_t stream) const {
+    GlobalGeom g{};
+    g.N = p.shape.n, g.C = p.shape.c, g.S = p.window_elements();
+    g.is_max = p.mode == PoolMode::max;
+    g.div = static_cast<float>(g.S);
+    // Rows (ty) at least 16 where the reduced extent has them, so a block has loads in flight.
+    int along = 1;  // the contiguous extent a warp spreads over: channel packs (CL) or S (CF)
+    const long long extent = CL ? g.C / V : g.S;
+    while (along < 32 && along < extent) along *= 2;
+    if (CL) {
+      g.tx = std::min(along, 16);
+      g.ty = kBlock / g.tx;
+      g.tiles = (g.C / V + g.tx - 1) / g.tx;
+    } else {
+      g.ty = along;
+      g.tx = kBlock / g.ty;
+      g.tiles = (g.C + g.tx - 1) / g.tx;
+    }
+    auto ctx = [&] { return "running " + name() + " on " + to_string(p); };
+    const auto kernel = &pool_global_fwd<T, V, CL>;
+    const unsigned grid = stream_grid(kernel, kBlock, g.N * g.tiles * kBlock);
+    hipLaunchKernelGGL(kernel, dim3(grid), dim3(kBlock), 0, stream, g, static_cast<const T*>(b[0]), static_cast<T*>(b[1]),
+                       g.is_max ? static_cast<float*>(b[2]) : nullptr);
+    check_launch_lazy("pool_global_fwd", ctx);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const OpSolver> make_pool_global() { return std::make_shared<PoolGlobal>(); }
+
+}  // namespace hiprim::gpu
