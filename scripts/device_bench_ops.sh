@@ -6,7 +6,8 @@
 # solver verified at the timed size (the op runner on the whole problem: guards, every element of
 # every output, determinism), then timed by graph replay with host overhead per call and REPEATS
 # (default 3) repeats, each problem's GB/s against the copy bandwidth measured in the same process.
-# BENCH_OPS_LIMIT_S (default 110): seconds after which the bench starts no new problem.
+# BENCH_OPS_LIMIT_S (default 110): seconds after which the bench starts no new problem; OPS_COMBOS
+# (default bf16:nhwc,fp32:nchw,fp16:nhwc): the dtype:layout combinations.
 # Writes into $OUT (default out/device_bench_ops): perf_ops_h200.json, perf_ops_h200.md,
 # bench_ops.log; prints the totals last.
 set -uo pipefail
@@ -27,7 +28,7 @@ fi
 } | tee "$log"
 start=$(date +%s)
 final="$OUT/perf_ops_h200"
-"$bin" bench --op all --suite resnet50_ops --batch "$batch" --combo bf16:nhwc,fp32:nchw,fp16:nhwc --verify full \
+"$bin" bench --op all --suite resnet50_ops --batch "$batch" --combo "${OPS_COMBOS:-bf16:nhwc,fp32:nchw,fp16:nhwc}" --verify full \
   --repeats "${REPEATS:-3}" --reps 20 --replays 5 --budget-ms 60 --time-limit "$limit" --report "$final.json" 2>&1 | tee -a "$log"
 if [ ! -f "$final.json" ]; then
   echo "device_bench_ops: no report was written" | tee -a "$log"

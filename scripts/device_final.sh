@@ -5,7 +5,7 @@
 #        repeats), then the PyTorch cross-check (scripts/torch_crosscheck.py) of those combinations
 #   2    the same bench for fp32:nhwc, bf16:nchw, fp16:nchw (no cross-check: the acceptance names
 #        the three combinations of part 1)
-#   ops  the op suite bench (scripts/device_bench.sh ops) and its PyTorch cross-check
+#   ops  the op suite bench (scripts/device_bench.sh ops) and its PyTorch cross-check (OPS_COMBOS as device_bench_ops.sh)
 # Usage: OUT=... scripts/device_final.sh 1|2|ops   (BENCH_LIMIT_S, OPS_LIMIT_S, TORCH_BUDGET_S, SOLVER as device_bench.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ budget="${TORCH_BUDGET_S:-30}"
 case "$part" in
   1) runs="bf16:nhwc fp16:nhwc fp32:nchw"; what=conv ;;
   2) runs=""; what=conv ;;
-  *) runs="bf16:nhwc fp32:nchw fp16:nhwc"; what=ops; bench="$OUT/perf_ops_h200.json" ;;
+  *) runs="${OPS_COMBOS:-bf16:nhwc,fp32:nchw,fp16:nhwc}"; runs=${runs//,/ }; what=ops; bench="$OUT/perf_ops_h200.json" ;;
 esac
 for r in $runs; do
   dt=${r%:*}; ly=${r#*:}
