@@ -5,7 +5,8 @@
 //   skipping the taps outside the input, keeping the first maximum (strict >, NaN beats numbers)
 //   and its window index, or the fp32 sum divided by prod(win) (avg_incl) or by the taps inside
 //   (avg_excl).
-// bwd: one thread per input position and V channels, gathering (no atomics) over the windows that
+// bwd: one thread per input position (stride 2 x 2 along h and w: per tile of 2 x 2 positions, the
+//   windows they share read once) and V channels, gathering (no atomics) over the windows that
 //   contain it: o in [ceil((i+pad-win+1)/str), floor((i+pad)/str)] per dim (at most ceil(win/str)
 //   windows; the divisions by str multiply-shift, FastDiv), adding dy[o] when idx[o] names this
 //   position (max) or dy[o]/count(o) (avg), in increasing o.
@@ -35,6 +36,7 @@ constexpr int kBlock = 256;
 // The problem in 3-D form (2D: depth 1, window 1, pad 0, stride 1).
 struct PoolGeom {
   Nc3FastExtent x_ext, y_ext;  // channel counts in groups of V
+  Nc3FastExtent t_ext;         // pool_bwd_tile: x_ext with h and w counted in tiles
   Nc3Strides xs, ys;           // x (and dx) / y (and dy, idx) element strides
   int in[3], out[3], win[3], pad[3], str[3];
   FastDiv str_div[3];  // division by str[d]
@@ -111,11 +113,19 @@ __device__ __forceinline__ void windows_of(const PoolGeom& g, int d, int p, int&
   hi = min(g.out[d] - 1, static_cast<int>(g.str_div[d].div(static_cast<std::uint32_t>(p + g.pad[d]))));
 }
 
+// avg's divisor of the window starting at (sd, sh, sw): prod(win) (avg_incl) or its taps inside the input (avg_excl).
+__device__ __forceinline__ float window_divisor(const PoolGeom& g, int sd, int sh, int sw) {
+  if (g.mode == 1) return static_cast<float>(g.win[0] * g.win[1] * g.win[2]);
+  const int st[3] = {sd, sh, sw};
+  int count = 1;
+  for (int d = 0; d < 3; ++d) count *= min(st[d] + g.win[d], g.in[d]) - max(st[d], 0);
+  return static_cast<float>(count);
+}
+
 // MH, MW: the most windows containing a position along h and w (0: run time).
 template <typename T, int V, int MH, int MW, bool Fast>
 __global__ void pool_bwd(PoolGeom g, const T* __restrict__ dy, const float* __restrict__ idx, T* __restrict__ dx) {
   const long long total = nc3_elements(g.x_ext.e);
-  const int win_all = g.win[0] * g.win[1] * g.win[2];
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
     const Nc3Pos p = decode<Fast>(i, g.x_ext);
     int lo[3], hi[3];
@@ -146,12 +156,7 @@ __global__ void pool_bwd(PoolGeom g, const T* __restrict__ dy, const float* __re
             for (int j = 0; j < V; ++j)
               if (saved[j] == k) acc[j] += gv[j];
           } else {
-            int count = 1;
-            if (g.mode == 2) {
-              const int st[3] = {sd, sh, sw};
-              for (int d = 0; d < 3; ++d) count *= min(st[d] + g.win[d], g.in[d]) - max(st[d], 0);
-            }
-            const float div = static_cast<float>(g.mode == 1 ? win_all : count);
+            const float div = window_divisor(g, sd, sh, sw);
 #pragma unroll
             for (int j = 0; j < V; ++j) acc[j] += gv[j] / div;
           }
@@ -159,6 +164,69 @@ __global__ void pool_bwd(PoolGeom g, const T* __restrict__ dy, const float* __re
       }
     }
     store_pack<T, V>(dx, g.xs.at(p.n, c0, p.s[0], p.s[1], p.s[2]), acc);
+  }
+}
+
+// bwd with stride SH x SW along h and w: one thread per tile of SH x SW input positions (storage-order
+// tiles: tile extent g.t_ext), so the windows its positions share are read once (3x3 stride 2: 2 x 2
+// windows for 4 positions instead of 9 window reads). Each position still adds the windows that
+// contain it in increasing o and from 0, so dx equals pool_bwd's bit for bit.
+template <typename T, int V, int SH, int SW>
+__global__ void pool_bwd_tile(PoolGeom g, const T* __restrict__ dy, const float* __restrict__ idx, T* __restrict__ dx) {
+  const long long total = nc3_elements(g.t_ext.e);
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const Nc3Pos p = decode<true>(i, g.t_ext);
+    const int d = p.s[0], h0 = p.s[1] * SH, w0 = p.s[2] * SW, c0 = p.c * V;
+    int lo[3], hi[3], unused;
+    windows_of(g, 0, d, lo[0], hi[0]);
+    windows_of(g, 1, h0, lo[1], unused);
+    windows_of(g, 1, min(h0 + SH, g.in[1]) - 1, unused, hi[1]);
+    windows_of(g, 2, w0, lo[2], unused);
+    windows_of(g, 2, min(w0 + SW, g.in[2]) - 1, unused, hi[2]);
+    float acc[SH][SW][V];
+#pragma unroll
+    for (int a = 0; a < SH; ++a)
+#pragma unroll
+      for (int b = 0; b < SW; ++b)
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc[a][b][j] = 0.0f;
+    for (int od = lo[0]; od <= hi[0]; ++od) {
+      const int sd = od * g.str[0] - g.pad[0];
+      for (int oh = lo[1]; oh <= hi[1]; ++oh) {
+        const int sh = oh * g.str[1] - g.pad[1];
+        for (int ow = lo[2]; ow <= hi[2]; ++ow) {
+          const int sw = ow * g.str[2] - g.pad[2];
+          const long long yo = g.ys.at(p.n, c0, od, oh, ow);
+          float gv[V], saved[V];
+          load_pack<T, V>(dy, yo, gv);
+          if (g.mode == 0) load_pack<float, V>(idx, yo, saved);
+          const float div = g.mode == 0 ? 1.0f : window_divisor(g, sd, sh, sw);
+#pragma unroll
+          for (int a = 0; a < SH; ++a) {
+            const int kh = h0 + a - sh;
+#pragma unroll
+            for (int b = 0; b < SW; ++b) {
+              const int kw = w0 + b - sw;
+              if (kh < 0 || kh >= g.win[1] || kw < 0 || kw >= g.win[2]) continue;  // outside window o
+              if (g.mode == 0) {
+                const float k = static_cast<float>(((d - sd) * g.win[1] + kh) * g.win[2] + kw);
+#pragma unroll
+                for (int j = 0; j < V; ++j)
+                  if (saved[j] == k) acc[a][b][j] += gv[j];
+              } else {
+#pragma unroll
+                for (int j = 0; j < V; ++j) acc[a][b][j] += gv[j] / div;
+              }
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int a = 0; a < SH; ++a)
+#pragma unroll
+      for (int b = 0; b < SW; ++b)
+        if (h0 + a < g.in[1] && w0 + b < g.in[2]) store_pack<T, V>(dx, g.xs.at(p.n, c0, d, h0 + a, w0 + b), acc[a][b]);
   }
 }
 
@@ -202,6 +270,20 @@ void launch_shape(const PoolProblem& p, const PoolGeom& g, const std::vector<voi
   }
 }
 
+// bwd by tiles of SH x SW positions (stride SH x SW along h and w; tensors below 2^31 elements).
+template <typename T, int V, int SH, int SW>
+void launch_bwd_tile(const PoolProblem& p, PoolGeom g, const std::vector<void*>& b, hipStream_t stream, const std::string& solver) {
+  Nc3Extent t = g.x_ext.e;
+  t.s[1] = (t.s[1] + SH - 1) / SH;
+  t.s[2] = (t.s[2] + SW - 1) / SW;
+  g.t_ext = nc3_fast(t);
+  const bool is_max = p.mode == PoolMode::max;
+  const auto kernel = &pool_bwd_tile<T, V, SH, SW>;
+  hipLaunchKernelGGL(kernel, dim3(stream_grid(kernel, kBlock, nc3_elements(t))), dim3(kBlock), 0, stream, g,
+                     static_cast<const T*>(b[0]), is_max ? static_cast<const float*>(b[1]) : nullptr, static_cast<T*>(b[is_max ? 2 : 1]));
+  check_launch_lazy("pool_bwd_tile", [&] { return "running " + solver + " on " + to_string(p); });
+}
+
 // The unrolled kernels: fwd by the window's h x w (3x3, 2x2), bwd by the most windows per h and w
 // (ceil(win/str): 1, 2, 3 alike); tensors of 2^31 elements or more take the 64-bit decode.
 template <typename T, int V>
@@ -209,6 +291,7 @@ void launch(const PoolProblem& p, const std::vector<void*>& b, hipStream_t strea
   const PoolGeom g = pool_geom(p, V);
   const long long elements = std::max(p.x_desc().elements(), p.y_desc().elements());
   if (elements >= kFastDivLimit) return launch_shape<T, V, 0, 0, false>(p, g, b, stream, solver);
+  if (p.dir == PoolDir::bwd && g.str[1] == 2 && g.str[2] == 2) return launch_bwd_tile<T, V, 2, 2>(p, g, b, stream, solver);
   int kh = g.win[1], kw = g.win[2];
   if (p.dir == PoolDir::bwd) kh = (g.win[1] + g.str[1] - 1) / g.str[1], kw = (g.win[2] + g.str[2] - 1) / g.str[2];
   if (kh == 3 && kw == 3) return launch_shape<T, V, 3, 3, true>(p, g, b, stream, solver);

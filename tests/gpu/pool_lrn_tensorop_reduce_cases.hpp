@@ -17,6 +17,11 @@ inline const std::vector<const char*> kPoolLrnTensorOpReduceShared = {
     "pool fwd avg_excl fp32 ncdhw n1 c4 in5x6x6 win2x3x3 pad1x1x1 str2x2x2",
     "pool bwd max fp16 ndhwc n1 c8 in5x6x6 win3x3x3 pad1x1x1 str2x2x2",
     "pool bwd avg_incl bf16 ncdhw n1 c3 in4x5x6 win3x3x3 pad1x1x1 str1x1x1",
+    // bwd by 2 x 2 tiles (stride 2 along h and w) where a tile's windows reach past some of its positions (kh = win):
+    // pad 0 (3x3), 5x5, and 3D, where an index one row past the window would name the next depth slice's tap.
+    "pool bwd avg_incl fp32 nchw n2 c3 in9x9 win3x3 pad0x0 str2x2",
+    "pool bwd avg_excl fp16 nhwc n1 c8 in11x11 win5x5 pad2x2 str2x2",
+    "pool bwd max fp32 ncdhw n1 c2 in4x7x7 win2x3x3 pad0x0x0 str1x2x2",
     // Global windows (pool.global): packed and scalar channels last, lanes along the plane (S > 32: several per lane), 3D.
     "pool fwd max fp32 nchw n2 c3 in7x7 win7x7 pad0x0 str1x1",
     "pool fwd avg_incl bf16 nhwc n2 c16 in7x7 win7x7 pad0x0 str1x1",
