@@ -56,6 +56,10 @@ constexpr int real_block(int block) {
 #endif
 }
 constexpr long long kGridCap = 1024;  // workspace_for() sizes the partials for at most this many blocks
+// Channels-first fwd-train / bwd with more channels than this many per resident block are refused:
+// a block takes its channels one after another, each with its passes' barriers (the H200 sweep:
+// c256 14x14, 2 per block, ties bnorm.spatial.multiblock; c2048 7x7, 16 per block, 3.7x slower).
+constexpr long long kMaxChannelsPerBlock = 4;
 
 // Loads in flight per thread and tensor: 4 (2 in bwd, two tensors) 16-byte packs; 8 scalars.
 template <int V>
@@ -442,7 +446,33 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
     if (!p.shape.channels_last && per_channel >= kFastDivLimit)
       return Applicability::no("channels first with N*D*H*W = " + std::to_string(per_channel) +
                                " >= 2^31 values per channel (the 32-bit pack decode); bnorm.spatial.multiblock serves it");
+    if (p.dir != BnormDir::fwd_infer && !p.shape.channels_last) {
+      const long long resident = resident_blocks(p.shape.dtype);
+      if (resident > 0 && p.shape.c > kMaxChannelsPerBlock * resident)
+        return Applicability::no("channels first with C = " + std::to_string(p.shape.c) + " > " + std::to_string(kMaxChannelsPerBlock) +
+                                 " x " + std::to_string(resident) +
+                                 " resident blocks: each block would run its channels' passes and barriers one channel after "
+                                 "another (H200, c2048 7x7: 177 us where bnorm.spatial.multiblock takes 48); "
+                                 "bnorm.spatial.multiblock serves it");
+    }
     return Applicability::yes();
+  }
+  // The blocks the train kernel keeps resident at full shared memory (the launch's grid cap); 0
+  // without a device (listings, the fuzzer's domain probe on a machine without a GPU).
+  long long resident_blocks(DType dt) const {
+    long long r = 0;
+    try {
+      dispatch_dtype(dt, [&]<typename T>() {
+        auto at = [&]<int B>() {
+          r = static_cast<long long>(resident_per_mp(&bnorm_train_persistent<T, 1, B, false>, B, max_dynamic_smem())) * multiprocessors();
+        };
+        if (block_ == 1024) at.template operator()<real_block(1024)>();
+        else at.template operator()<real_block(kDefaultBlock)>();
+      });
+    } catch (const std::exception&) {
+      return 0;
+    }
+    return std::min(r, kGridCap);
   }
   std::size_t workspace_for(const BnormProblem& p) const override {
     if (p.mode != BnormMode::spatial) return 0;

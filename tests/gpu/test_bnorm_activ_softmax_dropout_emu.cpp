@@ -75,6 +75,22 @@ TEST(GpuOpsEmulated, BnormPersistent) {
                "ops");
 }
 
+// Channels-first fwd-train and bwd with more than 4 channels per resident block are refused with
+// the reason (the emulated device keeps 4 blocks resident: C = 16 runs, 17 does not); channels last
+// and fwd-infer are not affected.
+TEST(GpuOpsEmulated, BnormPersistentRefusesManyChannelsPerBlock) {
+  const auto persistent = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.persistent");
+  ASSERT_TRUE(persistent);
+  EXPECT_TRUE(persistent->applicable(*parse_op_problem("bnorm fwd-train spatial fp32 nchw n2 c16 in4x4 eps1e-05 momentum0.1")));
+  for (const char* s : {"bnorm fwd-train spatial fp32 nchw n2 c17 in4x4 eps1e-05 momentum0.1", "bnorm bwd spatial bf16 nchw n2 c40 in3x3 eps1e-05"}) {
+    const Applicability a = persistent->applicable(*parse_op_problem(s));
+    EXPECT_FALSE(a) << s;
+    EXPECT_NE(a.reason.find("resident blocks"), std::string::npos) << a.reason;
+  }
+  EXPECT_TRUE(persistent->applicable(*parse_op_problem("bnorm bwd spatial fp32 nhwc n2 c64 in4x4 eps1e-05")));
+  EXPECT_TRUE(persistent->applicable(*parse_op_problem("bnorm fwd-infer spatial fp32 nchw n2 c40 in4x4 eps1e-05")));
+}
+
 // bnorm.spatial.multiblock on the ops suite and on shapes whose channels span several slices
 // (slice tails), with 8-, 4- and 1-wide packs in both layouts, planes shorter and longer than a
 // block (channels-first), and channel tiles with idle lanes (channels-last).
