@@ -212,7 +212,7 @@ class BnormGroups final : public TypedOpSolver<BnormProblem> {
 }  // namespace
 
 OpSolverList bnorm_solvers() {
-  return {bnorm_infer_stream_solver(), bnorm_persistent_solver(), bnorm_multiblock_solver(), std::make_shared<BnormGroups>(true), std::make_shared<BnormGroups>(false)};
+  return {bnorm_infer_stream_solver(), bnorm_tile_solver(), bnorm_persistent_solver(), bnorm_multiblock_solver(), std::make_shared<BnormGroups>(true), std::make_shared<BnormGroups>(false)};
 }
 
 }  // namespace hiprim::gpu

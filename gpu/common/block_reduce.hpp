@@ -61,6 +61,42 @@ __device__ T team_reduce(T v, T* scratch, int size, Op op) {
   return r;
 }
 
+// Block-wide sums of W values per thread in two levels, with four barriers for any block size
+// (the pairwise trees above take two per level): group g < kSumGroups adds the slots g, g + G,
+// g + 2G, ... in increasing order; then thread j < W adds element j of the G group sums in
+// increasing g. Fixed order for a given blockDim.x; the result goes to every thread.
+// scratch: (blockDim.x + kSumGroups + 1) * W values of A; reusable after return.
+inline constexpr int kSumGroups = 16;
+template <int W, typename A>
+__device__ void block_sum_2level(A (&v)[W], A* scratch) {
+  const int t = static_cast<int>(threadIdx.x), n = static_cast<int>(blockDim.x);
+  A* group = scratch + n * W;
+  A* total = group + kSumGroups * W;
+#pragma unroll
+  for (int j = 0; j < W; ++j) scratch[t * W + j] = v[j];
+  __syncthreads();
+  if (t < kSumGroups) {
+    A s[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j) s[j] = A{};
+    for (int i = t; i < n; i += kSumGroups)
+#pragma unroll
+      for (int j = 0; j < W; ++j) s[j] = s[j] + scratch[i * W + j];
+#pragma unroll
+    for (int j = 0; j < W; ++j) group[t * W + j] = s[j];
+  }
+  __syncthreads();
+  if (t < W) {
+    A s = A{};
+    for (int g = 0; g < kSumGroups; ++g) s = s + group[g * W + t];
+    total[t] = s;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < W; ++j) v[j] = total[j];
+  __syncthreads();
+}
+
 // Column trees of a block seen as ty rows of tx threads (thread t = row * tx + col): each thread
 // holds W values; combines them over the rows of its column in a fixed pairwise order (rows r
 // and r + s for s = P/2, ..., 1, P the power of two >= ty; missing rows skipped) and returns the

@@ -9,6 +9,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <string>
@@ -75,6 +76,16 @@ inline std::size_t max_dynamic_smem() {
   int n = 0;
   HIPRIM_CHECK(hipDeviceGetAttribute(&n, hipDeviceAttributeSharedMemPerBlockOptin, dev), "querying the shared memory limit");
   return cache[dev] = static_cast<std::size_t>(std::max(n, 0));
+}
+
+// max_dynamic_smem(), or without a device (listings, the fuzzer's domain probe on a machine without
+// a GPU: applicability must still answer) the 48 KiB every device offers.
+inline std::size_t max_dynamic_smem_or_portable() {
+  try {
+    return max_dynamic_smem();
+  } catch (const std::exception&) {
+    return 48 * 1024;
+  }
 }
 
 // Blocks of `kernel` with `block` threads and `smem` bytes of dynamic shared memory that one

@@ -202,15 +202,6 @@ int team_size(long long packs, int R) {
   while (static_cast<long long>(ts) * R < packs) ts *= 2;
   return ts;
 }
-// The device's opt-in shared memory per block; without a device (listings, the fuzzer's domain
-// probe on a machine without a GPU) the 48 KiB every device offers.
-std::size_t smem_limit() {
-  try {
-    return max_dynamic_smem();
-  } catch (const std::exception&) {
-    return 48 * 1024;
-  }
-}
 
 class SoftmaxOnChip final : public TypedOpSolver<SoftmaxProblem> {
  public:
@@ -238,7 +229,7 @@ class SoftmaxOnChip final : public TypedOpSolver<SoftmaxProblem> {
                                  " (1024 threads x 4 packs of 16 bytes in registers); softmax.smem_row serves longer rows");
       return Applicability::yes();
     }
-    const std::size_t limit = smem_limit();
+    const std::size_t limit = max_dynamic_smem_or_portable();
     const std::size_t need = kSmemScratch + static_cast<std::size_t>(L) * dtype_size(p.shape.dtype) * (p.dir == SoftmaxDir::bwd ? 2 : 1);
     if (need > limit)
       return Applicability::no("the row needs " + std::to_string(need) + " bytes of shared memory, the device has " +

@@ -68,6 +68,8 @@ const std::vector<Case>& cases() {
       {"bnorm", "bnorm bwd spatial %D% %L% n%N% c64 in112x112 eps1e-05"},
       {"bnorm", "bnorm bwd spatial %D% %L% n%N% c64 in56x56 eps1e-05"},
       {"bnorm", "bnorm bwd spatial %D% %L% n%N% c256 in14x14 eps1e-05"},  // ResNet-50's most frequent (11 layers), on chip
+      {"bnorm", "bnorm fwd-train spatial %D% %L% n%N% c1024 in14x14 eps1e-05 momentum0.1"},  // 14x14 and 7x7: bnorm.spatial.tile's
+      {"bnorm", "bnorm bwd spatial %D% %L% n%N% c2048 in7x7 eps1e-05"},
       {"pool", "pool fwd max %D% %L% n%N% c64 in112x112 win3x3 pad1x1 str2x2"},
       {"pool", "pool bwd max %D% %L% n%N% c64 in112x112 win3x3 pad1x1 str2x2"},
       {"pool", "pool fwd avg_incl %D% %L% n%N% c2048 in7x7 win7x7 pad0x0 str1x1"},

@@ -75,6 +75,27 @@ TEST(GpuOpsEmulated, BnormPersistent) {
                "ops");
 }
 
+// bnorm.spatial.tile: fewer rows than threads, several rows per thread with a short last one,
+// 16-byte, 8-byte (C % 8 = 4) and scalar packs, 3D; the emulated device's 32 KiB of shared memory
+// refuses a tile that does not fit (bwd holds x and dy), and channels first is refused.
+TEST(GpuOpsEmulated, BnormTile) {
+  const auto tile = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.tile");
+  ASSERT_TRUE(tile);
+  run_emulated("bnorm", {tile},
+               {"bnorm fwd-train spatial bf16 nhwc n4 c16 in7x7 eps1e-05 momentum0.1",  // M = 196 < 256
+                "bnorm bwd spatial fp16 nhwc n3 c24 in20x20 eps1e-05",                 // M = 1200: 5 rows per thread, 176 in the last
+                "bnorm fwd-train spatial fp32 nhwc n2 c12 in9x9 eps1e-05 momentum0.5",  // fp32: 4 lanes
+                "bnorm bwd spatial bf16 nhwc n2 c20 in5x5 eps1e-05",                   // 8-byte packs
+                "bnorm fwd-train spatial fp16 nhwc n2 c7 in6x6 eps1e-05 momentum0.1",   // scalars
+                "bnorm fwd-train spatial bf16 ndhwc n2 c16 in3x4x5 eps1e-05 momentum0.1"},
+               "ops");
+  const Applicability big = tile->applicable(*parse_op_problem("bnorm bwd spatial bf16 nhwc n2 c8 in24x24 eps1e-05"));
+  EXPECT_FALSE(big);
+  EXPECT_NE(big.reason.find("bytes of shared memory"), std::string::npos) << big.reason;
+  EXPECT_FALSE(tile->applicable(*parse_op_problem("bnorm fwd-train spatial fp32 nchw n2 c8 in4x4 eps1e-05 momentum0.1")));
+  EXPECT_TRUE(tile->applicable(*parse_op_problem("bnorm fwd-train spatial bf16 nhwc n2 c8 in24x24 eps1e-05 momentum0.1")));  // x alone fits
+}
+
 // Channels-first fwd-train and bwd with more than 4 channels per resident block are refused with
 // the reason (the emulated device keeps 4 blocks resident: C = 16 runs, 17 does not); channels last
 // and fwd-infer are not affected.
