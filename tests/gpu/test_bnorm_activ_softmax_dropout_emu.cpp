@@ -76,8 +76,8 @@ TEST(GpuOpsEmulated, BnormPersistent) {
 }
 
 // bnorm.spatial.tile: fewer rows than threads, several rows per thread with a short last one,
-// 16-byte, 8-byte (C % 8 = 4) and scalar packs, 3D; the emulated device's 32 KiB of shared memory
-// refuses a tile that does not fit (bwd holds x and dy), and channels first is refused.
+// 16-byte, 8-byte (C % 8 = 4) and scalar packs, 3D, both layouts; the emulated device's 32 KiB of
+// shared memory refuses a tile that does not fit (bwd holds x and dy).
 TEST(GpuOpsEmulated, BnormTile) {
   const auto tile = solver_named(gpu_emu::bnorm_solvers(), "bnorm.spatial.tile");
   ASSERT_TRUE(tile);
@@ -87,12 +87,17 @@ TEST(GpuOpsEmulated, BnormTile) {
                 "bnorm fwd-train spatial fp32 nhwc n2 c12 in9x9 eps1e-05 momentum0.5",  // fp32: 4 lanes
                 "bnorm bwd spatial bf16 nhwc n2 c20 in5x5 eps1e-05",                   // 8-byte packs
                 "bnorm fwd-train spatial fp16 nhwc n2 c7 in6x6 eps1e-05 momentum0.1",   // scalars
-                "bnorm fwd-train spatial bf16 ndhwc n2 c16 in3x4x5 eps1e-05 momentum0.1"},
+                "bnorm fwd-train spatial bf16 ndhwc n2 c16 in3x4x5 eps1e-05 momentum0.1",
+                // channels first: 16-byte packs along the planes (S = 64), 8-byte (S = 36, bf16), scalars (S = 49), 3D
+                "bnorm fwd-train spatial bf16 nchw n3 c5 in8x8 eps1e-05 momentum0.1",
+                "bnorm bwd spatial bf16 nchw n4 c3 in6x6 eps1e-05",
+                "bnorm bwd spatial fp32 nchw n9 c4 in7x7 eps1e-05",                     // 441 scalars: 2 per thread
+                "bnorm fwd-train spatial fp16 ncdhw n2 c3 in2x4x8 eps1e-05 momentum0.1"},
                "ops");
   const Applicability big = tile->applicable(*parse_op_problem("bnorm bwd spatial bf16 nhwc n2 c8 in24x24 eps1e-05"));
   EXPECT_FALSE(big);
   EXPECT_NE(big.reason.find("bytes of shared memory"), std::string::npos) << big.reason;
-  EXPECT_FALSE(tile->applicable(*parse_op_problem("bnorm fwd-train spatial fp32 nchw n2 c8 in4x4 eps1e-05 momentum0.1")));
+  EXPECT_FALSE(tile->applicable(*parse_op_problem("bnorm bwd spatial fp32 nchw n2 c8 in64x64 eps1e-05")));  // 2 x 32 KiB of one channel
   EXPECT_TRUE(tile->applicable(*parse_op_problem("bnorm fwd-train spatial bf16 nhwc n2 c8 in24x24 eps1e-05 momentum0.1")));  // x alone fits
 }
 
