@@ -11,6 +11,7 @@
 //                   reads consecutive s of one plane of [N][C][S]).
 // Then a fixed tree over the ty rows in shared memory (max keeps (value, s) by the tie rule, so
 // the result is the sequential scan's), row 0 stores. Deterministic, no atomics.
+#include <algorithm>
 #include <memory>
 #include <string>
 
