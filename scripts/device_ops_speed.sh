@@ -79,7 +79,7 @@ bnorm bwd spatial bf16 nhwc n32 c256 in14x14 eps1e-05
 bnorm fwd-train spatial fp32 nhwc n32 c1024 in14x14 eps1e-05 momentum0.1
 SUITE
 say "1b. full-size checks of the overflow / split paths ($NEW)"
-timeout 35 "$BIN/hiprim" check --require-gpu --suite /tmp/ops_speed_large.txt --solver "$NEW" --report /tmp/ops_speed_large.json \
+timeout 60 "$BIN/hiprim" check --require-gpu --suite /tmp/ops_speed_large.txt --solver "$NEW" --report /tmp/ops_speed_large.json \
   > /tmp/ops_speed_large.log 2>&1
 rc=$?
 [ $rc -ne 0 ] && status=1
