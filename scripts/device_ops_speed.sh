@@ -12,7 +12,7 @@
 #   3. test_ops_speed_sweep (tests/gpu/ops_speed_sweep.cpp) over SWEEP_FAMILIES (default
 #      bnorm,pool,activ,tensorop,lrn: issue 13's), one process per dtype x layout, most important
 #      combos first, each within its share of what TOTAL_BUDGET_S leaves after TORCH_BUDGET_S:
-#      copy ceilings (memcpy and the streaming loop's unroll x block variants), then every solver
+#      copy ceilings (memcpy, the streaming loop's unroll x block variants and one-pass copies), then every solver
 #      and variant on the large case of each family (checked at batch 2, all outputs written at
 #      full size, graph-replay time, GB/s of OpProblem::bytes(), % of the memcpy bandwidth of the
 #      same process) -> $OUT/ops_sweep_<dtype>_<layout>.json
@@ -20,8 +20,8 @@
 #      3x L2 of input sets), within TORCH_BUDGET_S (default 40 s; 0 skips it; skipped without torch)
 #      -> $OUT/torch_ops_sweep.json
 #   4. the kernels that spill (from reports/cpu/ops_ptxas.txt), then the table last, per family:
-#      per case the fastest passed solver, its GB/s, % of memcpy and % of the best streaming-loop
-#      copy (the stronger ceiling), PyTorch's time and GB/s and hiprim time / PyTorch time, then the
+#      per case the fastest passed solver, its GB/s, % of memcpy and % of the best copy kernel
+#      (the stronger ceiling), PyTorch's time and GB/s and hiprim time / PyTorch time, then the
 #      other solvers' GB/s.
 # The register/spill report of these kernels is made at build time, not here: reports/cpu/ops_ptxas.txt
 # (scripts/ops_ptxas_report.sh).
@@ -163,9 +163,9 @@ print("copy ceilings (GB/s, read + written): " + "; ".join(
     f"{r['copy'][0]['gbps']:.0f}, best loop {max(c['gbps'] for c in r['copy'][1:]):.0f}" for r in runs))
 loop = runs[0]["copy"][1:] if runs else []
 if loop:
-    print("streaming loop copy (unroll x block -> % of memcpy): " + ", ".join(
-        f"{c['unroll']}x{c['block']}: {100 * c['gbps'] / runs[0]['copy'][0]['gbps']:.0f}%" for c in loop))
-print("per case: the fastest passed solver; %mcp = % of cudaMemcpy, %loop = % of the best streaming-loop copy of the same"
+    print("copy kernels (method unroll x block -> % of memcpy): " + ", ".join(
+        f"{c['method']} {c['unroll']}x{c['block']}: {100 * c['gbps'] / runs[0]['copy'][0]['gbps']:.0f}%" for c in loop))
+print("per case: the fastest passed solver; %mcp = % of cudaMemcpy, %loop = % of the best copy kernel (streaming loop or one pass) of the same"
       " process; torch = PyTorch's time (us) and GB/s of the same bytes; x = hiprim / torch time")
 table = {}
 for r in runs:

@@ -54,6 +54,28 @@ void copy_u(const void* src, void* dst, long long packs, int block, cudaStream_t
   kernel<<<grid, block, 0, s>>>(static_cast<const float4*>(src), static_cast<float4*>(dst), packs);
 }
 
+// One pass, no loop: thread t of block b copies packs (b * U + u) * block + t for u < U, a grid of
+// ceil(n / (U * block)) blocks (the shape of PyTorch's vectorized elementwise kernels), to compare
+// with the solvers' resident-grid loop.
+template <int U>
+__global__ void copy_oneshot_kernel(const float4* __restrict__ src, float4* __restrict__ dst, long long n) {
+  const long long base = static_cast<long long>(blockIdx.x) * U * blockDim.x + threadIdx.x;
+  float4 v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (base + u * blockDim.x < n) v[u] = src[base + u * blockDim.x];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (base + u * blockDim.x < n) dst[base + u * blockDim.x] = v[u];
+}
+
+template <int U>
+void copy_oneshot_u(const void* src, void* dst, long long packs, int block, cudaStream_t s) {
+  const long long per_block = static_cast<long long>(U) * block;
+  copy_oneshot_kernel<U><<<static_cast<unsigned>((packs + per_block - 1) / per_block), block, 0, s>>>(
+      static_cast<const float4*>(src), static_cast<float4*>(dst), packs);
+}
+
 }  // namespace
 
 void fill(void* p, DType dt, long long n, unsigned seed, cudaStream_t s) {
@@ -76,6 +98,16 @@ void copy_variant(const void* src, void* dst, long long bytes, int unroll, int b
     case 2: return copy_u<2>(src, dst, packs, block, s);
     case 4: return copy_u<4>(src, dst, packs, block, s);
     default: return copy_u<8>(src, dst, packs, block, s);
+  }
+}
+
+
+void copy_oneshot(const void* src, void* dst, long long bytes, int unroll, int block, cudaStream_t s) {
+  const long long packs = bytes / 16;
+  switch (unroll) {
+    case 1: return copy_oneshot_u<1>(src, dst, packs, block, s);
+    case 2: return copy_oneshot_u<2>(src, dst, packs, block, s);
+    default: return copy_oneshot_u<4>(src, dst, packs, block, s);
   }
 }
 

@@ -13,5 +13,7 @@ void count_poison(const void* p, long long elems, int elem_size, unsigned long l
 // bytes (a multiple of 16) from src to dst with the solvers' streaming loop: `unroll` 16-byte
 // packs in flight per thread (1, 2, 4, 8), `block` threads per block, resident grid.
 void copy_variant(const void* src, void* dst, long long bytes, int unroll, int block, cudaStream_t s);
+// The same copy in one pass without a loop: `unroll` (1, 2, 4) packs per thread, a grid over all packs.
+void copy_oneshot(const void* src, void* dst, long long bytes, int unroll, int block, cudaStream_t s);
 
 }  // namespace hiprim::sweep

@@ -4,7 +4,8 @@
 // `hiprim bench`); it is the side-by-side view of variants the next tuning step needs.
 //   1. copy ceilings: cudaMemcpyAsync device-to-device of 1 GiB, and copy kernels on the solvers'
 //      streaming loop (gpu/common/stream_loop.hpp) with 1/2/4/8 packs in flight x 256/1024-thread
-//      blocks: bytes read + written over the time of one copy.
+//      blocks, and one-pass copies without a loop (1/2/4 packs per thread x 128/256 threads, a grid over
+//      all packs): bytes read + written over the time of one copy.
 //   2. per case (a large tensor of each op family, each --dtype x --layout) and every GPU solver of
 //      its op (plus variants outside the registry: bnorm.spatial.persistent with 1024-thread blocks):
 //      check: the runner at batch 2 against the CPU reference (a failed solver is not timed);
@@ -208,6 +209,13 @@ int main(int argc, char** argv) {
         const double g = 2.0 * copy_bytes / (ms * 1e6);
         std::printf("copy  stream_items<%d>, %4d threads: %.1f GB/s (%.1f%% of memcpy)\n", u, block, g, 100 * g / copy_gbps);
         out["copy"].push_back({{"method", "stream_items"}, {"unroll", u}, {"block", block}, {"gbps", g}});
+      }
+    for (int block : {128, 256})
+      for (int u : {1, 2, 4}) {
+        const double ms = graph_time_ms([&](int) { sweep::copy_oneshot(src, dst, static_cast<long long>(copy_bytes), u, block, s); }, 1, 4, s);
+        const double g = 2.0 * copy_bytes / (ms * 1e6);
+        std::printf("copy  one pass, %d packs per thread, %4d threads: %.1f GB/s (%.1f%% of memcpy)\n", u, block, g, 100 * g / copy_gbps);
+        out["copy"].push_back({{"method", "one_shot"}, {"unroll", u}, {"block", block}, {"gbps", g}});
       }
     SWEEP_CHECK(cudaFree(src));
     SWEEP_CHECK(cudaFree(dst));
