@@ -62,24 +62,25 @@ __device__ T team_reduce(T v, T* scratch, int size, Op op) {
 }
 
 // Block-wide sums of W values per thread in two levels, with four barriers for any block size
-// (the pairwise trees above take two per level): group g < kSumGroups adds the slots g, g + G,
-// g + 2G, ... in increasing order; then thread j < W adds element j of the G group sums in
-// increasing g. Fixed order for a given blockDim.x; the result goes to every thread.
-// scratch: (blockDim.x + kSumGroups + 1) * W values of A; reusable after return.
+// (the pairwise trees above take two per level): group g < G = min(kSumGroups, blockDim.x) adds
+// the slots g, g + G, g + 2G, ... in increasing order; then thread j < W adds element j of the G
+// group sums in increasing g. Fixed order for a given blockDim.x; the result goes to every thread.
+// scratch: (blockDim.x + kSumGroups + 1) * W values of A; reusable after return. Needs blockDim.x >= W.
 inline constexpr int kSumGroups = 16;
 template <int W, typename A>
 __device__ void block_sum_2level(A (&v)[W], A* scratch) {
   const int t = static_cast<int>(threadIdx.x), n = static_cast<int>(blockDim.x);
+  const int groups = n < kSumGroups ? n : kSumGroups;
   A* group = scratch + n * W;
   A* total = group + kSumGroups * W;
 #pragma unroll
   for (int j = 0; j < W; ++j) scratch[t * W + j] = v[j];
   __syncthreads();
-  if (t < kSumGroups) {
+  if (t < groups) {
     A s[W];
 #pragma unroll
     for (int j = 0; j < W; ++j) s[j] = A{};
-    for (int i = t; i < n; i += kSumGroups)
+    for (int i = t; i < n; i += groups)
 #pragma unroll
       for (int j = 0; j < W; ++j) s[j] = s[j] + scratch[i * W + j];
 #pragma unroll
@@ -88,7 +89,7 @@ __device__ void block_sum_2level(A (&v)[W], A* scratch) {
   __syncthreads();
   if (t < W) {
     A s = A{};
-    for (int g = 0; g < kSumGroups; ++g) s = s + group[g * W + t];
+    for (int g = 0; g < groups; ++g) s = s + group[g * W + t];
     total[t] = s;
   }
   __syncthreads();
