@@ -10,10 +10,14 @@
 // once, the minimum (lrn.direct re-reads each x n times and in bwd moves a workspace of 8 bytes
 // per element twice). bwd: s and q of the whole tile first, then dx, one launch.
 // One block per tile, grid-stride over tiles; Wt the largest power of two <= 32 whose tile fits
-// kSmemBudget. Deterministic.
+// kSmemBudget. A tile's place is decoded once (tile_span); its elements by shifts (channels first)
+// or FastDiv (channels last), not 64-bit divisions per element. Deterministic.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "core/lrn_problem.hpp"
+#include "gpu/common/fast_div.hpp"
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/lrn/solvers.hpp"
@@ -27,30 +31,48 @@ constexpr std::size_t kSmemBudget = 48 * 1024;  // no opt-in needed
 struct TileGeom {
   long long N, C, S;
   bool channels_last;
-  int wt, half;        // positions per tile, (n - 1) / 2
-  long long tiles;     // channels first: N * ceil(S / wt); channels last: ceil(N*S / wt)
+  int wt, wt_log2, half;  // positions per tile (a power of two), its log2, (n - 1) / 2
+  long long tiles;        // channels first: N * ceil(S / wt); channels last: ceil(N*S / wt)
+  long long per_n;        // channels first: tiles per sample, ceil(S / wt)
+  FastDiv c_div;          // channels last: division by C (tile elements < 2^31)
   float alpha_over_n, beta, k, coef;
 };
 
-// Element (c, w) of tile `tile`: its offset, or -1 past the tensor's end.
-__device__ __forceinline__ long long tile_offset(const TileGeom& g, long long tile, long long c, int w) {
+// Where a tile lies: element (c, w) is at base + c * c_step + w * w_step while w < valid.
+struct TileSpan {
+  long long base, c_step, w_step;
+  int valid;
+};
+
+// Computed once per tile (the only 64-bit divisions of the kernel).
+__device__ __forceinline__ TileSpan tile_span(const TileGeom& g, long long tile) {
+  TileSpan t;
   if (g.channels_last) {
-    const long long p = tile * g.wt + w;
-    return p < g.N * g.S ? p * g.C + c : -1;
+    const long long p0 = tile * g.wt;  // rows p = n*S + s of C values
+    t.base = p0 * g.C, t.c_step = 1, t.w_step = g.C;
+    t.valid = static_cast<int>(std::min<long long>(g.wt, g.N * g.S - p0));
+  } else {
+    const long long n = tile / g.per_n, s0 = (tile % g.per_n) * g.wt;  // positions s of one sample
+    t.base = n * g.C * g.S + s0, t.c_step = g.S, t.w_step = 1;
+    t.valid = static_cast<int>(std::min<long long>(g.wt, g.S - s0));
   }
-  const long long per_n = (g.S + g.wt - 1) / g.wt, n = tile / per_n, s = (tile % per_n) * g.wt + w;
-  return s < g.S ? (n * g.C + c) * g.S + s : -1;
+  return t;
 }
 
 // Element e of the tile in load order: w fastest (channels first) or c fastest (channels last).
-__device__ __forceinline__ void tile_element(const TileGeom& g, long long e, long long& c, int& w) {
+__device__ __forceinline__ void tile_element(const TileGeom& g, int e, int& c, int& w) {
   if (g.channels_last) {
-    c = e % g.C;
-    w = static_cast<int>(e / g.C);
+    std::uint32_t q, r;
+    g.c_div.divmod(static_cast<std::uint32_t>(e), q, r);
+    c = static_cast<int>(r), w = static_cast<int>(q);
   } else {
-    c = e / g.wt;
-    w = static_cast<int>(e % g.wt);
+    c = e >> g.wt_log2, w = e & (g.wt - 1);
   }
+}
+
+// The element's offset, or -1 past the tensor's end.
+__device__ __forceinline__ long long tile_offset(const TileSpan& t, int c, int w) {
+  return w < t.valid ? t.base + c * t.c_step + w * t.w_step : -1;
 }
 
 __device__ __forceinline__ float window_sum_sq(const TileGeom& g, const float* sx, long long c, int w, int stride) {
@@ -71,48 +93,45 @@ __global__ void lrn_across_tiles(TileGeom g, const T* __restrict__ x, const T* _
   float* sdy = sx + g.C * stride;  // bwd only: dy, s, q
   float* ss = sdy + g.C * stride;
   float* sq = ss + g.C * stride;
-  const long long elems = g.C * g.wt;
+  const int elems = static_cast<int>(g.C) * g.wt;
   for (long long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-    for (long long e = threadIdx.x; e < elems; e += blockDim.x) {
-      long long c;
-      int w;
+    const TileSpan span = tile_span(g, tile);
+    for (int e = threadIdx.x; e < elems; e += blockDim.x) {
+      int c, w;
       tile_element(g, e, c, w);
-      const long long o = tile_offset(g, tile, c, w);
+      const long long o = tile_offset(span, c, w);
       sx[c * stride + w] = o < 0 ? 0.0f : load_f(x, o);
       if (Bwd) sdy[c * stride + w] = o < 0 ? 0.0f : load_f(dy, o);
     }
     __syncthreads();
     if (!Bwd) {
-      for (long long e = threadIdx.x; e < elems; e += blockDim.x) {
-        long long c;
-        int w;
+      for (int e = threadIdx.x; e < elems; e += blockDim.x) {
+        int c, w;
         tile_element(g, e, c, w);
-        const long long o = tile_offset(g, tile, c, w);
+        const long long o = tile_offset(span, c, w);
         if (o < 0) continue;
         const float s = g.k + g.alpha_over_n * window_sum_sq(g, sx, c, w, stride);
         store_f(out, o, sx[c * stride + w] * powf(s, -g.beta));
       }
     } else {
-      for (long long e = threadIdx.x; e < elems; e += blockDim.x) {
-        long long c;
-        int w;
+      for (int e = threadIdx.x; e < elems; e += blockDim.x) {
+        int c, w;
         tile_element(g, e, c, w);
-        const long long i = c * stride + w;
+        const long long i = static_cast<long long>(c) * stride + w;
         const float s = g.k + g.alpha_over_n * window_sum_sq(g, sx, c, w, stride);
         ss[i] = s;
         sq[i] = sdy[i] * sx[i] * powf(s, -g.beta - 1.0f);
       }
       __syncthreads();
-      for (long long e = threadIdx.x; e < elems; e += blockDim.x) {
-        long long c;
-        int w;
+      for (int e = threadIdx.x; e < elems; e += blockDim.x) {
+        int c, w;
         tile_element(g, e, c, w);
-        const long long o = tile_offset(g, tile, c, w);
+        const long long o = tile_offset(span, c, w);
         if (o < 0) continue;
         const long long lo = c - g.half < 0 ? 0 : c - g.half, hi = c + g.half >= g.C ? g.C - 1 : c + g.half;
         float sum = 0.0f;
         for (long long j = lo; j <= hi; ++j) sum += sq[j * stride + w];
-        const long long i = c * stride + w;
+        const long long i = static_cast<long long>(c) * stride + w;
         store_f(out, o, sdy[i] * powf(ss[i], -g.beta) - g.coef * sx[i] * sum);
       }
     }
@@ -152,7 +171,10 @@ class LrnAcrossTile final : public TypedOpSolver<LrnProblem> {
     g.channels_last = p.shape.channels_last;
     g.wt = tile_width(p);
     g.half = static_cast<int>((p.size - 1) / 2);
-    g.tiles = g.channels_last ? (g.N * g.S + g.wt - 1) / g.wt : g.N * ((g.S + g.wt - 1) / g.wt);
+    while ((1 << g.wt_log2) < g.wt) ++g.wt_log2;
+    g.per_n = (g.S + g.wt - 1) / g.wt;
+    g.tiles = g.channels_last ? (g.N * g.S + g.wt - 1) / g.wt : g.N * g.per_n;
+    g.c_div = FastDiv(static_cast<std::uint32_t>(g.C));
     const float alpha = static_cast<float>(p.alpha), n = static_cast<float>(p.area());
     g.beta = static_cast<float>(p.beta);
     g.k = static_cast<float>(p.k);
