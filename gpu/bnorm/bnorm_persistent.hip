@@ -81,13 +81,6 @@ constexpr std::size_t scratch_bytes(int block, int tx) {
   return ((static_cast<std::size_t>(block) / 2 + tx + V) * V * sizeof(A) + 15) / 16 * 16;
 }
 
-// Thread's lanes: channel of lane j (channels-first: all lanes one channel).
-template <bool CL>
-__device__ __forceinline__ long long lane_channel(long long c0, int j) {
-  if constexpr (CL) return c0 + j;
-  else return c0;
-}
-
 // Block-wide sums of the thread's lane values, written as partials[slice * C + c].
 template <bool CL, int V, typename A>
 __device__ void write_partials(const BnGeom& g, const BnVisits& v, A (&acc)[V], A* scratch, A* part) {
@@ -292,13 +285,8 @@ __global__ void __launch_bounds__(B) bnorm_train_persistent(BnGeom g, Bufs b, in
           const float vv = var[j] / g.m_f, inv = 1.0f / sqrtf(vv + g.eps);
           a[j] = b.scale[ch] * inv;
           c[j] = b.bias[ch];
-          if (channel_writer<CL>(g, v, j)) {
-            const float keep = 1.0f - g.momentum;
-            b.saved_mean[ch] = mean[j];
-            b.saved_inv[ch] = inv;
-            b.running_mean[ch] = keep * b.running_mean[ch] + g.momentum * mean[j];
-            b.running_var[ch] = keep * b.running_var[ch] + g.momentum * vv * g.unbias;
-          }
+          if (channel_writer<CL>(g, v, j))
+            bn_store_train_stats(b.saved_mean, b.saved_inv, b.running_mean, b.running_var, ch, mean[j], inv, vv, g.momentum, g.unbias);
         }
       },
       [&](long long o, const Pack<T, V>(&pk)[1]) {

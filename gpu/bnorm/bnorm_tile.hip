@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/bnorm_problem.hpp"
-#include "gpu/bnorm/bnorm_walk.hpp"  // pick_lanes
+#include "gpu/bnorm/bnorm_walk.hpp"  // pick_lanes, lane_channel, bn_plane_pack_offset, bn_store_train_stats
 #include "gpu/bnorm/solvers.hpp"
 #include "gpu/common/async_copy.hpp"
 #include "gpu/common/block_reduce.hpp"
@@ -67,19 +67,8 @@ __device__ __forceinline__ int visits(const TileGeom& g) {
 template <bool CL, int V>
 __device__ __forceinline__ long long unit_offset(const TileGeom& g, long long c0, int k) {
   const long long u = threadIdx.x + static_cast<long long>(k) * kBlock;
-  if constexpr (CL) {
-    return u * g.C + c0;
-  } else {
-    std::uint32_t n, s;
-    g.packs_per_plane.divmod(static_cast<std::uint32_t>(u), n, s);
-    return n * (g.C * g.S) + c0 * g.S + static_cast<long long>(s) * V;
-  }
-}
-// Channel of lane j (channels first: every lane is the tile's one channel).
-template <bool CL>
-__device__ __forceinline__ long long lane_channel(long long c0, int j) {
-  if constexpr (CL) return c0 + j;
-  else return c0;
+  if constexpr (CL) return u * g.C + c0;
+  else return bn_plane_pack_offset(g.packs_per_plane, g.C, g.S, c0, u, V);
 }
 
 // Per-channel block sums of the thread's lane values, to every thread: channels last, lane j is
@@ -148,13 +137,8 @@ __global__ void __launch_bounds__(kBlock) bnorm_tile_train(TileGeom g, TileBufs 
     const float var = acc[j] / g.m_f, inv = 1.0f / sqrtf(var + g.eps);
     a[j] = b.scale[ch] * inv;
     c[j] = b.bias[ch];
-    if (threadIdx.x == 0 && (CL || j == 0)) {
-      const float keep = 1.0f - g.momentum;
-      b.saved_mean[ch] = mean[j];
-      b.saved_inv[ch] = inv;
-      b.running_mean[ch] = keep * b.running_mean[ch] + g.momentum * mean[j];
-      b.running_var[ch] = keep * b.running_var[ch] + g.momentum * var * g.unbias;
-    }
+    if (threadIdx.x == 0 && (CL || j == 0))
+      bn_store_train_stats(b.saved_mean, b.saved_inv, b.running_mean, b.running_var, ch, mean[j], inv, var, g.momentum, g.unbias);
   }
   for (int k = 0; k < n; ++k) {
     float f[V];

@@ -77,6 +77,33 @@ __device__ __forceinline__ long long bn_item_channel(const BnGeom& g, long long 
 }
 __device__ __forceinline__ long long bn_item_slice(const BnGeom& g, long long item) { return item / g.groups; }
 
+// Element offset of pack u of channel c in channels-first storage (N planes of S values per
+// channel, V values per pack): plane n = u / (S/V), pack s = u % (S/V) (packs_per_plane = S/V, u < 2^31).
+__device__ __forceinline__ long long bn_plane_pack_offset(const FastDiv& packs_per_plane, long long C, long long S, long long c,
+                                                          long long u, int V) {
+  std::uint32_t n, s;
+  packs_per_plane.divmod(static_cast<std::uint32_t>(u), n, s);
+  return n * (C * S) + c * S + static_cast<long long>(s) * V;
+}
+
+// Channel of lane j of a thread whose first channel is c0 (channels first: every lane is c0).
+template <bool CL>
+__device__ __forceinline__ long long lane_channel(long long c0, int j) {
+  if constexpr (CL) return c0 + j;
+  else return c0;
+}
+
+// fwd-train's per-channel outputs of channel ch: the saved statistics, and the running ones moved
+// by the momentum (running_var takes the unbiased variance, var * M/(M-1)).
+__device__ __forceinline__ void bn_store_train_stats(float* saved_mean, float* saved_inv, float* running_mean, float* running_var,
+                                                     long long ch, float mean, float inv, float var, float momentum, float unbias) {
+  const float keep = 1.0f - momentum;
+  saved_mean[ch] = mean;
+  saved_inv[ch] = inv;
+  running_mean[ch] = keep * running_mean[ch] + momentum * mean;
+  running_var[ch] = keep * running_var[ch] + momentum * var * unbias;
+}
+
 // The thread's visits of one item, as an arithmetic progression: units first + i * step for i in
 // [0, n) (rows channels-last, packs channels-first), the thread's channel c0 (channels-last: its
 // first lane's, C or more when idle; channels-first: the item's channel) and the item's slice.
@@ -111,13 +138,8 @@ __device__ __forceinline__ BnVisits bn_visits(const BnGeom& g, long long item) {
 template <bool CL>
 __device__ __forceinline__ long long bn_offset(const BnGeom& g, const BnVisits& v, int i) {
   const long long u = v.first + static_cast<long long>(i) * v.step;
-  if constexpr (CL) {
-    return u * g.C + v.c0;
-  } else {
-    std::uint32_t n, s;
-    g.packs_per_plane.divmod(static_cast<std::uint32_t>(u), n, s);
-    return n * (g.C * g.S) + v.c0 * g.S + static_cast<long long>(s) * g.V;
-  }
+  if constexpr (CL) return u * g.C + v.c0;
+  else return bn_plane_pack_offset(g.packs_per_plane, g.C, g.S, v.c0, u, g.V);
 }
 
 // Calls f(o, n, k) for the thread's packs of an item in batches of n = U (then n = 1 for the rest):
@@ -143,13 +165,8 @@ __device__ __forceinline__ void bn_walk(const BnGeom& g, long long item, int& k,
       f(o, 1, k);
     }
   } else {
-    const long long c = bn_item_channel(g, item), B = g.block, plane = g.C * g.S;
-    // Pack q of channel c: plane n = q / (S/V), pack s = q % (S/V) -> offset n*C*S + c*S + s*V.
-    auto offset = [&](long long q) {
-      std::uint32_t n, s;
-      g.packs_per_plane.divmod(static_cast<std::uint32_t>(q), n, s);
-      return n * plane + c * g.S + static_cast<long long>(s) * g.V;
-    };
+    const long long c = bn_item_channel(g, item), B = g.block;
+    auto offset = [&](long long q) { return bn_plane_pack_offset(g.packs_per_plane, g.C, g.S, c, q, g.V); };
     long long q = u0 + threadIdx.x;
     for (; q + (U - 1) * B < u1; q += U * B, k += U) {
 #pragma unroll
