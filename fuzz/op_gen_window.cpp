@@ -1,7 +1,8 @@
 // Generators of the windowed and reducing ops: pool (max / average windows with padding and stride,
 // 2D and 3D) and reduce (any non-empty subset of 1..5 dims, every op, NaN modes, indices). Their
 // corners: padding >= half the window, stride > window, windows crossing the padded edge, outputs
-// of one element; reductions over several dims, over all of them, of one element, past one block.
+// of one element, global windows (the whole input); reductions over several dims, over all of
+// them, of one element, past one block.
 #include <rapidcheck/gen/Transform.h>
 #include <rapidcheck/gen/Tuple.h>
 
@@ -27,16 +28,38 @@ rc::Gen<PoolDimGenome> pool_dim_gen(std::int64_t max_window) {
                         pick<int>({{4, 0}, {3, 1}, {1, 2}, {1, 3}}));
 }
 
-// The input grows where the window would not fit the padded input (validity).
-PoolProblem fix_pool(PoolProblem p) {
-  for (int i = 0; i < p.rank(); ++i) p.shape.in[i] = std::max(p.shape.in[i], p.window[i] - 2 * p.pad[i]);
+// The "window" axis: local windows (window, pad and stride drawn per dim) or global ones (window =
+// the whole input, pad 0: one output per (n, c), as pool.global takes).
+constexpr const char* kPoolWindows[] = {"local", "global"};
+
+bool is_global_window(const PoolProblem& p) {
+  for (int i = 0; i < p.rank(); ++i)
+    if (p.window[i] != p.shape.in[i] || p.pad[i] != 0) return false;
+  return true;
+}
+
+// A global window follows the input (window = in, pad 0); otherwise the input grows where the
+// window would not fit the padded input (validity).
+PoolProblem fix_pool(PoolProblem p, bool global) {
+  for (int i = 0; i < p.rank(); ++i) {
+    if (global) {
+      p.window[i] = p.shape.in[i];
+      p.pad[i] = 0;
+    } else {
+      p.shape.in[i] = std::max(p.shape.in[i], p.window[i] - 2 * p.pad[i]);
+    }
+  }
   return p;
 }
 
 class PoolGen final : public TypedOpGen<PoolProblem> {
  public:
   std::vector<OpAxis> axes() const override {
-    return {{"dir", names_of(kPoolDirs, pool_dir_name)}, {"pool", names_of(kPoolModes, pool_mode_name)}, dtype_axis(), shape_layout_axis()};
+    return {{"dir", names_of(kPoolDirs, pool_dir_name)},
+            {"pool", names_of(kPoolModes, pool_mode_name)},
+            {"window", {std::begin(kPoolWindows), std::end(kPoolWindows)}},
+            dtype_axis(),
+            shape_layout_axis()};
   }
   std::vector<std::string> feature_classes(const OpDomain&) const override {
     auto v = common_feature_classes();
@@ -54,14 +77,16 @@ class PoolGen final : public TypedOpGen<PoolProblem> {
     p.window = Dims(r, 2);
     p.pad = Dims(r, 1);
     p.stride = Dims(r, 2);
-    return p;
+    return fix_pool(p, c.at("window") == "global");
   }
   rc::Gen<PoolProblem> gen_typed(const OpDomain& d, const OpGenLimits& lim) const override {
+    using Genome = std::tuple<PoolDir, PoolMode, OpShape, PoolDimGenome, PoolDimGenome, PoolDimGenome, std::string>;
     return rc::gen::map(rc::gen::tuple(enum_gen(d, "dir", kPoolDirs, pool_dir_name), enum_gen(d, "pool", kPoolModes, pool_mode_name),
-                                       op_shape_gen(d, lim, lim.max_c), pool_dim_gen(3), pool_dim_gen(7), pool_dim_gen(7)),
-                        [lim](const std::tuple<PoolDir, PoolMode, OpShape, PoolDimGenome, PoolDimGenome, PoolDimGenome>& t) {
+                                       op_shape_gen(d, lim, lim.max_c), pool_dim_gen(3), pool_dim_gen(7), pool_dim_gen(7),
+                                       any_of(d.values("window"))),
+                        [lim](const Genome& t) {
                           PoolProblem p;
-                          std::tie(p.dir, p.mode, p.shape, std::ignore, std::ignore, std::ignore) = t;
+                          std::tie(p.dir, p.mode, p.shape, std::ignore, std::ignore, std::ignore, std::ignore) = t;
                           fit_shape(p.shape, lim.max_elements);
                           const std::vector<PoolDimGenome> dims{std::get<3>(t), std::get<4>(t), std::get<5>(t)};
                           p.window.clear();
@@ -75,18 +100,19 @@ class PoolGen final : public TypedOpGen<PoolProblem> {
                             p.pad.push_back(pads[pad_mode]);
                             p.stride.push_back(strides[stride_mode]);
                           }
-                          return fix_pool(p);
+                          return fix_pool(p, std::get<6>(t) == "global");
                         });
   }
   std::optional<PoolProblem> repair_typed(const PoolProblem& p, int step) const override {
     PoolProblem r = p;
     if (!repair_shape(r.shape, step)) return std::nullopt;
-    return fix_pool(r);
+    return fix_pool(r, is_global_window(p));
   }
   OpChoice choice_typed(const PoolProblem& p) const override {
     OpChoice c = shape_choice(p.shape);
     c["dir"] = pool_dir_name(p.dir);
     c["pool"] = pool_mode_name(p.mode);
+    c["window"] = is_global_window(p) ? "global" : "local";
     return c;
   }
   std::vector<std::string> classes_typed(const PoolProblem& p) const override {
