@@ -61,10 +61,18 @@ class PoolGen final : public TypedOpGen<PoolProblem> {
             dtype_axis(),
             shape_layout_axis()};
   }
-  std::vector<std::string> feature_classes(const OpDomain&) const override {
+  std::vector<std::string> feature_classes(const OpDomain& d) const override {
     auto v = common_feature_classes();
-    for (const char* c : {"pool:pad>=half", "pool:stride>window", "pool:window1", "pool:out1", "pool:edge_window"}) v.push_back(c);
+    if (!d.allows("window", "local")) std::erase(v, std::string("tail:256"));
+    for (const char* c : {"pool:stride>window", "pool:window1", "pool:out1"}) v.push_back(c);
+    if (d.allows("window", "local"))
+      for (const char* c : {"pool:pad>=half", "pool:edge_window"}) v.push_back(c);
     return v;
+  }
+  std::vector<SkippedClass> skipped_classes(const OpDomain& d) const override {
+    if (d.allows("window", "local")) return {};
+    const std::string why = "the solver takes global windows only (window = the input, pad 0, one output per (n, c))";
+    return {{"pool:pad>=half", why}, {"pool:edge_window", why}, {"tail:256", why + "; c stays within max_c"}};
   }
 
  protected:
