@@ -24,8 +24,8 @@
 #include "core/pool_problem.hpp"
 #include "gpu/common/block_reduce.hpp"  // grid_thread(s)
 #include "gpu/common/launch_grid.hpp"
-#include "gpu/common/ncdhw_walk_host.hpp"
 #include "gpu/common/vec_pack.hpp"
+#include "gpu/pool/pool_geom.hpp"
 #include "gpu/pool/solvers.hpp"
 
 namespace hiprim::gpu {
@@ -33,26 +33,10 @@ namespace {
 
 constexpr int kBlock = 256;
 
-// The problem in 3-D form (2D: depth 1, window 1, pad 0, stride 1).
-struct PoolGeom {
-  Nc3FastExtent x_ext, y_ext;  // channel counts in groups of V
-  Nc3FastExtent t_ext;         // pool_bwd_tile: x_ext with h and w counted in tiles
-  Nc3Strides xs, ys;           // x (and dx) / y (and dy, idx) element strides
-  int in[3], out[3], win[3], pad[3], str[3];
-  FastDiv str_div[3];  // division by str[d]
-  int mode;  // 0 max, 1 avg_incl, 2 avg_excl
-};
-
-__device__ __forceinline__ bool beats(float v, float best) { return (v != v && best == best) || v > best; }
-
 template <bool Fast>
 __device__ __forceinline__ Nc3Pos decode(long long i, const Nc3FastExtent& e) {
   return Fast ? nc3_decode_fast(static_cast<std::uint32_t>(i), e) : nc3_decode(i, e.e);
 }
-
-// Extent of window dim d: the template constant when > 0 (h: KH, w: KW), else the run-time value.
-template <int K>
-__device__ __forceinline__ int trips(int runtime) { return K > 0 ? K : runtime; }
 
 template <typename T, int V, int KH, int KW, bool Fast>
 __global__ void pool_fwd(PoolGeom g, const T* __restrict__ x, T* __restrict__ y, float* __restrict__ idx) {
@@ -104,22 +88,6 @@ __global__ void pool_fwd(PoolGeom g, const T* __restrict__ x, T* __restrict__ y,
       store_pack<T, V>(y, yo, acc);
     }
   }
-}
-
-// Windows containing position p along dim d: [lo, hi] (empty when lo > hi).
-__device__ __forceinline__ void windows_of(const PoolGeom& g, int d, int p, int& lo, int& hi) {
-  const int a = p + g.pad[d] - g.win[d] + 1;  // first window with o*str >= a
-  lo = a <= 0 ? 0 : static_cast<int>(g.str_div[d].div(static_cast<std::uint32_t>(a + g.str[d] - 1)));
-  hi = min(g.out[d] - 1, static_cast<int>(g.str_div[d].div(static_cast<std::uint32_t>(p + g.pad[d]))));
-}
-
-// avg's divisor of the window starting at (sd, sh, sw): prod(win) (avg_incl) or its taps inside the input (avg_excl).
-__device__ __forceinline__ float window_divisor(const PoolGeom& g, int sd, int sh, int sw) {
-  if (g.mode == 1) return static_cast<float>(g.win[0] * g.win[1] * g.win[2]);
-  const int st[3] = {sd, sh, sw};
-  int count = 1;
-  for (int d = 0; d < 3; ++d) count *= min(st[d] + g.win[d], g.in[d]) - max(st[d], 0);
-  return static_cast<float>(count);
 }
 
 // MH, MW: the most windows containing a position along h and w (0: run time).
@@ -230,27 +198,6 @@ __global__ void pool_bwd_tile(PoolGeom g, const T* __restrict__ dy, const float*
   }
 }
 
-PoolGeom pool_geom(const PoolProblem& p, int v) {
-  PoolGeom g{};
-  const Dims o = p.out();
-  const int r = p.rank();
-  g.x_ext = nc3_fast(nc3_extent(p.x_desc(), p.shape.channels_last, v));
-  g.y_ext = nc3_fast(nc3_extent(p.y_desc(), p.shape.channels_last, v));
-  g.xs = nc3_strides(p.x_desc());
-  g.ys = nc3_strides(p.y_desc());
-  for (int i = 0; i < 3; ++i) {
-    const int s = i - (3 - r);
-    g.in[i] = s < 0 ? 1 : static_cast<int>(p.shape.in[s]);
-    g.out[i] = s < 0 ? 1 : static_cast<int>(o[s]);
-    g.win[i] = s < 0 ? 1 : static_cast<int>(p.window[s]);
-    g.pad[i] = s < 0 ? 0 : static_cast<int>(p.pad[s]);
-    g.str[i] = s < 0 ? 1 : static_cast<int>(p.stride[s]);
-    g.str_div[i] = FastDiv(static_cast<std::uint32_t>(g.str[i]));
-  }
-  g.mode = p.mode == PoolMode::max ? 0 : p.mode == PoolMode::avg_incl ? 1 : 2;
-  return g;
-}
-
 // fwd: KH x KW the window (h x w); bwd: the most windows containing a position along h and w.
 template <typename T, int V, int KH, int KW, bool Fast>
 void launch_shape(const PoolProblem& p, const PoolGeom& g, const std::vector<void*>& b, hipStream_t stream, const std::string& solver) {
@@ -284,20 +231,14 @@ void launch_bwd_tile(const PoolProblem& p, PoolGeom g, const std::vector<void*>&
   check_launch_lazy("pool_bwd_tile", [&] { return "running " + solver + " on " + to_string(p); });
 }
 
-// The unrolled kernels: fwd by the window's h x w (3x3, 2x2), bwd by the most windows per h and w
-// (ceil(win/str): 1, 2, 3 alike); tensors of 2^31 elements or more take the 64-bit decode.
+// The unrolled kernels (with_window_trips); tensors of 2^31 elements or more take the 64-bit decode.
 template <typename T, int V>
 void launch(const PoolProblem& p, const std::vector<void*>& b, hipStream_t stream, const std::string& solver) {
   const PoolGeom g = pool_geom(p, V);
   const long long elements = std::max(p.x_desc().elements(), p.y_desc().elements());
   if (elements >= kFastDivLimit) return launch_shape<T, V, 0, 0, false>(p, g, b, stream, solver);
   if (p.dir == PoolDir::bwd && g.str[1] == 2 && g.str[2] == 2) return launch_bwd_tile<T, V, 2, 2>(p, g, b, stream, solver);
-  int kh = g.win[1], kw = g.win[2];
-  if (p.dir == PoolDir::bwd) kh = (g.win[1] + g.str[1] - 1) / g.str[1], kw = (g.win[2] + g.str[2] - 1) / g.str[2];
-  if (kh == 3 && kw == 3) return launch_shape<T, V, 3, 3, true>(p, g, b, stream, solver);
-  if (kh == 2 && kw == 2) return launch_shape<T, V, 2, 2, true>(p, g, b, stream, solver);
-  if (kh == 1 && kw == 1 && p.dir == PoolDir::bwd) return launch_shape<T, V, 1, 1, true>(p, g, b, stream, solver);
-  launch_shape<T, V, 0, 0, true>(p, g, b, stream, solver);
+  with_window_trips(p.dir, g, [&]<int KH, int KW>() { launch_shape<T, V, KH, KW, true>(p, g, b, stream, solver); });
 }
 
 class PoolDirect final : public TypedOpSolver<PoolProblem> {
@@ -349,6 +290,6 @@ class PoolNhwcVec final : public TypedOpSolver<PoolProblem> {
 
 std::shared_ptr<const OpSolver> make_pool_direct() { return std::make_shared<PoolDirect>(); }
 std::shared_ptr<const OpSolver> make_pool_nhwc_vec() { return std::make_shared<PoolNhwcVec>(); }
-OpSolverList pool_solvers() { return {make_pool_global(), make_pool_nhwc_vec(), make_pool_direct()}; }
+OpSolverList pool_solvers() { return {make_pool_global(), make_pool_nhwc_vec(), make_pool_nchw_band(), make_pool_direct()}; }
 
 }  // namespace hiprim::gpu

@@ -51,6 +51,14 @@ const std::vector<const char*> kOwnProblems = {
     "pool bwd avg_excl fp32 nchw n1 c3 in11x7 win3x2 pad1x1 str2x1",
     "pool bwd max bf16 nchw n1 c2 in13x13 win5x5 pad2x2 str2x2",
     "pool bwd avg_incl fp16 nhwc n1 c8 in9x9 win4x4 pad1x1 str1x1",
+    // pool.nchw.band with several bands per plane (about 1024 outputs / positions a band), spans starting
+    // off a 16-byte boundary (odd widths), and bwd bands that no window covers (stride 2 > window 1, one-row bands).
+    "pool fwd max fp32 nchw n1 c2 in70x70 win3x3 pad1x1 str2x2",
+    "pool fwd avg_excl bf16 nchw n1 c2 in37x45 win3x3 pad1x1 str1x1",
+    "pool bwd max bf16 nchw n1 c2 in40x40 win3x3 pad1x1 str2x2",
+    "pool bwd avg_excl fp16 nchw n1 c2 in37x45 win3x3 pad1x1 str1x1",
+    "pool bwd max fp32 nchw n1 c2 in3x1100 win1x1 pad0x0 str2x2",
+    "pool fwd avg_incl fp16 nchw n2 c1 in33x51 win5x4 pad2x1 str3x2",
     "lrn fwd across bf16 nchw n2 c6 in5x9 size5 alpha1 beta0.75 k2",
     "lrn bwd across fp16 nhwc n1 c12 in5x7 size5 alpha0.5 beta0.75 k1",
     "lrn bwd across fp32 nchw n2 c3 in5x9 size7 alpha2 beta1.5 k1",
@@ -86,7 +94,7 @@ TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
   o.seed = 5;
   const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems(test_ops::with_shared(kOwnProblems)), emulated_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
-  for (const char* name : {"pool.global", "pool.direct", "pool.nhwc.vec", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
+  for (const char* name : {"pool.global", "pool.direct", "pool.nhwc.vec", "pool.nchw.band", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
@@ -107,6 +115,40 @@ TEST(PoolLrnTensorOpReduceEmulated, PackedSolversAgreeOnUnalignedBuffers) {
   expect_same_when_misaligned(parse_op_problem("pool fwd max fp16 nhwc n2 c16 in9x9 win3x3 pad1x1 str2x2"), named("pool.nhwc.vec"), 4);
   expect_same_when_misaligned(parse_op_problem("pool bwd avg_excl fp32 nhwc n2 c8 in7x7 win2x2 pad0x0 str2x2"),
                               named("pool.nhwc.vec"), 4);
+  expect_same_when_misaligned(parse_op_problem("pool fwd max bf16 nchw n1 c2 in40x41 win3x3 pad1x1 str2x2"), named("pool.nchw.band"), 2);
+  expect_same_when_misaligned(parse_op_problem("pool bwd max fp16 nchw n1 c2 in40x41 win3x3 pad1x1 str2x2"), named("pool.nchw.band"), 2);
+}
+
+// pool.nchw.band walks windows as pool.direct does (same taps in the same order, same tie rule):
+// the same bits, also for the avg sums the comparator only bounds.
+TEST(PoolLrnTensorOpReduceEmulated, NchwBandWritesPoolDirectsBits) {
+  const OpSolverList solvers = emulated_solvers();
+  auto named = [&](const std::string& n) -> const OpSolver& {
+    for (const auto& s : solvers)
+      if (s->name() == n) return *s;
+    throw std::runtime_error("no solver " + n);
+  };
+  for (const char* line : {"pool fwd avg_incl fp32 nchw n1 c2 in70x70 win3x3 pad1x1 str2x2", "pool fwd max bf16 nchw n2 c1 in19x23 win3x2 pad1x0 str1x2",
+                           "pool bwd avg_excl fp32 nchw n1 c2 in40x40 win3x3 pad1x1 str2x2", "pool bwd avg_incl bf16 nchw n1 c2 in37x45 win4x3 pad2x1 str3x1",
+                           "pool bwd max fp32 nchw n1 c3 in21x17 win3x3 pad1x1 str1x1"})
+    expect_same_outputs(parse_op_problem(line), named("pool.nchw.band"), named("pool.direct"));
+}
+
+// pool.nchw.band refuses what it cannot stage, saying why; other layouts and 3D go to the other solvers.
+TEST(PoolLrnTensorOpReduceEmulated, NchwBandRefusesWithAReason) {
+  const OpSolverList solvers = emulated_solvers();
+  const OpSolver* band = nullptr;
+  for (const auto& s : solvers)
+    if (s->name() == "pool.nchw.band") band = s.get();
+  ASSERT_NE(band, nullptr);
+  const auto wide = band->applicable(*parse_op_problem("pool fwd max fp32 nchw n1 c1 in3x5000 win3x3 pad0x0 str1x1"));
+  EXPECT_FALSE(wide);
+  EXPECT_NE(wide.reason.find("48 KiB"), std::string::npos) << wide.reason;
+  EXPECT_TRUE(band->applicable(*parse_op_problem("pool fwd max fp32 nchw n1 c1 in3x3000 win3x3 pad0x0 str1x1")));
+  const auto nhwc = band->applicable(*parse_op_problem("pool fwd max fp32 nhwc n1 c8 in8x8 win2x2 pad0x0 str2x2"));
+  EXPECT_FALSE(nhwc);
+  EXPECT_NE(nhwc.reason.find("nchw"), std::string::npos) << nhwc.reason;
+  EXPECT_FALSE(band->applicable(*parse_op_problem("pool fwd max fp32 ncdhw n1 c2 in3x8x8 win2x2x2 pad0x0x0 str2x2x2")));
 }
 
 // Runs every applicable emulated solver of p's op (those `keep` accepts) and asserts it passes.
