@@ -61,7 +61,7 @@ grep -E '^(solver|total|[a-z]+\.[a-z_0-9.]+ +[0-9])' /tmp/ops_speed_check.log | 
 grep -E 'FAILED|failed|error|repro' /tmp/ops_speed_check.log | grep -v '^solver' | head -20 | tee -a "$log"
 cat /tmp/ops_speed_check.log >> "$log"
 
-NEW='bnorm.spatial.persistent,bnorm.spatial.infer_stream,softmax.team_row,softmax.smem_row,reduce.split,lrn.across.tile,pool.global,bnorm.spatial.tile'
+NEW='bnorm.spatial.persistent,bnorm.spatial.infer_stream,softmax.team_row,softmax.smem_row,reduce.split,lrn.across.tile,pool.global,bnorm.spatial.tile,pool.nchw.band'
 # The suites' tensors fit on chip; these do not (bnorm's shared-memory cache overflows, reduce.split
 # and softmax.smem_row take their large-grid branches; bnorm.spatial.infer_stream's per-pack
 # channels-first and channel-stationary channels-last paths), verified in full at that size.
@@ -75,6 +75,8 @@ bnorm fwd-infer spatial fp16 nchw n32 c64 in56x56 eps1e-05
 bnorm fwd-infer spatial bf16 nhwc n32 c96 in28x28 eps1e-05
 pool fwd avg_incl bf16 nhwc n32 c2048 in7x7 win7x7 pad0x0 str1x1
 pool fwd max fp32 nchw n32 c2048 in7x7 win7x7 pad0x0 str1x1
+pool bwd max bf16 nchw n32 c64 in112x112 win3x3 pad1x1 str2x2
+pool fwd avg_excl fp16 nchw n32 c64 in112x112 win3x3 pad1x1 str1x1
 bnorm bwd spatial bf16 nhwc n32 c256 in14x14 eps1e-05
 bnorm fwd-train spatial fp32 nhwc n32 c1024 in14x14 eps1e-05 momentum0.1
 SUITE

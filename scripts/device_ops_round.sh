@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One GPU-machine call over the memory-bound op kernels (issue 13), from the repository root with
+# devbin/ made by
+#   scripts/device_build.sh hiprim test_ops_speed_sweep test_gpu_ops_pool_lrn_tensorop_reduce test_gpu_ops_bnorm_activ_softmax_dropout
+# Steps (each with its own time limit; every timed output is verified in full first):
+#   1. device_ops_speed.sh (TOTAL_BUDGET_S, default 330; SWEEP_FAMILIES default: every family):
+#      conformance over every GPU op solver, the full-size checks, the sanitizers, the sweep of
+#      every solver in all six dtype x layout combinations and PyTorch on the same problems
+#   2. the op GPU tests (test_gpu_ops_*, not the host emulations)
+#   3. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8)
+# Everything lands in $OUT/all.tgz; $OUT/ops_speed.log is the sweep's table (the reply's tail).
+set -u
+cd "$(dirname "$0")/.."
+: "${OUT:?}"
+for a in devbin/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C devbin && rm -f "$a"; done
+W=$(mktemp -d /tmp/ops_round.XXXXXX)
+start=$(date +%s)
+devbin/hiprim --version > "$W/build_version.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$W/nvidia_smi.txt" 2>&1
+pack() { ( cd "$W" && tar -czf "$OUT/all.tgz" . ); }
+
+echo "== 1. device_ops_speed.sh"
+OUT="$W/speed" TOTAL_BUDGET_S="${TOTAL_BUDGET_S:-330}" TORCH_BUDGET_S="${TORCH_BUDGET_S:-60}" \
+  SWEEP_FAMILIES="${SWEEP_FAMILIES:-bnorm,pool,activ,tensorop,lrn,softmax,dropout,reduce}" scripts/device_ops_speed.sh > "$W/speed.out" 2>&1
+echo "device_ops_speed rc=$? ($(( $(date +%s) - start )) s)"
+pack
+
+echo "== 2. op GPU tests"
+for t in devbin/test_gpu_ops*; do
+  [ -x "$t" ] || continue
+  case "$t" in *_emu) continue ;; esac
+  timeout 90 "$t" --gtest_brief=1 > "$W/$(basename "$t").log" 2>&1
+  echo "$(basename "$t") rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$W/$(basename "$t").log" | tr '\n' ' ')"
+done
+pack
+
+echo "== 3. fuzz ($(( $(date +%s) - start )) s)"
+OUT="$W/fuzz" FUZZ_OPS_TIME="${FUZZ_T:-8}" scripts/device_fuzz_ops.sh > "$W/fuzz.out" 2>&1
+echo "device_fuzz_ops rc=$?"
+grep -E "^fuzz .* rc=|failed|FAIL" "$W/fuzz/fuzz_ops.log" | head -20
+pack
+cp "$W/speed/ops_speed.log" "$OUT/ops_speed.log" 2>/dev/null
+echo "== done ($(( $(date +%s) - start )) s)"
+sed -n '/^== 4. summary/,$p' "$W/speed/ops_speed.log" | cut -c1-175
