@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 
@@ -73,9 +74,16 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
             v[cc] = mul(mul(bt, d, a, a, a), b, a, a, a);
           }
           for (std::int64_t kk = 0; kk < kg; ++kk) {
-            std::vector<S> prod(static_cast<std::size_t>(a * a), S(0));  // sum_c U . V, c ascending
+            // sum_c U . V, c ascending; fp32 by fused multiply-adds (one rounding per channel), as the
+            // project's GEMM layer sums (gpu/gemm/gemm_tile.hpp's fmaf)
+            std::vector<S> prod(static_cast<std::size_t>(a * a), S(0));
             for (std::int64_t cc = 0; cc < cg; ++cc)
-              for (int e = 0; e < a * a; ++e) prod[e] = prod[e] + u[kk * cg + cc][e] * v[cc][e];
+              for (int e = 0; e < a * a; ++e) {
+                if constexpr (std::is_same_v<S, float>)
+                  prod[e] = std::fma(u[kk * cg + cc][e], v[cc][e], prod[e]);
+                else
+                  prod[e] = prod[e] + u[kk * cg + cc][e] * v[cc][e];
+              }
             const std::vector<S> tile = mul(mul(at, prod, m, a, a), a_, m, a, m);
             for (int i = 0; i < m; ++i)
               for (int j = 0; j < m; ++j) {

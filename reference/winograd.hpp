@@ -6,7 +6,8 @@
 //
 // fp32 evaluation order (winograd_conv_fp32, the order a solver follows):
 //   U = G g G^T per (k, c): rows t = G g (t[i][l] = sum_j G[i][j] g[j][l], j ascending), then t G^T
-//   V = B^T d B per (c, tile): the same two levels;  M = sum_c U . V (c ascending)
+//   V = B^T d B per (c, tile): the same two levels;  M = sum_c U . V (c ascending, each step one
+//   fused multiply-add, as the GEMM layer a solver runs it on: gpu/gemm/gemm_tile.hpp)
 //   Y = A^T M A (two levels), then the store (rounded to the output dtype).
 // Error bound: each path of the exact sum, |A||A| |U-path| |V-path| (a product of constants and two
 // data values), passes at most L roundings, so |Y_fp32 - Y| <= gamma(L) * S with
