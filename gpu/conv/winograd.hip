@@ -1,0 +1,275 @@
+// conv.winograd.f2x3, conv.winograd.f4x3: fp32 2D forward convolution with 3x3 filters, stride 1,
+// dilation 1, any padding and groups, by Winograd's minimal filtering F(m x m, 3 x 3) (Lavin & Gray,
+// arXiv 1509.09308), non-fused, a = m + 2:
+//   U[xi][g][k][c] = (G w G^T)[xi]      filter transform, a x a per (k, c)                 workspace
+//   V[xi][g][c][p] = (B^T d B)[xi]      input transform, a x a per (c, tile p)              workspace
+//   M[xi][g][k][p] = sum_c U[xi][g][k][c] V[xi][g][c][p]    a^2 * G batched GEMMs           workspace
+//   y tile          = A^T M A            output transform per (k, tile), clipped at the edge
+// xi = i*a + j over the a x a transformed domain; a tile p = (n, th, tw) covers outputs
+// [th*m, th*m + m) x [tw*m, tw*m + m) and reads the a x a inputs from (th*m - pad_h, tw*m - pad_w),
+// zeros outside the image (multiplied: ImplicitZeros multiplied). The GEMM is the project's SIMT
+// tiled GEMM (gpu/gemm/gemm_tile.hpp: one thread's fp32 sum per entry, c ascending).
+// Every product of the transforms is one sum per entry with the inner index ascending, in fp32:
+// reference/winograd.hpp's fp32 evaluation, whose derived bound (ConvErrorModel{m}) judges the
+// output. The matrices are core/winograd_transforms.hpp's (num/den rounded to fp32 once).
+// A non-finite input makes every output of the tiles that read it NaN (its transform multiplies it
+// by the transforms' zeros too), a non-finite filter value every output of its output channel.
+// Layouts: NCHW and NHWC for x and y (ConvGeom strides), w as the problem stores it.
+#include <memory>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/winograd_transforms.hpp"
+#include "gpu/common/block_reduce.hpp"  // grid_thread(s)
+#include "gpu/common/launch_grid.hpp"
+#include "gpu/conv/conv_geom.hpp"
+#include "gpu/conv/solvers.hpp"
+#include "gpu/gemm/gemm_epilogue.hpp"
+#include "gpu/gemm/gemm_tile.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kMaxA = 8;  // F(6x6, 3x3)
+
+// The transforms in fp32, row-major: at [m][a], g [a][3], bt [a][a].
+struct WinoMats {
+  float at[kMaxA * kMaxA], g[kMaxA * 3], bt[kMaxA * kMaxA];
+};
+
+struct WinoGeom {
+  ConvGeom g;             // In = x, Out = y
+  int tiles_h, tiles_w;   // tiles per image
+  long long tiles;        // P = N * tiles_h * tiles_w
+  int cg, kg;             // channels per group of x and y
+};
+
+// Workspace layout (floats): U [a^2][G][kg][cg], V [a^2][G][cg][P], M [a^2][G][kg][P]; batch b = xi*G + g.
+struct WinoSpans {
+  long long u, v, m;
+};
+WinoSpans spans(const WinoGeom& w, int a) {
+  const long long aa = 1LL * a * a, G = w.g.groups;
+  return {aa * G * w.kg * w.cg, aa * G * w.cg * w.tiles, aa * G * w.kg * w.tiles};
+}
+
+// U = G f G^T for every (g, k, c): thread i -> c fastest, then k, then g.
+template <int M>
+__global__ void wino_filter(WinoGeom wg, WinoMats mt, const float* __restrict__ w, float* __restrict__ u) {
+  constexpr int A = M + 2;
+  const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
+    float f[3][3], t[A][3];
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) f[r][s] = w[wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s)];
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < 3; ++l) acc = acc + mt.g[r * 3 + l] * f[l][s];
+        t[r][s] = acc;
+      }
+    const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
+    float* out = u + (1LL * grp * wg.kg + kk) * wg.cg + cc;
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < 3; ++l) acc = acc + t[r][l] * mt.g[s * 3 + l];
+        out[(r * A + s) * stride] = acc;
+      }
+  }
+}
+
+// The tile of index p: image n, tile row th, tile column tw.
+__device__ __forceinline__ void tile_of(const WinoGeom& wg, long long p, int& n, int& th, int& tw) {
+  const long long per_image = 1LL * wg.tiles_h * wg.tiles_w;
+  n = static_cast<int>(p / per_image);
+  const int r = static_cast<int>(p - n * per_image);
+  th = r / wg.tiles_w;
+  tw = r - th * wg.tiles_w;
+}
+
+// V = B^T d B for every (g, c, p): thread i -> p fastest (V's rows are contiguous in p), then c, then g.
+template <int M>
+__global__ void wino_input(WinoGeom wg, WinoMats mt, const float* __restrict__ x, float* __restrict__ v) {
+  constexpr int A = M + 2;
+  const long long P = wg.tiles, total = 1LL * wg.g.groups * wg.cg * P;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const long long p = i % P, gc = i / P;
+    const int cc = static_cast<int>(gc % wg.cg), grp = static_cast<int>(gc / wg.cg);
+    int n, th, tw;
+    tile_of(wg, p, n, th, tw);
+    const int h0 = th * M - wg.g.pad[1], w0 = tw * M - wg.g.pad[2];
+    const long long base = wg.g.in_offset(n, grp * wg.cg + cc, 0, 0, 0);
+    float d[A][A], t[A][A];
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        const int h = h0 + r, ww = w0 + s;
+        const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
+        d[r][s] = inside ? x[base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]] : 0.0f;
+      }
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + mt.bt[r * A + l] * d[l][s];
+        t[r][s] = acc;
+      }
+    const long long stride = 1LL * wg.g.groups * wg.cg * P;  // between xi
+    float* out = v + (1LL * grp * wg.cg + cc) * P + p;
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.bt[s * A + l];
+        out[(r * A + s) * stride] = acc;
+      }
+  }
+}
+
+// y tile = A^T M A for every (g, k, p): thread i -> p fastest, then k, then g.
+template <int M>
+__global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, float* __restrict__ y) {
+  constexpr int A = M + 2;
+  const long long P = wg.tiles, total = 1LL * wg.g.groups * wg.kg * P;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const long long p = i % P, gk = i / P;
+    const int kk = static_cast<int>(gk % wg.kg), grp = static_cast<int>(gk / wg.kg);
+    const long long stride = 1LL * wg.g.groups * wg.kg * P;  // between xi
+    const float* in = mw + (1LL * grp * wg.kg + kk) * P + p;
+    float t[M][A];
+#pragma unroll
+    for (int r = 0; r < M; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + mt.at[r * A + l] * in[(l * A + s) * stride];
+        t[r][s] = acc;
+      }
+    int n, th, tw;
+    tile_of(wg, p, n, th, tw);
+    const long long base = wg.g.out_offset(n, grp * wg.kg + kk, 0, 0, 0);
+#pragma unroll
+    for (int r = 0; r < M; ++r)
+#pragma unroll
+      for (int s = 0; s < M; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.at[s * A + l];
+        const int oh = th * M + r, ow = tw * M + s;
+        if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) y[base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]] = acc;
+      }
+  }
+}
+
+WinoMats mats_of(const WinogradTransforms& t) {
+  WinoMats m{};
+  auto put = [](const std::vector<Rational>& src, float* dst) {
+    for (std::size_t i = 0; i < src.size(); ++i) dst[i] = static_cast<float>(src[i].num) / static_cast<float>(src[i].den);
+  };
+  put(t.at, m.at);
+  put(t.g, m.g);
+  put(t.bt, m.bt);
+  return m;
+}
+
+WinoGeom wino_geom(const ConvProblem& p, int m) {
+  WinoGeom w{};
+  w.g = conv_geom(p);
+  w.tiles_h = (w.g.out_sz[1] + m - 1) / m;
+  w.tiles_w = (w.g.out_sz[2] + m - 1) / m;
+  w.tiles = 1LL * w.g.batch * w.tiles_h * w.tiles_w;
+  w.cg = w.g.in_per_group();
+  w.kg = w.g.out_per_group();
+  return w;
+}
+
+template <int M>
+void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string& name) {
+  constexpr int A = M + 2;
+  const WinogradTransforms tr = winograd_f3(M);
+  const WinoMats mt = mats_of(tr);
+  const WinoGeom wg = wino_geom(p, M);
+  const WinoSpans sp = spans(wg, A);
+  float* u = static_cast<float*>(t.workspace);
+  float* v = u + sp.u;
+  float* mw = v + sp.v;
+  const hipStream_t stream = static_cast<hipStream_t>(t.stream);
+  auto ctx = [&] { return "running " + name + " on " + to_string(p); };
+  const long long ukc = 1LL * wg.g.groups * wg.kg * wg.cg, vcp = 1LL * wg.g.groups * wg.cg * wg.tiles,
+                  mkp = 1LL * wg.g.groups * wg.kg * wg.tiles;
+  hipLaunchKernelGGL(wino_filter<M>, dim3(stream_grid(&wino_filter<M>, kBlock, ukc)), dim3(kBlock), 0, stream, wg, mt,
+                     static_cast<const float*>(t.w), u);
+  check_launch_lazy("wino_filter", ctx);
+  hipLaunchKernelGGL(wino_input<M>, dim3(stream_grid(&wino_input<M>, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt,
+                     static_cast<const float*>(t.x), v);
+  check_launch_lazy("wino_input", ctx);
+  // M[b] = U[b] (kg x cg) x V[b] (cg x P) for b = xi*G + g < a^2 * G.
+  const GemmShape shape{wg.kg, wg.tiles, wg.cg, 1LL * A * A * wg.g.groups};
+  const MatrixMap u_map{DimMap::plain(wg.cg), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.cg)};
+  const MatrixMap v_map{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.cg * wg.tiles)};
+  StoreEpilogue<float> ep;
+  ep.out = mw;
+  ep.out_map = MatrixMap{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.tiles)};
+  launch_gemm<float, GemmTileDefault>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, name + " transformed-domain GEMM");
+  hipLaunchKernelGGL(wino_output<M>, dim3(stream_grid(&wino_output<M>, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt,
+                     static_cast<const float*>(mw), static_cast<float*>(t.y));
+  check_launch_lazy("wino_output", ctx);
+}
+
+template <int M>
+class ConvWinograd final : public ConvSolver {
+ public:
+  std::string name() const override { return "conv.winograd.f" + std::to_string(M) + "x3"; }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return "Winograd F(" + std::to_string(M) + "x" + std::to_string(M) +
+           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform): fwd, 3x3, stride 1, "
+           "dilation 1, any padding and groups; fp32; NCHW/NHWC; judged by its derived bound (reference/winograd.hpp)";
+  }
+  // The tile's zeros outside the image enter the input transform as real zeros.
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
+  ConvErrorModel error_model(const ConvProblem&) const override { return ConvErrorModel{M, 0.0}; }
+  Applicability applicable(const ConvProblem& p) const override {
+    if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
+    if (const std::string why = winograd_refusal(p, winograd_f3(M)); !why.empty()) return Applicability::no(why);
+    if (p.dtype != DType::fp32) return Applicability::no("fp32 only (fp16/bf16 transforms are not modelled yet)");
+    if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
+    const WinoGeom wg = wino_geom(p, M);
+    const long long batch = 1LL * (M + 2) * (M + 2) * wg.g.groups;
+    if (wg.tiles > kGemmMaxSize || batch > kGemmMaxSize)
+      return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
+    return Applicability::yes();
+  }
+  std::size_t workspace_bytes(const ConvProblem& p) const override {
+    if (!applicable(p)) return 0;
+    const WinoSpans sp = spans(wino_geom(p, M), M + 2);
+    return static_cast<std::size_t>(sp.u + sp.v + sp.m) * sizeof(float);
+  }
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { run_winograd<M>(p, t, name()); }
+};
+
+}  // namespace
+
+std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3() { return std::make_shared<ConvWinograd<2>>(); }
+std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3() { return std::make_shared<ConvWinograd<4>>(); }
+
+}  // namespace hiprim::gpu

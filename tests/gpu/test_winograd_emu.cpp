@@ -1,0 +1,182 @@
+// conv.winograd.f2x3 and conv.winograd.f4x3 run by the host emulation of the HIP layer (tests/gpu/emu)
+// through the runner against the CPU reference: each must pass the derived bound it declares
+// (ConvErrorModel{m}, reference/winograd.hpp), on both fill tiers, over layouts, paddings (0 to 2,
+// also past the tile), groups, odd sizes (tiles clipped at the image edge), channel and tile counts
+// past the GEMM's 64 x 64 tile; and the emulated output must equal reference/winograd.hpp's fp32
+// evaluation bit for bit (the host compiler does not contract a*b+c, so the same operations in the
+// same order give the same bits: a transform in another order, a wrong coefficient or a tile read one
+// row off fails it, and a tile overlap or a wrong coefficient also breaks the bound).
+// Refusals name the reason. (Mutants run by hand: a B^T entry changed, the input tile's first row
+// one off, the GEMM's K (channels) one short: each fails both the bound and the bitwise cases.)
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/conv_solver.hpp"
+#include "core/winograd_transforms.hpp"
+#include "fuzz/conv_primitive.hpp"
+#include "reference/winograd.hpp"
+#include "verify/conv_check.hpp"
+#include "verify/runner.hpp"
+
+namespace hiprim::gpu_emu {
+std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3();  // tests/gpu/emu/emu_winograd.cpp
+std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3();
+}  // namespace hiprim::gpu_emu
+
+namespace hiprim {
+namespace {
+
+// The emulated solver with host buffers (the emulation's device memory is host memory); every other
+// property, the error model included, is the solver's own.
+class HostRun final : public ConvSolver {
+ public:
+  // direct_claim: declare the direct model instead of the solver's (a wrong declaration the judge must catch).
+  explicit HostRun(std::shared_ptr<const ConvSolver> s, bool direct_claim = false) : s_(std::move(s)), direct_(direct_claim) {}
+  std::string name() const override { return s_->name(); }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return s_->summary(); }
+  ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return s_->implicit_zeros(p); }
+  ConvErrorModel error_model(const ConvProblem& p) const override { return direct_ ? ConvErrorModel{} : s_->error_model(p); }
+  Applicability applicable(const ConvProblem& p) const override { return s_->applicable(p); }
+  std::size_t workspace_bytes(const ConvProblem& p) const override { return s_->workspace_bytes(p); }
+
+ protected:
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { s_->run(p, t); }
+
+ private:
+  std::shared_ptr<const ConvSolver> s_;
+  bool direct_ = false;
+};
+
+const std::vector<std::shared_ptr<const ConvSolver>>& solvers() {
+  static const std::vector<std::shared_ptr<const ConvSolver>> s = {std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f2x3()),
+                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f4x3())};
+  return s;
+}
+
+const char* const kProblems[] = {
+    "conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
+    "conv fwd fp32 nhwc n2 c5 k3 in7x9 f3x3 pad1x1",        // odd sizes: clipped last tiles
+    "conv fwd fp32 nchw n1 c2 k2 in5x6 f3x3 pad0x0",        // no padding: 3x4 outputs
+    "conv fwd fp32 nhwc n1 c4 k5 in6x5 f3x3 pad2x2",        // padding 2: a tile reads two rows of zeros
+    "conv fwd fp32 nchw n2 c6 k4 in9x7 f3x3 pad1x0 g2",      // groups, asymmetric padding
+    "conv fwd fp32 nhwc n1 c8 k8 in6x6 f3x3 pad1x1 g8",      // depthwise
+    "conv fwd fp32 nchw n1 c1 k1 in3x3 f3x3 pad0x0",         // one output
+    "conv fwd fp32 nhwc n3 c70 k66 in11x10 f3x3 pad1x1",     // K and C past the GEMM's 64 x 64 tile, P = 3 * tiles
+    "conv fwd fp32 nchw n2 c17 k9 in23x21 f3x3 pad1x1",      // P = 2 * 12 * 11 = 264 tiles (F2): several GEMM tiles
+};
+
+verify::CaseRecord run(const char* line, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
+  const ConvProblem p = parse_conv_problem(line);
+  verify::RunOptions o;
+  o.seed = seed;
+  o.fill = tier;
+  verify::PreparedCase c(p, o);
+  return verify::run_case(c, s, o);
+}
+
+TEST(WinogradEmulated, EveryProblemPassesItsDerivedBound) {
+  for (const auto& s : solvers())
+    for (const char* line : kProblems)
+      for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
+        SCOPED_TRACE(s->name() + " on " + line + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
+        ASSERT_TRUE(s->applicable(parse_conv_problem(line))) << s->applicable(parse_conv_problem(line)).reason;
+        const verify::CaseRecord r = run(line, *s, tier, 11);
+        EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
+        EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
+        EXPECT_GT(r.verdict.metrics.checked, 0);
+      }
+}
+
+// The emulated output is reference/winograd.hpp's fp32 evaluation, bit for bit.
+TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
+  for (const auto& s : solvers()) {
+    const int m = s->error_model(parse_conv_problem(kProblems[0])).winograd_m;
+    ASSERT_TRUE(m == 2 || m == 4) << s->name();
+    for (const char* line : kProblems) {
+      SCOPED_TRACE(s->name() + " on " + line);
+      const ConvProblem p = parse_conv_problem(line);
+      verify::RunOptions o;
+      o.seed = 3;
+      o.fill = verify::FillTier::bounded;
+      verify::PreparedCase c(p, o);
+      const ref::ConvInputs in = verify::conv_inputs(c);
+      const std::vector<float> want = ref::winograd_conv_fp32(p, winograd_f3(m), *in.x, *in.w);
+      std::vector<unsigned char> x = in.x->to_bytes(), w = in.w->to_bytes();
+      std::vector<float> y(want.size(), -12345.0f);
+      std::vector<unsigned char> ws(s->workspace_bytes(p));
+      ConvTensors t;
+      t.x = x.data();
+      t.w = w.data();
+      t.y = y.data();
+      t.workspace = ws.data();
+      t.workspace_bytes = ws.size();
+      s->run(p, t);
+      int differ = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) differ += std::memcmp(&want[i], &y[i], sizeof(float)) != 0;
+      EXPECT_EQ(differ, 0) << "of " << want.size() << " outputs";
+    }
+  }
+}
+
+// Special values (the fuzzer's kinds and judge, fuzz/conv_primitive.hpp): a NaN or Inf spreads over the
+// tiles and output channels it reaches, exactly as winograd_nonfinite_outputs says, the rest stays within
+// the derived bound; the same outputs judged as a direct-sum solver's (NaN only where windows meet it) fail.
+TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
+  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2"};
+  for (const auto& s : solvers()) {
+    const HostRun direct(s == solvers()[0] ? gpu_emu::make_conv_winograd_f2x3() : gpu_emu::make_conv_winograd_f4x3(), true);
+    int direct_failed = 0, runs = 0;
+    for (const char* line : lines)
+      for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+          SCOPED_TRACE(s->name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)) + ", seed " + std::to_string(seed));
+          const ConvProblem p = parse_conv_problem(line);
+          fuzz::ConvCaseData d;
+          d.seed = seed;
+          d.fill = verify::FillTier::bounded;
+          d.special = kind;
+          const verify::RunOptions o = fuzz::conv_run_options(p, d, *s, false);
+          verify::PreparedCase c(p, o);
+          const verify::CaseRecord r = verify::run_case(c, *s, o);
+          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
+          const verify::RunOptions od = fuzz::conv_run_options(p, d, direct, false);
+          verify::PreparedCase cd(p, od);
+          direct_failed += verify::run_case(cd, direct, od).verdict.status != verify::Status::passed;
+          ++runs;
+        }
+    EXPECT_GT(direct_failed, runs / 2) << "judged as a direct-sum solver, " << s->name() << " passed " << runs - direct_failed << " of " << runs;
+  }
+}
+
+TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
+  const ConvSolver& s = *solvers()[1];
+  const std::pair<const char*, const char*> cases[] = {
+      {"conv fwd bf16 nhwc n1 c4 k4 in8x8 f3x3 pad1x1", "fp32 only"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 dil2x2", "dilation 1"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f5x5 pad2x2", "filter 5x5"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 bias", "no bias"},
+      {"conv bwd-data fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1", "fwd convolution only"},
+      {"conv fwd fp32 ncdhw n1 c4 k4 in4x8x8 f3x3x3 pad1x1x1", "2D only"},
+      {"conv fwd fp32 nhwc n1 c4 k4 in8x8 f3x3 pad1x1 math=tf32", "math=tf32"},
+  };
+  for (const auto& [line, why] : cases) {
+    const Applicability a = s.applicable(parse_conv_problem(line));
+    EXPECT_FALSE(a) << line;
+    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
+    EXPECT_EQ(s.workspace_bytes(parse_conv_problem(line)), 0u) << line;
+  }
+  // U, V and M of F(4x4): a^2 = 36 matrices of kg x cg, cg x P and kg x P floats.
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k5 in8x8 f3x3 pad1x1");
+  const std::size_t tiles = 2 * 2 * 2;
+  EXPECT_EQ(s.workspace_bytes(p), 36 * (5 * 3 + 3 * tiles + 5 * tiles) * sizeof(float));
+}
+
+}  // namespace
+}  // namespace hiprim
