@@ -1,5 +1,6 @@
 #include "fuzz/conv_implicit_zero.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +25,8 @@ bool inside(const Vec3& pos, const Vec3& extent) {
     if (pos[i] < 0 || pos[i] >= extent[i]) return false;
   return true;
 }
+
+I64 floor_div(I64 a, I64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }  // b > 0
 
 template <class F>
 void for_each_pos(const Vec3& extent, F&& f) {
@@ -97,15 +100,51 @@ std::optional<std::string> undeclared_kind(const ImplicitZeros& z, std::uint8_t 
   return std::nullopt;
 }
 
-ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& kinds, const ImplicitZeros& z) {
-  if (kinds.size() != reference.value.size())
-    throw InputError("solver_expected: " + std::to_string(kinds.size()) + " implicit-zero flags for " +
-                     std::to_string(reference.value.size()) + " output values");
+ref::ConvOutput nan_where(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& mask) {
+  if (mask.size() != reference.value.size())
+    throw InputError("nan_where: " + std::to_string(mask.size()) + " flags for " + std::to_string(reference.value.size()) +
+                     " output values");
   ref::ConvOutput out = reference;
-  const std::uint8_t multiplied = multiplied_kinds(z);
-  for (std::size_t i = 0; i < kinds.size(); ++i)
-    if (kinds[i] & multiplied) out.value[i] = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) out.value[i] = std::numeric_limits<double>::quiet_NaN();
   return out;
+}
+
+ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& kinds, const ImplicitZeros& z) {
+  const std::uint8_t multiplied = multiplied_kinds(z);
+  std::vector<std::uint8_t> mask(kinds.size());
+  for (std::size_t i = 0; i < kinds.size(); ++i) mask[i] = (kinds[i] & multiplied) ? 1 : 0;
+  return nan_where(reference, mask);
+}
+
+std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc) {
+  if (p.rank() != 2 || p.dir != ConvDir::fwd || p.mode != ConvMode::conv || m < 1)
+    throw InputError("winograd_nonfinite_outputs: a 2D fwd convolution and m >= 1, not " + to_string(p));
+  const I64 a = m + 2, G = p.groups, cg = p.c / G, kg = p.k / G;
+  const Dims out = p.out();
+  const I64 th_n = (out[0] + m - 1) / m, tw_n = (out[1] + m - 1) / m;
+  std::vector<std::uint8_t> bad_k(static_cast<std::size_t>(p.k), 0);
+  for_each_index(in.w->desc.dims, [&](const Dims& i) { bad_k[static_cast<std::size_t>(i[0])] |= !std::isfinite(in.w->at(i)); });
+  // Tiles along one axis whose window [t*m - pad, t*m - pad + a) holds position v: t in [lo, hi].
+  auto tiles_holding = [&](I64 v, I64 pad, I64 count, I64& lo, I64& hi) {
+    lo = std::max<I64>(0, -floor_div(-(v + pad - a + 1), m));
+    hi = std::min<I64>(count - 1, floor_div(v + pad, m));
+  };
+  std::vector<std::uint8_t> bad_tile(static_cast<std::size_t>(p.n * G * th_n * tw_n), 0);  // [n][group][th][tw]
+  for_each_index(in.x->desc.dims, [&](const Dims& i) {
+    if (std::isfinite(in.x->at(i))) return;
+    I64 h_lo, h_hi, w_lo, w_hi;
+    tiles_holding(i[2], p.pad[0], th_n, h_lo, h_hi);
+    tiles_holding(i[3], p.pad[1], tw_n, w_lo, w_hi);
+    for (I64 th = h_lo; th <= h_hi; ++th)
+      for (I64 tw = w_lo; tw <= w_hi; ++tw) bad_tile[static_cast<std::size_t>(((i[0] * G + i[1] / cg) * th_n + th) * tw_n + tw)] = 1;
+  });
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(out_desc.storage_elements()), 0);
+  for_each_index(out_desc.dims, [&](const Dims& o) {
+    const I64 k = o[1], tile = ((o[0] * G + k / kg) * th_n + o[2] / m) * tw_n + o[3] / m;
+    if (bad_k[static_cast<std::size_t>(k)] || bad_tile[static_cast<std::size_t>(tile)]) mask[static_cast<std::size_t>(out_desc.offset(o))] = 1;
+  });
+  return mask;
 }
 
 }  // namespace hiprim::fuzz

@@ -43,4 +43,15 @@ std::optional<std::string> undeclared_kind(const ImplicitZeros& z, std::uint8_t 
 // kinds[offset] & multiplied_kinds(z) != 0 (abs_sum kept). InputError when the sizes differ.
 ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& kinds, const ImplicitZeros& z);
 
+// A Winograd F(m x m, 3 x 3) solver (ConvErrorModel::winograd_m, 2D fwd) multiplies every value of an
+// input tile, and every filter value, by the transforms' zeros as well, so a non-finite value spreads:
+// one in x makes every output of each tile that reads it NaN (tile (th, tw) of image n reads the
+// a x a window from (th*m - pad_h, tw*m - pad_w), a = m + 2, in every channel of its group, for
+// every output channel of the group), one in w every output of its output channel. (Each output is
+// a sum over A^T's rows, and every row of A^T has a zero entry: 0 * (Inf or NaN) = NaN.)
+// 1 per storage offset of out_desc where that happens, else 0. Inputs as for ref::conv_naive.
+std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc);
+// The reference's output with NaN wherever mask[offset] != 0 (abs_sum kept); InputError when the sizes differ.
+ref::ConvOutput nan_where(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& mask);
+
 }  // namespace hiprim::fuzz

@@ -83,16 +83,32 @@ verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d,
     };
     // The oracle also records which implicit zeros meet Inf/NaN; the judge of the same case turns
     // that into this solver's answer (its declaration) and requires exactly it.
+    // A Winograd solver's answer instead: NaN over the tiles and output channels a non-finite value
+    // reaches (winograd_nonfinite_outputs), the rest judged by its derived bound (the conv check
+    // passes its S and tolerance to this judge).
     auto kinds = std::make_shared<std::vector<std::uint8_t>>();
-    o.hooks.oracle = [kinds](const verify::PreparedCase& c) {
+    const int winograd_m = s.error_model(p).winograd_m;
+    o.hooks.oracle = [kinds, winograd_m](const verify::PreparedCase& c) {
       const ConvProblem& q = verify::conv_problem(c);
       const ref::ConvInputs in = verify::conv_inputs(c);
       ref::ConvOutput out = ref::conv_naive(q, in);
-      *kinds = implicit_zero_kinds(q, in, out.desc);
+      *kinds = winograd_m > 0 ? winograd_nonfinite_outputs(q, winograd_m, in, out.desc) : implicit_zero_kinds(q, in, out.desc);
       return out;
     };
     const ImplicitZeros declared = s.implicit_zeros(p);
     const std::string solver = s.name();
+    if (winograd_m > 0) {
+      o.hooks.judge = [kinds, solver](const HostTensor& got, const ref::ConvOutput& e, const verify::Tolerance& tol) {
+        std::int64_t spread = 0;
+        for (std::uint8_t k : *kinds) spread += k;
+        verify::Verdict v = judge_special(got, nan_where(e, *kinds), tol);
+        if (spread > 0 && v.status == verify::Status::passed)
+          v.reason += " (" + std::to_string(spread) + " of them NaN: " + solver + "'s transforms spread a non-finite value over its tiles)";
+        return v;
+      };
+      o.hooks.repro_flags = "--special " + std::string(special_name(kind));
+      return o;
+    }
     o.hooks.judge = [kinds, declared, solver](const HostTensor& got, const ref::ConvOutput& e, const verify::Tolerance& tol) {
       std::uint8_t present = 0;
       std::int64_t multiplied = 0;

@@ -52,9 +52,15 @@ class ConvCheck final : public CaseCheck {
     const std::size_t out = output_index(c);
     const ref::ConvOutput& exp = expected(c, s.needs_independent_oracle());
     const ConvErrorModel model = error_model_of(c, s);
-    if (model.winograd_m > 0) {  // the derived bound with S (hooks are for the direct model)
+    if (model.winograd_m > 0) {  // the derived bound with S; a hooks' judge (special values) gets S as abs_sum
       const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
-      return compare(g, exp.value, winograd_abs_sum(c, model.winograd_m), exp.desc, winograd_tolerance(c, model));
+      const std::vector<double>& s_sum = winograd_abs_sum(c, model.winograd_m);
+      if (judge_) {
+        ref::ConvOutput with_s = exp;
+        with_s.abs_sum = s_sum;
+        return judge_(g, with_s, winograd_tolerance(c, model));
+      }
+      return compare(g, exp.value, s_sum, exp.desc, winograd_tolerance(c, model));
     }
     if (model.input_unit > 0 && conv_problem(c).math != ConvMath::tf32)  // a solver's defect, never a pass
       return Verdict{Status::error, s.name() + " declares inputs rounded below fp32 (TF32) on a problem without math=tf32", {}};

@@ -42,6 +42,40 @@ void fill(HostTensor& t, std::vector<float> v = {}) {
   t.data = std::move(v);
 }
 
+// Winograd F(2x2, 3x3) on an 8x8 image, pad 1: tiles of 2x2 outputs read 4x4 windows from (2t - 1).
+// x(3, 3) lies in the windows of tile rows and columns 1 and 2: outputs rows/columns 2..5 of every
+// output channel of its group; a non-finite filter value of channel 1 reaches all of channel 1.
+TEST(WinogradNonfiniteOutputs, MatchHandDerivedTiles) {
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n1 c2 k3 in8x8 f3x3 pad1x1 g1");
+  HostTensor x(p.x_desc()), w(p.w_desc());
+  fill(x);
+  fill(w);
+  x.at({0, 1, 3, 3}) = kNaN;
+  w.at({1, 0, 2, 0}) = kInf;
+  const ref::ConvOutput out = ref::conv_naive(p, {&x, &w, nullptr, nullptr});
+  const auto mask = fuzz::winograd_nonfinite_outputs(p, 2, {&x, &w, nullptr, nullptr}, out.desc);
+  for_each_index(out.desc.dims, [&](const Dims& i) {
+    const bool tile = i[2] >= 2 && i[2] <= 5 && i[3] >= 2 && i[3] <= 5;
+    EXPECT_EQ(mask[static_cast<std::size_t>(out.desc.offset(i))], (tile || i[1] == 1) ? 1 : 0) << i[1] << " " << i[2] << " " << i[3];
+  });
+  // F(4x4): tiles of 4x4 outputs read 6x6 windows from (4t - 1): x(3, 3) is in tile 0 (rows -1..4) and
+  // tile 1 (rows 3..8): every output; with groups the other group's channels stay clean.
+  const ConvProblem q = parse_conv_problem("conv fwd fp32 nhwc n2 c2 k2 in8x8 f3x3 pad1x1 g2");
+  HostTensor xq(q.x_desc()), wq(q.w_desc());
+  fill(xq);
+  fill(wq);
+  xq.at({1, 0, 7, 0}) = kInf;  // image 1, group 0: rows 7 -> tile 1 only (rows 3..8), column 0 -> tile 0 only (-1..4)
+  const ref::ConvOutput oq = ref::conv_naive(q, {&xq, &wq, nullptr, nullptr});
+  const auto mq = fuzz::winograd_nonfinite_outputs(q, 4, {&xq, &wq, nullptr, nullptr}, oq.desc);
+  for_each_index(oq.desc.dims, [&](const Dims& i) {
+    const bool hit = i[0] == 1 && i[1] == 0 && i[2] >= 4 && i[3] <= 3;
+    EXPECT_EQ(mq[static_cast<std::size_t>(oq.desc.offset(i))], hit ? 1 : 0) << i[0] << " " << i[1] << " " << i[2] << " " << i[3];
+  });
+  EXPECT_THROW(fuzz::winograd_nonfinite_outputs(parse_conv_problem("conv bwd-data fp32 nchw n1 c2 k3 in8x8 f3x3 pad1x1"), 2,
+                                                {&x, &w, nullptr, nullptr}, out.desc),
+               InputError);
+}
+
 TEST(ImplicitZeroKinds, MatchHandDerivedPositions) {
   const int P = fuzz::kZeroPadding, B = fuzz::kZeroBorderTap, H = fuzz::kZeroStrideHole;
   {  // fwd, 1-D along W: in 3, f 3, pad 1 -> out 3; output o reads x[o-1+f]: o=0 pads at f=0, o=2 at f=2.
