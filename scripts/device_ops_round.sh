@@ -7,7 +7,10 @@
 #      conformance over every GPU op solver, the full-size checks, the sanitizers, the sweep of
 #      every solver in all six dtype x layout combinations and PyTorch on the same problems
 #   2. the op GPU tests (test_gpu_ops_*, not the host emulations)
-#   3. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8)
+#   3. (WINOGRAD=1) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
+#      (judged by their derived bound), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
+#      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit)
+#   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8)
 # Everything lands in $OUT/all.tgz; $OUT/ops_speed.log is the sweep's table (the reply's tail).
 set -u
 cd "$(dirname "$0")/.."
@@ -34,7 +37,20 @@ for t in devbin/test_gpu_ops*; do
 done
 pack
 
-echo "== 3. fuzz ($(( $(date +%s) - start )) s)"
+if [ "${WINOGRAD:-0}" = 1 ]; then
+  echo "== 3. winograd ($(( $(date +%s) - start )) s)"
+  mkdir -p "$W/winograd"
+  timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp32 --layout nchw,nhwc \
+    --solver 'conv.winograd.*' --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
+  echo "winograd check rc=$?"; grep -E "^conv.winograd|^total" "$W/winograd/check.log"
+  timeout $(( ${WINO_BENCH_S:-60} + 30 )) devbin/hiprim bench --suite bench/suites/winograd_fp32.txt --solver 'conv.winograd.*,conv.igemm.simt*' \
+    --peer cudnn --peer-transforms --repeats 1 --time-limit "${WINO_BENCH_S:-60}" --report "$W/winograd/perf_winograd.json" \
+    > "$W/winograd/bench.log" 2>&1
+  echo "winograd bench rc=$?"; tail -30 "$W/winograd/bench.log" | cut -c1-200
+  pack
+fi
+
+echo "== 4. fuzz ($(( $(date +%s) - start )) s)"
 OUT="$W/fuzz" FUZZ_OPS_TIME="${FUZZ_T:-8}" scripts/device_fuzz_ops.sh > "$W/fuzz.out" 2>&1
 echo "device_fuzz_ops rc=$?"
 grep -E "^fuzz .* rc=|failed|FAIL" "$W/fuzz/fuzz_ops.log" | head -20
