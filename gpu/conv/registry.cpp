@@ -19,8 +19,9 @@ const ConvSolverList& gpu_conv_solvers() {
       make_conv_gemm_implicit(),
       make_conv_gemm_im2col_mma(),  // tensor cores: fp16/bf16 on sm_80+
       make_conv_gemm_im2col(),
-      make_conv_winograd_f4x3(),  // fp32 3x3 stride-1 fwd; inexact transforms: picked by Find until measured faster
+      make_conv_winograd_f4x3(),  // 3x3 stride-1 fwd; inexact transforms: picked by Find until measured faster
       make_conv_winograd_f2x3(),
+      make_conv_winograd_f6x3(),
       make_conv_direct_tiled(),
       make_conv_naive(),  // the always-correct baseline stays last
   };

@@ -1,6 +1,7 @@
-// conv.winograd.f2x3, conv.winograd.f4x3: fp32 2D forward convolution with 3x3 filters, stride 1,
-// dilation 1, any padding and groups, by Winograd's minimal filtering F(m x m, 3 x 3) (Lavin & Gray,
-// arXiv 1509.09308), non-fused, a = m + 2:
+// conv.winograd.f2x3, .f4x3 and .f6x3: fp32/fp16/bf16 2D forward convolution with 3x3 filters,
+// stride 1, dilation 1, any padding and groups, by Winograd's minimal filtering F(m x m, 3 x 3) (Lavin &
+// Gray, arXiv 1509.09308), non-fused, a = m + 2, every step in fp32 (16-bit data is read as fp32 and the
+// output rounded to its dtype once at the store):
 //   U[xi][g][k][c] = (G w G^T)[xi]      filter transform, a x a per (k, c)                 workspace
 //   V[xi][g][c][p] = (B^T d B)[xi]      input transform, a x a per (c, tile p)              workspace
 //   M[xi][g][k][p] = sum_c U[xi][g][k][c] V[xi][g][c][p]    a^2 * G batched GEMMs           workspace
@@ -22,6 +23,7 @@
 #include "core/winograd_transforms.hpp"
 #include "gpu/common/block_reduce.hpp"  // grid_thread(s)
 #include "gpu/common/launch_grid.hpp"
+#include "gpu/common/numeric.hpp"
 #include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/gemm/gemm_epilogue.hpp"
@@ -55,8 +57,8 @@ WinoSpans spans(const WinoGeom& w, int a) {
 }
 
 // U = G f G^T for every (g, k, c): thread i -> c fastest, then k, then g.
-template <int M>
-__global__ void wino_filter(WinoGeom wg, WinoMats mt, const float* __restrict__ w, float* __restrict__ u) {
+template <typename T, int M>
+__global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, float* __restrict__ u) {
   constexpr int A = M + 2;
   const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
@@ -65,7 +67,7 @@ __global__ void wino_filter(WinoGeom wg, WinoMats mt, const float* __restrict__ 
 #pragma unroll
     for (int r = 0; r < 3; ++r)
 #pragma unroll
-      for (int s = 0; s < 3; ++s) f[r][s] = w[wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s)];
+      for (int s = 0; s < 3; ++s) f[r][s] = load_f(w, wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s));
 #pragma unroll
     for (int r = 0; r < A; ++r)
 #pragma unroll
@@ -99,8 +101,8 @@ __device__ __forceinline__ void tile_of(const WinoGeom& wg, long long p, int& n,
 }
 
 // V = B^T d B for every (g, c, p): thread i -> p fastest (V's rows are contiguous in p), then c, then g.
-template <int M>
-__global__ void wino_input(WinoGeom wg, WinoMats mt, const float* __restrict__ x, float* __restrict__ v) {
+template <typename T, int M>
+__global__ void wino_input(WinoGeom wg, WinoMats mt, const T* __restrict__ x, float* __restrict__ v) {
   constexpr int A = M + 2;
   const long long P = wg.tiles, total = 1LL * wg.g.groups * wg.cg * P;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
@@ -117,7 +119,7 @@ __global__ void wino_input(WinoGeom wg, WinoMats mt, const float* __restrict__ x
       for (int s = 0; s < A; ++s) {
         const int h = h0 + r, ww = w0 + s;
         const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
-        d[r][s] = inside ? x[base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]] : 0.0f;
+        d[r][s] = inside ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
       }
 #pragma unroll
     for (int r = 0; r < A; ++r)
@@ -143,8 +145,8 @@ __global__ void wino_input(WinoGeom wg, WinoMats mt, const float* __restrict__ x
 }
 
 // y tile = A^T M A for every (g, k, p): thread i -> p fastest, then k, then g.
-template <int M>
-__global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, float* __restrict__ y) {
+template <typename T, int M>
+__global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, T* __restrict__ y) {
   constexpr int A = M + 2;
   const long long P = wg.tiles, total = 1LL * wg.g.groups * wg.kg * P;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
@@ -173,7 +175,7 @@ __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ 
 #pragma unroll
         for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.at[s * A + l];
         const int oh = th * M + r, ow = tw * M + s;
-        if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) y[base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]] = acc;
+        if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) store_f(y, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4], acc);
       }
   }
 }
@@ -200,7 +202,7 @@ WinoGeom wino_geom(const ConvProblem& p, int m) {
   return w;
 }
 
-template <int M>
+template <typename T, int M>
 void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string& name) {
   constexpr int A = M + 2;
   const WinogradTransforms tr = winograd_f3(M);
@@ -214,13 +216,14 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   auto ctx = [&] { return "running " + name + " on " + to_string(p); };
   const long long ukc = 1LL * wg.g.groups * wg.kg * wg.cg, vcp = 1LL * wg.g.groups * wg.cg * wg.tiles,
                   mkp = 1LL * wg.g.groups * wg.kg * wg.tiles;
-  hipLaunchKernelGGL(wino_filter<M>, dim3(stream_grid(&wino_filter<M>, kBlock, ukc)), dim3(kBlock), 0, stream, wg, mt,
-                     static_cast<const float*>(t.w), u);
+  const auto filter = &wino_filter<T, M>;
+  const auto input = &wino_input<T, M>;
+  const auto output = &wino_output<T, M>;
+  hipLaunchKernelGGL(filter, dim3(stream_grid(filter, kBlock, ukc)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.w), u);
   check_launch_lazy("wino_filter", ctx);
-  hipLaunchKernelGGL(wino_input<M>, dim3(stream_grid(&wino_input<M>, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt,
-                     static_cast<const float*>(t.x), v);
+  hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.x), v);
   check_launch_lazy("wino_input", ctx);
-  // M[b] = U[b] (kg x cg) x V[b] (cg x P) for b = xi*G + g < a^2 * G.
+  // M[b] = U[b] (kg x cg) x V[b] (cg x P) for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype.
   const GemmShape shape{wg.kg, wg.tiles, wg.cg, 1LL * A * A * wg.g.groups};
   const MatrixMap u_map{DimMap::plain(wg.cg), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.cg)};
   const MatrixMap v_map{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.cg * wg.tiles)};
@@ -228,8 +231,8 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   ep.out = mw;
   ep.out_map = MatrixMap{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.tiles)};
   launch_gemm<float, GemmTileDefault>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, name + " transformed-domain GEMM");
-  hipLaunchKernelGGL(wino_output<M>, dim3(stream_grid(&wino_output<M>, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt,
-                     static_cast<const float*>(mw), static_cast<float*>(t.y));
+  hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
+                     static_cast<T*>(t.y));
   check_launch_lazy("wino_output", ctx);
 }
 
@@ -240,8 +243,9 @@ class ConvWinograd final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "Winograd F(" + std::to_string(M) + "x" + std::to_string(M) +
-           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform): fwd, 3x3, stride 1, "
-           "dilation 1, any padding and groups; fp32; NCHW/NHWC; judged by its derived bound (reference/winograd.hpp)";
+           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform; all in fp32): fwd, 3x3, "
+           "stride 1, dilation 1, any padding and groups; fp32/fp16/bf16; NCHW/NHWC; judged by its derived bound "
+           "(reference/winograd.hpp)";
   }
   // The tile's zeros outside the image enter the input transform as real zeros.
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
@@ -249,7 +253,6 @@ class ConvWinograd final : public ConvSolver {
   Applicability applicable(const ConvProblem& p) const override {
     if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
     if (const std::string why = winograd_refusal(p, winograd_f3(M)); !why.empty()) return Applicability::no(why);
-    if (p.dtype != DType::fp32) return Applicability::no("fp32 only (fp16/bf16 transforms are not modelled yet)");
     if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
     const WinoGeom wg = wino_geom(p, M);
     const long long batch = 1LL * (M + 2) * (M + 2) * wg.g.groups;
@@ -264,12 +267,15 @@ class ConvWinograd final : public ConvSolver {
   }
 
  protected:
-  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { run_winograd<M>(p, t, name()); }
+  void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
+    dispatch_dtype(p.dtype, [&]<typename T>() { run_winograd<T, M>(p, t, name()); });
+  }
 };
 
 }  // namespace
 
 std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3() { return std::make_shared<ConvWinograd<2>>(); }
 std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3() { return std::make_shared<ConvWinograd<4>>(); }
+std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3() { return std::make_shared<ConvWinograd<6>>(); }
 
 }  // namespace hiprim::gpu

@@ -1,6 +1,6 @@
-// conv.winograd.f2x3 and conv.winograd.f4x3 run by the host emulation of the HIP layer (tests/gpu/emu)
+// conv.winograd.f2x3, .f4x3 and .f6x3 run by the host emulation of the HIP layer (tests/gpu/emu)
 // through the runner against the CPU reference: each must pass the derived bound it declares
-// (ConvErrorModel{m}, reference/winograd.hpp), on both fill tiers, over layouts, paddings (0 to 2,
+// (ConvErrorModel{m}, reference/winograd.hpp), on both fill tiers and in every dtype it takes, over layouts, paddings (0 to 2,
 // also past the tile), groups, odd sizes (tiles clipped at the image edge), channel and tile counts
 // past the GEMM's 64 x 64 tile; and the emulated output must equal reference/winograd.hpp's fp32
 // evaluation bit for bit (the host compiler does not contract a*b+c, so the same operations in the
@@ -26,6 +26,7 @@
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3();  // tests/gpu/emu/emu_winograd.cpp
 std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3();
+std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3();
 }  // namespace hiprim::gpu_emu
 
 namespace hiprim {
@@ -55,7 +56,8 @@ class HostRun final : public ConvSolver {
 
 const std::vector<std::shared_ptr<const ConvSolver>>& solvers() {
   static const std::vector<std::shared_ptr<const ConvSolver>> s = {std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f2x3()),
-                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f4x3())};
+                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f4x3()),
+                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f6x3())};
   return s;
 }
 
@@ -71,8 +73,7 @@ const char* const kProblems[] = {
     "conv fwd fp32 nchw n2 c17 k9 in23x21 f3x3 pad1x1",      // P = 2 * 12 * 11 = 264 tiles (F2): several GEMM tiles
 };
 
-verify::CaseRecord run(const char* line, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
-  const ConvProblem p = parse_conv_problem(line);
+verify::CaseRecord run(const ConvProblem& p, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
   verify::RunOptions o;
   o.seed = seed;
   o.fill = tier;
@@ -80,47 +81,61 @@ verify::CaseRecord run(const char* line, const ConvSolver& s, verify::FillTier t
   return verify::run_case(c, s, o);
 }
 
+// The problem of `line` in dtype dt.
+ConvProblem in_dtype(const char* line, DType dt) {
+  ConvProblem p = parse_conv_problem(line);
+  p.dtype = dt;
+  return p;
+}
+
 TEST(WinogradEmulated, EveryProblemPassesItsDerivedBound) {
   for (const auto& s : solvers())
     for (const char* line : kProblems)
-      for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
-        SCOPED_TRACE(s->name() + " on " + line + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
-        ASSERT_TRUE(s->applicable(parse_conv_problem(line))) << s->applicable(parse_conv_problem(line)).reason;
-        const verify::CaseRecord r = run(line, *s, tier, 11);
-        EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-        EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
-        EXPECT_GT(r.verdict.metrics.checked, 0);
-      }
+      for (const DType dt : {DType::fp32, DType::fp16, DType::bf16})
+        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
+          if (dt != DType::fp32 && tier == verify::FillTier::exact) continue;  // the 16-bit store dominates either way
+          const ConvProblem p = in_dtype(line, dt);
+          SCOPED_TRACE(s->name() + " on " + to_string(p) + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
+          ASSERT_TRUE(s->applicable(p)) << s->applicable(p).reason;
+          const verify::CaseRecord r = run(p, *s, tier, 11);
+          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
+          EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
+          EXPECT_GT(r.verdict.metrics.checked, 0);
+        }
 }
 
-// The emulated output is reference/winograd.hpp's fp32 evaluation, bit for bit.
+// The emulated output is reference/winograd.hpp's fp32 evaluation, bit for bit (16-bit outputs: that
+// value rounded to the dtype once).
 TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
   for (const auto& s : solvers()) {
     const int m = s->error_model(parse_conv_problem(kProblems[0])).winograd_m;
-    ASSERT_TRUE(m == 2 || m == 4) << s->name();
-    for (const char* line : kProblems) {
-      SCOPED_TRACE(s->name() + " on " + line);
-      const ConvProblem p = parse_conv_problem(line);
-      verify::RunOptions o;
-      o.seed = 3;
-      o.fill = verify::FillTier::bounded;
-      verify::PreparedCase c(p, o);
-      const ref::ConvInputs in = verify::conv_inputs(c);
-      const std::vector<float> want = ref::winograd_conv_fp32(p, winograd_f3(m), *in.x, *in.w);
-      std::vector<unsigned char> x = in.x->to_bytes(), w = in.w->to_bytes();
-      std::vector<float> y(want.size(), -12345.0f);
-      std::vector<unsigned char> ws(s->workspace_bytes(p));
-      ConvTensors t;
-      t.x = x.data();
-      t.w = w.data();
-      t.y = y.data();
-      t.workspace = ws.data();
-      t.workspace_bytes = ws.size();
-      s->run(p, t);
-      int differ = 0;
-      for (std::size_t i = 0; i < want.size(); ++i) differ += std::memcmp(&want[i], &y[i], sizeof(float)) != 0;
-      EXPECT_EQ(differ, 0) << "of " << want.size() << " outputs";
-    }
+    ASSERT_TRUE(m == 2 || m == 4 || m == 6) << s->name();
+    for (const char* line : kProblems)
+      for (const DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
+        const ConvProblem p = in_dtype(line, dt);
+        SCOPED_TRACE(s->name() + " on " + to_string(p));
+        verify::RunOptions o;
+        o.seed = 3;
+        o.fill = verify::FillTier::bounded;
+        verify::PreparedCase c(p, o);
+        const ref::ConvInputs in = verify::conv_inputs(c);
+        HostTensor want(p.y_desc());
+        want.data = ref::winograd_conv_fp32(p, winograd_f3(m), *in.x, *in.w);
+        const std::vector<unsigned char> want_bytes = want.to_bytes();
+        std::vector<unsigned char> x = in.x->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
+        std::vector<unsigned char> ws(s->workspace_bytes(p));
+        ConvTensors t;
+        t.x = x.data();
+        t.w = w.data();
+        t.y = y.data();
+        t.workspace = ws.data();
+        t.workspace_bytes = ws.size();
+        s->run(p, t);
+        const std::size_t es = dtype_size(dt);
+        int differ = 0;
+        for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;
+        EXPECT_EQ(differ, 0) << "of " << want_bytes.size() / es << " outputs";
+      }
   }
 }
 
@@ -130,7 +145,9 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
 TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
   const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2"};
   for (const auto& s : solvers()) {
-    const HostRun direct(s == solvers()[0] ? gpu_emu::make_conv_winograd_f2x3() : gpu_emu::make_conv_winograd_f4x3(), true);
+    const int m = s->error_model(parse_conv_problem(lines[0])).winograd_m;
+    const HostRun direct(m == 2 ? gpu_emu::make_conv_winograd_f2x3() : m == 4 ? gpu_emu::make_conv_winograd_f4x3() : gpu_emu::make_conv_winograd_f6x3(),
+                         true);
     int direct_failed = 0, runs = 0;
     for (const char* line : lines)
       for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
@@ -157,7 +174,6 @@ TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
 TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
   const ConvSolver& s = *solvers()[1];
   const std::pair<const char*, const char*> cases[] = {
-      {"conv fwd bf16 nhwc n1 c4 k4 in8x8 f3x3 pad1x1", "fp32 only"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 dil2x2", "dilation 1"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f5x5 pad2x2", "filter 5x5"},
