@@ -111,10 +111,7 @@ class ConvCheck final : public CaseCheck {
     return t;
   }
   static Tolerance winograd_tolerance(const PreparedCase& c, const ConvErrorModel& model) {
-    const ConvProblem& p = conv_problem(c);
-    Tolerance t = tolerance_for(p, FillTier::bounded);
-    t.reduction_length = ref::winograd_depth(winograd_f3(model.winograd_m), p.c / p.groups);
-    return t;
+    return verify::winograd_tolerance(conv_problem(c), model.winograd_m);
   }
   // S of reference/winograd.hpp on the case's data, computed once per tile size.
   const std::vector<double>& winograd_abs_sum(const PreparedCase& c, int m) const {
@@ -189,6 +186,12 @@ const ref::ConvOutput& conv_expected(const PreparedCase& c, bool naive_only) { r
 
 Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor) {
   return tolerance_for(conv_problem(c), c.fill(), algorithm_factor);
+}
+
+Tolerance winograd_tolerance(const ConvProblem& p, int m) {
+  Tolerance t = tolerance_for(p, FillTier::bounded);
+  t.reduction_length = ref::winograd_depth(winograd_f3(m), p.c / p.groups);
+  return t;
 }
 
 }  // namespace hiprim::verify

@@ -30,5 +30,8 @@ ref::ConvInputs conv_inputs(const PreparedCase& c);
 const ref::ConvOutput& conv_expected(const PreparedCase& c, bool naive_only);
 // algorithm_factor: the solver's accumulation_error_factor() (compare.hpp).
 Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor = 1.0);
+// The bounded rule of a Winograd F(m x m, 3 x 3) solver on p: tolerance_for(p, bounded) with the
+// reduction length L = ref::winograd_depth (used with S, the algorithm on absolute values, as abs_sum).
+Tolerance winograd_tolerance(const ConvProblem& p, int m);
 
 }  // namespace hiprim::verify

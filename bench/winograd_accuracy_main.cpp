@@ -1,0 +1,158 @@
+// hiprim_winograd_accuracy: the accuracy table of the Winograd solvers (issue 17), on the CPU. Per
+// layer, dtype and tile F(m x m, 3 x 3): the runner's bounded fill (seeded, inputs rounded to the
+// dtype), the double reference (ref::conv), and two fp32 evaluations of the same data:
+//   winograd  ref::winograd_conv_fp32 (the order the solvers follow; bit for bit what the emulated
+//             conv.winograd.* solvers compute), judged by its derived bound (verify::winograd_tolerance,
+//             S = the algorithm on absolute values);
+//   direct    the fp32 direct sum of the FMA implicit GEMM's arithmetic (one fused multiply-add per
+//             term, taps (r, s) then channels c ascending), judged by the direct bound (gamma(L) sum |w x|);
+// both rounded once to the dtype. Columns: worst error/bound, RMS relative error (MIOpen's
+// sqrt(sum (got - exp)^2 / sum exp^2)), max abs error, and winograd's RMS over direct's.
+//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,6] [--layers all|N] [--seed 1]
+//                            [--markdown FILE] [--json FILE]
+// Layers: ResNet-50 v1.5's 3x3 stride-1 layers and VGG-16's from conv3 on (bench/suites/winograd_fp32.txt).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/winograd_transforms.hpp"
+#include "reference/winograd.hpp"
+#include "verify/compare.hpp"
+#include "verify/conv_check.hpp"
+#include "verify/runner.hpp"
+
+namespace {
+
+using namespace hiprim;
+
+struct Layer {
+  const char* net;
+  int c, k, hw;
+};
+const Layer kLayers[] = {{"ResNet-50", 64, 64, 56},  {"ResNet-50", 128, 128, 28}, {"ResNet-50", 256, 256, 14}, {"ResNet-50", 512, 512, 7},
+                         {"VGG-16", 256, 256, 56},   {"VGG-16", 512, 512, 28},    {"VGG-16", 512, 512, 14}};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string t; std::getline(ss, t, ',');)
+    if (!t.empty()) out.push_back(t);
+  return out;
+}
+
+// The fp32 direct sum of one output, (r, s) then c ascending, each term one fused multiply-add.
+std::vector<float> direct_fp32(const ConvProblem& p, const HostTensor& x, const HostTensor& w) {
+  const TensorDesc yd = p.y_desc();
+  std::vector<float> y(static_cast<std::size_t>(yd.storage_elements()), 0.0f);
+  const Dims out = p.out();
+  const std::int64_t cg = p.c / p.groups, kg = p.k / p.groups;
+  for (std::int64_t n = 0; n < p.n; ++n)
+    for (std::int64_t k = 0; k < p.k; ++k)
+      for (std::int64_t oh = 0; oh < out[0]; ++oh)
+        for (std::int64_t ow = 0; ow < out[1]; ++ow) {
+          float acc = 0.0f;
+          for (std::int64_t r = 0; r < p.filter[0]; ++r)
+            for (std::int64_t s = 0; s < p.filter[1]; ++s) {
+              const std::int64_t h = oh - p.pad[0] + r, ww = ow - p.pad[1] + s;
+              if (h < 0 || h >= p.in[0] || ww < 0 || ww >= p.in[1]) continue;
+              for (std::int64_t cc = 0; cc < cg; ++cc)
+                acc = std::fma(w.at({k, cc, r, s}), x.at({n, (k / kg) * cg + cc, h, ww}), acc);
+            }
+          y[static_cast<std::size_t>(yd.offset({n, k, oh, ow}))] = acc;
+        }
+  return y;
+}
+
+HostTensor as_tensor(const TensorDesc& d, std::vector<float> v) {
+  HostTensor t(d);
+  t.data = std::move(v);
+  HostTensor rounded(d);  // rounded once to the dtype, as a solver's store does
+  rounded.from_bytes(t.to_bytes().data());
+  return rounded;
+}
+
+nlohmann::json metrics_json(const verify::Verdict& v) {
+  return {{"status", std::string(verify::status_name(v.status))},
+          {"worst_ratio", v.metrics.worst_ratio},
+          {"rms_rel_error", v.metrics.rms_rel_error},
+          {"max_abs_error", v.metrics.max_abs_error},
+          {"max_rel_error", v.metrics.max_rel_error}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"The Winograd solvers' accuracy table on the CPU (fp32 model vs the FMA direct sum, same data)"};
+  int batch = 1, layers = 0;
+  std::uint64_t seed = 1;
+  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", markdown, json_path;
+  app.add_option("--batch", batch, "Images per layer")->check(CLI::PositiveNumber);
+  app.add_option("--dtype", dtypes, "Comma-separated dtypes");
+  app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 6)");
+  app.add_option("--layers", layers, "The first N layers only (0: all)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", seed, "Fill seed");
+  app.add_option("--markdown", markdown, "Write the table as markdown");
+  app.add_option("--json", json_path, "Write every row as JSON");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    std::vector<int> ms;
+    for (const auto& t : split(tiles)) {
+      const int m = std::stoi(t);
+      if (m != 2 && m != 4 && m != 6) throw InputError("--tiles: " + t + " is not 2, 4 or 6");
+      ms.push_back(m);
+    }
+    std::ostringstream md;
+    md << "| layer | dtype | F(m) | winograd worst err/bound | winograd RMS rel | direct worst err/bound | direct RMS rel | "
+          "RMS winograd / direct | winograd max abs | direct max abs |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    nlohmann::json rows = nlohmann::json::array();
+    int done = 0, failed = 0;
+    for (const Layer& L : kLayers) {
+      if (layers > 0 && done++ >= layers) break;
+      for (const auto& dts : split(dtypes)) {
+        const auto dt = parse_dtype(dts);
+        if (!dt) throw InputError("--dtype: unknown dtype '" + dts + "'");
+        const std::string line = "conv fwd " + dts + " nchw n" + std::to_string(batch) + " c" + std::to_string(L.c) + " k" +
+                                 std::to_string(L.k) + " in" + std::to_string(L.hw) + "x" + std::to_string(L.hw) + " f3x3 pad1x1";
+        const ConvProblem p = parse_conv_problem(line);
+        verify::RunOptions o;
+        o.seed = seed;
+        o.fill = verify::FillTier::bounded;
+        verify::PreparedCase c(p, o);
+        const ref::ConvInputs in = verify::conv_inputs(c);
+        const ref::ConvOutput& exp = verify::conv_expected(c, false);
+        const HostTensor direct = as_tensor(p.y_desc(), direct_fp32(p, *in.x, *in.w));
+        const verify::Verdict dv = verify::compare(direct, exp.value, exp.abs_sum, exp.desc, verify::tolerance_for(p, verify::FillTier::bounded));
+        for (const int m : ms) {
+          const WinogradTransforms t = winograd_f3(m);
+          const ref::WinogradOutput wd = ref::winograd_conv_double(p, t, *in.x, *in.w, true);
+          const HostTensor wino = as_tensor(p.y_desc(), ref::winograd_conv_fp32(p, t, *in.x, *in.w));
+          const verify::Verdict wv = verify::compare(wino, exp.value, wd.abs_sum, exp.desc, verify::winograd_tolerance(p, m));
+          failed += wv.status != verify::Status::passed;
+          const double ratio = dv.metrics.rms_rel_error > 0 ? wv.metrics.rms_rel_error / dv.metrics.rms_rel_error : 0.0;
+          char buf[512];
+          std::snprintf(buf, sizeof buf, "| %s c%d k%d %dx%d | %s | F(%dx%d) | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n", L.net, L.c,
+                        L.k, L.hw, L.hw, dts.c_str(), m, m, wv.metrics.worst_ratio, wv.metrics.rms_rel_error, dv.metrics.worst_ratio,
+                        dv.metrics.rms_rel_error, ratio, wv.metrics.max_abs_error, dv.metrics.max_abs_error);
+          md << buf;
+          std::fputs(buf, stdout);
+          std::fflush(stdout);
+          rows.push_back({{"problem", to_string(p)}, {"net", L.net}, {"dtype", dts}, {"m", m}, {"seed", seed}, {"winograd", metrics_json(wv)},
+                          {"direct", metrics_json(dv)}, {"rms_ratio", ratio}});
+        }
+      }
+    }
+    if (!markdown.empty()) std::ofstream(markdown) << md.str();
+    if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"rows", rows}}.dump(1) << "\n";
+    if (failed > 0) std::fprintf(stderr, "hiprim_winograd_accuracy: %d rows exceed their derived bound\n", failed);
+    return failed > 0 ? 1 : 0;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "hiprim_winograd_accuracy: %s\n", e.what());
+    return 2;
+  }
+}
