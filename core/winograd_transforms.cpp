@@ -98,14 +98,30 @@ WinogradTransforms winograd_f3(int m) {
 
 std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t) {
   if (!p.valid()) return "invalid problem";
-  if (p.dir != ConvDir::fwd || p.mode != ConvMode::conv) return "fwd convolution only";
+  if (p.mode != ConvMode::conv || p.dir == ConvDir::bwd_weights) return "fwd or bwd-data convolution (mode conv) only";
   if (p.rank() != 2) return "2D only";
   if (p.stride[0] != 1 || p.stride[1] != 1 || p.dilation[0] != 1 || p.dilation[1] != 1) return "stride 1, dilation 1 only";
   if (p.filter[0] != t.r || p.filter[1] != t.r)
     return "filter " + std::to_string(p.filter[0]) + "x" + std::to_string(p.filter[1]) + " is not the transform's " +
            std::to_string(t.r) + "x" + std::to_string(t.r);
   if (p.bias) return "no bias";
+  if (p.dir == ConvDir::bwd_data && (p.pad[0] > t.r - 1 || p.pad[1] > t.r - 1))
+    return "bwd-data with pad " + std::to_string(p.pad[0]) + "x" + std::to_string(p.pad[1]) + " > " + std::to_string(t.r - 1) +
+           " (the equivalent fwd convolution would need a negative pad)";
   return "";
+}
+
+ConvProblem winograd_fwd_equivalent(const ConvProblem& p) {
+  if (p.dir != ConvDir::bwd_data || p.mode != ConvMode::conv || p.rank() != 2 || !p.valid()) return p;
+  for (int i = 0; i < 2; ++i)
+    if (p.stride[i] != 1 || p.dilation[i] != 1 || p.pad[i] > p.filter[i] - 1) return p;
+  ConvProblem q = p;
+  q.dir = ConvDir::fwd;
+  q.c = p.k;
+  q.k = p.c;
+  q.in = p.out();
+  for (int i = 0; i < 2; ++i) q.pad[i] = p.filter[i] - 1 - p.pad[i];
+  return q;
 }
 
 }  // namespace hiprim

@@ -51,8 +51,16 @@ WinogradTransforms winograd_transforms(int m, int r, const std::vector<Rational>
 // F(2,3), F(4,3), F(6,3) over the points above; InputError for other m with r = 3.
 WinogradTransforms winograd_f3(int m);
 
-// Which problems the Winograd evaluation takes: 2D fwd conv (mode conv), stride 1, dilation 1,
-// square r x r filter equal to t.r, any padding and groups, no bias; "" when taken, else the reason.
+// Which problems the Winograd evaluation takes: 2D conv (mode conv), fwd or bwd-data, stride 1,
+// dilation 1, square r x r filter equal to t.r, any groups, no bias; fwd with any padding, bwd-data
+// with pad <= r - 1 (it runs as winograd_fwd_equivalent); "" when taken, else the reason.
 std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t);
+
+// The fwd convolution that computes p's output (p itself when p is fwd). For bwd-data with stride 1
+// and dilation 1 (the transpose of the fwd relation): the convolution of dy ([N, K, P, Q]: K input
+// channels) by w' with C output channels, pad' = R - 1 - pad, same groups, dtype and layout, where
+//   w'[g*C/G + c][k][r][s] = w[g*K/G + k][c][R-1-r][S-1-s]   (flipped, channels swapped per group);
+// its x is p's dy and its y p's dx (same dims and layout). Refused problems are returned unchanged.
+ConvProblem winograd_fwd_equivalent(const ConvProblem& p);
 
 }  // namespace hiprim

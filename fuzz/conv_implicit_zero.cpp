@@ -5,7 +5,9 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/winograd_transforms.hpp"
 #include "reference/conv_common.hpp"
+#include "reference/winograd.hpp"
 
 namespace hiprim::fuzz {
 
@@ -118,8 +120,14 @@ ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vec
 }
 
 std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc) {
+  if (p.dir == ConvDir::bwd_data && p.mode == ConvMode::conv) {  // as its fwd equivalent: dy by the flipped, swapped filter
+    const ConvProblem q = winograd_fwd_equivalent(p);
+    if (q.dir != ConvDir::fwd) throw InputError("winograd_nonfinite_outputs: no fwd equivalent of " + to_string(p));
+    const HostTensor w = ref::winograd_equivalent_filter(p, *in.w);
+    return winograd_nonfinite_outputs(q, m, {in.y, &w, nullptr, nullptr}, out_desc);
+  }
   if (p.rank() != 2 || p.dir != ConvDir::fwd || p.mode != ConvMode::conv || m < 1)
-    throw InputError("winograd_nonfinite_outputs: a 2D fwd convolution and m >= 1, not " + to_string(p));
+    throw InputError("winograd_nonfinite_outputs: a 2D fwd or bwd-data convolution and m >= 1, not " + to_string(p));
   const I64 a = m + 2, G = p.groups, cg = p.c / G, kg = p.k / G;
   const Dims out = p.out();
   const I64 th_n = (out[0] + m - 1) / m, tw_n = (out[1] + m - 1) / m;

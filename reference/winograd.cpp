@@ -24,6 +24,8 @@ template <typename S>
 std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& w,
                         const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute) {
   if (const std::string why = winograd_refusal(p, t); !why.empty()) throw InputError("winograd: " + why);
+  if (p.dir == ConvDir::bwd_data)  // the fwd equivalent: its y is p's dx (same desc)
+    return evaluate<S>(winograd_fwd_equivalent(p), t, x, winograd_equivalent_filter(p, w), at, g, bt, absolute);
   const int m = t.m, r = t.r, a = t.a;
   const Dims out = p.out();
   const std::int64_t P = out[0], Q = out[1], H = p.in[0], W = p.in[1];
@@ -108,6 +110,18 @@ std::vector<S> as(const std::vector<Rational>& mat, bool absolute) {
 }
 
 }  // namespace
+
+HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w) {
+  if (p.dir != ConvDir::bwd_data) return w;
+  const ConvProblem q = winograd_fwd_equivalent(p);
+  HostTensor out(q.w_desc());
+  const std::int64_t cg = p.c / p.groups, kg = p.k / p.groups, R = p.filter[0], S = p.filter[1];
+  for_each_index(out.desc.dims, [&](const Dims& i) {  // i = [c', k', r, s] of w'
+    const std::int64_t grp = i[0] / cg;
+    out.at(i) = w.at({grp * kg + i[1], i[0] - grp * cg, R - 1 - i[2], S - 1 - i[3]});
+  });
+  return out;
+}
 
 WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
                                     const HostTensor& w, bool abs_sum) {

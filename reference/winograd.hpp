@@ -38,16 +38,21 @@ namespace hiprim::ref {
 // The depth L of the bound above for a group's C/G input channels.
 std::int64_t winograd_depth(const WinogradTransforms& t, std::int64_t channels);
 
+// bwd-data runs as its fwd equivalent (core/winograd_transforms.hpp: dy convolved with the flipped,
+// channel-swapped filter): `in` below is the convolution's input, x for fwd and dy for bwd-data, and
+// the output is p's (y, resp. dx) by that tensor's storage offsets.
 struct WinogradOutput {
-  std::vector<double> value;    // y by y_desc() storage offset
+  std::vector<double> value;    // the output by its desc's storage offset
   std::vector<double> abs_sum;  // S per element (winograd_abs_sum), or empty
 };
-// The algorithm in double (the transforms' doubles, exact for the dyadic ones): y and, when asked, S.
-WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+// The algorithm in double (the transforms' doubles, exact for the dyadic ones): the output and, when asked, S.
+WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
                                     const HostTensor& w, bool abs_sum);
-// The algorithm in fp32 arithmetic in the order above (constants rounded to fp32), y in fp32 (not
-// rounded to the dtype), by y_desc() storage offset: the model a solver's output is held to.
-std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+// The algorithm in fp32 arithmetic in the order above (constants rounded to fp32), the output in fp32
+// (not rounded to the dtype), by its desc's storage offset: the model a solver's output is held to.
+std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
                                       const HostTensor& w);
+// The filter of winograd_fwd_equivalent(p): w' of bwd-data (flipped, channels swapped per group), w for fwd.
+HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w);
 
 }  // namespace hiprim::ref

@@ -118,7 +118,9 @@ class ConvCheck final : public CaseCheck {
     auto it = winograd_s_.find(m);
     if (it == winograd_s_.end()) {
       const ref::ConvInputs in = conv_inputs(c);
-      it = winograd_s_.emplace(m, ref::winograd_conv_double(conv_problem(c), winograd_f3(m), *in.x, *in.w, true).abs_sum).first;
+      const ConvProblem& p = conv_problem(c);
+      const HostTensor& src = p.dir == ConvDir::bwd_data ? *in.y : *in.x;  // the convolution's input (dy for bwd-data)
+      it = winograd_s_.emplace(m, ref::winograd_conv_double(p, winograd_f3(m), src, *in.w, true).abs_sum).first;
     }
     return it->second;
   }
@@ -190,7 +192,7 @@ Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor) {
 
 Tolerance winograd_tolerance(const ConvProblem& p, int m) {
   Tolerance t = tolerance_for(p, FillTier::bounded);
-  t.reduction_length = ref::winograd_depth(winograd_f3(m), p.c / p.groups);
+  t.reduction_length = ref::winograd_depth(winograd_f3(m), winograd_fwd_equivalent(p).c / p.groups);  // bwd-data: K/G
   return t;
 }
 

@@ -1,4 +1,4 @@
-// conv.winograd.f2x3, .f4x3 and .f6x3: fp32/fp16/bf16 2D forward convolution with 3x3 filters,
+// conv.winograd.f2x3, .f4x3 and .f6x3: fp32/fp16/bf16 2D forward and backward-data convolution with 3x3 filters,
 // stride 1, dilation 1, any padding and groups, by Winograd's minimal filtering F(m x m, 3 x 3) (Lavin &
 // Gray, arXiv 1509.09308), non-fused, a = m + 2, every step in fp32 (16-bit data is read as fp32 and the
 // output rounded to its dtype once at the store):
@@ -15,6 +15,8 @@
 // output. The matrices are core/winograd_transforms.hpp's (num/den rounded to fp32 once).
 // A non-finite input makes every output of the tiles that read it NaN (its transform multiplies it
 // by the transforms' zeros too), a non-finite filter value every output of its output channel.
+// bwd-data (stride 1, pad <= 2) runs as its fwd equivalent (core/winograd_transforms.hpp): dy is the
+// input, dx the output, the filter transform reads w flipped with its channels swapped, pad' = 2 - pad.
 // Layouts: NCHW and NHWC for x and y (ConvGeom strides), w as the problem stores it.
 #include <memory>
 #include <string>
@@ -41,10 +43,12 @@ struct WinoMats {
 };
 
 struct WinoGeom {
-  ConvGeom g;             // In = x, Out = y
+  ConvGeom g;             // of the fwd equivalent: In = x (dy for bwd-data), Out = y (dx)
   int tiles_h, tiles_w;   // tiles per image
   long long tiles;        // P = N * tiles_h * tiles_w
-  int cg, kg;             // channels per group of x and y
+  int cg, kg;             // channels per group of In and Out
+  bool flip;              // bwd-data: w' [g*kg + k][c][r][s] = w[g*cg + c][k][2-r][2-s] (w's own strides: w_str)
+  long long w_str[5];     // the problem's w strides [co, ci, t, r, s]
 };
 
 // Workspace layout (floats): U [a^2][G][kg][cg], V [a^2][G][cg][P], M [a^2][G][kg][P]; batch b = xi*G + g.
@@ -67,7 +71,11 @@ __global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, f
 #pragma unroll
     for (int r = 0; r < 3; ++r)
 #pragma unroll
-      for (int s = 0; s < 3; ++s) f[r][s] = load_f(w, wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s));
+      for (int s = 0; s < 3; ++s) {
+        const long long at = wg.flip ? (1LL * grp * wg.cg + cc) * wg.w_str[0] + 1LL * kk * wg.w_str[1] + (2 - r) * wg.w_str[3] + (2 - s) * wg.w_str[4]
+                                     : wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s);
+        f[r][s] = load_f(w, at);
+      }
 #pragma unroll
     for (int r = 0; r < A; ++r)
 #pragma unroll
@@ -191,9 +199,13 @@ WinoMats mats_of(const WinogradTransforms& t) {
   return m;
 }
 
+// p's geometry as its fwd equivalent (winograd_fwd_equivalent), with p's own filter strides.
 WinoGeom wino_geom(const ConvProblem& p, int m) {
   WinoGeom w{};
-  w.g = conv_geom(p);
+  w.g = conv_geom(winograd_fwd_equivalent(p));
+  w.flip = p.dir == ConvDir::bwd_data;
+  const ConvGeom own = conv_geom(p);
+  for (int i = 0; i < 5; ++i) w.w_str[i] = own.w_str[i];
   w.tiles_h = (w.g.out_sz[1] + m - 1) / m;
   w.tiles_w = (w.g.out_sz[2] + m - 1) / m;
   w.tiles = 1LL * w.g.batch * w.tiles_h * w.tiles_w;
@@ -219,9 +231,11 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   const auto filter = &wino_filter<T, M>;
   const auto input = &wino_input<T, M>;
   const auto output = &wino_output<T, M>;
+  const bool fwd = p.dir == ConvDir::fwd;
   hipLaunchKernelGGL(filter, dim3(stream_grid(filter, kBlock, ukc)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.w), u);
   check_launch_lazy("wino_filter", ctx);
-  hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.x), v);
+  hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt,
+                     static_cast<const T*>(fwd ? t.x : t.y), v);
   check_launch_lazy("wino_input", ctx);
   // M[b] = U[b] (kg x cg) x V[b] (cg x P) for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype.
   const GemmShape shape{wg.kg, wg.tiles, wg.cg, 1LL * A * A * wg.g.groups};
@@ -232,7 +246,7 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   ep.out_map = MatrixMap{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.tiles)};
   launch_gemm<float, GemmTileDefault>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, name + " transformed-domain GEMM");
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
-                     static_cast<T*>(t.y));
+                     static_cast<T*>(fwd ? t.y : t.x));
   check_launch_lazy("wino_output", ctx);
 }
 
@@ -243,9 +257,9 @@ class ConvWinograd final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "Winograd F(" + std::to_string(M) + "x" + std::to_string(M) +
-           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform; all in fp32): fwd, 3x3, "
-           "stride 1, dilation 1, any padding and groups; fp32/fp16/bf16; NCHW/NHWC; judged by its derived bound "
-           "(reference/winograd.hpp)";
+           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform; all in fp32): fwd and "
+           "bwd-data (pad <= 2), 3x3, stride 1, dilation 1, any groups; fp32/fp16/bf16; NCHW/NHWC; judged by its derived "
+           "bound (reference/winograd.hpp)";
   }
   // The tile's zeros outside the image enter the input transform as real zeros.
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }

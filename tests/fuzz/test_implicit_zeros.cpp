@@ -71,7 +71,20 @@ TEST(WinogradNonfiniteOutputs, MatchHandDerivedTiles) {
     const bool hit = i[0] == 1 && i[1] == 0 && i[2] >= 4 && i[3] <= 3;
     EXPECT_EQ(mq[static_cast<std::size_t>(oq.desc.offset(i))], hit ? 1 : 0) << i[0] << " " << i[1] << " " << i[2] << " " << i[3];
   });
-  EXPECT_THROW(fuzz::winograd_nonfinite_outputs(parse_conv_problem("conv bwd-data fp32 nchw n1 c2 k3 in8x8 f3x3 pad1x1"), 2,
+  // bwd-data as its fwd equivalent: dy (8x8, pad 1 -> pad' 1) spreads like x above; a non-finite w[k][c] reaches dx channel c.
+  const ConvProblem b = parse_conv_problem("conv bwd-data fp32 nchw n1 c3 k2 in8x8 f3x3 pad1x1");
+  HostTensor dy(b.y_desc()), wb(b.w_desc());
+  fill(dy);
+  fill(wb);
+  dy.at({0, 1, 3, 3}) = kNaN;
+  wb.at({0, 2, 1, 1}) = kInf;  // output channel 0's filter for input channel 2: all of dx channel 2
+  const ref::ConvOutput ob = ref::conv_naive(b, {nullptr, &wb, &dy, nullptr});
+  const auto mb = fuzz::winograd_nonfinite_outputs(b, 2, {nullptr, &wb, &dy, nullptr}, ob.desc);
+  for_each_index(ob.desc.dims, [&](const Dims& i) {
+    const bool tile = i[2] >= 2 && i[2] <= 5 && i[3] >= 2 && i[3] <= 5;
+    EXPECT_EQ(mb[static_cast<std::size_t>(ob.desc.offset(i))], (tile || i[1] == 2) ? 1 : 0) << i[1] << " " << i[2] << " " << i[3];
+  });
+  EXPECT_THROW(fuzz::winograd_nonfinite_outputs(parse_conv_problem("conv bwd-weights fp32 nchw n1 c2 k3 in8x8 f3x3 pad1x1"), 2,
                                                 {&x, &w, nullptr, nullptr}, out.desc),
                InputError);
 }

@@ -1,4 +1,4 @@
-// conv.winograd.f2x3, .f4x3 and .f6x3 run by the host emulation of the HIP layer (tests/gpu/emu)
+// conv.winograd.f2x3, .f4x3 and .f6x3 (fwd, and bwd-data as its fwd equivalent) run by the host emulation of the HIP layer (tests/gpu/emu)
 // through the runner against the CPU reference: each must pass the derived bound it declares
 // (ConvErrorModel{m}, reference/winograd.hpp), on both fill tiers and in every dtype it takes, over layouts, paddings (0 to 2,
 // also past the tile), groups, odd sizes (tiles clipped at the image edge), channel and tile counts
@@ -71,6 +71,11 @@ const char* const kProblems[] = {
     "conv fwd fp32 nchw n1 c1 k1 in3x3 f3x3 pad0x0",         // one output
     "conv fwd fp32 nhwc n3 c70 k66 in11x10 f3x3 pad1x1",     // K and C past the GEMM's 64 x 64 tile, P = 3 * tiles
     "conv fwd fp32 nchw n2 c17 k9 in23x21 f3x3 pad1x1",      // P = 2 * 12 * 11 = 264 tiles (F2): several GEMM tiles
+    // bwd-data as the fwd equivalent (dy by the flipped, channel-swapped filter, pad 2 - pad)
+    "conv bwd-data fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
+    "conv bwd-data fp32 nhwc n2 c5 k3 in7x9 f3x3 pad0x2",
+    "conv bwd-data fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
+    "conv bwd-data fp32 nhwc n1 c66 k70 in10x11 f3x3 pad1x1",
 };
 
 verify::CaseRecord run(const ConvProblem& p, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
@@ -119,15 +124,16 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
         o.fill = verify::FillTier::bounded;
         verify::PreparedCase c(p, o);
         const ref::ConvInputs in = verify::conv_inputs(c);
-        HostTensor want(p.y_desc());
-        want.data = ref::winograd_conv_fp32(p, winograd_f3(m), *in.x, *in.w);
+        const bool fwd = p.dir == ConvDir::fwd;  // bwd-data: dy in, dx out
+        HostTensor want(fwd ? p.y_desc() : p.x_desc());
+        want.data = ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
         const std::vector<unsigned char> want_bytes = want.to_bytes();
-        std::vector<unsigned char> x = in.x->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
+        std::vector<unsigned char> src = (fwd ? in.x : in.y)->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
         std::vector<unsigned char> ws(s->workspace_bytes(p));
         ConvTensors t;
-        t.x = x.data();
+        (fwd ? t.x : t.y) = src.data();
         t.w = w.data();
-        t.y = y.data();
+        (fwd ? t.y : t.x) = y.data();
         t.workspace = ws.data();
         t.workspace_bytes = ws.size();
         s->run(p, t);
@@ -143,7 +149,8 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
 // tiles and output channels it reaches, exactly as winograd_nonfinite_outputs says, the rest stays within
 // the derived bound; the same outputs judged as a direct-sum solver's (NaN only where windows meet it) fail.
 TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
-  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2"};
+  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2",
+                               "conv bwd-data fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1"};
   for (const auto& s : solvers()) {
     const int m = s->error_model(parse_conv_problem(lines[0])).winograd_m;
     const HostRun direct(m == 2 ? gpu_emu::make_conv_winograd_f2x3() : m == 4 ? gpu_emu::make_conv_winograd_f4x3() : gpu_emu::make_conv_winograd_f6x3(),
@@ -178,7 +185,9 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 dil2x2", "dilation 1"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f5x5 pad2x2", "filter 5x5"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 bias", "no bias"},
-      {"conv bwd-data fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1", "fwd convolution only"},
+      {"conv bwd-weights fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1", "fwd or bwd-data"},
+      {"conv bwd-data fp32 nchw n1 c4 k4 in8x8 f3x3 pad3x1", "bwd-data with pad 3x1"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 trans", "mode conv"},
       {"conv fwd fp32 ncdhw n1 c4 k4 in4x8x8 f3x3x3 pad1x1x1", "2D only"},
       {"conv fwd fp32 nhwc n1 c4 k4 in8x8 f3x3 pad1x1 math=tf32", "math=tf32"},
   };

@@ -81,7 +81,8 @@ TEST(WinogradTransforms, RefuseBadPointsAndShapes) {
   const WinogradTransforms t = winograd_f3(2);
   EXPECT_EQ(winograd_refusal(parse_conv_problem("conv fwd fp32 nchw n1 c2 k2 in8x8 f3x3 pad1x1"), t), "");
   for (const char* s : {"conv fwd fp32 nchw n1 c2 k2 in8x8 f3x3 pad1x1 str2x2", "conv fwd fp32 nchw n1 c2 k2 in8x8 f5x5",
-                        "conv bwd-data fp32 nchw n1 c2 k2 in8x8 f3x3", "conv fwd fp32 nchw n1 c2 k2 in8x8 f3x3 dil2x2",
+                        "conv bwd-weights fp32 nchw n1 c2 k2 in8x8 f3x3", "conv fwd fp32 nchw n1 c2 k2 in8x8 f3x3 dil2x2",
+                        "conv bwd-data fp32 nchw n1 c2 k2 in8x8 f3x3 pad3x1", "conv fwd fp32 nchw n1 c2 k2 in8x8 f3x3 pad1x1 trans",
                         "conv fwd fp32 nchw n1 c2 k2 in8x8 f3x3 bias"})
     EXPECT_NE(winograd_refusal(parse_conv_problem(s), t), "") << s;
 }
@@ -120,6 +121,34 @@ TEST(WinogradConv, DoubleEvaluationEqualsTheConvReference) {
         ASSERT_GE(got.abs_sum[e] * (1 + 1e-12), want.abs_sum[e]) << s;  // S >= the direct sum of |w x|
       }
     }
+}
+
+// bwd-data as its fwd equivalent (dy by the flipped, channel-swapped filter, pad 2 - pad) equals the
+// naive bwd-data reference: the mapping of winograd_fwd_equivalent / winograd_equivalent_filter.
+TEST(WinogradConv, BwdDataAsItsFwdEquivalentEqualsTheConvReference) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  for (int m : {2, 4, 6})
+    for (const char* s : {"conv bwd-data fp32 nchw n2 c3 k4 in7x9 f3x3 pad1x1", "conv bwd-data fp32 nhwc n1 c6 k4 in6x5 f3x3 pad0x2 g2",
+                          "conv bwd-data fp32 nchw n1 c2 k5 in5x5 f3x3 pad2x2"}) {
+      const ConvProblem p = parse_conv_problem(s);
+      ASSERT_EQ(winograd_refusal(p, winograd_f3(m)), "") << s;
+      const ConvProblem q = winograd_fwd_equivalent(p);
+      EXPECT_EQ(q.dir, ConvDir::fwd);
+      EXPECT_EQ(q.x_desc(), p.y_desc()) << s;  // its input is dy, its output dx
+      EXPECT_EQ(q.y_desc(), p.x_desc()) << s;
+      HostTensor dy(p.y_desc()), w(p.w_desc());
+      for (HostTensor* t : {&dy, &w})
+        for (float& v : t->data) v = real(rng);
+      const ConvOutput want = conv_naive(p, {nullptr, &w, &dy, nullptr});
+      const WinogradOutput got = winograd_conv_double(p, winograd_f3(m), dy, w, true);
+      ASSERT_EQ(got.value.size(), want.value.size());
+      for (std::size_t e = 0; e < got.value.size(); ++e)
+        ASSERT_NEAR(got.value[e], want.value[e], 1e-12 * (1 + want.abs_sum[e])) << "F(" << m << ",3) " << s << " element " << e;
+    }
+  // A refused problem has no equivalent: it comes back unchanged.
+  const ConvProblem wide = parse_conv_problem("conv bwd-data fp32 nchw n1 c2 k2 in8x8 f3x3 pad3x3");
+  EXPECT_EQ(winograd_fwd_equivalent(wide), wide);
 }
 
 // The fp32 evaluation against the conv reference: within stored_sum_bound(fp32, L, 1, e, S) on every
