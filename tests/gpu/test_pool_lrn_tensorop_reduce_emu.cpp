@@ -100,14 +100,16 @@ TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
 }
 
 
+// The emulated solver of that name (std::runtime_error when there is none).
+const OpSolver& named(const std::string& n) {
+  static const OpSolverList solvers = emulated_solvers();
+  for (const auto& s : solvers)
+    if (s->name() == n) return *s;
+  throw std::runtime_error("no solver " + n);
+}
+
 // The 16-byte solvers' scalar fallbacks for unaligned buffers give the packed paths' bits.
 TEST(PoolLrnTensorOpReduceEmulated, PackedSolversAgreeOnUnalignedBuffers) {
-  const OpSolverList solvers = emulated_solvers();
-  auto named = [&](const std::string& n) -> const OpSolver& {
-    for (const auto& s : solvers)
-      if (s->name() == n) return *s;
-    throw std::runtime_error("no solver " + n);
-  };
   expect_same_when_misaligned(parse_op_problem("tensorop add bf16 nchw a3x8x40x40 b3x8x40x40 alpha1=1 alpha2=1 beta=0"),
                               named("tensorop.vec"), 2);
   expect_same_when_misaligned(parse_op_problem("tensorop mul fp32 nchw a2x8x6x8 b1x8x1x1 alpha1=0.5 alpha2=2 beta=1"),
@@ -122,12 +124,6 @@ TEST(PoolLrnTensorOpReduceEmulated, PackedSolversAgreeOnUnalignedBuffers) {
 // pool.nchw.band walks windows as pool.direct does (same taps in the same order, same tie rule):
 // the same bits, also for the avg sums the comparator only bounds.
 TEST(PoolLrnTensorOpReduceEmulated, NchwBandWritesPoolDirectsBits) {
-  const OpSolverList solvers = emulated_solvers();
-  auto named = [&](const std::string& n) -> const OpSolver& {
-    for (const auto& s : solvers)
-      if (s->name() == n) return *s;
-    throw std::runtime_error("no solver " + n);
-  };
   for (const char* line : {"pool fwd avg_incl fp32 nchw n1 c2 in70x70 win3x3 pad1x1 str2x2", "pool fwd max bf16 nchw n2 c1 in19x23 win3x2 pad1x0 str1x2",
                            "pool bwd avg_excl fp32 nchw n1 c2 in40x40 win3x3 pad1x1 str2x2", "pool bwd avg_incl bf16 nchw n1 c2 in37x45 win4x3 pad2x1 str3x1",
                            "pool bwd max fp32 nchw n1 c3 in21x17 win3x3 pad1x1 str1x1"})
@@ -136,11 +132,7 @@ TEST(PoolLrnTensorOpReduceEmulated, NchwBandWritesPoolDirectsBits) {
 
 // pool.nchw.band refuses what it cannot stage, saying why; other layouts and 3D go to the other solvers.
 TEST(PoolLrnTensorOpReduceEmulated, NchwBandRefusesWithAReason) {
-  const OpSolverList solvers = emulated_solvers();
-  const OpSolver* band = nullptr;
-  for (const auto& s : solvers)
-    if (s->name() == "pool.nchw.band") band = s.get();
-  ASSERT_NE(band, nullptr);
+  const OpSolver* band = &named("pool.nchw.band");
   const auto wide = band->applicable(*parse_op_problem("pool fwd max fp32 nchw n1 c1 in3x5000 win3x3 pad0x0 str1x1"));
   EXPECT_FALSE(wide);
   EXPECT_NE(wide.reason.find("48 KiB"), std::string::npos) << wide.reason;
