@@ -135,7 +135,7 @@ __global__ void pool_bwd_band(BandGeom b, const T* __restrict__ dy, const float*
   async_copy_wait();
   __syncthreads();
   const T* dyrow0 = dys + (ybegin - dybase);      // stage of dy row olo, column 0
-  const float* irow0 = idxs + (ybegin - ibase);  // the same for idx
+  const float* irow0 = g.mode == 0 ? idxs + (ybegin - ibase) : nullptr;  // the same for idx (max only)
   const int positions = (h1 - h0) * W;
   for (int i = threadIdx.x; i < positions; i += blockDim.x) {
     const int r = static_cast<int>(b.row_div.div(static_cast<std::uint32_t>(i)));
