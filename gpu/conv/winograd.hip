@@ -9,7 +9,8 @@
 // xi = i*a + j over the a x a transformed domain; a tile p = (n, th, tw) covers outputs
 // [th*m, th*m + m) x [tw*m, tw*m + m) and reads the a x a inputs from (th*m - pad_h, tw*m - pad_w),
 // zeros outside the image (multiplied: ImplicitZeros multiplied). The GEMM is the project's SIMT
-// tiled GEMM (gpu/gemm/gemm_tile.hpp: one thread's fp32 sum per entry, c ascending).
+// tiled GEMM (gpu/gemm/gemm_tile.hpp: one thread's fp32 sum per entry, c ascending), its tile the
+// perf config: gemm64 (64 x 64, 4 x 4 per thread) or gemm128 (128 x 128, 8 x 8).
 // Every product of the transforms is one sum per entry with the inner index ascending, in fp32:
 // reference/winograd.hpp's fp32 evaluation, whose derived bound (ConvErrorModel{m}) judges the
 // output. The matrices are core/winograd_transforms.hpp's (num/den rounded to fp32 once).
@@ -214,8 +215,13 @@ WinoGeom wino_geom(const ConvProblem& p, int m) {
   return w;
 }
 
+// Perf configs: the transformed-domain GEMM's tile, 64 x 64 (4 x 4 per thread) or 128 x 128 (8 x 8).
+// Both sum each entry over c ascending by one fmaf per term: the same bits.
+constexpr const char* kGemm64 = "gemm64";
+constexpr const char* kGemm128 = "gemm128";
+
 template <typename T, int M>
-void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string& name) {
+void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string& name, const std::string& config) {
   constexpr int A = M + 2;
   const WinogradTransforms tr = winograd_f3(M);
   const WinoMats mt = mats_of(tr);
@@ -244,7 +250,11 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   StoreEpilogue<float> ep;
   ep.out = mw;
   ep.out_map = MatrixMap{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.tiles)};
-  launch_gemm<float, GemmTileDefault>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, name + " transformed-domain GEMM");
+  const std::string what = name + " transformed-domain GEMM";
+  if (config == kGemm128)
+    launch_gemm<float, GemmTileWide>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, what);
+  else
+    launch_gemm<float, GemmTileDefault>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, what);
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
                      static_cast<T*>(fwd ? t.y : t.x));
   check_launch_lazy("wino_output", ctx);
@@ -274,6 +284,11 @@ class ConvWinograd final : public ConvSolver {
       return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
     return Applicability::yes();
   }
+  std::vector<std::string> perf_configs() const override { return {kGemm64, kGemm128}; }
+  // The wide tile where the GEMM has 128 rows (output channels per group) or more; not yet measured.
+  std::string default_config_for(const ConvProblem& p) const override {
+    return wino_geom(p, M).kg >= 128 ? kGemm128 : kGemm64;
+  }
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     if (!applicable(p)) return 0;
     const WinoSpans sp = spans(wino_geom(p, M), M + 2);
@@ -282,7 +297,8 @@ class ConvWinograd final : public ConvSolver {
 
  protected:
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
-    dispatch_dtype(p.dtype, [&]<typename T>() { run_winograd<T, M>(p, t, name()); });
+    const std::string config = t.config.empty() ? default_config_for(p) : t.config;
+    dispatch_dtype(p.dtype, [&]<typename T>() { run_winograd<T, M>(p, t, name(), config); });
   }
 };
 

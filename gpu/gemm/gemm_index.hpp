@@ -64,6 +64,9 @@ struct GemmTile {
   static_assert((BM * BK) % threads == 0 && (BK * BN) % threads == 0, "tile loads must split evenly over threads");
 };
 using GemmTileDefault = GemmTile<64, 64, 16, 4, 4>;  // 256 threads, 16 accumulators each
+// 256 threads, 64 accumulators each: half the shared-memory reads per FMA of the default (the
+// register blocking of fast SIMT SGEMMs), for operands with >= 128 rows (conv.winograd's "gemm128").
+using GemmTileWide = GemmTile<128, 128, 8, 8, 8>;
 // Whether a tile of an operand is staged with consecutive threads walking k (else the other index):
 // walk the index of the smaller stride so neighbouring threads read neighbouring addresses.
 inline bool stage_k_fastest(const DimMap& k_map, const DimMap& other_map) {

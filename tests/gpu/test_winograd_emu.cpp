@@ -10,6 +10,7 @@
 // one off, the GEMM's K (channels) one short: each fails both the bound and the bitwise cases.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -43,6 +44,8 @@ class HostRun final : public ConvSolver {
   std::string summary() const override { return s_->summary(); }
   ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return s_->implicit_zeros(p); }
   ConvErrorModel error_model(const ConvProblem& p) const override { return direct_ ? ConvErrorModel{} : s_->error_model(p); }
+  std::vector<std::string> perf_configs() const override { return s_->perf_configs(); }
+  std::string default_config_for(const ConvProblem& p) const override { return s_->default_config_for(p); }
   Applicability applicable(const ConvProblem& p) const override { return s_->applicable(p); }
   std::size_t workspace_bytes(const ConvProblem& p) const override { return s_->workspace_bytes(p); }
 
@@ -130,17 +133,24 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
         const std::vector<unsigned char> want_bytes = want.to_bytes();
         std::vector<unsigned char> src = (fwd ? in.x : in.y)->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
         std::vector<unsigned char> ws(s->workspace_bytes(p));
-        ConvTensors t;
-        (fwd ? t.x : t.y) = src.data();
-        t.w = w.data();
-        (fwd ? t.y : t.x) = y.data();
-        t.workspace = ws.data();
-        t.workspace_bytes = ws.size();
-        s->run(p, t);
-        const std::size_t es = dtype_size(dt);
-        int differ = 0;
-        for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;
-        EXPECT_EQ(differ, 0) << "of " << want_bytes.size() / es << " outputs";
+        const std::vector<std::string> configs = s->configs_for(p);
+        ASSERT_EQ(configs, (std::vector<std::string>{"gemm64", "gemm128"}));
+        for (const std::string& config : configs) {  // both GEMM tiles: the same sums in the same order
+          if (dt != DType::fp32 && config != s->default_config_for(p)) continue;  // the tile does not depend on the dtype
+          ConvTensors t;
+          (fwd ? t.x : t.y) = src.data();
+          t.w = w.data();
+          (fwd ? t.y : t.x) = y.data();
+          t.workspace = ws.data();
+          t.workspace_bytes = ws.size();
+          t.config = config;
+          std::fill(y.begin(), y.end(), 0xA5);
+          s->run(p, t);
+          const std::size_t es = dtype_size(dt);
+          int differ = 0;
+          for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;
+          EXPECT_EQ(differ, 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
+        }
       }
   }
 }
@@ -197,6 +207,10 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
     EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
     EXPECT_EQ(s.workspace_bytes(parse_conv_problem(line)), 0u) << line;
   }
+  // The GEMM tile's default: 128 x 128 from 128 output channels per group.
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n1 c4 k64 in8x8 f3x3 pad1x1")), "gemm64");
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n1 c4 k128 in8x8 f3x3 pad1x1")), "gemm128");
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv bwd-data fp32 nchw n1 c128 k4 in8x8 f3x3 pad1x1")), "gemm128");  // dx channels
   // U, V and M of F(4x4): a^2 = 36 matrices of kg x cg, cg x P and kg x P floats.
   const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k5 in8x8 f3x3 pad1x1");
   const std::size_t tiles = 2 * 2 * 2;
