@@ -1,9 +1,9 @@
 // activ.elementwise: every activation mode, forward and backward, fp32/fp16/bf16, any layout.
 // Math: gpu/activ/activ_math.hpp (fp32, on the stored input): fwd y = f(x); bwd dx = dy * f'(x).
 // Layout: elementwise over the packed storage, so the layout does not matter.
-// Launch: the streaming loop (gpu/common/stream_loop.hpp) over 16-byte packs (fp32 4, fp16/bf16 8
-// lanes), kUnroll packs per tensor in flight per thread, kBlock-thread blocks, as many blocks as
-// the device keeps resident; the n % lanes tail by the first threads. The mode is a template
+// Launch: the one-pass walk (stream_chunks, gpu/common/stream_loop.hpp) over 16-byte packs (fp32 4,
+// fp16/bf16 8 lanes), kUnroll packs per tensor in flight per thread, kBlock-thread blocks, one block
+// per kUnroll*kBlock packs; the n % lanes tail by the first threads. The mode is a template
 // parameter (one kernel per mode, direction and dtype: no per-element branch on it). Pointers not
 // aligned to 16 bytes take one scalar kernel per dtype and direction (mode chosen per element).
 // Deterministic: every element is one fp32 expression.
@@ -63,7 +63,7 @@ template <typename T, int V, int Mode, bool Bwd>
 __global__ void activ_kernel(ActivCoeffs k, int mode, const T* __restrict__ x, const T* __restrict__ dy, T* __restrict__ out,
                              long long n) {
   const ActivPacks<T, V, Mode, Bwd> packs{x, dy, out, mode, k};
-  stream_items<kUnroll>(n / V, packs);
+  stream_chunks<kUnroll>(n / V, packs);
   if constexpr (V > 1) {
     const long long t = n / V * V + grid_thread();
     if (t < n) {
@@ -99,7 +99,7 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
   std::string name() const override { return "activ.elementwise"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "elementwise, 16-byte packs, 4 packs in flight per thread, resident grid, fp32 math; all 13 modes, fwd and bwd; "
+    return "elementwise, 16-byte packs, 4 packs in flight per thread, one-pass grid, fp32 math; all 13 modes, fwd and bwd; "
            "fp32/fp16/bf16; all layouts, 2D/3D";
   }
 
@@ -119,7 +119,7 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
       const T* dyt = static_cast<const T*>(dy);
       T* ot = static_cast<T*>(out);
       auto go = [&](auto kernel, int V) {
-        hipLaunchKernelGGL(kernel, dim3(stream_grid(kernel, kBlock, (n / V + kUnroll - 1) / kUnroll)), dim3(kBlock), 0, s, k, mode,
+        hipLaunchKernelGGL(kernel, dim3(chunk_grid(n / V, kUnroll, kBlock)), dim3(kBlock), 0, s, k, mode,
                            xt, dyt, ot, n);
         check_launch_lazy("activ_kernel", [&] { return "running activ.elementwise on " + to_string(p); });
       };

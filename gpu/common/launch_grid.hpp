@@ -119,6 +119,13 @@ unsigned stream_grid(K* kernel, int block, long long threads_needed, std::size_t
   return static_cast<unsigned>(std::clamp<long long>(need, 1, resident));
 }
 
+// Grid of a stream_chunks kernel over `items` items, U per thread, `block` threads per block: one
+// block per chunk of U*block items (at least 1, at most 2^24 blocks; the kernel loops past that).
+inline unsigned chunk_grid(long long items, int unroll, int block) {
+  const long long chunk = static_cast<long long>(unroll) * block;
+  return static_cast<unsigned>(std::clamp<long long>((items + chunk - 1) / chunk, 1, 1LL << 24));
+}
+
 // After a launch: throws like HIPRIM_CHECK_LAUNCH, building the context string only on failure.
 template <typename F>
 void check_launch_lazy(const char* kernel, F&& context) {

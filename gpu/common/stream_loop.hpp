@@ -49,4 +49,26 @@ __device__ __forceinline__ void stream_items_prepared(long long n, const Op& op)
   for (; i < n; i += stride) op.finish(i, op.load(i), state);
 }
 
+// The one-pass walk (the shape of PyTorch's vectorized elementwise kernels): block b's step covers
+// the U*B consecutive items from (b + k*G)*U*B (B threads per block, G blocks); thread t takes items
+// base + u*B, base = that start + t, u = 0..U-1 (each warp access one contiguous segment), all U
+// loads issued before any finish. Launched with chunk_grid (a grid over all the chunks) every block
+// makes one step and the loop is only the fallback for grids past its cap. On the H100 the copy in
+// this shape ran 3023-3051 GB/s against 2871-2903 GB/s for stream_items' resident grid
+// (reports/h200/s19-2026-12-06). Same Op interface as stream_items.
+template <int U, typename Op>
+__device__ __forceinline__ void stream_chunks(long long n, const Op& op) {
+  const long long block = blockDim.x;
+  const long long step = static_cast<long long>(gridDim.x) * U * block;
+  for (long long base = blockIdx.x * U * block + threadIdx.x; base < n; base += step) {
+    decltype(op.load(base)) v[U]{};
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (base + u * block < n) v[u] = op.load(base + u * block);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (base + u * block < n) op.finish(base + u * block, v[u]);
+  }
+}
+
 }  // namespace hiprim::gpu
