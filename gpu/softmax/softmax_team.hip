@@ -5,13 +5,15 @@
 // chip between its reductions and the output pass (x read once, y written once: the minimum).
 //   team_row: a team of TS threads per row (TS the power of two >= ceil(P / R), P = L/V packs,
 //     R = 4 packs of 16 bytes per thread, 32 scalars when V = 1), the row in registers; lane l
-//     holds packs l + i*TS; the teams of a block side by side, reductions by team_reduce (fixed
-//     pairwise tree per team). One launch; for short rows (ResNet-50's 32 x 1000) it is the
+//     holds packs l + i*TS; the teams of a block side by side (up to 256 threads' worth, fewer
+//     when the rows are too few to reach every SM), reductions by team_reduce (fixed pairwise
+//     tree per team). One launch; for short rows (ResNet-50's 32 x 1000) it is the
 //     whole cost: one load round trip, two trees, one store.
 //   smem_row: one 1024-thread block per row (grid-stride over rows), the row (bwd: y and dy) in
 //     dynamic shared memory as packs, block trees; rows up to the device's shared memory (H200:
 //     ~113 K bf16 values, 56 K fp32; bwd half; without a device applicable() assumes 48 KiB).
 // Deterministic: per-thread sums in a fixed order, then the fixed tree.
+#include <algorithm>
 #include <string>
 
 #include "core/softmax_problem.hpp"
@@ -251,7 +253,12 @@ class SoftmaxOnChip final : public TypedOpSolver<SoftmaxProblem> {
       auto go = [&]<int V>() {
         if (kind_ == Kind::team) {
           a.team = team_size(a.L / V, kTeamPacks<V>);
-          const int block = std::max(kTeamBlock, a.team), teams = block / a.team;
+          // Teams per block: up to kTeamBlock threads' worth, fewer when the rows would not reach
+          // every multiprocessor (short-row batches such as 32 x 1000: one team per block spreads
+          // the rows over 32 SMs instead of 4-8, and the block trees sync fewer warps).
+          const long long spread = (a.rows + multiprocessors() - 1) / multiprocessors();
+          const int teams = a.team >= kTeamBlock ? 1 : static_cast<int>(std::clamp<long long>(spread, 1, kTeamBlock / a.team));
+          const int block = teams * a.team;
           const auto kernel = block > kTeamBlock ? (bwd ? &softmax_team_rows<T, V, true, kMaxTeam> : &softmax_team_rows<T, V, false, kMaxTeam>)
                                                  : (bwd ? &softmax_team_rows<T, V, true, kTeamBlock> : &softmax_team_rows<T, V, false, kTeamBlock>);
           const long long blocks_needed = (a.rows + teams - 1) / teams;
