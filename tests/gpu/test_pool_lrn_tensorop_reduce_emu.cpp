@@ -89,10 +89,38 @@ const std::vector<const char*> kOwnProblems = {
     "reduce min fp32 ncdhw dims2x24x3x4x5 over0x2x3x4 nan_ignore indices",
 };
 
+// pool.global's chunk path (channels first, S < 384: P planes staged in shared memory, one thread
+// scanning each): S = 1, 2, 9, 25, 49, 64 (even: padded stride), 169, 383 (the largest); N*C off a
+// multiple of P (with the emulation's 2 multiprocessors: 32 planes a chunk, 128 for N*C = 1000, 224
+// and 256 for the largest), more chunks than blocks (the block-stride loop), 3D, x off 16 bytes;
+// max's fill has ties and NaNs. 384 is the team path.
+const std::vector<const char*> kGlobalChunkProblems = {
+    "pool fwd max fp32 nchw n4 c50 in7x7 win7x7 pad0x0 str1x1",
+    "pool fwd avg_incl bf16 nchw n3 c37 in7x7 win7x7 pad0x0 str1x1",
+    "pool fwd avg_excl fp16 nchw n2 c45 in5x5 win5x5 pad0x0 str1x1",
+    "pool fwd max fp16 nchw n5 c41 in8x8 win8x8 pad0x0 str1x1",
+    "pool fwd avg_incl fp32 nchw n3 c29 in8x8 win8x8 pad0x0 str1x1",
+    "pool fwd max bf16 nchw n2 c33 in1x2 win1x2 pad0x0 str1x1",
+    "pool fwd avg_incl fp16 nchw n3 c23 in1x1 win1x1 pad0x0 str1x1",
+    "pool fwd max fp32 nchw n1 c1000 in3x3 win3x3 pad0x0 str1x1",
+    "pool fwd avg_excl fp32 nchw n2 c2500 in1x1 win1x1 pad0x0 str1x1",
+    "pool fwd max bf16 nchw n1 c4000 in7x7 win7x7 pad0x0 str1x1",
+    "pool fwd max fp16 nchw n2 c37 in13x13 win13x13 pad0x0 str1x1",
+    "pool fwd avg_incl bf16 nchw n1 c40 in13x13 win13x13 pad0x0 str1x1",
+    "pool fwd max fp32 ncdhw n2 c35 in2x3x5 win2x3x5 pad0x0x0 str1x1x1",
+    "pool fwd avg_incl bf16 ncdhw n3 c13 in3x4x4 win3x4x4 pad0x0x0 str1x1x1",
+    "pool fwd avg_excl fp16 ncdhw n1 c40 in1x7x7 win1x7x7 pad0x0x0 str1x1x1",
+    "pool fwd avg_incl fp32 nchw n1 c40 in1x383 win1x383 pad0x0 str1x1",
+    "pool fwd max bf16 nchw n1 c33 in1x383 win1x383 pad0x0 str1x1",
+    "pool fwd avg_incl fp32 nchw n1 c3 in1x384 win1x384 pad0x0 str1x1",
+};
+
 TEST(PoolLrnTensorOpReduceEmulated, EveryApplicableSolverPassesEveryProblem) {
   verify::RunOptions o;
   o.seed = 5;
-  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems(test_ops::with_shared(kOwnProblems)), emulated_solvers(), o);
+  std::vector<const char*> lines = test_ops::with_shared(kOwnProblems);
+  lines.insert(lines.end(), kGlobalChunkProblems.begin(), kGlobalChunkProblems.end());
+  const auto ran = test_ops::expect_solvers_pass(test_ops::op_problems(lines), emulated_solvers(), o);
   // Every solver of the four primitives was exercised (a refusal everywhere would hide it).
   for (const char* name : {"pool.global", "pool.direct", "pool.nhwc.vec", "pool.nchw.band", "lrn.across.tile", "lrn.direct", "tensorop.elementwise", "tensorop.vec",
                            "reduce.split", "reduce.blockwise", "reduce.threadwise"})
@@ -128,6 +156,18 @@ TEST(PoolLrnTensorOpReduceEmulated, NchwBandWritesPoolDirectsBits) {
                            "pool bwd avg_excl fp32 nchw n1 c2 in40x40 win3x3 pad1x1 str2x2", "pool bwd avg_incl bf16 nchw n1 c2 in37x45 win4x3 pad2x1 str3x1",
                            "pool bwd max fp32 nchw n1 c3 in21x17 win3x3 pad1x1 str1x1"})
     expect_same_outputs(parse_op_problem(line), named("pool.nchw.band"), named("pool.direct"));
+}
+
+// pool.global's chunk path scans each plane as pool.direct does (s in order, fp32 sum from the first
+// value, the first maximum): the same bits, avg sums included (the team path's tree sums differ);
+// and x off a 16-byte boundary (scalar staging) gives the 16-byte staging's bits.
+TEST(PoolLrnTensorOpReduceEmulated, GlobalChunkWritesPoolDirectsBits) {
+  for (const char* line : kGlobalChunkProblems) {
+    const OpProblemPtr p = parse_op_problem(line);
+    if (std::string(line).find("1x384") != std::string::npos) continue;  // the team path
+    expect_same_outputs(p, named("pool.global"), named("pool.direct"));
+    expect_same_when_misaligned(p, named("pool.global"), std::string(line).find("fp32") != std::string::npos ? 4 : 2);
+  }
 }
 
 // pool.nchw.band refuses what it cannot stage, saying why; other layouts and 3D go to the other solvers.
