@@ -5,7 +5,7 @@
 // neither: then b is contiguous across them too), leaving nd <= 5 dims, innermost last, with b's
 // strides (0 where it broadcasts). b's offset is e decoded over the collapsed dims.
 //   tensorop.vec          16-byte packs (fp32 4, fp16/bf16 8 lanes), 4 packs per thread in flight,
-//                         resident grid (gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
+//                         one-pass grid (stream_chunks, gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
 //                         broadcast): pure streaming, any length (scalar tail). Else the innermost
 //                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
 //                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
@@ -150,7 +150,7 @@ bool row_broadcast(const TensorOpGeom& g) { return g.nd == 2 && g.b_stride[0] ==
 
 template <typename T, int V, bool Same>
 __global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
-  stream_items<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
+  stream_chunks<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
   if constexpr (Same && V > 1) {  // the total % V tail
     const long long t = g.total / V * V + grid_thread();
     if (t < g.total) {
@@ -211,7 +211,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   std::string name() const override { return "tensorop.vec"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "16-byte packs, 4 in flight per thread, resident grid; same shapes stream (any length); a row of b repeated "
+    return "16-byte packs, 4 in flight per thread, one-pass grid; same shapes stream (any length); a row of b repeated "
            "over c's rows (e.g. per-channel, channels last) loaded once per thread on a channel-stationary grid; broadcasts need the "
            "innermost collapsed dim % lanes == 0 and C < 2^31 elements; add/mul/min/max, alpha/beta; ranks 1-5; fp32/fp16/bf16";
   }
@@ -236,8 +236,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
       constexpr int V = kVec<T>;
       const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
       auto go = [&](auto kernel, int lanes) {
-        const long long threads = (g.total / lanes + kUnroll - 1) / kUnroll;
-        hipLaunchKernelGGL(kernel, dim3(stream_grid(kernel, kBlock, threads)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+        hipLaunchKernelGGL(kernel, dim3(chunk_grid(g.total / lanes, kUnroll, kBlock)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
                            static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
         check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
       };
