@@ -5,8 +5,8 @@
 namespace hiprim::fuzz {
 namespace {
 
-// Small 2D 1x1 problem: n1 c k in8x8 f1x1, everything else default.
-ConvProblem anchor_problem(std::int64_t ch, DType t, bool channels_last, ConvDir dir) {
+// Small 2D problem: n1 c k in8x8 f1x1 (f = 3: f3x3 pad1x1), everything else default.
+ConvProblem anchor_problem(std::int64_t ch, DType t, bool channels_last, ConvDir dir, std::int64_t f = 1) {
   ConvProblem p;
   p.dir = dir;
   p.dtype = t;
@@ -15,8 +15,8 @@ ConvProblem anchor_problem(std::int64_t ch, DType t, bool channels_last, ConvDir
   p.c = ch;
   p.k = ch;
   p.in = {8, 8};
-  p.filter = {1, 1};
-  p.pad = {0, 0};
+  p.filter = {f, f};
+  p.pad = {f / 2, f / 2};
   p.stride = {1, 1};
   p.dilation = {1, 1};
   p.out_pad = {0, 0};
@@ -49,7 +49,8 @@ std::string ConvDomain::describe() const {
   feature(trans, "trans");
   feature(groups, "groups");
   feature(depthwise, "depthwise");
-  feature(filter_gt1, "filter>1");
+  if (fixed_filter > 0) s += "; filter " + std::to_string(fixed_filter) + " only";
+  else feature(filter_gt1, "filter>1");
   feature(pad, "pad");
   feature(stride, "stride");
   feature(dilation, "dilation");
@@ -73,17 +74,25 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
   const ConvDomain full;
   // 1. Anchor: the smallest channel count, then the first dtype/layout/direction it accepts.
   std::optional<ConvProblem> anchor;
-  for (std::int64_t ch : {1, 2, 4, 8, 16, 32, 64}) {
-    for (DType t : full.dtypes)
-      for (bool cl : full.channels_last)
-        for (ConvDir dir : full.dirs)
-          if (!anchor && accepts(s, anchor_problem(ch, t, cl, dir))) anchor = anchor_problem(ch, t, cl, dir);
-    if (anchor) break;
+  for (std::int64_t f : {1, 3}) {
+    for (std::int64_t ch : {1, 2, 4, 8, 16, 32, 64}) {
+      for (DType t : full.dtypes)
+        for (bool cl : full.channels_last)
+          for (ConvDir dir : full.dirs)
+            if (!anchor && accepts(s, anchor_problem(ch, t, cl, dir, f))) anchor = anchor_problem(ch, t, cl, dir, f);
+      if (anchor) break;
+    }
+    if (anchor) {
+      // A 3x3 anchor after every 1x1 one was refused: the solver takes one filter size.
+      if (f > 1) d.fixed_filter = f;
+      break;
+    }
   }
   if (!anchor) {
     d.found_anchor = false;
     return d;
   }
+  const std::int64_t f = d.fixed_filter > 0 ? d.fixed_filter : 1;  // the filter of every probe below
   d.channel_multiple = anchor->c;
   // 2. One axis at a time from the anchor.
   keep_if(d.dirs, [&](ConvDir dir) {
@@ -114,10 +123,10 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
   });
   keep_if(d.channels_last, [&](bool cl) { return with([&](ConvProblem& p) { p.channels_last = cl; }); });
   const std::int64_t ch = anchor->c;
-  d.rank3 = with([](ConvProblem& p) {
+  d.rank3 = with([&](ConvProblem& p) {
     p.in = {4, 8, 8};
-    p.filter = {1, 1, 1};
-    p.pad = {0, 0, 0};
+    p.filter = {f, f, f};
+    p.pad = {f / 2, f / 2, f / 2};
     p.stride = {1, 1, 1};
     p.dilation = {1, 1, 1};
     p.out_pad = {0, 0, 0};
@@ -130,7 +139,7 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
   d.depthwise = with([&](ConvProblem& p) {
     p.groups = p.c = p.k = std::max<std::int64_t>(2, ch);
   });
-  d.filter_gt1 = with([](ConvProblem& p) { p.filter = {3, 3}; });
+  d.filter_gt1 = d.fixed_filter > 1 || with([](ConvProblem& p) { p.filter = {3, 3}; });
   d.pad = with([&](ConvProblem& p) {
     p.pad = {1, 1};
     if (d.filter_gt1) p.filter = {3, 3};

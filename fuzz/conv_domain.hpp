@@ -3,7 +3,8 @@
 // generation) instead of drawing mostly refused problems.
 //
 // Found by probing the solver's applicable(): an anchor problem it accepts (a small 2D 1x1 problem,
-// trying channel counts 1..64, each dtype, layout and direction), then the anchor with one feature
+// trying channel counts 1..64, each dtype, layout and direction; failing every one, the same with a
+// 3x3 filter and pad 1, and then the filter is fixed at 3), then the anchor with one feature
 // switched on at a time (each direction, dtype, layout, 3D, transposed, groups, depthwise, filter > 1,
 // padding, stride, dilation, bias), each tried in every accepted direction. A feature is in the
 // domain when some probe with it is accepted. What the probes cannot see (refusals of feature
@@ -25,6 +26,9 @@ struct ConvDomain {
   std::vector<bool> channels_last{false, true};                      // channels first preferred
   bool rank3 = true, trans = true, groups = true, depthwise = true, bias = true;
   bool filter_gt1 = true, pad = true, stride = true, dilation = true;
+  // 0: any filter; else every spatial filter extent is this (the anchor had to be a 3x3 problem:
+  // solvers of one filter size, e.g. conv.winograd.*, accept no 1x1 anchor).
+  std::int64_t fixed_filter = 0;
   // Special-value kinds drawn (none always included); campaigns drop a kind once it failed.
   std::vector<Special> specials = all_specials();
   std::int64_t channel_multiple = 1;  // c and k per group are multiples of this (the anchor's smallest accepted)

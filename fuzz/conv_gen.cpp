@@ -23,7 +23,9 @@ rc::Gen<SpatialGenome> spatial_gen(const ConvDomain& d, std::int64_t max_in, std
   using rc::gen::set;
   return rc::gen::build<SpatialGenome>(
       set(&SpatialGenome::in, corner_size(1, max_in)),
-      set(&SpatialGenome::filter, d.filter_gt1 ? capped({{3, 1}, {3, 3}, {1, 2}, {1, 5}, {1, 4}, {1, 7}}, max_f) : rc::gen::just<std::int64_t>(1)),
+      set(&SpatialGenome::filter, d.fixed_filter > 0 ? rc::gen::just<std::int64_t>(std::int64_t{d.fixed_filter})
+                                  : d.filter_gt1   ? capped({{3, 1}, {3, 3}, {1, 2}, {1, 5}, {1, 4}, {1, 7}}, max_f)
+                                                   : rc::gen::just<std::int64_t>(1)),
       set(&SpatialGenome::stride, d.stride ? capped({{5, 1}, {3, 2}, {1, 3}, {1, 4}}, lim.max_stride) : rc::gen::just<std::int64_t>(1)),
       set(&SpatialGenome::dilation, d.dilation ? capped({{6, 1}, {2, 2}, {1, 3}}, lim.max_dilation) : rc::gen::just<std::int64_t>(1)),
       set(&SpatialGenome::pad_mode, d.pad ? pick<int>({{5, 0}, {4, 1}, {2, 2}, {1, 3}, {1, 4}}) : rc::gen::just(0)),

@@ -166,6 +166,31 @@ TEST(FuzzGenerators, ProbedDomainOfA1x1SolverHasNoFilterPadOrStride) {
   for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(*t, i)->conv_case().problem)) << draw(*t, i)->problem();
 }
 
+// A solver of one filter size (as conv.winograd.*: 2D 3x3, stride 1, no dilation) accepts no 1x1
+// anchor: the probe falls back to a 3x3 one and fixes the filter, instead of an unconstrained
+// domain whose every draw is refused.
+TEST(FuzzGenerators, ProbedDomainOfA3x3OnlySolverFixesTheFilter) {
+  auto s = std::make_shared<RestrictedSolver>("test.3x3", [](const ConvProblem& p) -> std::string {
+    if (p.mode != ConvMode::conv || p.rank() != 2) return "2D convolution only";
+    for (int i = 0; i < 2; ++i)
+      if (p.filter[i] != 3 || p.stride[i] != 1 || p.dilation[i] != 1) return "3x3, stride 1, dilation 1 only";
+    return "";
+  });
+  const ConvDomain d = fuzz::probe_conv_domain(*s);
+  EXPECT_TRUE(d.found_anchor);
+  EXPECT_EQ(d.fixed_filter, 3);
+  EXPECT_TRUE(d.filter_gt1);
+  EXPECT_TRUE(d.pad);
+  EXPECT_FALSE(d.stride);
+  EXPECT_FALSE(d.dilation);
+  EXPECT_FALSE(d.rank3);
+  EXPECT_FALSE(d.trans);
+  EXPECT_NE(d.describe().find("filter 3 only"), std::string::npos) << d.describe();
+  EXPECT_EQ(fuzz::probe_conv_domain(*make_host_mutant(Bug::none)).fixed_filter, 0);  // takes 1x1 anchors
+  const auto t = fuzz::conv_fuzz_target(s, {}, d);
+  for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(*t, i)->conv_case().problem)) << draw(*t, i)->problem();
+}
+
 TEST(FuzzGenerators, ShrinksAreValidAndNoBiggerThanTheirParent) {
   const auto t = fuzz::conv_fuzz_target(make_host_mutant(Bug::none), {});
   for (std::uint64_t i = 0; i < 40; ++i) {
