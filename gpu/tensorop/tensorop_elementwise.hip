@@ -5,7 +5,7 @@
 // neither: then b is contiguous across them too), leaving nd <= 5 dims, innermost last, with b's
 // strides (0 where it broadcasts). b's offset is e decoded over the collapsed dims.
 //   tensorop.vec          16-byte packs (fp32 4, fp16/bf16 8 lanes), 4 packs per thread in flight,
-//                         one-pass grid (stream_chunks, gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
+//                         resident grid or one pass (gpu/common/stream_loop.hpp; kChunked). Same shapes (nd = 1, b not
 //                         broadcast): pure streaming, any length (scalar tail). Else the innermost
 //                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
 //                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
@@ -148,9 +148,17 @@ __global__ void tensorop_row_packs(TensorOpGeom g, const T* __restrict__ a, cons
 // b is one row repeated over c's rows (the case tensorop_row_packs serves).
 bool row_broadcast(const TensorOpGeom& g) { return g.nd == 2 && g.b_stride[0] == 0 && g.b_stride[1] == 1; }
 
+// The walk, as measured on the H100 (s19, 32x256x56x56 add, same run as PyTorch): the one-pass
+// chunks for fp32 same shapes (101.7 us, PyTorch 101.8; the resident loop 108.3); the resident-grid
+// loop elsewhere, where the chunks lost (16-bit same shapes 66.3 us vs the loop's 55.6: 81 registers,
+// 3 blocks per SM, each block one step; a per-channel b in NCHW 1365 vs 2208 GB/s).
+template <typename T, bool Same>
+inline constexpr bool kChunked = Same && sizeof(T) == 4;
+
 template <typename T, int V, bool Same>
 __global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
-  stream_chunks<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
+  if constexpr (kChunked<T, Same>) stream_chunks<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
+  else stream_items<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
   if constexpr (Same && V > 1) {  // the total % V tail
     const long long t = g.total / V * V + grid_thread();
     if (t < g.total) {
@@ -211,7 +219,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   std::string name() const override { return "tensorop.vec"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "16-byte packs, 4 in flight per thread, one-pass grid; same shapes stream (any length); a row of b repeated "
+    return "16-byte packs, 4 in flight per thread, resident grid (fp32 same shapes: one pass); same shapes stream (any length); a row of b repeated "
            "over c's rows (e.g. per-channel, channels last) loaded once per thread on a channel-stationary grid; broadcasts need the "
            "innermost collapsed dim % lanes == 0 and C < 2^31 elements; add/mul/min/max, alpha/beta; ranks 1-5; fp32/fp16/bf16";
   }
@@ -235,8 +243,10 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
     dispatch_dtype(p.dtype, [&]<typename T>() {
       constexpr int V = kVec<T>;
       const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
-      auto go = [&](auto kernel, int lanes) {
-        hipLaunchKernelGGL(kernel, dim3(chunk_grid(g.total / lanes, kUnroll, kBlock)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+      auto go = [&](auto kernel, int lanes, bool chunked) {
+        const long long items = g.total / lanes;
+        const unsigned grid = chunked ? chunk_grid(items, kUnroll, kBlock) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
+        hipLaunchKernelGGL(kernel, dim3(grid), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
                            static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
         check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
       };
@@ -253,11 +263,11 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
         }
       }
       if (g.same_shape()) {
-        if (wide) go(&tensorop_packs<T, V, true>, V);
-        else go(&tensorop_packs<T, 1, true>, 1);
+        if (wide) go(&tensorop_packs<T, V, true>, V, kChunked<T, true>);
+        else go(&tensorop_packs<T, 1, true>, 1, kChunked<T, true>);
       } else {
-        if (wide) go(&tensorop_packs<T, V, false>, V);
-        else go(&tensorop_packs<T, 1, false>, 1);
+        if (wide) go(&tensorop_packs<T, V, false>, V, false);
+        else go(&tensorop_packs<T, 1, false>, 1, false);
       }
     });
   }
