@@ -7,11 +7,11 @@
 #      conformance over every GPU op solver, the full-size checks, the sanitizers, the sweep of
 #      every solver in all six dtype x layout combinations and PyTorch on the same problems
 #   2. the op GPU tests (test_gpu_ops_*, not the host emulations)
-#   3. (WINOGRAD=1) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
+#   3. (WINOGRAD=1; WINO_PARTS, default check,fuzz,bench) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
 #      (judged by their derived bound), a GPU fuzz campaign (WINO_FUZZ_S, special values included), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
 #      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit)
-#   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations (OPS_BENCH_S limit)
-#      and PyTorch on the same strings (OPS_TORCH_S), joined: the count-weighted totals per op family
+#   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
+#      (OPS_BENCH_S limit) and PyTorch on the same strings (OPS_TORCH_S; OPS_TORCH_FILTER a regex), joined: the count-weighted totals per op family
 #   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8; 0 skips it)
 # Everything lands in $OUT/all.tgz; $OUT/ops_speed.log is the sweep's table (the reply's tail).
 set -u
@@ -42,18 +42,25 @@ pack
 if [ "${WINOGRAD:-0}" = 1 ]; then
   echo "== 3. winograd ($(( $(date +%s) - start )) s)"
   mkdir -p "$W/winograd"
-  timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp32 --layout nchw,nhwc \
-    --solver 'conv.winograd.*' --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
-  echo "winograd check rc=$?"; grep -E "^conv.winograd|^total" "$W/winograd/check.log"
-  timeout $(( ${WINO_FUZZ_S:-30} + 60 )) devbin/hiprim fuzz --op conv --solver 'conv.winograd.*' --time "${WINO_FUZZ_S:-30}" \
-    --devices all --jobs-per-device 8 --require-gpu --report "$W/winograd/fuzz_winograd.json" > "$W/winograd/fuzz.log" 2>&1
-  echo "winograd fuzz rc=$?"; grep -E "^conv.winograd|^solver" "$W/winograd/fuzz.log" | head -8
-  # A problem takes 20-30 s (every solver and up to WINO_PEER_PLANS peer plans verified in full on
-  # the CPU first), so the kill comes 150 s after the last problem may start.
-  timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite bench/suites/winograd_fp32.txt --solver 'conv.winograd.*,conv.igemm.simt*' \
-    --peer cudnn --peer-transforms --peer-max-plans "${WINO_PEER_PLANS:-8}" --repeats 1 --time-limit "${WINO_BENCH_S:-60}" \
-    --report "$W/winograd/perf_winograd.json" > "$W/winograd/bench.log" 2>&1
-  echo "winograd bench rc=$?"; tail -30 "$W/winograd/bench.log" | cut -c1-200
+  parts=",${WINO_PARTS:-check,fuzz,bench},"
+  if [[ $parts == *,check,* ]]; then
+    timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp32 --layout nchw,nhwc \
+      --solver 'conv.winograd.*' --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
+    echo "winograd check rc=$?"; grep -E "^conv.winograd|^total" "$W/winograd/check.log"
+  fi
+  if [[ $parts == *,fuzz,* ]]; then
+    timeout $(( ${WINO_FUZZ_S:-30} + 60 )) devbin/hiprim fuzz --op conv --solver 'conv.winograd.*' --time "${WINO_FUZZ_S:-30}" \
+      --devices all --jobs-per-device 8 --require-gpu --report "$W/winograd/fuzz_winograd.json" > "$W/winograd/fuzz.log" 2>&1
+    echo "winograd fuzz rc=$?"; grep -E "^conv.winograd|^solver|failure|repro" "$W/winograd/fuzz.log" | head -12
+  fi
+  if [[ $parts == *,bench,* ]]; then
+    # A problem takes 20-30 s (every solver and up to WINO_PEER_PLANS peer plans verified in full on
+    # the CPU first), so the kill comes 150 s after the last problem may start.
+    timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite bench/suites/winograd_fp32.txt --solver 'conv.winograd.*,conv.igemm.simt*' \
+      --peer cudnn --peer-transforms --peer-max-plans "${WINO_PEER_PLANS:-8}" --repeats 1 --time-limit "${WINO_BENCH_S:-60}" \
+      --report "$W/winograd/perf_winograd.json" > "$W/winograd/bench.log" 2>&1
+    echo "winograd bench rc=$?"; tail -30 "$W/winograd/bench.log" | cut -c1-200
+  fi
   [ -f "$W/winograd/perf_winograd.json" ] && python3 - "$W/winograd/perf_winograd.json" <<'PY' | tee "$W/winograd/per_solver.txt"
 import json, sys
 rep = json.load(open(sys.argv[1]))
@@ -74,12 +81,12 @@ if [ "${OPS_BENCH:-0}" = 1 ]; then
   echo "== 3b. ops bench ($(( $(date +%s) - start )) s)"
   mkdir -p "$W/opsbench"
   timeout $(( ${OPS_BENCH_S:-150} + 90 )) devbin/hiprim bench --op all --suite resnet50_ops --batch 32 \
-    --combo bf16:nhwc,fp32:nchw,fp16:nhwc,bf16:nchw,fp32:nhwc,fp16:nchw --peer none --repeats 1 --budget-ms 40 \
+    --combo "${OPS_COMBOS:-bf16:nhwc,fp32:nchw,fp16:nhwc,bf16:nchw,fp32:nhwc,fp16:nchw}" --peer none --repeats 1 --budget-ms 40 \
     --time-limit "${OPS_BENCH_S:-150}" --report "$W/opsbench/perf_ops.json" > "$W/opsbench/bench.log" 2>&1
   echo "ops bench rc=$?"
   if [ -f "$W/opsbench/perf_ops.json" ]; then
     timeout $(( ${OPS_TORCH_S:-90} + 30 )) python3 scripts/torch_crosscheck.py --what ops --batch 32 --dtype fp32,fp16,bf16 \
-      --layout nchw,nhwc --replays 5 --target-ms 2 --time-budget "${OPS_TORCH_S:-90}" --out "$W/opsbench/torch_ops.json" \
+      --layout nchw,nhwc --filter "${OPS_TORCH_FILTER:-.}" --replays 5 --target-ms 2 --time-budget "${OPS_TORCH_S:-90}" --out "$W/opsbench/torch_ops.json" \
       --bench "$W/opsbench/perf_ops.json" > "$W/opsbench/torch.log" 2>&1
     echo "torch ops rc=$?"; tail -60 "$W/opsbench/torch.log" | cut -c1-180
   fi
