@@ -37,6 +37,15 @@ const ConvSolver& conv_solver_of(const OpSolver& s) {
   return conv->conv_solver();
 }
 
+}  // namespace
+
+bool gpu_oracle_serves(const ConvProblem& p, verify::FillTier tier, Special special, const ConvSolver& s) {
+  if (special != Special::none || tier != verify::FillTier::exact) return false;
+  return p.dtype == DType::fp32 || s.error_model(p).winograd_m == 0;  // a 16-bit store rounds the exact sum
+}
+
+namespace {
+
 class ConvPrimitive final : public FuzzPrimitive {
  public:
   const char* size_unit() const override { return "MACs"; }
@@ -196,8 +205,9 @@ verify::PreparedCase ConvCases::prepare(const CaseSpec& spec, const OpSolver& s,
   const std::uint64_t drawn_seed = c.data.seed;
   for (int attempt = 0;; ++attempt) {
     o = conv_run_options(c.problem, c.data, solver, o.check_determinism);
-    const bool gpu_oracle = opts_.gpu_oracle && opts_.gpu_oracle.get() != &solver && c.data.special == Special::none &&
-                            conv_case_tier(c) == verify::FillTier::exact && !sampled_for_cpu_check(c, opts_.cpu_check_rate);
+    const bool gpu_oracle = opts_.gpu_oracle && opts_.gpu_oracle.get() != &solver &&
+                            gpu_oracle_serves(c.problem, conv_case_tier(c), c.data.special, solver) &&
+                            !sampled_for_cpu_check(c, opts_.cpu_check_rate);
     if (gpu_oracle) {
       auto oracle = opts_.gpu_oracle;
       o.hooks.oracle = [oracle](const verify::PreparedCase& pc) { return device_solver_output(pc, *oracle); };

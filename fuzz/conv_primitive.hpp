@@ -11,7 +11,12 @@
 //        uses the CPU reference) tells which. A fraction cpu_check_rate of those cases (picked by a
 //        hash of the case, so deterministic) uses the CPU reference instead, which keeps checking
 //        conv.naive itself. Bounded-tier and special-value cases always use the CPU reference (the
-//        bounded rule needs the reference's double value and sum of |terms|).
+//        bounded rule needs the reference's double value and sum of |terms|). Nor does it serve a
+//        16-bit case of a solver judged by another model than the direct sum's (conv.winograd.*):
+//        conv.naive's output is the exact sum rounded to the dtype, while that solver's bound is
+//        relative to the exact sum itself (an exact 259 that conv.naive stores as 260 and a
+//        Winograd 258.9999 stored as 258 are 1.0001 apart, not 2: the s19 H100 campaign's 12
+//        "failures" of f4x3 and f6x3 were this).
 //   Special-value cases always use the CPU naive loops (real terms only), record which implicit
 //   zeros meet Inf/NaN (implicit_zero_kinds), and judge with judge_special() against the solver's own
 //   answer: NaN where it declares it multiplies those zeros (ConvSolver::implicit_zeros), the
@@ -41,6 +46,10 @@ struct ConvTargetOptions {
   std::shared_ptr<const ConvSolver> gpu_oracle;  // conv.naive for the gpu oracle; null: cpu oracle
   double cpu_check_rate = 0.05;                  // gpu oracle: fraction of its cases checked on the CPU instead
 };
+
+// Whether conv.naive's output (the GPU oracle) may stand in for the reference on a case of this
+// problem, tier and special kind for solver s (the rules above; the CPU-check sampling aside).
+bool gpu_oracle_serves(const ConvProblem& p, verify::FillTier tier, Special special, const ConvSolver& s);
 
 class ConvCaseSpec final : public CaseSpec {
  public:

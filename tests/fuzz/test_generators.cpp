@@ -36,6 +36,19 @@ class RestrictedSolver final : public ConvSolver {
   std::function<std::string(const ConvProblem&)> refuse_;
 };
 
+// A solver judged by the Winograd F(4x4, 3x3) model.
+class WinogradModelSolver final : public ConvSolver {
+ public:
+  std::string name() const override { return "test.winograd_model"; }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return "test"; }
+  ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::skipped); }
+  ConvErrorModel error_model(const ConvProblem&) const override { return ConvErrorModel{4, 0.0}; }
+  Applicability applicable(const ConvProblem&) const override { return Applicability::yes(); }
+ protected:
+  void run_checked(const ConvProblem&, const ConvTensors&) const override { FAIL() << "not run in these tests"; }
+};
+
 std::shared_ptr<fuzz::ConvCaseSpec const> draw(const fuzz::FuzzTarget& t, std::uint64_t i) {
   const auto key = fuzz::case_key(7, i);
   auto spec = t.generate(rc::Random(key), 10 + static_cast<int>(key % 91)).value();
@@ -189,6 +202,24 @@ TEST(FuzzGenerators, ProbedDomainOfA3x3OnlySolverFixesTheFilter) {
   EXPECT_EQ(fuzz::probe_conv_domain(*make_host_mutant(Bug::none)).fixed_filter, 0);  // takes 1x1 anchors
   const auto t = fuzz::conv_fuzz_target(s, {}, d);
   for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(*t, i)->conv_case().problem)) << draw(*t, i)->problem();
+}
+
+// conv.naive (the GPU oracle) stores the exact sum rounded to the dtype: it stands in for the
+// reference of exact-tier cases without special values, except 16-bit cases of a solver whose bound
+// is relative to the exact sum (the Winograd model).
+TEST(FuzzGenerators, GpuOracleServesNoSixteenBitCaseOfAWinogradModel) {
+  const auto direct = make_host_mutant(Bug::none);
+  const WinogradModelSolver wino;
+  ConvProblem p = parse_conv_problem("conv fwd bf16 nchw n1 c7 k3 in67x67 f3x3 pad0x0");
+  using verify::FillTier;
+  EXPECT_TRUE(fuzz::gpu_oracle_serves(p, FillTier::exact, fuzz::Special::none, *direct));
+  EXPECT_FALSE(fuzz::gpu_oracle_serves(p, FillTier::exact, fuzz::Special::none, wino));
+  EXPECT_FALSE(fuzz::gpu_oracle_serves(p, FillTier::bounded, fuzz::Special::none, *direct));
+  EXPECT_FALSE(fuzz::gpu_oracle_serves(p, FillTier::exact, fuzz::Special::nan, *direct));
+  p.dtype = DType::fp16;
+  EXPECT_FALSE(fuzz::gpu_oracle_serves(p, FillTier::exact, fuzz::Special::none, wino));
+  p.dtype = DType::fp32;  // fp32: conv.naive's exact-tier output is the exact sum itself
+  EXPECT_TRUE(fuzz::gpu_oracle_serves(p, FillTier::exact, fuzz::Special::none, wino));
 }
 
 TEST(FuzzGenerators, ShrinksAreValidAndNoBiggerThanTheirParent) {

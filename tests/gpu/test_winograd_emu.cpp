@@ -217,5 +217,20 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
   EXPECT_EQ(s.workspace_bytes(p), 36 * (5 * 3 + 3 * tiles + 5 * tiles) * sizeof(float));
 }
 
+// Three bf16 exact-fill cases the s19 H100 fuzz campaign reported against conv.naive's output
+// (the exact sum rounded to bf16, the GPU oracle): against the exact reference they are inside the
+// derived bound (the oracle no longer serves them: fuzz::gpu_oracle_serves).
+TEST(WinogradEmulated, SixteenBitExactFillCasesOfTheGpuCampaignPassAgainstTheExactSum) {
+  struct R { const char* line; int solver; std::uint64_t seed; };
+  const R rs[] = {{"conv fwd bf16 nchw n1 c7 k3 in67x67 f3x3 pad0x0 str1x1 dil1x1 g1", 2, 1398594465},
+                  {"conv fwd bf16 nchw n1 c15 k1 in3x47 f3x3 pad0x0 str1x1 dil1x1 g1", 1, 1914866254},
+                  {"conv fwd bf16 nchw n1 c11 k58 in7x13 f3x3 pad0x1 str1x1 dil1x1 g1", 1, 1}};
+  for (const R& r : rs) {
+    const ConvProblem p = parse_conv_problem(r.line);
+    const verify::CaseRecord rec = run(p, *solvers()[r.solver], verify::FillTier::exact, r.seed);
+    EXPECT_EQ(rec.verdict.status, verify::Status::passed) << r.line << ": " << rec.verdict.reason;
+  }
+}
+
 }  // namespace
 }  // namespace hiprim
