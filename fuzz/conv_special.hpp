@@ -17,7 +17,8 @@
 //                 nonzero value is subnormal in the dtype (fp32 2^-135, fp16 2^-22, bf16 2^-130) while
 //                 staying on the exact tier's grid: products and sums remain exact in fp32, so the
 //                 result is compared exactly and a kernel that flushes subnormals fails. Exact tier only.
-//   huge:         1-3 values of magnitude 2^100 (fp32, bf16) or 2^13 (fp16) in one input: no fp32
+//   huge:         1-3 values of magnitude 2^100 (fp32, bf16) or 2^13 (fp16) in one of the two main
+//                 inputs (the seed picks which; the other and the bias get none): no fp32
 //                 partial sum can overflow (|terms| <= 2^102 resp. 2^15 with the bounded fill in
 //                 [-1, 1)), the fp16 output may (the comparator accepts the infinity the expected value
 //                 rounds to). Bounded tier only (the exact tier's integer sums would stop being exact).

@@ -54,6 +54,34 @@ TEST(FuzzSpecial, ReferenceNaNPositionsAreExactlyTheOutputsReadingTheNaN) {
   });
 }
 
+// Huge values go into one of the two main inputs only (their products stay below fp32's range), in
+// every direction, over many seeds; the other main input keeps the fill's magnitudes.
+TEST(FuzzSpecial, HugeValuesLandInOneMainInputOnly) {
+  const std::pair<const char*, std::pair<std::uint64_t, std::uint64_t>> cases[] = {
+      {"conv fwd fp32 nchw n2 c3 k4 in5x6 f3x3 pad1x1", {verify::kTagX, verify::kTagW}},
+      {"conv bwd-data fp32 nchw n2 c3 k4 in5x6 f3x3 pad1x1", {verify::kTagY, verify::kTagW}},
+      {"conv bwd-weights fp32 nchw n2 c3 k4 in5x6 f3x3 pad1x1", {verify::kTagX, verify::kTagY}}};
+  for (const auto& [line, tags] : cases) {
+    const ConvProblem p = parse_conv_problem(line);
+    auto desc = [&](std::uint64_t tag) { return tag == verify::kTagX ? p.x_desc() : tag == verify::kTagW ? p.w_desc() : p.y_desc(); };
+    int first = 0, second = 0;
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+      int with_huge = 0;
+      for (std::uint64_t tag : {tags.first, tags.second}) {
+        HostTensor t(desc(tag));
+        fuzz::apply_special(fuzz::Special::huge, p, seed, tag, t);
+        bool huge = false;
+        for (float v : t.data) huge = huge || std::fabs(v) >= 0x1p99f;
+        with_huge += huge;
+        if (huge) (tag == tags.first ? first : second)++;
+      }
+      EXPECT_EQ(with_huge, 1) << line << ", seed " << seed;
+    }
+    EXPECT_GT(first, 20) << line;  // either input can be the one
+    EXPECT_GT(second, 20) << line;
+  }
+}
+
 TEST(FuzzSpecial, SpecialValuesAreDeterministicAndLandInTheInputs) {
   const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k4 in5x6 f3x3 pad1x1");
   for (fuzz::Special s : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed}) {
