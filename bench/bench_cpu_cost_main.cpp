@@ -16,12 +16,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "bench/bench_check.hpp"
 #include "bench/reference_cache.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
 
@@ -33,13 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');)
-    if (!t.empty()) out.push_back(t);
-  return out;
-}
 
 }  // namespace
 
@@ -57,18 +50,18 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     std::vector<DType> dts;
-    for (const auto& d : split(dtypes)) {
+    for (const auto& d : split_list(dtypes)) {
       auto t = parse_dtype(d);
       if (!t) throw InputError("--dtype: unknown dtype '" + d + "'");
       dts.push_back(*t);
     }
     std::vector<bool> cls;
-    for (const auto& l : split(layouts)) {
+    for (const auto& l : split_list(layouts)) {
       if (l != "nchw" && l != "nhwc") throw InputError("--layout: '" + l + "' is not nchw or nhwc");
       cls.push_back(l == "nhwc");
     }
     std::vector<ConvDir> ds;
-    for (const auto& d : split(dirs)) {
+    for (const auto& d : split_list(dirs)) {
       bool found = false;
       for (ConvDir v : {ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_weights})
         if (conv_dir_name(v) == d) {

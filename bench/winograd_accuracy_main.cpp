@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/winograd_transforms.hpp"
 #include "reference/winograd.hpp"
 #include "verify/compare.hpp"
@@ -38,13 +39,6 @@ struct Layer {
 const Layer kLayers[] = {{"ResNet-50", 64, 64, 56},  {"ResNet-50", 128, 128, 28}, {"ResNet-50", 256, 256, 14}, {"ResNet-50", 512, 512, 7},
                          {"VGG-16", 256, 256, 56},   {"VGG-16", 512, 512, 28},    {"VGG-16", 512, 512, 14}};
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');)
-    if (!t.empty()) out.push_back(t);
-  return out;
-}
 
 // The fp32 direct sum of one output, (r, s) then c ascending, each term one fused multiply-add.
 std::vector<float> direct_fp32(const ConvProblem& p, const HostTensor& x, const HostTensor& w) {
@@ -102,7 +96,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     std::vector<int> ms;
-    for (const auto& t : split(tiles)) {
+    for (const auto& t : split_list(tiles)) {
       const int m = std::stoi(t);
       if (m != 2 && m != 4 && m != 6) throw InputError("--tiles: " + t + " is not 2, 4 or 6");
       ms.push_back(m);
@@ -114,7 +108,7 @@ int main(int argc, char** argv) {
     int done = 0, failed = 0;
     for (const Layer& L : kLayers) {
       if (layers > 0 && done++ >= layers) break;
-      for (const auto& dts : split(dtypes)) {
+      for (const auto& dts : split_list(dtypes)) {
         const auto dt = parse_dtype(dts);
         if (!dt) throw InputError("--dtype: unknown dtype '" + dts + "'");
         const std::string line = "conv fwd " + dts + " nchw n" + std::to_string(batch) + " c" + std::to_string(L.c) + " k" +

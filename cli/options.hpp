@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/conv_problem.hpp"
+#include "core/text.hpp"
 #include "verify/runner.hpp"
 #include "verify/suite.hpp"
 
@@ -22,7 +23,7 @@ struct RunFlags {
 
 DType dtype_from(const std::string& s);   // InputError names the flag value
 ConvDir dir_from(const std::string& s);
-std::vector<std::string> split_list(const std::string& s);  // "a,b,c"
+using hiprim::split_list;  // "a,b,c" (core/text.hpp)
 // Generated-suite options from --batch and the comma-separated --dtype, --layout (nchw|nhwc), --dir,
 // and --math (exact | tf32: math=tf32 on every fp32 conv problem; InputError when a --dtype is not fp32).
 verify::SuiteOptions suite_options_from(std::int64_t batch, const std::string& dtypes, const std::string& layouts,
