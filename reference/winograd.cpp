@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "reference/error_model.hpp"
 
 namespace hiprim::ref {
 
@@ -17,6 +18,25 @@ std::int64_t winograd_depth(const WinogradTransforms& t, std::int64_t channels) 
 }
 
 namespace {
+
+// The underflow account of the fp32 evaluation, carried beside S: a product below fp32's normal range
+// is off by up to eta = 2^-150 (half the subnormal spacing) in absolute terms, outside the relative
+// model gamma(L) * S (a sum of subnormals is exact). On |.| like S, each value holds (a, e): a its S
+// part, e the eta units of absolute error it may carry, to first order:
+//   (a1, e1) * (a2, e2) = (a1 a2, a1 e2 + a2 e1 + 1)   (no 1 when a factor is exactly 0: 0 rounds to itself)
+//   (a1, e1) + (a2, e2) = (a1 + a2, e1 + e2);   constants and inputs (a, 0).
+struct UnderflowAccount {
+  double a = 0, e = 0;
+  UnderflowAccount() = default;
+  UnderflowAccount(double value) : a(value) {}  // NOLINT(google-explicit-constructor): constants and |inputs|
+  UnderflowAccount(double value, double units) : a(value), e(units) {}
+  bool zero() const { return a == 0 && e == 0; }
+  friend UnderflowAccount operator+(const UnderflowAccount& x, const UnderflowAccount& y) { return {x.a + y.a, x.e + y.e}; }
+  friend UnderflowAccount operator*(const UnderflowAccount& x, const UnderflowAccount& y) {
+    return {x.a * y.a, x.a * y.e + y.a * x.e + (x.zero() || y.zero() ? 0.0 : 1.0)};
+  }
+};
+constexpr double kEtaFp32 = 0x1p-150;
 
 // One evaluation of the algorithm in arithmetic S (double or float) over matrices of S; with
 // `absolute`, every matrix entry and datum enters as its absolute value (S of the bound).
@@ -109,6 +129,12 @@ std::vector<S> as(const std::vector<Rational>& mat, bool absolute) {
   return o;
 }
 
+std::vector<UnderflowAccount> accounts(const std::vector<Rational>& mat) {
+  std::vector<UnderflowAccount> o;
+  for (double v : as<double>(mat, true)) o.emplace_back(v);
+  return o;
+}
+
 }  // namespace
 
 HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w) {
@@ -127,7 +153,13 @@ WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransfor
                                     const HostTensor& w, bool abs_sum) {
   WinogradOutput o;
   o.value = evaluate<double>(p, t, x, w, as<double>(t.at, false), as<double>(t.g, false), as<double>(t.bt, false), false);
-  if (abs_sum) o.abs_sum = evaluate<double>(p, t, x, w, as<double>(t.at, true), as<double>(t.g, true), as<double>(t.bt, true), true);
+  if (!abs_sum) return o;
+  // S, with the underflow account folded in: gamma(L) * abs_sum = gamma(L) * S + (1 + gamma(L)) * eta * E
+  // (each eta enters at one operation and the later ones scale it by at most (1 + u)^L).
+  const std::vector<UnderflowAccount> acc = evaluate<UnderflowAccount>(p, t, x, w, accounts(t.at), accounts(t.g), accounts(t.bt), true);
+  const double gam = gamma_n(winograd_depth(t, winograd_fwd_equivalent(p).c / p.groups), 0x1p-24);
+  o.abs_sum.resize(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) o.abs_sum[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
   return o;
 }
 

@@ -18,6 +18,12 @@
 // Higham, Accuracy and Stability, Lemma 3.1: |prod_{i<=L}(1 + d_i) - 1| <= gamma(L). The comparator
 // takes S in place of the direct sum of |w x| (stored_sum_bound(out, L, 1, e, S)); S >= that sum and
 // grows with the tile (the transforms' |.| norms): winograd_abs_sum reports both.
+// Underflow: a product below fp32's normal range is off by up to eta = 2^-150 beyond that model
+// (subnormal inputs: the transforms' fractions take them off their grid). The abs_sum reported is
+//   S + (1 + gamma(L)) / gamma(L) * eta * E,   E = the algorithm's eta units (reference/winograd.cpp:
+// each nonzero product adds one, later products scale it by their |other factor|, sums add),
+// so gamma(L) * abs_sum >= gamma(L) * S + (1 + gamma(L)) * eta * E; for normal-range data E * eta is
+// below 1e-40 of S's scale. (The s19 H100 fuzz found F(6x6) on subnormal inputs 3% past the bound without it.)
 //
 // For the solver (issue 17): the runner's conv check (verify/conv_check.cpp) takes the model a solver
 // declares (ConvSolver::error_model: S and L above in place of the direct sum); bench/bench_check.cpp
@@ -43,7 +49,7 @@ std::int64_t winograd_depth(const WinogradTransforms& t, std::int64_t channels);
 // the output is p's (y, resp. dx) by that tensor's storage offsets.
 struct WinogradOutput {
   std::vector<double> value;    // the output by its desc's storage offset
-  std::vector<double> abs_sum;  // S per element (winograd_abs_sum), or empty
+  std::vector<double> abs_sum;  // S per element with the underflow account (above), or empty
 };
 // The algorithm in double (the transforms' doubles, exact for the dyadic ones): the output and, when asked, S.
 WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,

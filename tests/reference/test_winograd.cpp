@@ -188,6 +188,34 @@ TEST(WinogradConv, Fp32EvaluationStaysWithinTheDerivedBound) {
       }
 }
 
+// Subnormal inputs (small integers times 2^-135, the fuzzer's subnormal kind): the transforms'
+// fractions take them off fp32's grid and products underflow by up to 2^-150 each. The reported
+// abs_sum carries that account: the fp32 evaluation stays within the bound with it, and exceeds the
+// bound built from S alone (S of the same data scaled back into the normal range, times 2^-135:
+// the algorithm on |.| is linear in x) somewhere, so the account is what holds it.
+TEST(WinogradConv, SubnormalInputsStayWithinTheBoundOnlyWithTheUnderflowAccount) {
+  int beyond_s_alone = 0;
+  for (int m : {4, 6})
+    for (const char* s : kShapes)
+      for (std::uint32_t seed : {1u, 2u, 3u}) {
+        const ConvProblem p = parse_conv_problem(s);
+        const WinogradTransforms t = winograd_f3(m);
+        Data normal = random_data(p, seed, true), sub = normal;
+        for (float& v : sub.x.data) v = std::ldexp(v, -135);
+        const ConvOutput want = conv_naive(p, {&sub.x, &sub.w, nullptr, nullptr});
+        const WinogradOutput with = winograd_conv_double(p, t, sub.x, sub.w, true);
+        const WinogradOutput scaled = winograd_conv_double(p, t, normal.x, normal.w, true);
+        const std::vector<float> got = winograd_conv_fp32(p, t, sub.x, sub.w);
+        const std::int64_t L = winograd_depth(t, p.c / p.groups);
+        for (std::size_t e = 0; e < got.size(); ++e) {
+          const double err = std::fabs(static_cast<double>(got[e]) - want.value[e]);
+          ASSERT_LE(err, stored_sum_bound(DType::fp32, L, 1.0, want.value[e], with.abs_sum[e])) << "F(" << m << ",3) " << s << " seed " << seed;
+          beyond_s_alone += err > stored_sum_bound(DType::fp32, L, 1.0, want.value[e], std::ldexp(scaled.abs_sum[e], -135));
+        }
+      }
+  EXPECT_GT(beyond_s_alone, 0);
+}
+
 TEST(WinogradConv, TheBoundCatchesAPerturbedConstant) {
   // The bound can fail: G of F(4,3) with one entry off by 1/64 (a mis-typed coefficient) exceeds it;
   // and the right transforms' fp32 result does differ from the reference (the check is not vacuous).
