@@ -7,7 +7,7 @@
 #      conformance over every GPU op solver, the full-size checks, the sanitizers, the sweep of
 #      every solver in all six dtype x layout combinations and PyTorch on the same problems
 #   2. the op GPU tests (test_gpu_ops_*, not the host emulations)
-#   3. (WINOGRAD=1; WINO_PARTS, default check,fuzz,bench) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
+#   3. (WINOGRAD=1; WINO_PARTS, default check,fuzz,bench; also corpus: every solver on fuzz/corpus) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
 #      (judged by their derived bound), a GPU fuzz campaign (WINO_FUZZ_S, special values included), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
 #      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit)
 #   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
@@ -47,6 +47,10 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
     timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp32 --layout nchw,nhwc \
       --solver 'conv.winograd.*' --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
     echo "winograd check rc=$?"; grep -E "^conv.winograd|^total" "$W/winograd/check.log"
+  fi
+  if [[ $parts == *,corpus,* ]]; then  # every solver on the committed repro lines (fuzz/corpus)
+    timeout 120 devbin/hiprim check --require-gpu --suite corpus --report "$W/winograd/conformance_corpus.json" > "$W/winograd/corpus.log" 2>&1
+    echo "corpus check rc=$?"; grep -E "^conv\.|^total" "$W/winograd/corpus.log"
   fi
   if [[ $parts == *,fuzz,* ]]; then
     timeout $(( ${WINO_FUZZ_S:-30} + 60 )) devbin/hiprim fuzz --op conv --solver 'conv.winograd.*' --time "${WINO_FUZZ_S:-30}" \
