@@ -149,17 +149,21 @@ HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w)
   return out;
 }
 
-WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                    const HostTensor& w, bool abs_sum) {
-  WinogradOutput o;
-  o.value = evaluate<double>(p, t, x, w, as<double>(t.at, false), as<double>(t.g, false), as<double>(t.bt, false), false);
-  if (!abs_sum) return o;
+std::vector<double> winograd_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& w) {
   // S, with the underflow account folded in: gamma(L) * abs_sum = gamma(L) * S + (1 + gamma(L)) * eta * E
   // (each eta enters at one operation and the later ones scale it by at most (1 + u)^L).
   const std::vector<UnderflowAccount> acc = evaluate<UnderflowAccount>(p, t, x, w, accounts(t.at), accounts(t.g), accounts(t.bt), true);
   const double gam = gamma_n(winograd_depth(t, winograd_fwd_equivalent(p).c / p.groups), 0x1p-24);
-  o.abs_sum.resize(acc.size());
-  for (std::size_t i = 0; i < acc.size(); ++i) o.abs_sum[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
+  std::vector<double> s(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) s[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
+  return s;
+}
+
+WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                    const HostTensor& w, bool abs_sum) {
+  WinogradOutput o;
+  o.value = evaluate<double>(p, t, x, w, as<double>(t.at, false), as<double>(t.g, false), as<double>(t.bt, false), false);
+  if (abs_sum) o.abs_sum = winograd_abs_sum(p, t, x, w);
   return o;
 }
 

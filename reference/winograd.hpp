@@ -51,9 +51,14 @@ struct WinogradOutput {
   std::vector<double> value;    // the output by its desc's storage offset
   std::vector<double> abs_sum;  // S per element with the underflow account (above), or empty
 };
-// The algorithm in double (the transforms' doubles, exact for the dyadic ones): the output and, when asked, S.
+// The algorithm in double (the transforms' doubles, exact for the dyadic ones): the output and, when asked, S
+// (winograd_abs_sum).
 WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
                                     const HostTensor& w, bool abs_sum);
+// S per output element (with the underflow account above), by its desc's storage offset: the bound's
+// input alone, without the double evaluation of the output.
+std::vector<double> winograd_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
+                                     const HostTensor& w);
 // The algorithm in fp32 arithmetic in the order above (constants rounded to fp32), the output in fp32
 // (not rounded to the dtype), by its desc's storage offset: the model a solver's output is held to.
 std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
