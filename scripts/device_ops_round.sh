@@ -9,7 +9,8 @@
 #   2. the op GPU tests (test_gpu_ops_*, not the host emulations)
 #   3. (WINOGRAD=1; WINO_PARTS, default check,fuzz,bench; also corpus: every solver on fuzz/corpus) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
 #      (judged by their derived bound), a GPU fuzz campaign (WINO_FUZZ_S, special values included), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
-#      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit)
+#      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit);
+#      WINO_PARTS ncu: each phase of a solve under ncu (WINO_NCU: "problem|solver|config;...")
 #   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
 #      (OPS_BENCH_S limit) and PyTorch on the same strings (OPS_TORCH_S; OPS_TORCH_FILTER a regex), joined: the count-weighted totals per op family
 #   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8; 0 skips it)
@@ -24,6 +25,7 @@ devbin/hiprim --version > "$W/build_version.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$W/nvidia_smi.txt" 2>&1
 pack() { ( cd "$W" && tar -czf "$OUT/all.tgz" . ); }
 
+if [ "${OPS_SPEED:-1}" = 1 ]; then  # OPS_SPEED=0 skips steps 1 and 2 (no op kernel changed since their last run)
 echo "== 1. device_ops_speed.sh"
 OUT="$W/speed" TOTAL_BUDGET_S="${TOTAL_BUDGET_S:-330}" TORCH_BUDGET_S="${TORCH_BUDGET_S:-60}" \
   SWEEP_FAMILIES="${SWEEP_FAMILIES:-bnorm,pool,activ,tensorop,lrn,softmax,dropout,reduce}" scripts/device_ops_speed.sh > "$W/speed.out" 2>&1
@@ -38,6 +40,7 @@ for t in devbin/test_gpu_ops*; do
   echo "$(basename "$t") rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$W/$(basename "$t").log" | tr '\n' ' ')"
 done
 pack
+fi
 
 if [ "${WINOGRAD:-0}" = 1 ]; then
   echo "== 3. winograd ($(( $(date +%s) - start )) s)"
@@ -64,6 +67,20 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
       --peer cudnn --peer-transforms --peer-max-plans "${WINO_PEER_PLANS:-8}" --repeats 1 --time-limit "${WINO_BENCH_S:-60}" \
       --report "$W/winograd/perf_winograd.json" > "$W/winograd/bench.log" 2>&1
     echo "winograd bench rc=$?"; tail -30 "$W/winograd/bench.log" | cut -c1-200
+  fi
+  if [[ $parts == *,ncu,* ]] && command -v ncu > /dev/null; then
+    # Each phase of one solve (filter, input transform, GEMM, output transform) under ncu, per WINO_NCU entry
+    # "problem|solver|config" (';'-separated): duration, throughput, occupancy.
+    IFS=';' read -ra wjobs <<< "${WINO_NCU:-}"
+    for i in "${!wjobs[@]}"; do
+      IFS='|' read -r prob solver cfg <<< "${wjobs[$i]}"
+      f="$W/winograd/ncu_$i.txt"
+      echo "== $prob | $solver | $cfg" > "$f"
+      HIPRIM_SOLVER="$solver" HIPRIM_CONV_CONFIG="$cfg" timeout 90 ncu --clock-control none -k "regex:wino_|gemm_tiled" --launch-count 4 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats devbin/hiprim run "$prob" --no-determinism-check >> "$f" 2>&1
+      echo "rc=$?" >> "$f"
+      echo "ncu $i: $prob $solver $cfg"; grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|rc=" "$f" | cut -c1-150
+    done
   fi
   [ -f "$W/winograd/perf_winograd.json" ] && python3 - "$W/winograd/perf_winograd.json" <<'PY' | tee "$W/winograd/per_solver.txt"
 import json, sys

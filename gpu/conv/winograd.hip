@@ -3,14 +3,18 @@
 // Gray, arXiv 1509.09308), non-fused, a = m + 2, every step in fp32 (16-bit data is read as fp32 and the
 // output rounded to its dtype once at the store):
 //   U[xi][g][k][c] = (G w G^T)[xi]      filter transform, a x a per (k, c)                 workspace
-//   V[xi][g][c][p] = (B^T d B)[xi]      input transform, a x a per (c, tile p)              workspace
-//   M[xi][g][k][p] = sum_c U[xi][g][k][c] V[xi][g][c][p]    a^2 * G batched GEMMs           workspace
+//   V[xi][g][p][c] = (B^T d B)[xi]      input transform, a x a per (c, tile p)              workspace
+//   M[xi][g][p][k] = sum_c V[xi][g][p][c] U[xi][g][k][c]    a^2 * G batched GEMMs           workspace
 //   y tile          = A^T M A            output transform per (k, tile), clipped at the edge
+// V and M are stored channel-fastest ([p][c], [p][k]) for NHWC, tile-fastest ([c][p], [k][p]) for
+// NCHW, and the transforms' threads walk the same index fastest: their global reads and writes of x,
+// V, M and y are then coalesced (WinoGeom::chan_fast).
 // xi = i*a + j over the a x a transformed domain; a tile p = (n, th, tw) covers outputs
 // [th*m, th*m + m) x [tw*m, tw*m + m) and reads the a x a inputs from (th*m - pad_h, tw*m - pad_w),
 // zeros outside the image (multiplied: ImplicitZeros multiplied). The GEMM is the project's SIMT
 // tiled GEMM (gpu/gemm/gemm_tile.hpp: one thread's fp32 sum per entry, c ascending), its tile the
-// perf config: gemm64 (64 x 64, 4 x 4 per thread) or gemm128 (128 x 128, 8 x 8).
+// perf config: tiles x channels gemm64 (64 x 64, 4 x 4 per thread), gemm128x64 (128 x 64, 8 x 8) or
+// gemm128 (128 x 128, 8 x 8).
 // Every product of the transforms is one sum per entry with the inner index ascending, in fp32:
 // reference/winograd.hpp's fp32 evaluation, whose derived bound (ConvErrorModel{m}) judges the
 // output. The matrices are core/winograd_transforms.hpp's (num/den rounded to fp32 once).
@@ -50,9 +54,14 @@ struct WinoGeom {
   int cg, kg;             // channels per group of In and Out
   bool flip;              // bwd-data: w' [g*kg + k][c][r][s] = w[g*cg + c][k][2-r][2-s] (w's own strides: w_str)
   long long w_str[5];     // the problem's w strides [co, ci, t, r, s]
+  bool chan_fast;         // NHWC: V [..][p][c] and M [..][p][k], channels fastest; NCHW: [..][c][p], [..][k][p]
+  // Offset of V (ch = cg) or M (ch = kg) entry (b = xi*G + g, channel j, tile p).
+  __host__ __device__ long long wsp(long long b, int ch, long long j, long long p) const {
+    return chan_fast ? (b * tiles + p) * ch + j : (b * ch + j) * tiles + p;
+  }
 };
 
-// Workspace layout (floats): U [a^2][G][kg][cg], V [a^2][G][cg][P], M [a^2][G][kg][P]; batch b = xi*G + g.
+// Workspace layout (floats): U [a^2][G][kg][cg], V [a^2][G] x (cg, P), M [a^2][G] x (kg, P); batch b = xi*G + g.
 struct WinoSpans {
   long long u, v, m;
 };
@@ -109,14 +118,28 @@ __device__ __forceinline__ void tile_of(const WinoGeom& wg, long long p, int& n,
   tw = r - th * wg.tiles_w;
 }
 
-// V = B^T d B for every (g, c, p): thread i -> p fastest (V's rows are contiguous in p), then c, then g.
+// Thread i's (channel ch < C of G groups, tile p < P): ch fastest when wg.chan_fast, else p fastest.
+__device__ __forceinline__ void chan_tile_of(const WinoGeom& wg, long long i, long long C, int& ch, long long& p) {
+  if (wg.chan_fast) {
+    p = i / C;
+    ch = static_cast<int>(i - p * C);
+  } else {
+    const long long c = i / wg.tiles;
+    p = i - c * wg.tiles;
+    ch = static_cast<int>(c);
+  }
+}
+
+// V = B^T d B for every (g, c, p): thread i -> (c, p), walked as chan_tile_of says.
 template <typename T, int M>
 __global__ void wino_input(WinoGeom wg, WinoMats mt, const T* __restrict__ x, float* __restrict__ v) {
   constexpr int A = M + 2;
-  const long long P = wg.tiles, total = 1LL * wg.g.groups * wg.cg * P;
+  const long long P = wg.tiles, C = 1LL * wg.g.groups * wg.cg, total = C * P;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
-    const long long p = i % P, gc = i / P;
-    const int cc = static_cast<int>(gc % wg.cg), grp = static_cast<int>(gc / wg.cg);
+    int gc;
+    long long p;
+    chan_tile_of(wg, i, C, gc, p);
+    const int cc = gc % wg.cg, grp = gc / wg.cg;
     int n, th, tw;
     tile_of(wg, p, n, th, tw);
     const int h0 = th * M - wg.g.pad[1], w0 = tw * M - wg.g.pad[2];
@@ -140,7 +163,7 @@ __global__ void wino_input(WinoGeom wg, WinoMats mt, const T* __restrict__ x, fl
         t[r][s] = acc;
       }
     const long long stride = 1LL * wg.g.groups * wg.cg * P;  // between xi
-    float* out = v + (1LL * grp * wg.cg + cc) * P + p;
+    float* out = v + wg.wsp(grp, wg.cg, cc, p);
 #pragma unroll
     for (int r = 0; r < A; ++r)
 #pragma unroll
@@ -153,16 +176,18 @@ __global__ void wino_input(WinoGeom wg, WinoMats mt, const T* __restrict__ x, fl
   }
 }
 
-// y tile = A^T M A for every (g, k, p): thread i -> p fastest, then k, then g.
+// y tile = A^T M A for every (g, k, p): thread i -> (k, p), walked as chan_tile_of says.
 template <typename T, int M>
 __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, T* __restrict__ y) {
   constexpr int A = M + 2;
-  const long long P = wg.tiles, total = 1LL * wg.g.groups * wg.kg * P;
+  const long long P = wg.tiles, C = 1LL * wg.g.groups * wg.kg, total = C * P;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
-    const long long p = i % P, gk = i / P;
-    const int kk = static_cast<int>(gk % wg.kg), grp = static_cast<int>(gk / wg.kg);
+    int gk;
+    long long p;
+    chan_tile_of(wg, i, C, gk, p);
+    const int kk = gk % wg.kg, grp = gk / wg.kg;
     const long long stride = 1LL * wg.g.groups * wg.kg * P;  // between xi
-    const float* in = mw + (1LL * grp * wg.kg + kk) * P + p;
+    const float* in = mw + wg.wsp(grp, wg.kg, kk, p);
     float t[M][A];
 #pragma unroll
     for (int r = 0; r < M; ++r)
@@ -212,13 +237,16 @@ WinoGeom wino_geom(const ConvProblem& p, int m) {
   w.tiles = 1LL * w.g.batch * w.tiles_h * w.tiles_w;
   w.cg = w.g.in_per_group();
   w.kg = w.g.out_per_group();
+  w.chan_fast = p.channels_last;
   return w;
 }
 
-// Perf configs: the transformed-domain GEMM's tile, 64 x 64 (4 x 4 per thread) or 128 x 128 (8 x 8).
-// Both sum each entry over c ascending by one fmaf per term: the same bits.
+// Perf configs: the transformed-domain GEMM's tile, tiles x output channels: 64 x 64 (4 x 4 per thread),
+// 128 x 64 or 128 x 128 (8 x 8). Each sums every entry over c ascending by one fmaf per term: the same bits.
 constexpr const char* kGemm64 = "gemm64";
+constexpr const char* kGemm128x64 = "gemm128x64";
 constexpr const char* kGemm128 = "gemm128";
+using GemmTile128x64 = GemmTile<128, 64, 8, 8, 8>;  // 128 threads
 
 template <typename T, int M>
 void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string& name, const std::string& config) {
@@ -243,18 +271,26 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt,
                      static_cast<const T*>(fwd ? t.x : t.y), v);
   check_launch_lazy("wino_input", ctx);
-  // M[b] = U[b] (kg x cg) x V[b] (cg x P) for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype.
-  const GemmShape shape{wg.kg, wg.tiles, wg.cg, 1LL * A * A * wg.g.groups};
-  const MatrixMap u_map{DimMap::plain(wg.cg), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.cg)};
-  const MatrixMap v_map{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.cg * wg.tiles)};
+  // M[b] = V[b] (P x cg) x U[b]^T (cg x kg) for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype;
+  // (row, column) maps of V and M from wsp(): rows are tiles, columns channels.
+  const GemmShape shape{wg.tiles, wg.kg, wg.cg, 1LL * A * A * wg.g.groups};
+  auto ws_map = [&](int ch) {
+    const long long rows = wg.wsp(0, ch, 0, 1), cols = wg.wsp(0, ch, 1, 0);
+    return MatrixMap{DimMap::plain(rows), DimMap::plain(cols), DimMap::plain(1LL * ch * wg.tiles)};
+  };
+  const MatrixMap v_map = ws_map(wg.cg);
+  const MatrixMap u_map{DimMap::plain(1), DimMap::plain(wg.cg), DimMap::plain(1LL * wg.kg * wg.cg)};
   StoreEpilogue<float> ep;
   ep.out = mw;
-  ep.out_map = MatrixMap{DimMap::plain(wg.tiles), DimMap::plain(1), DimMap::plain(1LL * wg.kg * wg.tiles)};
+  ep.out_map = ws_map(wg.kg);
   const std::string what = name + " transformed-domain GEMM";
+  const float* vc = v;
   if (config == kGemm128)
-    launch_gemm<float, GemmTileWide>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, what);
+    launch_gemm<float, GemmTileWide>(shape, vc, v_map, static_cast<const float*>(u), u_map, ep, stream, what);
+  else if (config == kGemm128x64)
+    launch_gemm<float, GemmTile128x64>(shape, vc, v_map, static_cast<const float*>(u), u_map, ep, stream, what);
   else
-    launch_gemm<float, GemmTileDefault>(shape, u, u_map, static_cast<const float*>(v), v_map, ep, stream, what);
+    launch_gemm<float, GemmTileDefault>(shape, vc, v_map, static_cast<const float*>(u), u_map, ep, stream, what);
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
                      static_cast<T*>(fwd ? t.y : t.x));
   check_launch_lazy("wino_output", ctx);
@@ -284,10 +320,13 @@ class ConvWinograd final : public ConvSolver {
       return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
     return Applicability::yes();
   }
-  std::vector<std::string> perf_configs() const override { return {kGemm64, kGemm128}; }
-  // The wide tile where the GEMM has 128 rows (output channels per group) or more; not yet measured.
+  std::vector<std::string> perf_configs() const override { return {kGemm64, kGemm128x64, kGemm128}; }
+  // The largest tile the GEMM fills: 128 rows where there are 128 tiles or more, 128 columns where
+  // there are 128 output channels per group or more.
   std::string default_config_for(const ConvProblem& p) const override {
-    return wino_geom(p, M).kg >= 128 ? kGemm128 : kGemm64;
+    const WinoGeom wg = wino_geom(p, M);
+    if (wg.tiles < 128) return kGemm64;
+    return wg.kg >= 128 ? kGemm128 : kGemm128x64;
   }
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     if (!applicable(p)) return 0;
