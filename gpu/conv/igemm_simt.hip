@@ -14,6 +14,7 @@
 #include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/igemm_simt_col.hpp"
 #include "gpu/conv/igemm_simt_kernel.hpp"
+#include "gpu/conv/igemm_simt_launch.hpp"
 #include "gpu/conv/igemm_simt_plan.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/conv/weight_copies.hpp"
@@ -24,6 +25,20 @@ namespace hiprim::gpu {
 namespace {
 
 constexpr const char* kSimtName = "conv.igemm.simt";
+
+// out[map.offset(e / n, e % n)] = sum_{s ascending} partial[s][e] (+ the bias of the row (NCHW) or
+// column), e over [0, mn); grid-stride.
+__global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __restrict__ partial, long long mn, int n,
+                                                                int splits, const float* __restrict__ bias,
+                                                                float* __restrict__ out, SimtOutMap map) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < mn; e += step) {
+    float acc = 0.0f;
+    for (int s = 0; s < splits; ++s) acc += partial[s * mn + e];
+    const long long m = e / n, col = e - m * n;
+    out[map.offset(m, static_cast<int>(col), n)] = bias ? acc + bias[map.cols_pq ? m : col] : acc;
+  }
+}
 
 SimtConvGeom simt_geom(const ConvProblem& f) {
   const Dims o = f.out();
@@ -51,35 +66,6 @@ SimtConvGeom class_geom(const ConvProblem& p, const SimtConvClass& z) {
   return g;
 }
 
-template <SimtConvDir D, int BM, int BN, int VWA, int VWB>
-void launch_tile(const SimtConvArgs& a, int splits, hipStream_t stream, const std::string& context) {
-  using Tile = SimtTile<BM, BN>;
-  const dim3 grid(static_cast<unsigned>((a.n + BN - 1) / BN), static_cast<unsigned>((a.m + BM - 1) / BM),
-                  static_cast<unsigned>(splits));
-  hipLaunchKernelGGL((simt_conv_kernel<D, Tile, VWA, VWB>), grid, dim3(Tile::threads), 0, stream, a);
-  HIPRIM_CHECK_LAUNCH("simt_conv_kernel", context);
-}
-
-template <SimtConvDir D, int VWA, int VWB>
-void launch_config(const SimtConvArgs& a, const SimtConvConfig& c, hipStream_t stream, const std::string& context) {
-  if (c.bm == 128 && c.bn == 128) return launch_tile<D, 128, 128, VWA, VWB>(a, c.splits, stream, context);
-  if (c.bm == 128 && c.bn == 64) return launch_tile<D, 128, 64, VWA, VWB>(a, c.splits, stream, context);
-  if (c.bm == 64 && c.bn == 128) return launch_tile<D, 64, 128, VWA, VWB>(a, c.splits, stream, context);
-  return launch_tile<D, 64, 64, VWA, VWB>(a, c.splits, stream, context);
-}
-
-// Vector widths: both 4 or both 1 for the NHWC modes; NCHW also (4, 1) (A = W in vectors, B gathered).
-template <SimtConvDir D>
-void launch_widths(const SimtConvArgs& a, const SimtConvConfig& c, bool vec_a, bool vec_b, hipStream_t stream,
-                   const std::string& context) {
-  if (vec_a && vec_b) return launch_config<D, 4, 4>(a, c, stream, context);
-  if constexpr (D == SimtConvDir::nchw_fwd || D == SimtConvDir::nchw_bwd_data)
-    if (vec_a) return launch_config<D, 4, 1>(a, c, stream, context);
-  return launch_config<D, 1, 1>(a, c, stream, context);
-}
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 // One GEMM: the kernel (16-byte vectors where the channel counts are multiples of 4 and the
 // buffers aligned), then the split's reduction into final_out.
 void run_gemm(SimtConvArgs a, SimtConvDir d, const SimtConvConfig& c, float* partial, float* final_out,
@@ -90,20 +76,22 @@ void run_gemm(SimtConvArgs a, SimtConvDir d, const SimtConvConfig& c, float* par
   a.bias = a.partial ? nullptr : bias;
   const bool nchw = d == SimtConvDir::nchw_fwd || d == SimtConvDir::nchw_bwd_data;
   // float4 stores: 4-runs contiguous and 16-byte aligned (rows of pitch N, or NCHW pixel runs)
-  a.vec_out = aligned16(a.out) && (a.partial || !nchw ? a.n % 4 == 0 : a.map.cols_pq % 4 == 0);
+  a.vec_out = simt_aligned16(a.out) && (a.partial || !nchw ? a.n % 4 == 0 : a.map.cols_pq % 4 == 0);
   bool vec_a = false, vec_b = false;
   if (nchw) {  // A = W: C % 4 (fwd's rows of C, bwd-data's rows of M = C); B: pixel runs of stride 1
-    vec_a = (d == SimtConvDir::nchw_fwd ? a.kred : a.m) % 4 == 0 && aligned16(a.a);
-    vec_b = a.g.str_h == 1 && a.g.str_w == 1 && a.g.p * a.g.q % 4 == 0 && aligned16(a.b);
+    vec_a = (d == SimtConvDir::nchw_fwd ? a.kred : a.m) % 4 == 0 && simt_aligned16(a.a);
+    vec_b = a.g.str_h == 1 && a.g.str_w == 1 && a.g.p * a.g.q % 4 == 0 && simt_aligned16(a.b);
   } else {
-    vec_a = vec_b = a.g.c % 4 == 0 && a.g.k % 4 == 0 && aligned16(a.a) && aligned16(a.b) && aligned16(a.out);
+    vec_a = vec_b = a.g.c % 4 == 0 && a.g.k % 4 == 0 && simt_aligned16(a.a) && simt_aligned16(a.b) && simt_aligned16(a.out);
   }
   switch (d) {
-    case SimtConvDir::fwd: launch_widths<SimtConvDir::fwd>(a, c, vec_a, vec_b, stream, context); break;
-    case SimtConvDir::wgrad: launch_widths<SimtConvDir::wgrad>(a, c, vec_a, vec_b, stream, context); break;
-    case SimtConvDir::nchw_fwd: launch_widths<SimtConvDir::nchw_fwd>(a, c, vec_a, vec_b, stream, context); break;
+    case SimtConvDir::fwd: launch_simt_widths<SimtConvDir::fwd>(a, c, c.splits, vec_a, vec_b, stream, context); break;
+    case SimtConvDir::wgrad: launch_simt_widths<SimtConvDir::wgrad>(a, c, c.splits, vec_a, vec_b, stream, context); break;
+    case SimtConvDir::nchw_fwd:
+      launch_simt_widths<SimtConvDir::nchw_fwd>(a, c, c.splits, vec_a, vec_b, stream, context);
+      break;
     case SimtConvDir::nchw_bwd_data:
-      launch_widths<SimtConvDir::nchw_bwd_data>(a, c, vec_a, vec_b, stream, context);
+      launch_simt_widths<SimtConvDir::nchw_bwd_data>(a, c, c.splits, vec_a, vec_b, stream, context);
       break;
   }
   if (a.partial) {

@@ -73,6 +73,10 @@ struct SimtConvArgs {
   const float* bias = nullptr;  // [N], added by an unsplit launch (split: by the reduction)
   int m = 0, n = 0, kred = 0;   // GEMM sizes
   int k_chunk = 0;              // kk per slice (a multiple of 8; >= kred when unsplit)
+  // A batched launch (unsplit): blockIdx.z is the batch z, whose a, b and out are z * a_batch,
+  // z * b_batch and z * out_batch floats further on (gpu/conv/simt_batched_gemm.hpp).
+  bool batched = false;
+  long long a_batch = 0, b_batch = 0, out_batch = 0;
 };
 
 template <int BM_, int BN_>
@@ -124,7 +128,13 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   const SimtConvGeom& g = args.g;
   const int tid = static_cast<int>(threadIdx.x);
   const int m0 = static_cast<int>(blockIdx.y) * BM, n0 = static_cast<int>(blockIdx.x) * BN;
-  const int slice = static_cast<int>(blockIdx.z);
+  const int slice = args.batched ? 0 : static_cast<int>(blockIdx.z);
+  if (args.batched) {
+    const long long z = blockIdx.z;
+    args.a += z * args.a_batch;
+    args.b += z * args.b_batch;
+    args.out += z * args.out_batch;
+  }
   const int k_lo = slice * args.k_chunk;
   const int k_hi = args.kred - k_lo < args.k_chunk ? args.kred : k_lo + args.k_chunk;
   const int pq = g.p * g.q, rsc = g.r * g.s * g.c;
@@ -305,20 +315,6 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
           if (n + j < args.n) o[j] = v[j];
       }
     }
-  }
-}
-
-// out[map.offset(e / n, e % n)] = sum_{s ascending} partial[s][e] (+ the bias of the row (NCHW) or
-// column), e over [0, mn); grid-stride.
-__global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __restrict__ partial, long long mn, int n,
-                                                                int splits, const float* __restrict__ bias,
-                                                                float* __restrict__ out, SimtOutMap map) {
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < mn; e += step) {
-    float acc = 0.0f;
-    for (int s = 0; s < splits; ++s) acc += partial[s * mn + e];
-    const long long m = e / n, col = e - m * n;
-    out[map.offset(m, static_cast<int>(col), n)] = bias ? acc + bias[map.cols_pq ? m : col] : acc;
   }
 }
 

@@ -11,10 +11,9 @@
 // V, M and y are then coalesced (WinoGeom::chan_fast).
 // xi = i*a + j over the a x a transformed domain; a tile p = (n, th, tw) covers outputs
 // [th*m, th*m + m) x [tw*m, tw*m + m) and reads the a x a inputs from (th*m - pad_h, tw*m - pad_w),
-// zeros outside the image (multiplied: ImplicitZeros multiplied). The GEMM is the project's SIMT
-// tiled GEMM (gpu/gemm/gemm_tile.hpp: one thread's fp32 sum per entry, c ascending), its tile the
-// perf config: tiles x channels gemm64 (64 x 64, 4 x 4 per thread), gemm128x64 (128 x 64, 8 x 8) or
-// gemm128 (128 x 128, 8 x 8).
+// zeros outside the image (multiplied: ImplicitZeros multiplied). The GEMMs run batched on
+// conv.igemm.simt's kernel as 1x1 convolutions (gpu/conv/simt_batched_gemm.hpp: one thread's fp32 sum
+// per entry, c ascending), its tile the perf config (t128x128, t128x64, t64x128, t64x64).
 // Every product of the transforms is one sum per entry with the inner index ascending, in fp32:
 // reference/winograd.hpp's fp32 evaluation, whose derived bound (ConvErrorModel{m}) judges the
 // output. The matrices are core/winograd_transforms.hpp's (num/den rounded to fp32 once).
@@ -33,13 +32,13 @@
 #include "gpu/common/numeric.hpp"
 #include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/solvers.hpp"
-#include "gpu/gemm/gemm_epilogue.hpp"
-#include "gpu/gemm/gemm_tile.hpp"
+#include "gpu/conv/simt_batched_gemm.hpp"
 
 namespace hiprim::gpu {
 namespace {
 
 constexpr int kBlock = 256;
+constexpr long long kMaxTiles = 0x7fffffffLL - 1024;  // the batched GEMM's int rows
 constexpr int kMaxA = 8;  // F(6x6, 3x3)
 
 // The transforms in fp32, row-major: at [m][a], g [a][3], bt [a][a].
@@ -214,6 +213,15 @@ __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ 
   }
 }
 
+// The a^2 * G transformed-domain GEMMs over the workspace's U, V and M.
+SimtBatchedGemm batched_gemm(const WinoGeom& wg, int a, const float* u, const float* v, float* m) {
+  SimtBatchedGemm b;
+  b.v = v, b.u = u, b.out = m;
+  b.p = wg.tiles, b.c = wg.cg, b.k = wg.kg, b.batch = 1LL * a * a * wg.g.groups;
+  b.channels_last = wg.chan_fast;
+  return b;
+}
+
 WinoMats mats_of(const WinogradTransforms& t) {
   WinoMats m{};
   auto put = [](const std::vector<Rational>& src, float* dst) {
@@ -241,13 +249,6 @@ WinoGeom wino_geom(const ConvProblem& p, int m) {
   return w;
 }
 
-// Perf configs: the transformed-domain GEMM's tile, tiles x output channels: 64 x 64 (4 x 4 per thread),
-// 128 x 64 or 128 x 128 (8 x 8). Each sums every entry over c ascending by one fmaf per term: the same bits.
-constexpr const char* kGemm64 = "gemm64";
-constexpr const char* kGemm128x64 = "gemm128x64";
-constexpr const char* kGemm128 = "gemm128";
-using GemmTile128x64 = GemmTile<128, 64, 8, 8, 8>;  // 128 threads
-
 template <typename T, int M>
 void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string& name, const std::string& config) {
   constexpr int A = M + 2;
@@ -271,26 +272,9 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt,
                      static_cast<const T*>(fwd ? t.x : t.y), v);
   check_launch_lazy("wino_input", ctx);
-  // M[b] = V[b] (P x cg) x U[b]^T (cg x kg) for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype;
-  // (row, column) maps of V and M from wsp(): rows are tiles, columns channels.
-  const GemmShape shape{wg.tiles, wg.kg, wg.cg, 1LL * A * A * wg.g.groups};
-  auto ws_map = [&](int ch) {
-    const long long rows = wg.wsp(0, ch, 0, 1), cols = wg.wsp(0, ch, 1, 0);
-    return MatrixMap{DimMap::plain(rows), DimMap::plain(cols), DimMap::plain(1LL * ch * wg.tiles)};
-  };
-  const MatrixMap v_map = ws_map(wg.cg);
-  const MatrixMap u_map{DimMap::plain(1), DimMap::plain(wg.cg), DimMap::plain(1LL * wg.kg * wg.cg)};
-  StoreEpilogue<float> ep;
-  ep.out = mw;
-  ep.out_map = ws_map(wg.kg);
-  const std::string what = name + " transformed-domain GEMM";
-  const float* vc = v;
-  if (config == kGemm128)
-    launch_gemm<float, GemmTileWide>(shape, vc, v_map, static_cast<const float*>(u), u_map, ep, stream, what);
-  else if (config == kGemm128x64)
-    launch_gemm<float, GemmTile128x64>(shape, vc, v_map, static_cast<const float*>(u), u_map, ep, stream, what);
-  else
-    launch_gemm<float, GemmTileDefault>(shape, vc, v_map, static_cast<const float*>(u), u_map, ep, stream, what);
+  // M[b] = V[b] U[b]^T for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype: V's and M's
+  // layouts (wsp) are those of the batched GEMM's channels_last (NHWC) or not.
+  launch_simt_batched_gemm(batched_gemm(wg, A, u, v, mw), config, stream, name + " transformed-domain GEMM");
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
                      static_cast<T*>(fwd ? t.y : t.x));
   check_launch_lazy("wino_output", ctx);
@@ -315,18 +299,12 @@ class ConvWinograd final : public ConvSolver {
     if (const std::string why = winograd_refusal(p, winograd_f3(M)); !why.empty()) return Applicability::no(why);
     if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
     const WinoGeom wg = wino_geom(p, M);
-    const long long batch = 1LL * (M + 2) * (M + 2) * wg.g.groups;
-    if (wg.tiles > kGemmMaxSize || batch > kGemmMaxSize)
-      return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
+    if (wg.tiles > kMaxTiles) return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
     return Applicability::yes();
   }
-  std::vector<std::string> perf_configs() const override { return {kGemm64, kGemm128x64, kGemm128}; }
-  // The largest tile the GEMM fills: 128 rows where there are 128 tiles or more, 128 columns where
-  // there are 128 output channels per group or more.
+  std::vector<std::string> perf_configs() const override { return simt_batched_gemm_tiles(); }
   std::string default_config_for(const ConvProblem& p) const override {
-    const WinoGeom wg = wino_geom(p, M);
-    if (wg.tiles < 128) return kGemm64;
-    return wg.kg >= 128 ? kGemm128 : kGemm128x64;
+    return simt_batched_gemm_default(batched_gemm(wino_geom(p, M), M + 2, nullptr, nullptr, nullptr));
   }
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     if (!applicable(p)) return 0;

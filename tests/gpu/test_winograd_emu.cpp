@@ -133,7 +133,7 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
         std::vector<unsigned char> src = (fwd ? in.x : in.y)->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
         std::vector<unsigned char> ws(s->workspace_bytes(p));
         const std::vector<std::string> configs = s->configs_for(p);
-        ASSERT_EQ(configs, (std::vector<std::string>{"gemm64", "gemm128x64", "gemm128"}));
+        ASSERT_EQ(configs, (std::vector<std::string>{"t128x128", "t128x64", "t64x128", "t64x64"}));
         for (const std::string& config : configs) {  // every GEMM tile: the same sums in the same order
           if (dt != DType::fp32 && config != s->default_config_for(p)) continue;  // the tile does not depend on the dtype
           ConvTensors t;
@@ -206,12 +206,13 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
     EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
     EXPECT_EQ(s.workspace_bytes(parse_conv_problem(line)), 0u) << line;
   }
-  // The GEMM tile's default (rows: tiles, columns: output channels per group): 64 x 64 under 128 tiles,
-  // else 128 rows, and 128 columns from 128 output channels per group.
-  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n1 c4 k128 in8x8 f3x3 pad1x1")), "gemm64");  // 4 tiles
-  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nhwc n32 c4 k64 in16x16 f3x3 pad1x1")), "gemm128x64");
-  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n32 c4 k128 in16x16 f3x3 pad1x1")), "gemm128");
-  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv bwd-data fp32 nchw n32 c128 k4 in16x16 f3x3 pad1x1")), "gemm128");  // dx channels
+  // The batched GEMM's tile (kernel rows x columns: tiles x channels NHWC, channels x tiles NCHW): the
+  // largest with at most a fifth of padding and 264 blocks over the 36 F(4x4) GEMMs, else t64x64.
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n1 c4 k128 in8x8 f3x3 pad1x1")), "t64x64");  // 4 tiles
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nhwc n32 c4 k64 in32x32 f3x3 pad1x1")), "t128x64");
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n32 c4 k128 in32x32 f3x3 pad1x1")), "t128x128");
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n32 c4 k64 in32x32 f3x3 pad1x1")), "t64x128");
+  EXPECT_EQ(s.default_config_for(parse_conv_problem("conv bwd-data fp32 nhwc n32 c128 k4 in32x32 f3x3 pad1x1")), "t128x128");  // dx channels
   // U, V and M of F(4x4): a^2 = 36 matrices of kg x cg, cg x P and kg x P floats.
   const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k5 in8x8 f3x3 pad1x1");
   const std::size_t tiles = 2 * 2 * 2;
