@@ -10,7 +10,8 @@
 #   3. (WINOGRAD=1; WINO_PARTS, default check,fuzz,bench; also corpus: every solver on fuzz/corpus) conv.winograd.*: hiprim check over smoke + edge + resnet50 (batch 2) fp32, both layouts
 #      (judged by their derived bound), a GPU fuzz campaign (WINO_FUZZ_S, special values included), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
 #      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit);
-#      WINO_PARTS ncu: each phase of a solve under ncu (WINO_NCU: "problem|solver|config;...")
+#      WINO_PARTS ncu: each phase of a solve under ncu (WINO_NCU: "problem|solver|config;..."); sanitize: memcheck and
+#      racecheck over smoke; WINO_CHECK_SOLVERS (check, sanitize; default conv.winograd.*); WINO_SUITE_FILTER (bench lines)
 #   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
 #      (OPS_BENCH_S limit) and PyTorch on the same strings (OPS_TORCH_S; OPS_TORCH_FILTER a regex), joined: the count-weighted totals per op family
 #   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8; 0 skips it)
@@ -48,8 +49,15 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
   parts=",${WINO_PARTS:-check,fuzz,bench},"
   if [[ $parts == *,check,* ]]; then
     timeout 60 devbin/hiprim check --require-gpu --suite smoke,edge,resnet50 --batch 2 --dtype fp32 --layout nchw,nhwc \
-      --solver 'conv.winograd.*' --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
-    echo "winograd check rc=$?"; grep -E "^conv.winograd|^total" "$W/winograd/check.log"
+      --solver "${WINO_CHECK_SOLVERS:-conv.winograd.*}" --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
+    echo "winograd check rc=$?"; grep -E "^conv.winograd|^conv.igemm|^total" "$W/winograd/check.log"
+  fi
+  if [[ $parts == *,sanitize,* ]]; then  # memcheck and racecheck over the smoke suite (fp32, both layouts)
+    for tool in memcheck racecheck; do
+      timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 99 devbin/hiprim check --suite smoke --dtype fp32 \
+        --layout nchw,nhwc --solver "${WINO_CHECK_SOLVERS:-conv.winograd.*}" > "$W/winograd/sanitizer_$tool.log" 2>&1
+      echo "winograd $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/winograd/sanitizer_$tool.log" | tail -1)"
+    done
   fi
   if [[ $parts == *,corpus,* ]]; then  # every solver on the committed repro lines (fuzz/corpus)
     timeout 120 devbin/hiprim check --require-gpu --suite corpus --report "$W/winograd/conformance_corpus.json" > "$W/winograd/corpus.log" 2>&1
@@ -63,7 +71,9 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
   if [[ $parts == *,bench,* ]]; then
     # A problem takes 20-30 s (every solver and up to WINO_PEER_PLANS peer plans verified in full on
     # the CPU first), so the kill comes 150 s after the last problem may start.
-    timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite bench/suites/winograd_fp32.txt --solver 'conv.winograd.*,conv.igemm.simt*' \
+    # WINO_SUITE_FILTER: a regex of the suite's lines to bench (default: all)
+    grep -E "^#|${WINO_SUITE_FILTER:-.}" bench/suites/winograd_fp32.txt > "$W/winograd/suite.txt"
+    timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite "$W/winograd/suite.txt" --solver 'conv.winograd.*,conv.igemm.simt*' \
       --peer cudnn --peer-transforms --peer-max-plans "${WINO_PEER_PLANS:-8}" --repeats 1 --time-limit "${WINO_BENCH_S:-60}" \
       --report "$W/winograd/perf_winograd.json" > "$W/winograd/bench.log" 2>&1
     echo "winograd bench rc=$?"; tail -30 "$W/winograd/bench.log" | cut -c1-200
