@@ -11,7 +11,7 @@
 #      (judged by their derived bound), a GPU fuzz campaign (WINO_FUZZ_S, special values included), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
 #      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit);
 #      WINO_PARTS ncu: each phase of a solve under ncu (WINO_NCU: "problem|solver|config;..."); sanitize: memcheck and
-#      racecheck over smoke; WINO_CHECK_SOLVERS (check, sanitize; default conv.winograd.*); WINO_SUITE_FILTER (bench lines)
+#      racecheck over smoke; WINO_CHECK_SOLVERS (check, sanitize; default conv.winograd.*); WINO_SUITE_FILTER (bench lines), WINO_BENCH_SOLVERS
 #   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
 #      (OPS_BENCH_S limit) and PyTorch on the same strings (OPS_TORCH_S; OPS_TORCH_FILTER a regex), joined: the count-weighted totals per op family
 #   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8; 0 skips it)
@@ -73,7 +73,7 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
     # the CPU first), so the kill comes 150 s after the last problem may start.
     # WINO_SUITE_FILTER: a regex of the suite's lines to bench (default: all)
     grep -E "^#|${WINO_SUITE_FILTER:-.}" bench/suites/winograd_fp32.txt > "$W/winograd/suite.txt"
-    timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite "$W/winograd/suite.txt" --solver 'conv.winograd.*,conv.igemm.simt*' \
+    timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite "$W/winograd/suite.txt" --solver "${WINO_BENCH_SOLVERS:-conv.winograd.*,conv.igemm.simt*}" \
       --peer cudnn --peer-transforms --peer-max-plans "${WINO_PEER_PLANS:-8}" --repeats 1 --time-limit "${WINO_BENCH_S:-60}" \
       --report "$W/winograd/perf_winograd.json" > "$W/winograd/bench.log" 2>&1
     echo "winograd bench rc=$?"; tail -30 "$W/winograd/bench.log" | cut -c1-200
