@@ -270,26 +270,34 @@ struct FusedChannels {
   float bias[8], mean[8], a[8], shift[8];
 };
 
+// Rows per thread of the fused epilogue's walk: thread t takes piece t % (BN/8) of rows
+// t / (BN/8) + i * kFusedRowStep<BN>, i < kFusedRows<BN>.
+template <int BN>
+inline constexpr int kFusedRowStep = 128 / (BN / 8);
+template <int BN>
+inline constexpr int kFusedRows = 64 / kFusedRowStep<BN>;
+
 // Rows of consumer warpgroup c's staged fp32 tile through the chain (see igemm_fused_epilogue); MODE:
-// the activation as a constant (kActRelu, ...), -1 none, -2 p.ep.activ_mode at run time.
+// the activation as a constant (kActRelu, ...), -1 none, -2 p.ep.activ_mode at run time. res_words:
+// the residual's 8 values of each row (prefetched; zeros without a residual or past the rows).
 template <typename T, int BN, int MODE>
 __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const IgemmClass& cl, const unsigned char* tile, int c,
-                                                 int t, int m0, int col, const FusedChannels& ch, T* out) {
-  constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8, ROW_STEP = 128 / PIECES;
+                                                 int t, int m0, int col, const FusedChannels& ch,
+                                                 const uint4 (&res_words)[kFusedRows<BN>], T* out) {
+  constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8, ROW_STEP = kFusedRowStep<BN>;
   const IgemmEpilogue& ep = p.ep;
   const ActivCoeffs k{ep.activ_alpha, ep.activ_beta, ep.activ_gamma};
-  const T* res = static_cast<const T*>(ep.residual);
+  const bool has_res = ep.residual != nullptr;
   const int piece = t % PIECES;
-#pragma unroll 2
-  for (int i = 0; i < 64 / ROW_STEP; ++i) {
+#pragma unroll
+  for (int i = 0; i < kFusedRows<BN>; ++i) {
     const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
-    if (row >= cl.m) break;  // rows grow with i
+    if (row >= cl.m) continue;  // (predicated: the loop is unrolled so res_words stays in registers)
     const long long off = out_row_offset(cl.out, row, p.n_cols) + col;
     const float4 lo = *reinterpret_cast<const float4*>(tile + r * PITCH + 32 * piece);
     const float4 hi = *reinterpret_cast<const float4*>(tile + r * PITCH + 32 * piece + 16);
     float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    uint4 rw = make_uint4(0, 0, 0, 0);
-    if (res != nullptr) rw = *reinterpret_cast<const uint4*>(res + off);
+    const uint4 rw = res_words[i];
     const std::uint32_t rword[4] = {rw.x, rw.y, rw.z, rw.w};
     std::uint32_t o[4];
 #pragma unroll
@@ -300,7 +308,7 @@ __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const Ige
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (ep.bn_a != nullptr) x[e] = (x[e] - ch.mean[j + e]) * ch.a[j + e] + ch.shift[j + e];
-        if (res != nullptr) x[e] = ep.add_alpha * x[e] + ep.add_beta * rr[e];
+        if (has_res) x[e] = ep.add_alpha * x[e] + ep.add_beta * rr[e];
         if constexpr (MODE == -2) x[e] = activ_fwd(ep.activ_mode, x[e], k);
         else if constexpr (MODE >= 0) x[e] = activ_fwd(MODE, x[e], k);
       }
@@ -315,7 +323,9 @@ __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const Ige
 // stage memory, rows BN*4 + 32 bytes apart (a half-warp's float2 stores hit 32 distinct banks), then
 // (named barrier 2 + c) thread t takes 8-channel piece t % (BN/8) of rows t / (BN/8) + i * (128 /
 // (BN/8)): two 16-byte reads of its sums, the chain on each value (the piece's bias and bnorm
-// factors held in registers), one 16-byte load of the residual and one 16-byte store.
+// factors held in registers) and one 16-byte store. The residual's 16-byte pieces of all its rows are
+// loaded before barrier 2 + c (the accumulators are in shared memory by then), so they are all in
+// flight at once instead of one row's load per round trip.
 template <typename T, int BN, int CONSUMERS>
 __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
                                                      int c, int t, int m0, int n0, T* out, const T* bias,
@@ -331,8 +341,17 @@ __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const
       *reinterpret_cast<float2*>(tile + r * PITCH + 4 * acc_col(t, 4 * jn)) =
           make_float2(acc[4 * jn + 2 * half], acc[4 * jn + 2 * half + 1]);
   }
-  named_barrier(2 + c, 128);
   const int col = n0 + 8 * (t % PIECES);
+  const T* res = static_cast<const T*>(p.ep.residual);
+  uint4 res_words[kFusedRows<BN>];
+#pragma unroll
+  for (int i = 0; i < kFusedRows<BN>; ++i) {
+    const int row = m0 + 64 * c + t / PIECES + i * kFusedRowStep<BN>;
+    res_words[i] = make_uint4(0, 0, 0, 0);
+    if (res != nullptr && col < p.n_cols && row < cl.m)
+      res_words[i] = __ldg(reinterpret_cast<const uint4*>(res + out_row_offset(cl.out, row, p.n_cols) + col));
+  }
+  named_barrier(2 + c, 128);
   if (col >= p.n_cols) return;
   FusedChannels ch;
 #pragma unroll
@@ -344,9 +363,9 @@ __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const
     ch.shift[j] = bn ? p.ep.bn_shift[col + j] : 0.0f;
   }
   switch (p.ep.activ_mode) {  // the common modes with their function inlined as a constant
-    case -1: igemm_fused_rows<T, BN, -1>(p, cl, tile, c, t, m0, col, ch, out); break;
-    case kActRelu: igemm_fused_rows<T, BN, kActRelu>(p, cl, tile, c, t, m0, col, ch, out); break;
-    default: igemm_fused_rows<T, BN, -2>(p, cl, tile, c, t, m0, col, ch, out); break;
+    case -1: igemm_fused_rows<T, BN, -1>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
+    case kActRelu: igemm_fused_rows<T, BN, kActRelu>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
+    default: igemm_fused_rows<T, BN, -2>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
   }
 }
 
