@@ -346,18 +346,14 @@ std::string igemm_sm90_fused_refusal(const ConvProblem& p, const std::string& co
   if (!c) return "config '" + config + "' does not parse";
   if (const std::string why = sm90::igemm_config_refusal(pl, *c); !why.empty()) return "config " + config + ": " + why;
   if (!staged) return {};  // the plain epilogue (acc + bias): every config the conv takes
-  if (c->persist) return "config " + config + ": the fused epilogue stages its fp32 tile in the stage memory, which .p keeps loading";
-  if (c->bm * (c->bn * 4 + 32) > c->stages * (c->bm + c->bn) * 128)
-    return "config " + config + ": the fp32 tile of the fused epilogue does not fit in its stage memory";
+  if (const std::string why = sm90::igemm_fused_staging_refusal(*c); !why.empty()) return "config " + config + ": " + why;
   return {};
 }
 
 std::string igemm_sm90_fused_default_config(const ConvProblem& p) {
   const IgemmPlan pl = sm90::plan_igemm(p);
   if (!pl.refusal.empty()) return {};
-  IgemmConfig c = sm90::igemm_default_config(p, pl);
-  c.se = c.persist = false;  // (the fused epilogue is staged itself, in the stage memory)
-  return to_string(c);
+  return to_string(sm90::igemm_fused_config(pl, sm90::igemm_default_config(p, pl)));
 }
 
 std::size_t igemm_sm90_fused_workspace_bytes(const ConvProblem& p, const std::string& config) {
@@ -407,7 +403,8 @@ void run_igemm(const ConvProblem& p, const ConvTensors& t, const std::string& co
   // The solver's checks (its run() made them for the config it picks), here for `config`.
   const Applicability a = igemm_applicability(pl);
   const IgemmConfig c = a ? config_for(p, pl, config) : IgemmConfig{};
-  const sm90::IgemmLaunch L = a ? sm90::make_igemm_launch(pl, c) : sm90::IgemmLaunch{};
+  sm90::IgemmLaunch L = a ? sm90::make_igemm_launch(pl, c) : sm90::IgemmLaunch{};
+  if (ep.fused && c.persist) L.smem = sm90::igemm_smem_bytes(c, true);  // .p's region holds the fp32 tile
   check_conv_run(me + " (" + config + ")", p, t, a, L.workspace_bytes);
   for (auto [what, ptr] : {std::pair{"x", static_cast<const void*>(t.x)}, std::pair{"w", static_cast<const void*>(t.w)},
                            std::pair{"y", static_cast<const void*>(t.y)}, std::pair{"workspace", static_cast<const void*>(t.workspace)}})

@@ -79,6 +79,30 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
   return "";
 }
 
+std::string igemm_fused_staging_refusal(const IgemmConfig& c) {
+  if (c.persist) {
+    if (igemm_smem_bytes(c, true) > kSmemLimit)
+      return ".p with the fused epilogue's fp32 tile needs " + std::to_string(igemm_smem_bytes(c, true)) +
+             " bytes of shared memory, over " + std::to_string(kSmemLimit);
+    return "";
+  }
+  if (c.bm * (c.bn * 4 + 32) > c.stages * (c.bm + c.bn) * 128) return "the fp32 tile of the fused epilogue does not fit in its stage memory";
+  return "";
+}
+
+IgemmConfig igemm_fused_config(const IgemmPlan& pl, IgemmConfig c) {
+  if (!c.persist) {
+    c.se = false;  // (the kernel runs the fused epilogue instead of .se's)
+    return c;
+  }
+  if (igemm_fused_staging_refusal(c).empty()) return c;
+  IgemmConfig q = c;  // m128n256 (282 KB with the fp32 tile): s9's sweeps timed m64n128 .p within 3% of it
+  q.bm = 64, q.bn = 128;
+  if (igemm_fused_staging_refusal(q).empty() && igemm_config_refusal(pl, q).empty()) return q;
+  c.persist = c.se = false;
+  return c;
+}
+
 std::vector<IgemmConfig> igemm_config_space() {
   std::vector<IgemmConfig> out;
   for (int lowering = 0; lowering < 4; ++lowering)  // native; .flip; .col2im; .im2col

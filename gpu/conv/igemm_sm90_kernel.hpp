@@ -574,8 +574,11 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
           }
           consume_tile();
           mbar_arrive(empty(prev));  // the tile's last stage, for the producer's next tile
-          igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias,
-                                                  smem_raw + (bars + 256u - smem_addr(smem_raw)));
+          unsigned char* const region = smem_raw + (bars + 256u - smem_addr(smem_raw));  // igemm_smem_bytes(c, fused)
+          if (DIR == IgemmDir::fwd && p.ep.fused)
+            igemm_fused_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias, region);
+          else
+            igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias, region);
         }
       } else {
         consume_tile();

@@ -128,9 +128,10 @@ void raise_smem_limit() {
 // count), at most the tiles; HIPRIM_IGEMM_PERSIST_CTAS caps it (tests: several tiles per CTA on
 // small problems).
 template <typename T, int BM, int BN, IgemmDir DIR>
-unsigned persistent_grid(unsigned tiles, int stages, int smem) {
-  static std::array<std::atomic<unsigned>, kMaxStages + 1> resident{};
-  unsigned r = resident.at(static_cast<std::size_t>(stages)).load();
+unsigned persistent_grid(unsigned tiles, int stages, int smem, bool fused_fp32) {
+  static std::array<std::atomic<unsigned>, 2 * (kMaxStages + 1)> resident{};  // [fused_fp32][stages]
+  const std::size_t key = static_cast<std::size_t>(stages) + (fused_fp32 ? kMaxStages + 1 : 0);
+  unsigned r = resident.at(key).load();
   if (r == 0) {
     int per_sm = 0, sms = 0, dev = 0;
     HIPRIM_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, igemm_sm90_kernel<T, BM, BN, DIR, true, true, true>,
@@ -139,7 +140,7 @@ unsigned persistent_grid(unsigned tiles, int stages, int smem) {
     HIPRIM_CHECK(cudaGetDevice(&dev), "cudaGetDevice");
     HIPRIM_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count");
     r = static_cast<unsigned>(std::max(1, per_sm) * std::max(1, sms));
-    resident.at(static_cast<std::size_t>(stages)).store(r);
+    resident.at(key).store(r);
   }
   unsigned grid = std::min(tiles, r);
   if (const char* cap = std::getenv("HIPRIM_IGEMM_PERSIST_CTAS"); cap != nullptr && std::atoi(cap) > 0)
@@ -173,7 +174,7 @@ void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers&
   IgemmParams params = L.params;
   params.ep = buf.ep;
   unsigned grid_x = L.grid_x;
-  if constexpr (PERSIST) grid_x = persistent_grid<T, BM, BN, DIR>(L.grid_x, c.stages, L.smem);
+  if constexpr (PERSIST) grid_x = persistent_grid<T, BM, BN, DIR>(L.grid_x, c.stages, L.smem, buf.ep.fused);
   kernel<<<dim3(grid_x, L.grid_y, L.grid_z), dim3(L.threads), static_cast<size_t>(L.smem), stream>>>(
       params, static_cast<const T*>(buf.a), static_cast<const T*>(buf.b), static_cast<T*>(buf.out),
       static_cast<const T*>(buf.bias), c.splitk > 1 || L.params.fp32_out ? static_cast<float*>(buf.workspace) : nullptr, c.stages, map_b,

@@ -424,9 +424,11 @@ std::string to_string(const IgemmConfig& c);
 // then ".flip", ".col2im" or ".im2col" (e.g. "m128n128k64.s4.splitk1.ws.tma.se.flip"); nullopt on any other text.
 std::optional<IgemmConfig> parse_igemm_config(std::string_view s);
 inline int igemm_threads(const IgemmConfig& c) { return c.bm / 64 * 128 + (c.ws ? 128 : 0); }
-// Stages, the alignment slack, the barriers (.ws) and .p's epilogue staging (BM rows of BN*2 + 16 bytes).
-inline int igemm_smem_bytes(const IgemmConfig& c) {
-  return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0) + (c.persist ? c.bm * (2 * c.bn + 16) : 0);
+// Stages, the alignment slack, the barriers (.ws) and .p's epilogue staging: BM rows of BN*2 + 16 bytes
+// (the 16-bit tile), or of BN*4 + 32 (fused_fp32: the fused epilogue's fp32 tile).
+inline int igemm_smem_bytes(const IgemmConfig& c, bool fused_fp32 = false) {
+  const int row = fused_fp32 ? 4 * c.bn + 32 : 2 * c.bn + 16;
+  return c.stages * (c.bm + c.bn) * 128 + kSmemAlignSlack + (c.ws ? 256 : 0) + (c.persist ? c.bm * row : 0);
 }
 // The tiles with a persistent (.p) instantiation.
 constexpr bool igemm_persist_tile(int bm, int bn) {
@@ -478,6 +480,13 @@ std::string igemm_config_space_refusal(const IgemmConfig& c);
 // Why the config cannot run the plan ("" when it can): the space's rules, then the plan's (tma fwd
 // only, split-K without sub-pixel classes and within the k-blocks, the grid limit).
 std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c);
+// The fused epilogue (fusion.igemm.wgmma's staged chains: fwd, split 1) stages the tile's fp32 sums:
+// in the stage memory, or with .p in .p's own region (igemm_smem_bytes(c, true)). Why c cannot hold
+// that tile ("" when it can; the config's other rules are igemm_config_refusal's).
+std::string igemm_fused_staging_refusal(const IgemmConfig& c);
+// The fused epilogue's config from the conv's pick c: .se dropped unless .p needs it; .p kept where
+// its region holds the fp32 tile, else .p on the 64 x 128 tile where pl takes it, else no .p.
+IgemmConfig igemm_fused_config(const IgemmPlan& pl, IgemmConfig c);
 // The launch: params with the config's split, grid dims.
 struct IgemmLaunch {
   IgemmParams params;

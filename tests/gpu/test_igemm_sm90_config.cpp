@@ -179,6 +179,43 @@ TEST(IgemmConfig, RefusedConfigsSayWhy) {
   EXPECT_TRUE(make_igemm_launch(fwd, {128, 128, 3, 1, false, false, true}).params.staged_epilogue);
 }
 
+// The fused epilogue's fp32 tile: in the stage memory, or in .p's own region where it fits; the
+// fused config keeps the conv's .p pick when it can (the ResNet-50 1x1 layers whose tuned pick is .p).
+TEST(IgemmConfig, TheFusedEpilogueKeepsPersistentGridsWhereItsFp32TileFits) {
+  auto persistent = [](int bm, int bn, int stages) {
+    IgemmConfig c{bm, bn, stages, 1, true, true, true};
+    c.persist = true;
+    return c;
+  };
+  EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 256, 3)).find("shared memory"), std::string::npos);  // 282 KB
+  EXPECT_EQ(igemm_fused_staging_refusal(persistent(64, 128, 3)), "");
+  EXPECT_EQ(igemm_fused_staging_refusal(persistent(128, 128, 4)), "");
+  EXPECT_EQ(igemm_fused_staging_refusal({128, 256, 3, 1}), "");  // 135 KB in 3 stages' 147 KB
+  EXPECT_NE(igemm_fused_staging_refusal({128, 256, 2, 1}).find("stage memory"), std::string::npos);  // (2 stages: 96 KB)
+  int persist_picks = 0, kept = 0;
+  for (const char* line : {"conv fwd bf16 nhwc n32 c64 k256 in56x56 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd bf16 nhwc n32 c256 k128 in56x56 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd bf16 nhwc n32 c128 k512 in28x28 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd bf16 nhwc n32 c256 k1024 in14x14 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd bf16 nhwc n32 c64 k64 in56x56 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd bf16 nhwc n32 c256 k64 in56x56 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd fp16 nhwc n32 c64 k256 in56x56 f1x1 pad0x0 str1x1 dil1x1 g1",
+                           "conv fwd bf16 nhwc n32 c64 k64 in56x56 f3x3 pad1x1 str1x1 dil1x1 g1"}) {
+    const ConvProblem p = parse_conv_problem(line);
+    const IgemmPlan pl = plan_igemm(p);
+    const IgemmConfig c = igemm_default_config(p, pl), f = igemm_fused_config(pl, c);
+    EXPECT_EQ(igemm_config_refusal(pl, f), "") << line << ": " << to_string(f);
+    EXPECT_EQ(igemm_fused_staging_refusal(f), "") << line << ": " << to_string(f);
+    EXPECT_EQ(f.se, f.persist) << line << ": " << to_string(f);  // .se only as .p's suffix
+    EXPECT_EQ(f.splitk, c.splitk) << line;
+    if (!c.persist) EXPECT_EQ((IgemmConfig{f.bm, f.bn, f.stages}), (IgemmConfig{c.bm, c.bn, c.stages})) << line;
+    persist_picks += c.persist;
+    kept += c.persist && f.persist;
+  }
+  EXPECT_GT(persist_picks, 0) << "no listed layer's pick is .p: the test no longer covers the persistent case";
+  EXPECT_EQ(kept, persist_picks);
+}
+
 TEST(IgemmConfig, HeuristicSplitsFewTileWeightGradientsAndKeepsSmallGridsAway) {
   // bwd-weights of c64 k64 3x3 at N=32: M x N = 64 x 576 is 5 tiles of 64x128 with Kred = 100352:
   // without split-K it would run on 5 SMs.
