@@ -12,7 +12,8 @@
 # output verified, the peer's plans too; PEER_MAX_PLANS: the peer's plans autotuned per problem, default the bench's 24).
 # With $BIN/test_bench present, its device cases (OpBenchDevice.*: the fused-graph peer) run first; with the
 # ResNet-50 fusion suite, scripts/resnet50_inference.py sums the report into the whole-net inference
-# time (inference_total.json). SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. Files in $OUT (default out/device_fusion): fusion.log,
+# time (inference_total.json). SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. CONFIG_PERSIST_CTAS: caps .p's grid in
+# the config checks (HIPRIM_IGEMM_PERSIST_CTAS: several tiles per CTA on the suite's small problems). Files in $OUT (default out/device_fusion): fusion.log,
 # fusion_check_exact.json, fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json,
 # perf_fusion_h200.json.
 set -u
@@ -36,7 +37,7 @@ fstep exact 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SO
 fstep bounded 120 "$BIN/hiprim" check --require-gpu --suite "$SUITE" --solver "$SOLVER" --fill bounded --report "$OUT/fusion_check_bounded.json"
 [ "${SKIP_CONFIGS:-0}" = 1 ] && CONFIGS=""
 for cfg in $CONFIGS; do
-  HIPRIM_CONV_CONFIG=$cfg fstep "config_$cfg" 120 "$BIN/hiprim" check --require-gpu --suite fusion --solver fusion.igemm.wgmma \
+  HIPRIM_CONV_CONFIG=$cfg HIPRIM_IGEMM_PERSIST_CTAS="${CONFIG_PERSIST_CTAS:-}" fstep "config_$cfg" 120 "$BIN/hiprim" check --require-gpu --suite fusion --solver fusion.igemm.wgmma \
     --report "$OUT/fusion_config_$cfg.json"
 done
 [ "$FUZZ_S" -gt 0 ] && fstep fuzz $((FUZZ_S + 90)) "$BIN/hiprim" fuzz --op fusion --solver "$SOLVER" --time "$FUZZ_S" --seed 7 --require-gpu \
