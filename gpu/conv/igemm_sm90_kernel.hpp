@@ -279,17 +279,19 @@ inline constexpr int kFusedRows = 64 / kFusedRowStep<BN>;
 
 // Rows of consumer warpgroup c's staged fp32 tile through the chain (see igemm_fused_epilogue); MODE:
 // the activation as a constant (kActRelu, ...), -1 none, -2 p.ep.activ_mode at run time. res_words:
-// the residual's 8 values of each row (prefetched; zeros without a residual or past the rows).
-template <typename T, int BN, int MODE>
+// the residual's 8 values of rows i < PF (prefetched; zeros without a residual or past the rows);
+// rows i >= PF load theirs here.
+template <typename T, int BN, int MODE, int PF>
 __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const IgemmClass& cl, const unsigned char* tile, int c,
                                                  int t, int m0, int col, const FusedChannels& ch,
-                                                 const uint4 (&res_words)[kFusedRows<BN>], T* out) {
+                                                 const uint4 (&res_words)[PF > 0 ? PF : 1], T* out) {
   constexpr int PITCH = BN * 4 + 32, PIECES = BN / 8, ROW_STEP = kFusedRowStep<BN>;
   const IgemmEpilogue& ep = p.ep;
   const ActivCoeffs k{ep.activ_alpha, ep.activ_beta, ep.activ_gamma};
   const bool has_res = ep.residual != nullptr;
   const int piece = t % PIECES;
-#pragma unroll
+  constexpr int UNROLL = PF > 0 ? kFusedRows<BN> : 1;  // (prefetched words stay in registers; else no unrolling)
+#pragma unroll UNROLL
   for (int i = 0; i < kFusedRows<BN>; ++i) {
     const int r = t / PIECES + i * ROW_STEP, row = m0 + 64 * c + r;
     if (row >= cl.m) continue;  // (predicated: the loop is unrolled so res_words stays in registers)
@@ -297,7 +299,11 @@ __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const Ige
     const float4 lo = *reinterpret_cast<const float4*>(tile + r * PITCH + 32 * piece);
     const float4 hi = *reinterpret_cast<const float4*>(tile + r * PITCH + 32 * piece + 16);
     float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const uint4 rw = res_words[i];
+    uint4 rw = make_uint4(0, 0, 0, 0);
+    if constexpr (PF > 0) {
+      if (i < PF) rw = res_words[i < PF ? i : 0];
+    }
+    if (i >= PF && has_res) rw = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(ep.residual) + off));
     const std::uint32_t rword[4] = {rw.x, rw.y, rw.z, rw.w};
     std::uint32_t o[4];
 #pragma unroll
@@ -326,7 +332,9 @@ __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const Ige
 // factors held in registers) and one 16-byte store. The residual's 16-byte pieces of all its rows are
 // loaded before barrier 2 + c (the accumulators are in shared memory by then), so they are all in
 // flight at once instead of one row's load per round trip.
-template <typename T, int BN, int CONSUMERS>
+// PF: the rows whose residual is prefetched (kFusedRows<BN>: all; the persistent m128n128 kernel, whose
+// loop state stays live, takes half: with all of them ptxas spilled 4 bytes).
+template <typename T, int BN, int CONSUMERS, int PF = kFusedRows<BN>>
 __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
                                                      int c, int t, int m0, int n0, T* out, const T* bias,
                                                      unsigned char* smem) {
@@ -343,9 +351,9 @@ __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const
   }
   const int col = n0 + 8 * (t % PIECES);
   const T* res = static_cast<const T*>(p.ep.residual);
-  uint4 res_words[kFusedRows<BN>];
+  uint4 res_words[PF > 0 ? PF : 1];
 #pragma unroll
-  for (int i = 0; i < kFusedRows<BN>; ++i) {
+  for (int i = 0; i < PF; ++i) {
     const int row = m0 + 64 * c + t / PIECES + i * kFusedRowStep<BN>;
     res_words[i] = make_uint4(0, 0, 0, 0);
     if (res != nullptr && col < p.n_cols && row < cl.m)
@@ -363,9 +371,9 @@ __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const
     ch.shift[j] = bn ? p.ep.bn_shift[col + j] : 0.0f;
   }
   switch (p.ep.activ_mode) {  // the common modes with their function inlined as a constant
-    case -1: igemm_fused_rows<T, BN, -1>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
-    case kActRelu: igemm_fused_rows<T, BN, kActRelu>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
-    default: igemm_fused_rows<T, BN, -2>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
+    case -1: igemm_fused_rows<T, BN, -1, PF>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
+    case kActRelu: igemm_fused_rows<T, BN, kActRelu, PF>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
+    default: igemm_fused_rows<T, BN, -2, PF>(p, cl, tile, c, t, m0, col, ch, res_words, out); break;
   }
 }
 
@@ -575,10 +583,13 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
           consume_tile();
           mbar_arrive(empty(prev));  // the tile's last stage, for the producer's next tile
           unsigned char* const region = smem_raw + (bars + 256u - smem_addr(smem_raw));  // igemm_smem_bytes(c, fused)
-          if (DIR == IgemmDir::fwd && p.ep.fused)
-            igemm_fused_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias, region);
-          else
-            igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias, region);
+          if constexpr (DIR == IgemmDir::fwd && igemm_fused_persist_tile(BM, BN)) {
+            if (p.ep.fused) {
+              igemm_fused_epilogue<T, BN, CONSUMERS, kFusedRows<BN> / 2>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias, region);
+              continue;
+            }
+          }
+          igemm_staged_epilogue<T, BN, CONSUMERS>(p, cl, acc, c, t, tile_m0(tl), tile_n0(tl), out, bias, region);
         }
       } else {
         consume_tile();

@@ -434,6 +434,9 @@ inline int igemm_smem_bytes(const IgemmConfig& c, bool fused_fp32 = false) {
 constexpr bool igemm_persist_tile(int bm, int bn) {
   return (bm == 128 && (bn == 256 || bn == 128)) || (bm == 64 && (bn == 128 || bn == 64));
 }
+// The persistent tile whose kernel also runs the fused epilogue (m128n128: no spills; m64n128 spilled
+// 84 bytes by ptxas, in the plain .p path too, and m128n256's fp32 tile does not fit).
+constexpr bool igemm_fused_persist_tile(int bm, int bn) { return bm == 128 && bn == 128; }
 
 // The plan of a problem (config independent).
 struct IgemmPlan {
@@ -484,8 +487,9 @@ std::string igemm_config_refusal(const IgemmPlan& pl, const IgemmConfig& c);
 // in the stage memory, or with .p in .p's own region (igemm_smem_bytes(c, true)). Why c cannot hold
 // that tile ("" when it can; the config's other rules are igemm_config_refusal's).
 std::string igemm_fused_staging_refusal(const IgemmConfig& c);
-// The fused epilogue's config from the conv's pick c: .se dropped unless .p needs it; .p kept where
-// its region holds the fp32 tile, else .p on the 64 x 128 tile where pl takes it, else no .p.
+// The fused epilogue's config from the conv's pick c: .se dropped unless .p needs it; .p kept on the
+// tile whose .p kernel runs the fused epilogue (igemm_fused_persist_tile), else .p moved to that tile
+// where pl takes it, else no .p.
 IgemmConfig igemm_fused_config(const IgemmPlan& pl, IgemmConfig c);
 // The launch: params with the config's split, grid dims.
 struct IgemmLaunch {

@@ -179,17 +179,19 @@ TEST(IgemmConfig, RefusedConfigsSayWhy) {
   EXPECT_TRUE(make_igemm_launch(fwd, {128, 128, 3, 1, false, false, true}).params.staged_epilogue);
 }
 
-// The fused epilogue's fp32 tile: in the stage memory, or in .p's own region where it fits; the
-// fused config keeps the conv's .p pick when it can (the ResNet-50 1x1 layers whose tuned pick is .p).
+// The fused epilogue's fp32 tile: in the stage memory, or in .p's own region (m128n128's .p kernel);
+// the fused config keeps a .p pick as m128n128 .p where the layer takes it (the ResNet-50 1x1 layers
+// whose tuned pick is .p).
 TEST(IgemmConfig, TheFusedEpilogueKeepsPersistentGridsWhereItsFp32TileFits) {
   auto persistent = [](int bm, int bn, int stages) {
     IgemmConfig c{bm, bn, stages, 1, true, true, true};
     c.persist = true;
     return c;
   };
-  EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 256, 3)).find("shared memory"), std::string::npos);  // 282 KB
-  EXPECT_EQ(igemm_fused_staging_refusal(persistent(64, 128, 3)), "");
-  EXPECT_EQ(igemm_fused_staging_refusal(persistent(128, 128, 4)), "");
+  EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 256, 3)).find("m128n128 only"), std::string::npos);  // 282 KB
+  EXPECT_NE(igemm_fused_staging_refusal(persistent(64, 128, 3)).find("m128n128 only"), std::string::npos);   // spilled
+  EXPECT_EQ(igemm_fused_staging_refusal(persistent(128, 128, 4)), "");  // 201 KB
+  EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 128, 5)).find("shared memory"), std::string::npos);  // 233 KB
   EXPECT_EQ(igemm_fused_staging_refusal({128, 256, 3, 1}), "");  // 135 KB in 3 stages' 147 KB
   EXPECT_NE(igemm_fused_staging_refusal({128, 256, 2, 1}).find("stage memory"), std::string::npos);  // (2 stages: 96 KB)
   int persist_picks = 0, kept = 0;
