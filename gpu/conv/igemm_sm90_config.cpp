@@ -81,8 +81,8 @@ std::string igemm_config_space_refusal(const IgemmConfig& c) {
 
 std::string igemm_fused_staging_refusal(const IgemmConfig& c) {
   if (c.persist && !igemm_fused_persist_tile(c.bm, c.bn))
-    return "the fused epilogue runs in the persistent (.p) kernel of tile m128n128 only (m64n128's spilled registers; "
-           "m128n256's fp32 tile does not fit)";
+    return "the fused epilogue runs in the persistent (.p) kernels of tiles m128n128 and m64n64 only (m64n128's spilled "
+           "registers; m128n256's fp32 tile does not fit)";
   if (c.persist) {
     if (igemm_smem_bytes(c, true) > kSmemLimit)
       return ".p with the fused epilogue's fp32 tile needs " + std::to_string(igemm_smem_bytes(c, true)) +
@@ -99,7 +99,7 @@ IgemmConfig igemm_fused_config(const IgemmPlan& pl, IgemmConfig c) {
     return c;
   }
   if (igemm_fused_staging_refusal(c).empty()) return c;
-  IgemmConfig q = c;  // the one .p tile with the fused epilogue
+  IgemmConfig q = c;  // (m128n256, m64n128) the wide .p tile with the fused epilogue
   q.bm = 128, q.bn = 128;
   if (igemm_fused_staging_refusal(q).empty() && igemm_config_refusal(pl, q).empty()) return q;
   c.persist = c.se = false;

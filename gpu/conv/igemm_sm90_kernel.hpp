@@ -332,8 +332,8 @@ __device__ __forceinline__ void igemm_fused_rows(const IgemmParams& p, const Ige
 // factors held in registers) and one 16-byte store. The residual's 16-byte pieces of all its rows are
 // loaded before barrier 2 + c (the accumulators are in shared memory by then), so they are all in
 // flight at once instead of one row's load per round trip.
-// PF: the rows whose residual is prefetched (kFusedRows<BN>: all; the persistent m128n128 kernel, whose
-// loop state stays live, takes half: with all of them ptxas spilled 4 bytes).
+// PF: the rows whose residual is prefetched (kFusedRows<BN>: all; the persistent kernels, whose loop
+// state stays live, take half: with all of them m128n128's spilled 4 bytes).
 template <typename T, int BN, int CONSUMERS, int PF = kFusedRows<BN>>
 __device__ __forceinline__ void igemm_fused_epilogue(const IgemmParams& p, const IgemmClass& cl, const float (&acc)[BN / 2],
                                                      int c, int t, int m0, int n0, T* out, const T* bias,

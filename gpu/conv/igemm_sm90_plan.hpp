@@ -434,9 +434,9 @@ inline int igemm_smem_bytes(const IgemmConfig& c, bool fused_fp32 = false) {
 constexpr bool igemm_persist_tile(int bm, int bn) {
   return (bm == 128 && (bn == 256 || bn == 128)) || (bm == 64 && (bn == 128 || bn == 64));
 }
-// The persistent tile whose kernel also runs the fused epilogue (m128n128: no spills; m64n128 spilled
-// 84 bytes by ptxas, in the plain .p path too, and m128n256's fp32 tile does not fit).
-constexpr bool igemm_fused_persist_tile(int bm, int bn) { return bm == 128 && bn == 128; }
+// The persistent tiles whose kernels also run the fused epilogue (m128n128, m64n64: no spills by
+// ptxas; m64n128's spilled 84 bytes, in its plain .p path too; m128n256's fp32 tile does not fit).
+constexpr bool igemm_fused_persist_tile(int bm, int bn) { return (bm == 128 && bn == 128) || (bm == 64 && bn == 64); }
 
 // The plan of a problem (config independent).
 struct IgemmPlan {

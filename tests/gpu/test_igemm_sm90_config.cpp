@@ -179,17 +179,18 @@ TEST(IgemmConfig, RefusedConfigsSayWhy) {
   EXPECT_TRUE(make_igemm_launch(fwd, {128, 128, 3, 1, false, false, true}).params.staged_epilogue);
 }
 
-// The fused epilogue's fp32 tile: in the stage memory, or in .p's own region (m128n128's .p kernel);
-// the fused config keeps a .p pick as m128n128 .p where the layer takes it (the ResNet-50 1x1 layers
-// whose tuned pick is .p).
+// The fused epilogue's fp32 tile: in the stage memory, or in .p's own region (the m128n128 and m64n64
+// .p kernels); the fused config keeps a .p pick there, or as m128n128 .p where the layer takes it
+// (the ResNet-50 1x1 layers whose tuned pick is .p).
 TEST(IgemmConfig, TheFusedEpilogueKeepsPersistentGridsWhereItsFp32TileFits) {
   auto persistent = [](int bm, int bn, int stages) {
     IgemmConfig c{bm, bn, stages, 1, true, true, true};
     c.persist = true;
     return c;
   };
-  EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 256, 3)).find("m128n128 only"), std::string::npos);  // 282 KB
-  EXPECT_NE(igemm_fused_staging_refusal(persistent(64, 128, 3)).find("m128n128 only"), std::string::npos);   // spilled
+  EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 256, 3)).find("m64n64 only"), std::string::npos);  // 282 KB
+  EXPECT_NE(igemm_fused_staging_refusal(persistent(64, 128, 3)).find("m64n64 only"), std::string::npos);   // spilled
+  EXPECT_EQ(igemm_fused_staging_refusal(persistent(64, 64, 4)), "");  // 85 KB
   EXPECT_EQ(igemm_fused_staging_refusal(persistent(128, 128, 4)), "");  // 201 KB
   EXPECT_NE(igemm_fused_staging_refusal(persistent(128, 128, 5)).find("shared memory"), std::string::npos);  // 233 KB
   EXPECT_EQ(igemm_fused_staging_refusal({128, 256, 3, 1}), "");  // 135 KB in 3 stages' 147 KB
@@ -210,7 +211,10 @@ TEST(IgemmConfig, TheFusedEpilogueKeepsPersistentGridsWhereItsFp32TileFits) {
     EXPECT_EQ(igemm_fused_staging_refusal(f), "") << line << ": " << to_string(f);
     EXPECT_EQ(f.se, f.persist) << line << ": " << to_string(f);  // .se only as .p's suffix
     EXPECT_EQ(f.splitk, c.splitk) << line;
-    if (!c.persist) EXPECT_EQ((IgemmConfig{f.bm, f.bn, f.stages}), (IgemmConfig{c.bm, c.bn, c.stages})) << line;
+    if (!c.persist || igemm_fused_persist_tile(c.bm, c.bn))  // the tile stays, or a wide .p tile becomes m128n128
+      EXPECT_EQ((IgemmConfig{f.bm, f.bn, f.stages}), (IgemmConfig{c.bm, c.bn, c.stages})) << line;
+    else
+      EXPECT_EQ((IgemmConfig{f.bm, f.bn}), (IgemmConfig{128, 128})) << line;
     persist_picks += c.persist;
     kept += c.persist && f.persist;
   }
