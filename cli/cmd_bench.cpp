@@ -245,6 +245,12 @@ Command add_bench(CLI::App& app) {
         throw InputError("--math applies to suites; a --problem string carries its own math=tf32 token");
       sos.push_back(suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs, f->math));
     }
+    if (f->problems.empty()) {  // options some selected suite must read
+      std::vector<std::string> given;
+      for (const char* flag : {"--batch", "--dtype", "--layout", "--dir", "--combo"})
+        if (sub->count(flag) > 0) given.push_back(flag);
+      verify::check_suite_options_apply(split_list(f->suite), given);
+    }
     std::vector<verify::SuiteProblem> problems;
     for (const verify::SuiteOptions& so : sos) {
       if (conv && f->suite == "resnet50_ops") throw InputError("--suite resnet50_ops holds op problems: add --op all (or an op)");

@@ -78,8 +78,12 @@ Command add_check(CLI::App& app) {
   sub->add_flag("--verbose", f->verbose, "Print passed cases too");
   sub->add_flag("--require-gpu", f->require_gpu, "Exit 1 when a GPU solver's cases did not run for want of a GPU device or GPU backend");
   f->run.add_to(*sub);
-  return [f] {
+  return [f, sub] {
     if (f->suite == "corpus" && f->math != "exact") throw InputError("--math applies to suites, not to --suite corpus (its lines carry their own tokens)");
+    std::vector<std::string> given;  // options some selected suite must read
+    for (const char* flag : {"--batch", "--dtype", "--layout", "--dir"})
+      if (sub->count(flag) > 0) given.push_back(flag);
+    verify::check_suite_options_apply(split_list(f->suite), given);
     if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose,
                                                         f->require_gpu);
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs, f->math);

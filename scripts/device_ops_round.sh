@@ -52,10 +52,10 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
       --solver "${WINO_CHECK_SOLVERS:-conv.winograd.*}" --report "$W/winograd/conformance_winograd.json" > "$W/winograd/check.log" 2>&1
     echo "winograd check rc=$?"; grep -E "^conv.winograd|^conv.igemm|^total" "$W/winograd/check.log"
   fi
-  if [[ $parts == *,sanitize,* ]]; then  # memcheck and racecheck over the smoke suite (fp32, both layouts)
+  if [[ $parts == *,sanitize,* ]]; then  # memcheck and racecheck over the smoke suite (its own lines)
     for tool in memcheck racecheck; do
-      timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 99 devbin/hiprim check --suite smoke --dtype fp32 \
-        --layout nchw,nhwc --solver "${WINO_CHECK_SOLVERS:-conv.winograd.*}" > "$W/winograd/sanitizer_$tool.log" 2>&1
+      timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 99 devbin/hiprim check --suite smoke \
+        --solver "${WINO_CHECK_SOLVERS:-conv.winograd.*}" > "$W/winograd/sanitizer_$tool.log" 2>&1
       echo "winograd $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/winograd/sanitizer_$tool.log" | tail -1)"
     done
   fi

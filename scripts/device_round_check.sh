@@ -169,8 +169,10 @@ solver_gate() {
   local tag=$1 solver=$2 dtypes=$3 suites=$4 filter=$5 layouts=${6:-nhwc}
   mark "$tag"
   mkdir -p "$W/$tag"
+  local batch=()  # (hiprim check refuses --batch when no selected suite reads it)
+  [[ ",$suites," == *,resnet50,* ]] && batch=(--batch 2)
   for fill in exact bounded; do
-    timeout 150 devbin/hiprim check --require-gpu --suite "$suites" --batch 2 --dtype "$dtypes" --layout "$layouts" --solver "$solver" \
+    timeout 150 devbin/hiprim check --require-gpu --suite "$suites" "${batch[@]}" --dtype "$dtypes" --layout "$layouts" --solver "$solver" \
       --fill "$fill" --report "$W/$tag/conformance_$fill.json" > "$W/$tag/check_$fill.log" 2>&1
     echo "$tag check $fill rc=$?"; grep -E "^conv\.|^total" "$W/$tag/check_$fill.log"
   done

@@ -207,6 +207,44 @@ std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const Suit
   return with_math(load_suite_as_given(name_or_path, opts, part), opts.math);
 }
 
+SuiteOptionUse suite_option_use(const std::string& name_or_path) {
+  SuiteOptionUse u;
+  for (const BuiltinSuite& s : builtin_suites()) {
+    if (s.name != name_or_path) continue;
+    for (const auto& [file, g] : s.files) {
+      const bool cross = g == SuiteGenerator::cross_options, layers = g == SuiteGenerator::resnet50_layers,
+                 counted = g == SuiteGenerator::counted_batch;
+      u.batch = u.batch || layers || counted;
+      u.dtypes = u.dtypes || cross || layers || counted;
+      u.layouts = u.layouts || cross || layers || counted;
+      u.dirs = u.dirs || cross || layers;
+    }
+  }
+  return u;
+}
+
+void check_suite_options_apply(const std::vector<std::string>& names, const std::vector<std::string>& given_flags) {
+  for (const std::string& flag : given_flags) {
+    bool read = false;
+    for (const std::string& n : names) {
+      const SuiteOptionUse u = suite_option_use(n);
+      read = read || (flag == "--batch" && u.batch) || ((flag == "--dtype" || flag == "--combo") && u.dtypes) ||
+             (flag == "--layout" && u.layouts) || (flag == "--dir" && u.dirs);
+    }
+    if (read) continue;
+    std::string which, joined;
+    for (const BuiltinSuite& s : builtin_suites()) {
+      const SuiteOptionUse u = suite_option_use(s.name);
+      if ((flag == "--batch" && u.batch) || ((flag == "--dtype" || flag == "--combo") && u.dtypes) || (flag == "--layout" && u.layouts) ||
+          (flag == "--dir" && u.dirs))
+        which += (which.empty() ? "" : ", ") + s.name;
+    }
+    for (const std::string& n : names) joined += (joined.empty() ? "" : ",") + n;
+    throw InputError(flag + " is read by no suite of '" + joined + "' (their problems carry their own; it applies to " + which +
+                     "): drop it, or add a suite that reads it");
+  }
+}
+
 std::vector<ConvProblem> conv_problems(const std::vector<SuiteProblem>& problems) {
   std::vector<ConvProblem> out;
   for (const SuiteProblem& p : problems)

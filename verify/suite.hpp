@@ -89,6 +89,17 @@ std::vector<SuiteProblem> parse_suite(std::string_view text, const std::string& 
 // or a bad line.
 std::vector<SuiteProblem> load_suite(const std::string& name_or_path, const SuiteOptions& opts,
                                      SuitePart part = SuitePart::all);
+// The options a suite reads: cross_options dtypes, layouts, dirs; resnet50_layers those and batch;
+// counted_batch batch, dtypes, layouts; as_written, dtype_layout and suite files none.
+struct SuiteOptionUse {
+  bool batch = false, dtypes = false, layouts = false, dirs = false;
+};
+SuiteOptionUse suite_option_use(const std::string& name_or_path);
+// InputError unless some suite of `names` reads each option the user gave ("--batch", "--dtype",
+// "--layout", "--dir", or bench's "--combo" = dtypes and layouts): a flag no selected suite reads
+// would leave the run silently other than asked.
+void check_suite_options_apply(const std::vector<std::string>& names, const std::vector<std::string>& given_flags);
+
 // The conv problems among `problems`, in order.
 std::vector<ConvProblem> conv_problems(const std::vector<SuiteProblem>& problems);
 

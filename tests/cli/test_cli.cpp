@@ -43,6 +43,17 @@ TEST(Cli, BadProblemStringsExitTwoAndNameTheToken) {
   EXPECT_TRUE(exits_with("check --solver 'no.such.*'", 2, "matches no solver"));
 }
 
+// A suite option no selected suite reads (smoke is fixed as written) is refused, not silently ignored:
+// `check --suite smoke --dtype bf16` used to run smoke's fp32 lines.
+TEST(Cli, SuiteOptionsNoSelectedSuiteReadsExitTwo) {
+  EXPECT_TRUE(exits_with("check --suite smoke --dtype bf16", 2, "--dtype is read by no suite of 'smoke'"));
+  EXPECT_TRUE(exits_with("check --suite smoke,edge --batch 2", 2, "--batch is read by no suite of 'smoke,edge'"));
+  EXPECT_TRUE(exits_with("check --suite corpus --layout nhwc", 2, "--layout"));
+  EXPECT_TRUE(exits_with("bench --op all --suite fusion --combo bf16:nhwc", 2, "--combo is read by no suite"));
+  // one suite that reads it is enough (then the unknown solver stops the run)
+  EXPECT_TRUE(exits_with("check --suite smoke,edge --dtype bf16 --solver 'no.such.*'", 2, "matches no solver"));
+}
+
 TEST(Cli, PrintProblemRoundTrips) {
   auto r = hiprim_stdout("convbfp16 -n 2 -c 4 -k 8 -H 9 -W 7 -y 3 -x 1 -p 1 -u 2 -g 2 -F 2 --in_layout NHWC --fil_layout NHWC "
                          "--out_layout NHWC --print-problem");

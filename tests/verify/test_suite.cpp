@@ -125,6 +125,24 @@ static void expect_not_mostly_zero(const std::vector<ConvProblem>& problems) {
   }
 }
 
+// Which options each built-in suite reads (the CLI refuses a flag no selected suite reads).
+TEST(Suite, OptionUseFollowsTheGenerators) {
+  auto use = [](const char* n) {
+    const SuiteOptionUse u = suite_option_use(n);
+    return std::string(u.batch ? "b" : "") + (u.dtypes ? "d" : "") + (u.layouts ? "l" : "") + (u.dirs ? "r" : "");
+  };
+  EXPECT_EQ(use("smoke"), "");
+  EXPECT_EQ(use("smoke_ops"), "");
+  EXPECT_EQ(use("fusion"), "");  // every dtype and layout already
+  EXPECT_EQ(use("edge"), "dlr");
+  EXPECT_EQ(use("resnet50"), "bdlr");
+  EXPECT_EQ(use("resnet50_ops"), "bdl");
+  EXPECT_EQ(use("/some/suite.txt"), "");
+  EXPECT_NO_THROW(check_suite_options_apply({"smoke", "resnet50"}, {"--batch", "--dtype", "--layout", "--dir"}));
+  EXPECT_THROW(check_suite_options_apply({"smoke", "edge"}, {"--batch"}), InputError);
+  EXPECT_NO_THROW(check_suite_options_apply({"smoke"}, {}));
+}
+
 TEST(Suite, SmokeOutputsAreNotMostlyZero) { expect_not_mostly_zero(conv_problems(load_suite("smoke", {}))); }
 
 TEST(Suite, EdgeLinesAreCanonicalAndExpandOverTheOptions) {
