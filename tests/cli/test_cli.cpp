@@ -231,7 +231,7 @@ TEST(Cli, MathTf32MarksEveryFp32ConvProblemOfTheSuite) {
   r = hiprim("check --suite " + suite.string() + " --solver ref.conv.fast --report " + report.string());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_FALSE(has(report_text(), "math=tf32"));
-  EXPECT_TRUE(exits_with("check --suite smoke --dtype bf16 --math tf32", 2, "--math tf32 takes fp32 data only (--dtype bf16"));
+  EXPECT_TRUE(exits_with("check --suite edge --dtype bf16 --math tf32", 2, "--math tf32 takes fp32 data only (--dtype bf16"));
   EXPECT_TRUE(exits_with("check --suite smoke --math fp64", 2, "--math 'fp64': expected exact or tf32"));
   EXPECT_TRUE(exits_with("check --suite corpus --math tf32", 2, "--math applies to suites"));
   EXPECT_TRUE(exits_with("bench --op conv --suite resnet50 --dtype fp32,fp16 --layout nhwc --math tf32", 2, "fp32 data only (--dtype fp16"));
