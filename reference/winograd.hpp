@@ -1,13 +1,13 @@
 // Winograd minimal filtering for stride-1 2D convolution (Lavin & Gray, arXiv 1509.09308): the
-// evaluation a Winograd solver implements and the error bound its comparator uses. Not a solver: no
-// GPU kernel exists yet (issue 17); this fixes the evaluation order and the bound on the CPU.
+// evaluation a Winograd solver implements and the error bound its comparator uses. Not a solver: the
+// solvers conv.winograd.f2x3/f4x3/f6x3 (gpu/conv/winograd.hip) follow this order.
 //
 // The transforms and the problems they take: core/winograd_transforms.hpp.
 //
 // fp32 evaluation order (winograd_conv_fp32, the order a solver follows):
 //   U = G g G^T per (k, c): rows t = G g (t[i][l] = sum_j G[i][j] g[j][l], j ascending), then t G^T
 //   V = B^T d B per (c, tile): the same two levels;  M = sum_c U . V (c ascending, each step one
-//   fused multiply-add, as the GEMM layer a solver runs it on: gpu/gemm/gemm_tile.hpp)
+//   fused multiply-add, as the batched GEMM the solvers run it on: gpu/conv/simt_batched_gemm.hpp)
 //   Y = A^T M A (two levels), then the store (rounded to the output dtype).
 // Error bound: each path of the exact sum, |A||A| |U-path| |V-path| (a product of constants and two
 // data values), passes at most L roundings, so |Y_fp32 - Y| <= gamma(L) * S with
@@ -26,8 +26,8 @@
 // below 1e-40 of S's scale. (The s19 H100 fuzz found F(6x6) on subnormal inputs 3% past the bound without it.)
 //
 // For the solver (issue 17): the runner's conv check (verify/conv_check.cpp) takes the model a solver
-// declares (ConvSolver::error_model: S and L above in place of the direct sum); bench/bench_check.cpp
-// and bench/bench_conv.cpp still call compare with the direct one; a non-finite input spreads to
+// declares (ConvSolver::error_model: S and L above in place of the direct sum), and so does `hiprim
+// bench --verify full` (through the runner; --verify quick refuses to judge it); a non-finite input spreads to
 // the whole a x a tile (the transforms add it to every transformed value, and inf - inf = NaN), so
 // the special-value judge must expect NaN per tile, not per window; the exact tier holds only for
 // F(2,3) with integers small enough that B^T d B and the products stay below 2^24.
