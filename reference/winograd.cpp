@@ -97,7 +97,7 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
           }
           for (std::int64_t kk = 0; kk < kg; ++kk) {
             // sum_c U . V, c ascending; fp32 by fused multiply-adds (one rounding per channel), as the
-            // project's GEMM layer sums (gpu/gemm/gemm_tile.hpp's fmaf)
+            // solvers' batched GEMM sums (gpu/conv/simt_batched_gemm.hpp: conv.igemm.simt's fmaf chain)
             std::vector<S> prod(static_cast<std::size_t>(a * a), S(0));
             for (std::int64_t cc = 0; cc < cg; ++cc)
               for (int e = 0; e < a * a; ++e) {
