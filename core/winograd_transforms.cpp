@@ -111,6 +111,18 @@ std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t) 
   return "";
 }
 
+std::string winograd_wgrad_refusal(const ConvProblem& p, const WinogradTransforms& t) {
+  if (!p.valid()) return "invalid problem";
+  if (p.mode != ConvMode::conv || p.dir != ConvDir::bwd_weights) return "bwd-weights convolution (mode conv) only";
+  if (p.rank() != 2) return "2D only";
+  if (p.stride[0] != 1 || p.stride[1] != 1 || p.dilation[0] != 1 || p.dilation[1] != 1) return "stride 1, dilation 1 only";
+  if (p.filter[0] != t.r || p.filter[1] != t.r)
+    return "filter " + std::to_string(p.filter[0]) + "x" + std::to_string(p.filter[1]) + " is not the transform's " +
+           std::to_string(t.r) + "x" + std::to_string(t.r);
+  if (p.bias) return "no bias";
+  return "";
+}
+
 ConvProblem winograd_fwd_equivalent(const ConvProblem& p) {
   if (p.dir != ConvDir::bwd_data || p.mode != ConvMode::conv || p.rank() != 2 || !p.valid()) return p;
   for (int i = 0; i < 2; ++i)

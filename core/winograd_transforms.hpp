@@ -56,6 +56,10 @@ WinogradTransforms winograd_f3(int m);
 // with pad <= r - 1 (it runs as winograd_fwd_equivalent); "" when taken, else the reason.
 std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t);
 
+// bwd-weights by the same transforms (reference/winograd.hpp's wgrad order): 2D conv (mode conv),
+// bwd-weights, stride 1, dilation 1, r x r filter equal to t.r, any padding and groups, no bias.
+std::string winograd_wgrad_refusal(const ConvProblem& p, const WinogradTransforms& t);
+
 // The fwd convolution that computes p's output (p itself when p is fwd). For bwd-data with stride 1
 // and dilation 1 (the transpose of the fwd relation): the convolution of dy ([N, K, P, Q]: K input
 // channels) by w' with C output channels, pad' = R - 1 - pad, same groups, dtype and layout, where

@@ -17,6 +17,11 @@ std::int64_t winograd_depth(const WinogradTransforms& t, std::int64_t channels) 
   return 2 * t.r + 4 * t.a + channels + 2 * (c_g + c_b + c_a);
 }
 
+std::int64_t winograd_wgrad_depth(const WinogradTransforms& t, std::int64_t tile_terms) {
+  const int c_g = t.fp32_exact(t.g) ? 0 : 1, c_b = t.fp32_exact(t.bt) ? 0 : 1, c_a = t.fp32_exact(t.at) ? 0 : 1;
+  return 2 * t.m + 4 * t.a + tile_terms + 2 * (c_g + c_b + c_a);
+}
+
 namespace {
 
 // The underflow account of the fp32 evaluation, carried beside S: a product below fp32's normal range
@@ -118,6 +123,82 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
   return y;
 }
 
+// bwd-weights in arithmetic S (see the header): dw = G^T [sum_t (A dy_t A^T) . (B^T x_t B)] G.
+template <typename S>
+std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& dy,
+                              const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute) {
+  if (const std::string why = winograd_wgrad_refusal(p, t); !why.empty()) throw InputError("winograd bwd-weights: " + why);
+  const int m = t.m, r = t.r, a = t.a;
+  const Dims out = p.out();
+  const std::int64_t P = out[0], Q = out[1], H = p.in[0], W = p.in[1];
+  const std::int64_t cg = p.c / p.groups, kg = p.k / p.groups;
+  const std::int64_t tiles_h = (P + m - 1) / m, tiles_w = (Q + m - 1) / m;
+  const TensorDesc wd = p.w_desc();
+  std::vector<S> dw(static_cast<std::size_t>(wd.storage_elements()), S(0));
+  auto val = [&](float v) { return absolute ? static_cast<S>(std::fabs(v)) : static_cast<S>(v); };
+  auto mul = [](const std::vector<S>& lhs, const std::vector<S>& rhs, int rows, int inner, int cols) {
+    std::vector<S> o(static_cast<std::size_t>(rows * cols), S(0));
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        S s = S(0);
+        for (int l = 0; l < inner; ++l) s = s + lhs[i * inner + l] * rhs[l * cols + j];
+        o[i * cols + j] = s;
+      }
+    return o;
+  };
+  auto transpose = [](const std::vector<S>& v, int rows, int cols) {
+    std::vector<S> o(v.size());
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) o[j * rows + i] = v[i * cols + j];
+    return o;
+  };
+  // A = (A^T)^T [a][m], G^T [r][a], B [a][a]
+  const std::vector<S> a_mat = transpose(at, m, a), g_t = transpose(g, a, r), b = transpose(bt, a, a);
+  for (std::int64_t grp = 0; grp < p.groups; ++grp) {
+    std::vector<std::vector<S>> acc(static_cast<std::size_t>(kg * cg), std::vector<S>(static_cast<std::size_t>(a * a), S(0)));
+    for (std::int64_t n = 0; n < p.n; ++n)
+      for (std::int64_t th = 0; th < tiles_h; ++th)
+        for (std::int64_t tw = 0; tw < tiles_w; ++tw) {
+          std::vector<std::vector<S>> d(static_cast<std::size_t>(kg)), v(static_cast<std::size_t>(cg));
+          for (std::int64_t kk = 0; kk < kg; ++kk) {  // D = A dy_t A^T
+            std::vector<S> e(static_cast<std::size_t>(m * m), S(0));
+            for (int i = 0; i < m; ++i)
+              for (int j = 0; j < m; ++j) {
+                const std::int64_t oh = th * m + i, ow = tw * m + j;
+                if (oh < P && ow < Q) e[i * m + j] = val(dy.at({n, grp * kg + kk, oh, ow}));
+              }
+            d[kk] = mul(mul(a_mat, e, a, m, m), at, a, m, a);
+          }
+          for (std::int64_t cc = 0; cc < cg; ++cc) {  // V = B^T x_t B
+            std::vector<S> e(static_cast<std::size_t>(a * a), S(0));
+            for (int i = 0; i < a; ++i)
+              for (int j = 0; j < a; ++j) {
+                const std::int64_t h = th * m - p.pad[0] + i, ww = tw * m - p.pad[1] + j;
+                if (h >= 0 && h < H && ww >= 0 && ww < W) e[i * a + j] = val(x.at({n, grp * cg + cc, h, ww}));
+              }
+            v[cc] = mul(mul(bt, e, a, a, a), b, a, a, a);
+          }
+          for (std::int64_t kk = 0; kk < kg; ++kk)
+            for (std::int64_t cc = 0; cc < cg; ++cc) {
+              std::vector<S>& s = acc[kk * cg + cc];
+              for (int e = 0; e < a * a; ++e) {
+                if constexpr (std::is_same_v<S, float>)
+                  s[e] = std::fma(d[kk][e], v[cc][e], s[e]);
+                else
+                  s[e] = s[e] + d[kk][e] * v[cc][e];
+              }
+            }
+        }
+    for (std::int64_t kk = 0; kk < kg; ++kk)
+      for (std::int64_t cc = 0; cc < cg; ++cc) {
+        const std::vector<S> tile = mul(mul(g_t, acc[kk * cg + cc], r, a, a), g, r, a, r);  // G^T M G
+        for (int i = 0; i < r; ++i)
+          for (int j = 0; j < r; ++j) dw[static_cast<std::size_t>(wd.offset({grp * kg + kk, cc, i, j}))] = tile[i * r + j];
+      }
+  }
+  return dw;
+}
+
 template <typename S>
 std::vector<S> as(const std::vector<Rational>& mat, bool absolute) {
   std::vector<S> o;
@@ -170,6 +251,31 @@ WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransfor
 std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
                                       const HostTensor& w) {
   return evaluate<float>(p, t, x, w, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false);
+}
+
+std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                           const HostTensor& dy) {
+  const std::vector<UnderflowAccount> acc =
+      evaluate_wgrad<UnderflowAccount>(p, t, x, dy, accounts(t.at), accounts(t.g), accounts(t.bt), true);
+  const Dims out = p.out();
+  const std::int64_t terms = p.n * ((out[0] + t.m - 1) / t.m) * ((out[1] + t.m - 1) / t.m);
+  const double gam = gamma_n(winograd_wgrad_depth(t, terms), 0x1p-24);
+  std::vector<double> s(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) s[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
+  return s;
+}
+
+WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                     const HostTensor& dy, bool abs_sum) {
+  WinogradOutput o;
+  o.value = evaluate_wgrad<double>(p, t, x, dy, as<double>(t.at, false), as<double>(t.g, false), as<double>(t.bt, false), false);
+  if (abs_sum) o.abs_sum = winograd_wgrad_abs_sum(p, t, x, dy);
+  return o;
+}
+
+std::vector<float> winograd_wgrad_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                       const HostTensor& dy) {
+  return evaluate_wgrad<float>(p, t, x, dy, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false);
 }
 
 }  // namespace hiprim::ref

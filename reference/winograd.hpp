@@ -66,4 +66,23 @@ std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransf
 // The filter of winograd_fwd_equivalent(p): w' of bwd-data (flipped, channels swapped per group), w for fwd.
 HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w);
 
+// bwd-weights (core/winograd_transforms.hpp: winograd_wgrad_refusal) by the same F(m x m, 3 x 3)
+// matrices, transposed (the trilinear form sum y' . y of the fwd algorithm, differentiated by g):
+//   dw[k][c] = G^T [ sum_{n, tiles t} (A dy_t A^T) . (B^T x_t B) ] G
+// dy_t the m x m tile of dy (zeros past P x Q), x_t the a x a tile of x at (th*m - pad_h, tw*m - pad_w)
+// (zeros outside), the fwd input tiles. fp32 order (winograd_wgrad_fp32): D = A dy A^T by rows
+// (t = A dy over the m rows, then t A^T), V = B^T x B as fwd, the tile sum in (n, th, tw) ascending
+// order, one fused multiply-add a step, then G^T M G by rows. Bound as fwd's, gamma(L) * S with
+//   S = |G^T| [ sum_t (|A| |dy| |A^T|) . (|B^T| |x| |B|) ] |G|     L = 2m + 4a + T + 2*(c_G + c_B + c_A)
+// (T = N * tiles: the tile sum's terms; levels of m and a terms as above), with the underflow account.
+std::int64_t winograd_wgrad_depth(const WinogradTransforms& t, std::int64_t tile_terms);
+// dw in double by its desc's storage offset and, when asked, S (winograd_wgrad_abs_sum).
+WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                     const HostTensor& dy, bool abs_sum);
+std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                           const HostTensor& dy);
+// dw in fp32 arithmetic in the order above, by its desc's storage offset.
+std::vector<float> winograd_wgrad_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
+                                       const HostTensor& dy);
+
 }  // namespace hiprim::ref
