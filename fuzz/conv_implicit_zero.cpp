@@ -119,6 +119,35 @@ ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vec
   return nan_where(reference, mask);
 }
 
+namespace {
+// bwd-weights (reference/winograd.hpp): a non-finite x in channel c inside a tile's a x a window makes
+// that tile's V[c] non-finite in every entry, so M[k][c] for every k of the group, so all of dw[k][c]
+// (each row of G^T has a zero: 0 * (Inf or NaN) = NaN); a non-finite dy in channel k (every dy element
+// is in one tile) all of dw[k][c] for every c of the group.
+std::vector<std::uint8_t> winograd_wgrad_nonfinite(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc) {
+  const I64 a = m + 2, G = p.groups, cg = p.c / G, kg = p.k / G;
+  const Dims out = p.out();
+  const I64 th_n = (out[0] + m - 1) / m, tw_n = (out[1] + m - 1) / m;
+  std::vector<std::uint8_t> bad_k(static_cast<std::size_t>(p.k), 0), bad_c(static_cast<std::size_t>(p.c), 0);
+  for_each_index(in.y->desc.dims, [&](const Dims& i) { bad_k[static_cast<std::size_t>(i[1])] |= !std::isfinite(in.y->at(i)); });
+  for_each_index(in.x->desc.dims, [&](const Dims& i) {
+    if (std::isfinite(in.x->at(i))) return;
+    // a tile t along an axis holds position v when t*m - pad <= v < t*m - pad + a
+    auto held = [&](I64 v, I64 pad, I64 count) {
+      const I64 lo = std::max<I64>(0, -floor_div(-(v + pad - a + 1), m)), hi = std::min<I64>(count - 1, floor_div(v + pad, m));
+      return lo <= hi;
+    };
+    if (held(i[2], p.pad[0], th_n) && held(i[3], p.pad[1], tw_n)) bad_c[static_cast<std::size_t>(i[1])] = 1;
+  });
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(out_desc.storage_elements()), 0);
+  for_each_index(out_desc.dims, [&](const Dims& o) {  // o = [k][c in group][r][s]
+    const I64 k = o[0], c = k / kg * cg + o[1];
+    if (bad_k[static_cast<std::size_t>(k)] || bad_c[static_cast<std::size_t>(c)]) mask[static_cast<std::size_t>(out_desc.offset(o))] = 1;
+  });
+  return mask;
+}
+}  // namespace
+
 std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc) {
   if (p.dir == ConvDir::bwd_data && p.mode == ConvMode::conv) {  // as its fwd equivalent: dy by the flipped, swapped filter
     const ConvProblem q = winograd_fwd_equivalent(p);
@@ -126,8 +155,9 @@ std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m
     const HostTensor w = ref::winograd_equivalent_filter(p, *in.w);
     return winograd_nonfinite_outputs(q, m, {in.y, &w, nullptr, nullptr}, out_desc);
   }
-  if (p.rank() != 2 || p.dir != ConvDir::fwd || p.mode != ConvMode::conv || m < 1)
-    throw InputError("winograd_nonfinite_outputs: a 2D fwd or bwd-data convolution and m >= 1, not " + to_string(p));
+  if (p.rank() != 2 || p.dir == ConvDir::bwd_data || p.mode != ConvMode::conv || m < 1)
+    throw InputError("winograd_nonfinite_outputs: a 2D fwd, bwd-data or bwd-weights convolution and m >= 1, not " + to_string(p));
+  if (p.dir == ConvDir::bwd_weights) return winograd_wgrad_nonfinite(p, m, in, out_desc);
   const I64 a = m + 2, G = p.groups, cg = p.c / G, kg = p.k / G;
   const Dims out = p.out();
   const I64 th_n = (out[0] + m - 1) / m, tw_n = (out[1] + m - 1) / m;

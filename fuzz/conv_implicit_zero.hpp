@@ -50,7 +50,9 @@ ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vec
 // every output channel of the group), one in w every output of its output channel. (Each output is
 // a sum over A^T's rows, and every row of A^T has a zero entry: 0 * (Inf or NaN) = NaN.)
 // bwd-data runs as its fwd equivalent (core/winograd_transforms.hpp): dy in place of x, the flipped,
-// channel-swapped filter in place of w, dx as the output.
+// channel-swapped filter in place of w, dx as the output. bwd-weights (dw = G^T [sum_t (A dy A^T) .
+// (B^T x B)] G): a non-finite x inside a tile's window makes all of dw[k][c] for its channel c and every
+// k of the group, a non-finite dy all of dw[k][.] for its channel k.
 // 1 per storage offset of out_desc where that happens, else 0. Inputs as for ref::conv_naive.
 std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc);
 // The reference's output with NaN wherever mask[offset] != 0 (abs_sum kept); InputError when the sizes differ.

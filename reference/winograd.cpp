@@ -17,6 +17,11 @@ std::int64_t winograd_depth(const WinogradTransforms& t, std::int64_t channels) 
   return 2 * t.r + 4 * t.a + channels + 2 * (c_g + c_b + c_a);
 }
 
+std::int64_t winograd_wgrad_terms(const ConvProblem& p, int m) {
+  const Dims out = p.out();
+  return p.n * ((out[0] + m - 1) / m) * ((out[1] + m - 1) / m);
+}
+
 std::int64_t winograd_wgrad_depth(const WinogradTransforms& t, std::int64_t tile_terms) {
   const int c_g = t.fp32_exact(t.g) ? 0 : 1, c_b = t.fp32_exact(t.bt) ? 0 : 1, c_a = t.fp32_exact(t.at) ? 0 : 1;
   return 2 * t.m + 4 * t.a + tile_terms + 2 * (c_g + c_b + c_a);
@@ -257,9 +262,7 @@ std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradT
                                            const HostTensor& dy) {
   const std::vector<UnderflowAccount> acc =
       evaluate_wgrad<UnderflowAccount>(p, t, x, dy, accounts(t.at), accounts(t.g), accounts(t.bt), true);
-  const Dims out = p.out();
-  const std::int64_t terms = p.n * ((out[0] + t.m - 1) / t.m) * ((out[1] + t.m - 1) / t.m);
-  const double gam = gamma_n(winograd_wgrad_depth(t, terms), 0x1p-24);
+  const double gam = gamma_n(winograd_wgrad_depth(t, winograd_wgrad_terms(p, t.m)), 0x1p-24);
   std::vector<double> s(acc.size());
   for (std::size_t i = 0; i < acc.size(); ++i) s[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
   return s;

@@ -76,6 +76,8 @@ HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w)
 //   S = |G^T| [ sum_t (|A| |dy| |A^T|) . (|B^T| |x| |B|) ] |G|     L = 2m + 4a + T + 2*(c_G + c_B + c_A)
 // (T = N * tiles: the tile sum's terms; levels of m and a terms as above), with the underflow account.
 std::int64_t winograd_wgrad_depth(const WinogradTransforms& t, std::int64_t tile_terms);
+// T of p: N * ceil(P/m) * ceil(Q/m).
+std::int64_t winograd_wgrad_terms(const ConvProblem& p, int m);
 // dw in double by its desc's storage offset and, when asked, S (winograd_wgrad_abs_sum).
 WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
                                      const HostTensor& dy, bool abs_sum);

@@ -120,7 +120,9 @@ class ConvCheck final : public CaseCheck {
       const ref::ConvInputs in = conv_inputs(c);
       const ConvProblem& p = conv_problem(c);
       const HostTensor& src = p.dir == ConvDir::bwd_data ? *in.y : *in.x;  // the convolution's input (dy for bwd-data)
-      it = winograd_s_.emplace(m, ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w)).first;
+      it = winograd_s_.emplace(m, p.dir == ConvDir::bwd_weights ? ref::winograd_wgrad_abs_sum(p, winograd_f3(m), *in.x, *in.y)
+                                                                : ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w))
+               .first;
     }
     return it->second;
   }
@@ -192,7 +194,9 @@ Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor) {
 
 Tolerance winograd_tolerance(const ConvProblem& p, int m) {
   Tolerance t = tolerance_for(p, FillTier::bounded);
-  t.reduction_length = ref::winograd_depth(winograd_f3(m), winograd_fwd_equivalent(p).c / p.groups);  // bwd-data: K/G
+  t.reduction_length = p.dir == ConvDir::bwd_weights
+                           ? ref::winograd_wgrad_depth(winograd_f3(m), ref::winograd_wgrad_terms(p, m))
+                           : ref::winograd_depth(winograd_f3(m), winograd_fwd_equivalent(p).c / p.groups);  // bwd-data: K/G
   return t;
 }
 

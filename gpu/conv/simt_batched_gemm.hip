@@ -22,8 +22,8 @@ namespace {
 
 // The kernel's GEMM rows and columns.
 void gemm_dims(const SimtBatchedGemm& g, std::int64_t& m, std::int64_t& n) {
-  m = g.channels_last ? g.p : g.k;
-  n = g.channels_last ? g.k : g.p;
+  m = g.wgrad || !g.channels_last ? g.k : g.p;
+  n = g.wgrad ? g.c : g.channels_last ? g.k : g.p;
 }
 
 SimtConvConfig tile_config(const std::string& tile) {
@@ -66,6 +66,21 @@ void launch_simt_batched_gemm(const SimtBatchedGemm& g, const std::string& tile,
   a.k_chunk = std::max(8, (a.kred + 7) / 8 * 8);  // one slice: [0, C)
   const std::int64_t vz = g.p * g.c, uz = g.k * g.c, oz = g.p * g.k;
   bool vec_a = false, vec_b = false;
+  if (g.wgrad) {  // the kernel's bwd-weights mode: A = U_z (dOut [pixel][k]), B = V_z (In, the 1x1 tap), out [K][C]
+    if (!g.channels_last) throw InputError("batched bwd-weights GEMM: channels-last layouts only while " + context);
+    a.m = static_cast<int>(g.k), a.n = static_cast<int>(g.c), a.kred = static_cast<int>(g.p);
+    a.k_chunk = std::max(8, (a.kred + 7) / 8 * 8);
+    a.a_batch = g.p * g.k, a.b_batch = vz;
+    vec_a = vec_b = g.c % 4 == 0 && g.k % 4 == 0 && simt_aligned16(g.v) && simt_aligned16(g.u) && simt_aligned16(g.out);
+    a.vec_out = g.c % 4 == 0 && simt_aligned16(g.out);
+    a.out_batch = g.k * g.c;
+    for (std::int64_t z0 = 0; z0 < g.batch; z0 += 65535) {
+      const int nz = static_cast<int>(std::min<std::int64_t>(65535, g.batch - z0));
+      a.a = g.u + z0 * a.a_batch, a.b = g.v + z0 * vz, a.out = g.out + z0 * a.out_batch;
+      launch_simt_widths<SimtConvDir::wgrad>(a, c, nz, vec_a, vec_b, stream, context);
+    }
+    return;
+  }
   if (g.channels_last) {
     a.m = static_cast<int>(g.p), a.n = static_cast<int>(g.k);
     a.a_batch = vz, a.b_batch = uz;

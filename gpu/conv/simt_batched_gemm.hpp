@@ -6,7 +6,11 @@
 // one fmaf chain per entry (the same bits whatever the tile), unsplit. Layouts, packed, batch-major:
 //   channels_last:  V_z [P][C], U_z [K][C], out_z [P][K]   (the NHWC 1x1 fwd relation, rows = P)
 //   else:           V_z [C][P], U_z [K][C], out_z [K][P]   (the NCHW 1x1 fwd relation, rows = K)
-// conv.winograd's transformed-domain GEMMs (V: the input transforms, U: the filter transforms).
+// or, with wgrad, the reduction over P:
+//   out_z[i][j] = sum_{p ascending} U_z[p][i] * V_z[p][j]:  U_z [P][K], V_z [P][C], out_z [K][C]
+//   (the NHWC 1x1 bwd-weights relation: U = dy, V = x), unsplit, so few blocks when K x C is small.
+// conv.winograd's transformed-domain GEMMs (V: the input transforms, U: the filter transforms, or
+// for bwd-weights the dy transforms).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,9 +26,10 @@ struct SimtBatchedGemm {
   float* out = nullptr;
   std::int64_t p = 0, c = 0, k = 0, batch = 0;
   bool channels_last = true;
+  bool wgrad = false;  // the reduction over P (channels_last layouts)
 };
 
-// The tiles, "t<BM>x<BN>" over the kernel's (M, N): (P, K) channels-last, (K, P) else.
+// The tiles, "t<BM>x<BN>" over the kernel's (M, N): (P, K) channels-last, (K, P) else, (K, C) wgrad.
 const std::vector<std::string>& simt_batched_gemm_tiles();
 // The largest tile that wastes at most a fifth of its area on rows / columns past the matrix and
 // still gives 264 blocks (two per SM of a 132-SM part); else t64x64. A function of the sizes only.

@@ -21,6 +21,9 @@
 // by the transforms' zeros too), a non-finite filter value every output of its output channel.
 // bwd-data (stride 1, pad <= 2) runs as its fwd equivalent (core/winograd_transforms.hpp): dy is the
 // input, dx the output, the filter transform reads w flipped with its channels swapped, pad' = 2 - pad.
+// bwd-weights (reference/winograd.hpp's wgrad order): V = B^T x B as above, D[xi][g][p][k] = (A dy_p A^T)[xi]
+// (dy's m x m tile, zeros past P x Q), M[xi][g][k][c] = sum_{p ascending} D V (the batched GEMM's
+// bwd-weights mode, unsplit), dw = G^T M G; V and D channels-fastest whatever the layout.
 // Layouts: NCHW and NHWC for x and y (ConvGeom strides), w as the problem stores it.
 #include <memory>
 #include <string>
@@ -54,7 +57,7 @@ struct WinoGeom {
   bool flip;              // bwd-data: w' [g*kg + k][c][r][s] = w[g*cg + c][k][2-r][2-s] (w's own strides: w_str)
   long long w_str[5];     // the problem's w strides [co, ci, t, r, s]
   bool chan_fast;         // NHWC: V [..][p][c] and M [..][p][k], channels fastest; NCHW: [..][c][p], [..][k][p]
-  // Offset of V (ch = cg) or M (ch = kg) entry (b = xi*G + g, channel j, tile p).
+  // Offset of V (ch = cg) or M / D (ch = kg) entry (b = xi*G + g, channel j, tile p).
   __host__ __device__ long long wsp(long long b, int ch, long long j, long long p) const {
     return chan_fast ? (b * tiles + p) * ch + j : (b * ch + j) * tiles + p;
   }
@@ -213,12 +216,13 @@ __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ 
   }
 }
 
-// The a^2 * G transformed-domain GEMMs over the workspace's U, V and M.
-SimtBatchedGemm batched_gemm(const WinoGeom& wg, int a, const float* u, const float* v, float* m) {
+// The a^2 * G transformed-domain GEMMs over the workspace's U (bwd-weights: D), V and M.
+SimtBatchedGemm batched_gemm(const WinoGeom& wg, int a, bool wgrad, const float* u, const float* v, float* m) {
   SimtBatchedGemm b;
   b.v = v, b.u = u, b.out = m;
   b.p = wg.tiles, b.c = wg.cg, b.k = wg.kg, b.batch = 1LL * a * a * wg.g.groups;
   b.channels_last = wg.chan_fast;
+  b.wgrad = wgrad;
   return b;
 }
 
@@ -236,7 +240,7 @@ WinoMats mats_of(const WinogradTransforms& t) {
 // p's geometry as its fwd equivalent (winograd_fwd_equivalent), with p's own filter strides.
 WinoGeom wino_geom(const ConvProblem& p, int m) {
   WinoGeom w{};
-  w.g = conv_geom(winograd_fwd_equivalent(p));
+  w.g = conv_geom(winograd_fwd_equivalent(p));  // (bwd-weights: p itself, In = x, Out = dy, W = dw)
   w.flip = p.dir == ConvDir::bwd_data;
   const ConvGeom own = conv_geom(p);
   for (int i = 0; i < 5; ++i) w.w_str[i] = own.w_str[i];
@@ -245,8 +249,113 @@ WinoGeom wino_geom(const ConvProblem& p, int m) {
   w.tiles = 1LL * w.g.batch * w.tiles_h * w.tiles_w;
   w.cg = w.g.in_per_group();
   w.kg = w.g.out_per_group();
-  w.chan_fast = p.channels_last;
+  w.chan_fast = p.channels_last || p.dir == ConvDir::bwd_weights;  // (the bwd-weights GEMM reads channels-fastest)
   return w;
+}
+
+// bwd-weights: D = A e A^T per (g, k, tile p), e the m x m tile of dy (zeros past P x Q), into d at
+// wsp(., kg, k, p): thread i -> (k, p) as chan_tile_of. t = A e by rows (j ascending), then t A^T.
+template <typename T, int M>
+__global__ void wino_dy(WinoGeom wg, WinoMats mt, const T* __restrict__ dy, float* __restrict__ d) {
+  constexpr int A = M + 2;
+  const long long P = wg.tiles, C = 1LL * wg.g.groups * wg.kg, total = C * P;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    int gk;
+    long long p;
+    chan_tile_of(wg, i, C, gk, p);
+    const int kk = gk % wg.kg, grp = gk / wg.kg;
+    int n, th, tw;
+    tile_of(wg, p, n, th, tw);
+    const long long base = wg.g.out_offset(n, grp * wg.kg + kk, 0, 0, 0);
+    float e[M][M], t[A][M];
+#pragma unroll
+    for (int r = 0; r < M; ++r)
+#pragma unroll
+      for (int s = 0; s < M; ++s) {
+        const int oh = th * M + r, ow = tw * M + s;
+        e[r][s] = oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2] ? load_f(dy, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]) : 0.0f;
+      }
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < M; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < M; ++l) acc = acc + mt.at[l * A + r] * e[l][s];
+        t[r][s] = acc;
+      }
+    const long long stride = 1LL * wg.g.groups * wg.kg * P;  // between xi
+    float* out = d + wg.wsp(grp, wg.kg, kk, p);
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < M; ++l) acc = acc + t[r][l] * mt.at[l * A + s];
+        out[(r * A + s) * stride] = acc;
+      }
+  }
+}
+
+// bwd-weights: dw[g*kg + k][c] = G^T M G per (g, k, c), M[xi][g] = the GEMM's [kg][cg]: thread i -> c
+// fastest, then k, then g. t = G^T M by rows (j ascending over a), then t G.
+template <typename T, int M>
+__global__ void wino_wgrad_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, T* __restrict__ dw) {
+  constexpr int A = M + 2;
+  const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
+    const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
+    const float* in = mw + (1LL * grp * wg.kg + kk) * wg.cg + cc;
+    float t[3][A];
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + mt.g[l * 3 + r] * in[(l * A + s) * stride];
+        t[r][s] = acc;
+      }
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.g[l * 3 + s];
+        store_f(dw, wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s), acc);
+      }
+  }
+}
+
+// bwd-weights: the workspace as fwd's spans, M in U's place ([a^2][G][kg][cg]), V, then D in M's place.
+template <typename T, int M>
+void run_winograd_wgrad(const ConvProblem& p, const ConvTensors& t, const std::string& name, const std::string& config) {
+  constexpr int A = M + 2;
+  const WinoMats mt = mats_of(winograd_f3(M));
+  const WinoGeom wg = wino_geom(p, M);
+  const WinoSpans sp = spans(wg, A);
+  float* mw = static_cast<float*>(t.workspace);
+  float* v = mw + sp.u;
+  float* d = v + sp.v;
+  const hipStream_t stream = static_cast<hipStream_t>(t.stream);
+  auto ctx = [&] { return "running " + name + " on " + to_string(p); };
+  const long long vcp = 1LL * wg.g.groups * wg.cg * wg.tiles, dkp = 1LL * wg.g.groups * wg.kg * wg.tiles,
+                  kc = 1LL * wg.g.groups * wg.kg * wg.cg;
+  const auto input = &wino_input<T, M>;
+  const auto dyt = &wino_dy<T, M>;
+  const auto output = &wino_wgrad_output<T, M>;
+  hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, vcp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.x), v);
+  check_launch_lazy("wino_input", ctx);
+  hipLaunchKernelGGL(dyt, dim3(stream_grid(dyt, kBlock, dkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.y), d);
+  check_launch_lazy("wino_dy", ctx);
+  // M[b] = sum_p D[b][p] (x) V[b][p] for b = xi*G + g (fp32, tiles ascending)
+  launch_simt_batched_gemm(batched_gemm(wg, A, true, d, v, mw), config, stream, name + " transformed-domain GEMM (bwd-weights)");
+  hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, kc)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
+                     static_cast<T*>(t.w));
+  check_launch_lazy("wino_wgrad_output", ctx);
 }
 
 template <typename T, int M>
@@ -274,7 +383,7 @@ void run_winograd(const ConvProblem& p, const ConvTensors& t, const std::string&
   check_launch_lazy("wino_input", ctx);
   // M[b] = V[b] U[b]^T for b = xi*G + g < a^2 * G, fp32 operands whatever the dtype: V's and M's
   // layouts (wsp) are those of the batched GEMM's channels_last (NHWC) or not.
-  launch_simt_batched_gemm(batched_gemm(wg, A, u, v, mw), config, stream, name + " transformed-domain GEMM");
+  launch_simt_batched_gemm(batched_gemm(wg, A, false, u, v, mw), config, stream, name + " transformed-domain GEMM");
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, mkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
                      static_cast<T*>(fwd ? t.y : t.x));
   check_launch_lazy("wino_output", ctx);
@@ -287,16 +396,18 @@ class ConvWinograd final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "Winograd F(" + std::to_string(M) + "x" + std::to_string(M) +
-           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform; all in fp32): fwd and "
-           "bwd-data (pad <= 2), 3x3, stride 1, dilation 1, any groups; fp32/fp16/bf16; NCHW/NHWC; judged by its derived "
-           "bound (reference/winograd.hpp)";
+           ", 3x3), non-fused (filter and input transforms, batched SIMT GEMMs, output transform; all in fp32): fwd, "
+           "bwd-data (pad <= 2) and bwd-weights (the transposed form), 3x3, stride 1, dilation 1, any groups; fp32/fp16/bf16; "
+           "NCHW/NHWC; judged by its derived bound (reference/winograd.hpp)";
   }
   // The tile's zeros outside the image enter the input transform as real zeros.
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
   ConvErrorModel error_model(const ConvProblem&) const override { return ConvErrorModel{M, 0.0}; }
   Applicability applicable(const ConvProblem& p) const override {
     if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
-    if (const std::string why = winograd_refusal(p, winograd_f3(M)); !why.empty()) return Applicability::no(why);
+    const bool wgrad = p.dir == ConvDir::bwd_weights;
+    if (const std::string why = wgrad ? winograd_wgrad_refusal(p, winograd_f3(M)) : winograd_refusal(p, winograd_f3(M)); !why.empty())
+      return Applicability::no(why);
     if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
     const WinoGeom wg = wino_geom(p, M);
     if (wg.tiles > kMaxTiles) return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
@@ -304,7 +415,7 @@ class ConvWinograd final : public ConvSolver {
   }
   std::vector<std::string> perf_configs() const override { return simt_batched_gemm_tiles(); }
   std::string default_config_for(const ConvProblem& p) const override {
-    return simt_batched_gemm_default(batched_gemm(wino_geom(p, M), M + 2, nullptr, nullptr, nullptr));
+    return simt_batched_gemm_default(batched_gemm(wino_geom(p, M), M + 2, p.dir == ConvDir::bwd_weights, nullptr, nullptr, nullptr));
   }
   std::size_t workspace_bytes(const ConvProblem& p) const override {
     if (!applicable(p)) return 0;
@@ -315,7 +426,12 @@ class ConvWinograd final : public ConvSolver {
  protected:
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
     const std::string config = t.config.empty() ? default_config_for(p) : t.config;
-    dispatch_dtype(p.dtype, [&]<typename T>() { run_winograd<T, M>(p, t, name(), config); });
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if (p.dir == ConvDir::bwd_weights)
+        run_winograd_wgrad<T, M>(p, t, name(), config);
+      else
+        run_winograd<T, M>(p, t, name(), config);
+    });
   }
 };
 

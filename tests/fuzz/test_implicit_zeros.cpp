@@ -84,7 +84,21 @@ TEST(WinogradNonfiniteOutputs, MatchHandDerivedTiles) {
     const bool tile = i[2] >= 2 && i[2] <= 5 && i[3] >= 2 && i[3] <= 5;
     EXPECT_EQ(mb[static_cast<std::size_t>(ob.desc.offset(i))], (tile || i[1] == 2) ? 1 : 0) << i[1] << " " << i[2] << " " << i[3];
   });
-  EXPECT_THROW(fuzz::winograd_nonfinite_outputs(parse_conv_problem("conv bwd-weights fp32 nchw n1 c2 k3 in8x8 f3x3 pad1x1"), 2,
+  // bwd-weights (dw = G^T [sum_t (A dy_t A^T) . (B^T x_t B)] G), groups 2: x(3, 3) of input channel 1 (group 0)
+  // reaches all of dw[k][1] for group 0's k = 0, 1; dy of output channel 3 (group 1) all of dw[3][.].
+  const ConvProblem g = parse_conv_problem("conv bwd-weights fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 g2");
+  HostTensor xg(g.x_desc()), dyg(g.y_desc());
+  fill(xg);
+  fill(dyg);
+  xg.at({0, 1, 3, 3}) = kNaN;
+  dyg.at({0, 3, 7, 0}) = kInf;
+  const ref::ConvOutput og = ref::conv_naive(g, {&xg, nullptr, &dyg, nullptr});
+  const auto mg = fuzz::winograd_nonfinite_outputs(g, 2, {&xg, nullptr, &dyg, nullptr}, og.desc);
+  for_each_index(og.desc.dims, [&](const Dims& i) {  // i = [k][c in group][r][s]
+    const bool hit = (i[0] <= 1 && i[1] == 1) || i[0] == 3;
+    EXPECT_EQ(mg[static_cast<std::size_t>(og.desc.offset(i))], hit ? 1 : 0) << i[0] << " " << i[1] << " " << i[2] << " " << i[3];
+  });
+  EXPECT_THROW(fuzz::winograd_nonfinite_outputs(parse_conv_problem("conv fwd fp32 ncdhw n1 c2 k3 in4x8x8 f3x3x3 pad1x1x1"), 2,
                                                 {&x, &w, nullptr, nullptr}, out.desc),
                InputError);
 }

@@ -1,4 +1,4 @@
-// conv.winograd.f2x3, .f4x3 and .f6x3 (fwd, and bwd-data as its fwd equivalent) run by the host emulation of the HIP layer (tests/gpu/emu)
+// conv.winograd.f2x3, .f4x3 and .f6x3 (fwd, bwd-data as its fwd equivalent, and bwd-weights) run by the host emulation of the HIP layer (tests/gpu/emu)
 // through the runner against the CPU reference: each must pass the derived bound it declares
 // (ConvErrorModel{m}, reference/winograd.hpp), on both fill tiers and in every dtype it takes, over layouts, paddings (0 to 2,
 // also past the tile), groups, odd sizes (tiles clipped at the image edge), channel and tile counts
@@ -79,6 +79,11 @@ const char* const kProblems[] = {
     "conv bwd-data fp32 nhwc n2 c5 k3 in7x9 f3x3 pad0x2",
     "conv bwd-data fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
     "conv bwd-data fp32 nhwc n1 c66 k70 in10x11 f3x3 pad1x1",
+    // bwd-weights: dw = G^T [sum_t (A dy_t A^T) . (B^T x_t B)] G
+    "conv bwd-weights fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
+    "conv bwd-weights fp32 nhwc n2 c5 k3 in7x9 f3x3 pad0x2",       // dy tiles clipped
+    "conv bwd-weights fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
+    "conv bwd-weights fp32 nhwc n2 c68 k66 in10x11 f3x3 pad1x1",   // K and C past a 64 x 64 tile
 };
 
 verify::CaseRecord run(const ConvProblem& p, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
@@ -126,20 +131,27 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
         o.fill = verify::FillTier::bounded;
         verify::PreparedCase c(p, o);
         const ref::ConvInputs in = verify::conv_inputs(c);
-        const bool fwd = p.dir == ConvDir::fwd;  // bwd-data: dy in, dx out
-        HostTensor want(fwd ? p.y_desc() : p.x_desc());
-        want.data = ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
+        const bool fwd = p.dir == ConvDir::fwd, wgrad = p.dir == ConvDir::bwd_weights;  // bwd-data: dy in, dx out
+        HostTensor want(fwd ? p.y_desc() : wgrad ? p.w_desc() : p.x_desc());
+        want.data = wgrad ? ref::winograd_wgrad_fp32(p, winograd_f3(m), *in.x, *in.y)
+                          : ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
         const std::vector<unsigned char> want_bytes = want.to_bytes();
-        std::vector<unsigned char> src = (fwd ? in.x : in.y)->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
+        // the two inputs (x, w; dy, w; x, dy) and the output, each in its tensor's slot
+        std::vector<unsigned char> src = (fwd || wgrad ? in.x : in.y)->to_bytes(), w = (wgrad ? in.y : in.w)->to_bytes(),
+                                   y(want_bytes.size(), 0xA5);
         std::vector<unsigned char> ws(s->workspace_bytes(p));
         const std::vector<std::string> configs = s->configs_for(p);
         ASSERT_EQ(configs, (std::vector<std::string>{"t128x128", "t128x64", "t64x128", "t64x64"}));
         for (const std::string& config : configs) {  // every GEMM tile: the same sums in the same order
           if (dt != DType::fp32 && config != s->default_config_for(p)) continue;  // the tile does not depend on the dtype
           ConvTensors t;
-          (fwd ? t.x : t.y) = src.data();
-          t.w = w.data();
-          (fwd ? t.y : t.x) = y.data();
+          if (wgrad) {
+            t.x = src.data(), t.y = w.data(), t.w = y.data();
+          } else {
+            (fwd ? t.x : t.y) = src.data();
+            t.w = w.data();
+            (fwd ? t.y : t.x) = y.data();
+          }
           t.workspace = ws.data();
           t.workspace_bytes = ws.size();
           t.config = config;
@@ -159,7 +171,7 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
 // the derived bound; the same outputs judged as a direct-sum solver's (NaN only where windows meet it) fail.
 TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
   const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2",
-                               "conv bwd-data fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1"};
+                               "conv bwd-data fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv bwd-weights fp32 nhwc n2 c3 k4 in7x8 f3x3 pad1x1"};
   for (const auto& s : solvers()) {
     const int m = s->error_model(parse_conv_problem(lines[0])).winograd_m;
     const HostRun direct(m == 2 ? gpu_emu::make_conv_winograd_f2x3() : m == 4 ? gpu_emu::make_conv_winograd_f4x3() : gpu_emu::make_conv_winograd_f6x3(),
@@ -194,7 +206,7 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 dil2x2", "dilation 1"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f5x5 pad2x2", "filter 5x5"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 bias", "no bias"},
-      {"conv bwd-weights fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1", "fwd or bwd-data"},
+      {"conv bwd-weights fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
       {"conv bwd-data fp32 nchw n1 c4 k4 in8x8 f3x3 pad3x1", "bwd-data with pad 3x1"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 trans", "mode conv"},
       {"conv fwd fp32 ncdhw n1 c4 k4 in4x8x8 f3x3x3 pad1x1x1", "2D only"},

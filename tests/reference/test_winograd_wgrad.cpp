@@ -79,9 +79,7 @@ TEST(WinogradWgrad, Fp32EvaluationStaysWithinTheDerivedBound) {
         const ConvOutput want = naive_wgrad(p, d);
         const std::vector<double> sum = winograd_wgrad_abs_sum(p, t, d.x, d.dy);
         const std::vector<float> got = winograd_wgrad_fp32(p, t, d.x, d.dy);
-        const Dims out = p.out();
-        const std::int64_t terms = p.n * ((out[0] + m - 1) / m) * ((out[1] + m - 1) / m);
-        const std::int64_t L = winograd_wgrad_depth(t, terms);
+        const std::int64_t L = winograd_wgrad_depth(t, winograd_wgrad_terms(p, m));
         double worst = 0;
         for (std::size_t e = 0; e < got.size(); ++e) {
           const double err = std::fabs(static_cast<double>(got[e]) - want.value[e]);
