@@ -96,15 +96,23 @@ WinogradTransforms winograd_f3(int m) {
   }
 }
 
-std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t) {
-  if (!p.valid()) return "invalid problem";
-  if (p.mode != ConvMode::conv || p.dir == ConvDir::bwd_weights) return "fwd or bwd-data convolution (mode conv) only";
+namespace {
+// The rules of every direction after its own: 2D, stride 1, dilation 1, the transform's filter, no bias.
+std::string shape_refusal(const ConvProblem& p, const WinogradTransforms& t) {
   if (p.rank() != 2) return "2D only";
   if (p.stride[0] != 1 || p.stride[1] != 1 || p.dilation[0] != 1 || p.dilation[1] != 1) return "stride 1, dilation 1 only";
   if (p.filter[0] != t.r || p.filter[1] != t.r)
     return "filter " + std::to_string(p.filter[0]) + "x" + std::to_string(p.filter[1]) + " is not the transform's " +
            std::to_string(t.r) + "x" + std::to_string(t.r);
   if (p.bias) return "no bias";
+  return "";
+}
+}  // namespace
+
+std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t) {
+  if (!p.valid()) return "invalid problem";
+  if (p.mode != ConvMode::conv || p.dir == ConvDir::bwd_weights) return "fwd or bwd-data convolution (mode conv) only";
+  if (std::string why = shape_refusal(p, t); !why.empty()) return why;
   if (p.dir == ConvDir::bwd_data && (p.pad[0] > t.r - 1 || p.pad[1] > t.r - 1))
     return "bwd-data with pad " + std::to_string(p.pad[0]) + "x" + std::to_string(p.pad[1]) + " > " + std::to_string(t.r - 1) +
            " (the equivalent fwd convolution would need a negative pad)";
@@ -114,13 +122,7 @@ std::string winograd_refusal(const ConvProblem& p, const WinogradTransforms& t) 
 std::string winograd_wgrad_refusal(const ConvProblem& p, const WinogradTransforms& t) {
   if (!p.valid()) return "invalid problem";
   if (p.mode != ConvMode::conv || p.dir != ConvDir::bwd_weights) return "bwd-weights convolution (mode conv) only";
-  if (p.rank() != 2) return "2D only";
-  if (p.stride[0] != 1 || p.stride[1] != 1 || p.dilation[0] != 1 || p.dilation[1] != 1) return "stride 1, dilation 1 only";
-  if (p.filter[0] != t.r || p.filter[1] != t.r)
-    return "filter " + std::to_string(p.filter[0]) + "x" + std::to_string(p.filter[1]) + " is not the transform's " +
-           std::to_string(t.r) + "x" + std::to_string(t.r);
-  if (p.bias) return "no bias";
-  return "";
+  return shape_refusal(p, t);
 }
 
 ConvProblem winograd_fwd_equivalent(const ConvProblem& p) {

@@ -48,6 +48,26 @@ struct UnderflowAccount {
 };
 constexpr double kEtaFp32 = 0x1p-150;
 
+// lhs [rows][inner] x rhs [inner][cols] -> [rows][cols], each entry one sum over the inner index ascending.
+template <typename S>
+std::vector<S> mul(const std::vector<S>& lhs, const std::vector<S>& rhs, int rows, int inner, int cols) {
+  std::vector<S> o(static_cast<std::size_t>(rows * cols), S(0));
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      S s = S(0);
+      for (int l = 0; l < inner; ++l) s = s + lhs[i * inner + l] * rhs[l * cols + j];
+      o[i * cols + j] = s;
+    }
+  return o;
+}
+template <typename S>
+std::vector<S> transpose(const std::vector<S>& v, int rows, int cols) {
+  std::vector<S> o(v.size());
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) o[j * rows + i] = v[i * cols + j];
+  return o;
+}
+
 // One evaluation of the algorithm in arithmetic S (double or float) over matrices of S; with
 // `absolute`, every matrix entry and datum enters as its absolute value (S of the bound).
 template <typename S>
@@ -64,23 +84,6 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
   const TensorDesc yd = p.y_desc();
   std::vector<S> y(static_cast<std::size_t>(yd.storage_elements()), S(0));
   auto val = [&](float v) { return absolute ? static_cast<S>(std::fabs(v)) : static_cast<S>(v); };
-  // lhs [rows][inner] x rhs [inner][cols] -> [rows][cols], inner index ascending.
-  auto mul = [](const std::vector<S>& lhs, const std::vector<S>& rhs, int rows, int inner, int cols) {
-    std::vector<S> o(static_cast<std::size_t>(rows * cols), S(0));
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) {
-        S s = S(0);
-        for (int l = 0; l < inner; ++l) s = s + lhs[i * inner + l] * rhs[l * cols + j];
-        o[i * cols + j] = s;
-      }
-    return o;
-  };
-  auto transpose = [](const std::vector<S>& v, int rows, int cols) {
-    std::vector<S> o(v.size());
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) o[j * rows + i] = v[i * cols + j];
-    return o;
-  };
   const std::vector<S> g_t = transpose(g, a, r), b = transpose(bt, a, a), a_ = transpose(at, m, a);
   for (std::int64_t grp = 0; grp < p.groups; ++grp) {
     // U[kk][cc] = G g G^T (a x a), for the group's filters
@@ -141,22 +144,6 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
   const TensorDesc wd = p.w_desc();
   std::vector<S> dw(static_cast<std::size_t>(wd.storage_elements()), S(0));
   auto val = [&](float v) { return absolute ? static_cast<S>(std::fabs(v)) : static_cast<S>(v); };
-  auto mul = [](const std::vector<S>& lhs, const std::vector<S>& rhs, int rows, int inner, int cols) {
-    std::vector<S> o(static_cast<std::size_t>(rows * cols), S(0));
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) {
-        S s = S(0);
-        for (int l = 0; l < inner; ++l) s = s + lhs[i * inner + l] * rhs[l * cols + j];
-        o[i * cols + j] = s;
-      }
-    return o;
-  };
-  auto transpose = [](const std::vector<S>& v, int rows, int cols) {
-    std::vector<S> o(v.size());
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) o[j * rows + i] = v[i * cols + j];
-    return o;
-  };
   // A = (A^T)^T [a][m], G^T [r][a], B [a][a]
   const std::vector<S> a_mat = transpose(at, m, a), g_t = transpose(g, a, r), b = transpose(bt, a, a);
   for (std::int64_t grp = 0; grp < p.groups; ++grp) {
