@@ -1,5 +1,7 @@
 #include "verify/suite.hpp"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -225,20 +227,15 @@ SuiteOptionUse suite_option_use(const std::string& name_or_path) {
 
 void check_suite_options_apply(const std::vector<std::string>& names, const std::vector<std::string>& given_flags) {
   for (const std::string& flag : given_flags) {
-    bool read = false;
-    for (const std::string& n : names) {
-      const SuiteOptionUse u = suite_option_use(n);
-      read = read || (flag == "--batch" && u.batch) || ((flag == "--dtype" || flag == "--combo") && u.dtypes) ||
+    auto reads = [&](const std::string& suite) {
+      const SuiteOptionUse u = suite_option_use(suite);
+      return (flag == "--batch" && u.batch) || ((flag == "--dtype" || flag == "--combo") && u.dtypes) ||
              (flag == "--layout" && u.layouts) || (flag == "--dir" && u.dirs);
-    }
-    if (read) continue;
+    };
+    if (std::any_of(names.begin(), names.end(), reads)) continue;
     std::string which, joined;
-    for (const BuiltinSuite& s : builtin_suites()) {
-      const SuiteOptionUse u = suite_option_use(s.name);
-      if ((flag == "--batch" && u.batch) || ((flag == "--dtype" || flag == "--combo") && u.dtypes) || (flag == "--layout" && u.layouts) ||
-          (flag == "--dir" && u.dirs))
-        which += (which.empty() ? "" : ", ") + s.name;
-    }
+    for (const BuiltinSuite& s : builtin_suites())
+      if (reads(s.name)) which += (which.empty() ? "" : ", ") + s.name;
     for (const std::string& n : names) joined += (joined.empty() ? "" : ",") + n;
     throw InputError(flag + " is read by no suite of '" + joined + "' (their problems carry their own; it applies to " + which +
                      "): drop it, or add a suite that reads it");

@@ -62,48 +62,42 @@ void launch_simt_batched_gemm(const SimtBatchedGemm& g, const std::string& tile,
   SimtConvGeom& geo = a.g;  // one image, 1 x P pixels, C channels in, K out, a 1x1 filter
   geo.imgs = 1, geo.h = 1, geo.w = static_cast<int>(g.p), geo.c = static_cast<int>(g.c), geo.k = static_cast<int>(g.k);
   geo.r = geo.s = 1, geo.p = 1, geo.q = geo.w;
-  a.kred = static_cast<int>(g.c);
-  a.k_chunk = std::max(8, (a.kred + 7) / 8 * 8);  // one slice: [0, C)
-  const std::int64_t vz = g.p * g.c, uz = g.k * g.c, oz = g.p * g.k;
+  // The kernel's operands per mode: A, B (each with its per-z stride) and its (M, N, reduction).
+  const float* a_ptr = nullptr;
+  const float* b_ptr = nullptr;
   bool vec_a = false, vec_b = false;
-  if (g.wgrad) {  // the kernel's bwd-weights mode: A = U_z (dOut [pixel][k]), B = V_z (In, the 1x1 tap), out [K][C]
+  SimtConvDir dir = SimtConvDir::fwd;
+  const bool nhwc_vec = g.c % 4 == 0 && g.k % 4 == 0 && simt_aligned16(g.v) && simt_aligned16(g.u) && simt_aligned16(g.out);
+  if (g.wgrad) {  // bwd-weights mode: A = U_z (dOut [pixel][k]), B = V_z (In at the 1x1 tap), out [K][C]
     if (!g.channels_last) throw InputError("batched bwd-weights GEMM: channels-last layouts only while " + context);
+    dir = SimtConvDir::wgrad;
     a.m = static_cast<int>(g.k), a.n = static_cast<int>(g.c), a.kred = static_cast<int>(g.p);
-    a.k_chunk = std::max(8, (a.kred + 7) / 8 * 8);
-    a.a_batch = g.p * g.k, a.b_batch = vz;
-    vec_a = vec_b = g.c % 4 == 0 && g.k % 4 == 0 && simt_aligned16(g.v) && simt_aligned16(g.u) && simt_aligned16(g.out);
+    a_ptr = g.u, a.a_batch = g.p * g.k, b_ptr = g.v, a.b_batch = g.p * g.c, a.out_batch = g.k * g.c;
+    vec_a = vec_b = nhwc_vec;
     a.vec_out = g.c % 4 == 0 && simt_aligned16(g.out);
-    a.out_batch = g.k * g.c;
-    for (std::int64_t z0 = 0; z0 < g.batch; z0 += 65535) {
-      const int nz = static_cast<int>(std::min<std::int64_t>(65535, g.batch - z0));
-      a.a = g.u + z0 * a.a_batch, a.b = g.v + z0 * vz, a.out = g.out + z0 * a.out_batch;
-      launch_simt_widths<SimtConvDir::wgrad>(a, c, nz, vec_a, vec_b, stream, context);
-    }
-    return;
-  }
-  if (g.channels_last) {
-    a.m = static_cast<int>(g.p), a.n = static_cast<int>(g.k);
-    a.a_batch = vz, a.b_batch = uz;
-    vec_a = vec_b = g.c % 4 == 0 && g.k % 4 == 0 && simt_aligned16(g.v) && simt_aligned16(g.u) && simt_aligned16(g.out);
+  } else if (g.channels_last) {  // NHWC fwd mode: A = V_z (In), B = U_z (W), out [P][K]
+    a.m = static_cast<int>(g.p), a.n = static_cast<int>(g.k), a.kred = static_cast<int>(g.c);
+    a_ptr = g.v, a.a_batch = g.p * g.c, b_ptr = g.u, a.b_batch = g.k * g.c, a.out_batch = g.p * g.k;
+    vec_a = vec_b = nhwc_vec;
     a.vec_out = g.k % 4 == 0 && simt_aligned16(g.out);
-  } else {
-    a.m = static_cast<int>(g.k), a.n = static_cast<int>(g.p);
-    a.a_batch = uz, a.b_batch = vz;
+  } else {  // NCHW fwd mode: A = U_z (W [K][C]), B = V_z (one image [C][P]), out [K][P]
+    dir = SimtConvDir::nchw_fwd;
+    a.m = static_cast<int>(g.k), a.n = static_cast<int>(g.p), a.kred = static_cast<int>(g.c);
+    a_ptr = g.u, a.a_batch = g.k * g.c, b_ptr = g.v, a.b_batch = g.p * g.c, a.out_batch = g.k * g.p;
     a.map.cols_pq = geo.q, a.map.rows = a.m;
     vec_a = g.c % 4 == 0 && simt_aligned16(g.u);
     vec_b = g.p % 4 == 0 && simt_aligned16(g.v);
     a.vec_out = g.p % 4 == 0 && simt_aligned16(g.out);
   }
-  a.out_batch = oz;
+  a.k_chunk = std::max(8, (a.kred + 7) / 8 * 8);  // one slice: the whole reduction
   for (std::int64_t z0 = 0; z0 < g.batch; z0 += 65535) {
     const int nz = static_cast<int>(std::min<std::int64_t>(65535, g.batch - z0));
-    a.a = g.channels_last ? g.v + z0 * vz : g.u + z0 * uz;
-    a.b = g.channels_last ? g.u + z0 * uz : g.v + z0 * vz;
-    a.out = g.out + z0 * oz;
-    if (g.channels_last)
-      launch_simt_widths<SimtConvDir::fwd>(a, c, nz, vec_a, vec_b, stream, context);
-    else
-      launch_simt_widths<SimtConvDir::nchw_fwd>(a, c, nz, vec_a, vec_b, stream, context);
+    a.a = a_ptr + z0 * a.a_batch, a.b = b_ptr + z0 * a.b_batch, a.out = g.out + z0 * a.out_batch;
+    switch (dir) {
+      case SimtConvDir::wgrad: launch_simt_widths<SimtConvDir::wgrad>(a, c, nz, vec_a, vec_b, stream, context); break;
+      case SimtConvDir::nchw_fwd: launch_simt_widths<SimtConvDir::nchw_fwd>(a, c, nz, vec_a, vec_b, stream, context); break;
+      default: launch_simt_widths<SimtConvDir::fwd>(a, c, nz, vec_a, vec_b, stream, context); break;
+    }
   }
 }
 
