@@ -132,9 +132,12 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
 }
 
 // bwd-weights in arithmetic S (see the header): dw = G^T [sum_t (A dy_t A^T) . (B^T x_t B)] G.
+// chunk > 0: the tile sum split into runs of `chunk` terms, each summed from 0, the runs' sums added
+// in order to a total that starts at 0 (a split GEMM's order).
 template <typename S>
 std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& dy,
-                              const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute) {
+                              const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute,
+                              std::int64_t chunk = 0) {
   if (const std::string why = winograd_wgrad_refusal(p, t); !why.empty()) throw InputError("winograd bwd-weights: " + why);
   const int m = t.m, r = t.r, a = t.a;
   const Dims out = p.out();
@@ -148,6 +151,10 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
   const std::vector<S> a_mat = transpose(at, m, a), g_t = transpose(g, a, r), b = transpose(bt, a, a);
   for (std::int64_t grp = 0; grp < p.groups; ++grp) {
     std::vector<std::vector<S>> acc(static_cast<std::size_t>(kg * cg), std::vector<S>(static_cast<std::size_t>(a * a), S(0)));
+    std::vector<std::vector<S>> total = acc;
+    const std::int64_t terms = p.n * tiles_h * tiles_w;
+    const bool split = chunk > 0 && chunk < terms;
+    std::int64_t term = 0;
     for (std::int64_t n = 0; n < p.n; ++n)
       for (std::int64_t th = 0; th < tiles_h; ++th)
         for (std::int64_t tw = 0; tw < tiles_w; ++tw) {
@@ -180,7 +187,11 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
                   s[e] = s[e] + d[kk][e] * v[cc][e];
               }
             }
+          if (split && (++term % chunk == 0 || term == terms))  // a run ends: total += run, run = 0
+            for (std::size_t i = 0; i < acc.size(); ++i)
+              for (int e = 0; e < a * a; ++e) total[i][e] = total[i][e] + acc[i][e], acc[i][e] = S(0);
         }
+    if (split) acc.swap(total);
     for (std::int64_t kk = 0; kk < kg; ++kk)
       for (std::int64_t cc = 0; cc < cg; ++cc) {
         const std::vector<S> tile = mul(mul(g_t, acc[kk * cg + cc], r, a, a), g, r, a, r);  // G^T M G
@@ -264,8 +275,8 @@ WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransfo
 }
 
 std::vector<float> winograd_wgrad_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                       const HostTensor& dy) {
-  return evaluate_wgrad<float>(p, t, x, dy, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false);
+                                       const HostTensor& dy, std::int64_t chunk) {
+  return evaluate_wgrad<float>(p, t, x, dy, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false, chunk);
 }
 
 }  // namespace hiprim::ref

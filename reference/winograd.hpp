@@ -83,8 +83,10 @@ WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransfo
                                      const HostTensor& dy, bool abs_sum);
 std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
                                            const HostTensor& dy);
-// dw in fp32 arithmetic in the order above, by its desc's storage offset.
+// dw in fp32 arithmetic in the order above, by its desc's storage offset. chunk > 0 (< T): the tile
+// sum as a split GEMM runs it: runs of `chunk` terms each summed from 0, the runs' sums added in order
+// to a total from 0. The bound's L stays valid: a term passes at most chunk + (runs - 1) <= T additions.
 std::vector<float> winograd_wgrad_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                       const HostTensor& dy);
+                                       const HostTensor& dy, std::int64_t chunk = 0);
 
 }  // namespace hiprim::ref

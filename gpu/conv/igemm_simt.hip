@@ -26,20 +26,6 @@ namespace {
 
 constexpr const char* kSimtName = "conv.igemm.simt";
 
-// out[map.offset(e / n, e % n)] = sum_{s ascending} partial[s][e] (+ the bias of the row (NCHW) or
-// column), e over [0, mn); grid-stride.
-__global__ void __launch_bounds__(256) simt_conv_reduce_kernel(const float* __restrict__ partial, long long mn, int n,
-                                                                int splits, const float* __restrict__ bias,
-                                                                float* __restrict__ out, SimtOutMap map) {
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < mn; e += step) {
-    float acc = 0.0f;
-    for (int s = 0; s < splits; ++s) acc += partial[s * mn + e];
-    const long long m = e / n, col = e - m * n;
-    out[map.offset(m, static_cast<int>(col), n)] = bias ? acc + bias[map.cols_pq ? m : col] : acc;
-  }
-}
-
 SimtConvGeom simt_geom(const ConvProblem& f) {
   const Dims o = f.out();
   SimtConvGeom g;
@@ -94,12 +80,7 @@ void run_gemm(SimtConvArgs a, SimtConvDir d, const SimtConvConfig& c, float* par
       launch_simt_widths<SimtConvDir::nchw_bwd_data>(a, c, c.splits, vec_a, vec_b, stream, context);
       break;
   }
-  if (a.partial) {
-    const long long mn = static_cast<long long>(a.m) * a.n;
-    hipLaunchKernelGGL(simt_conv_reduce_kernel, dim3(grid_stride_blocks(mn, 256, 2048)), dim3(256), 0, stream,
-                       partial, mn, a.n, c.splits, bias, final_out, a.map);
-    HIPRIM_CHECK_LAUNCH("simt_conv_reduce_kernel", context);
-  }
+  if (a.partial) launch_simt_conv_reduce(partial, static_cast<long long>(a.m) * a.n, a.n, c.splits, bias, final_out, a.map, stream, context);
 }
 
 // NCHW 1x1 pad 0 (fwd any stride, bwd-data stride 1): one GEMM reading NCHW in place (see the kernel).

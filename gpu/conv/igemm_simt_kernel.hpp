@@ -73,10 +73,13 @@ struct SimtConvArgs {
   const float* bias = nullptr;  // [N], added by an unsplit launch (split: by the reduction)
   int m = 0, n = 0, kred = 0;   // GEMM sizes
   int k_chunk = 0;              // kk per slice (a multiple of 8; >= kred when unsplit)
-  // A batched launch (unsplit): blockIdx.z is the batch z, whose a, b and out are z * a_batch,
-  // z * b_batch and z * out_batch floats further on (gpu/conv/simt_batched_gemm.hpp).
+  // A batched launch: blockIdx.z = z * batch_splits + slice for the batch z, whose a, b and out are
+  // z * a_batch, z * b_batch and z * out_batch floats further on (gpu/conv/simt_batched_gemm.hpp);
+  // split (partial), slice s writes at out + s * slice_pitch (0: M * N).
   bool batched = false;
   long long a_batch = 0, b_batch = 0, out_batch = 0;
+  int batch_splits = 1;
+  long long slice_pitch = 0;
 };
 
 template <int BM_, int BN_>
@@ -128,9 +131,9 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   const SimtConvGeom& g = args.g;
   const int tid = static_cast<int>(threadIdx.x);
   const int m0 = static_cast<int>(blockIdx.y) * BM, n0 = static_cast<int>(blockIdx.x) * BN;
-  const int slice = args.batched ? 0 : static_cast<int>(blockIdx.z);
+  const int slice = static_cast<int>(args.batched ? blockIdx.z % args.batch_splits : blockIdx.z);
   if (args.batched) {
-    const long long z = blockIdx.z;
+    const long long z = blockIdx.z / args.batch_splits;
     args.a += z * args.a_batch;
     args.b += z * args.b_batch;
     args.out += z * args.out_batch;
@@ -279,7 +282,7 @@ __global__ void __launch_bounds__(Tile::threads) simt_conv_kernel(SimtConvArgs a
   // C row m, columns n..n+3 of each 4-run: float4 stores where vec_out (else scalars); the last run
   // of a row may be partial. NHWC rows start once per row (row map); NCHW columns map per 4-run (a
   // run stays in one image when P*Q % 4 == 0, else element by element).
-  float* const out = args.out + static_cast<long long>(slice) * args.m * args.n;
+  float* const out = args.out + static_cast<long long>(slice) * (args.slice_pitch ? args.slice_pitch : 1LL * args.m * args.n);
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int m = m0 + (i < 4 ? 0 : BM / 2) + ty * 4 + i % 4;

@@ -40,6 +40,11 @@ void launch_simt_widths(const SimtConvArgs& a, const SimtConvConfig& c, int grid
   return launch_simt_config<D, 1, 1>(a, c, grid_z, stream, context);
 }
 
+// out[map.offset(e / n, e % n)] = sum_{s ascending} partial[s * mn + e] (+ bias), e < mn: the
+// reduction of a split launch's slices (igemm_simt.hip), fp32, acc = 0 then one addition per slice.
+void launch_simt_conv_reduce(const float* partial, long long mn, int n, int splits, const float* bias, float* out,
+                             const SimtOutMap& map, hipStream_t stream, const std::string& context);
+
 inline bool simt_aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace hiprim::gpu

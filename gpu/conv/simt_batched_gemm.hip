@@ -20,38 +20,84 @@ const std::vector<std::string>& simt_batched_gemm_tiles() {
 
 namespace {
 
+constexpr int kMaxSlices = 32;
+constexpr std::int64_t kBlocksWanted = 264;  // two per SM of a 132-SM part
+constexpr std::int64_t kMinSliceTerms = 64;
+
 // The kernel's GEMM rows and columns.
 void gemm_dims(const SimtBatchedGemm& g, std::int64_t& m, std::int64_t& n) {
   m = g.wgrad || !g.channels_last ? g.k : g.p;
   n = g.wgrad ? g.c : g.channels_last ? g.k : g.p;
 }
 
-SimtConvConfig tile_config(const std::string& tile) {
+// A config's tile and slices asked ("t<BM>x<BN>", wgrad "t<BM>x<BN>.sk<S>").
+SimtConvConfig parse_config(const SimtBatchedGemm& g, const std::string& config, int& slices) {
+  const std::vector<std::string> all = simt_batched_gemm_configs(g);
+  if (std::find(all.begin(), all.end(), config) == all.end())
+    throw InputError("batched GEMM config '" + config + "' is not one of " + (g.wgrad ? "t<BM>x<BN>.sk<S> with " : "") +
+                     "t128x128, t128x64, t64x128, t64x64" + (g.wgrad ? " and S in 1, 2, 4, 8, 16, 32" : ""));
   SimtConvConfig c;
-  int used = 0;
-  if (std::sscanf(tile.c_str(), "t%dx%d%n", &c.bm, &c.bn, &used) != 2 || used != static_cast<int>(tile.size()) ||
-      std::find(simt_batched_gemm_tiles().begin(), simt_batched_gemm_tiles().end(), tile) == simt_batched_gemm_tiles().end())
-    throw InputError("batched GEMM tile '" + tile + "' is not one of t128x128, t128x64, t64x128, t64x64");
+  slices = 1;
+  std::sscanf(config.c_str(), g.wgrad ? "t%dx%d.sk%d" : "t%dx%d", &c.bm, &c.bn, &slices);
   return c;
+}
+
+std::int64_t blocks_of(const SimtBatchedGemm& g, const SimtConvConfig& c) {
+  std::int64_t m = 0, n = 0;
+  gemm_dims(g, m, n);
+  return g.batch * ((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
 }
 
 }  // namespace
 
+std::vector<std::string> simt_batched_gemm_configs(const SimtBatchedGemm& g) {
+  if (!g.wgrad) return simt_batched_gemm_tiles();
+  std::vector<std::string> all;
+  for (const std::string& tile : simt_batched_gemm_tiles())
+    for (int s = 1; s <= kMaxSlices; s *= 2) all.push_back(tile + ".sk" + std::to_string(s));
+  return all;
+}
+
 std::string simt_batched_gemm_default(const SimtBatchedGemm& g) {
   std::int64_t m = 0, n = 0;
   gemm_dims(g, m, n);
+  const std::string unsplit = g.wgrad ? ".sk1" : "";
   for (const std::string& tile : simt_batched_gemm_tiles()) {
-    const SimtConvConfig c = tile_config(tile);
+    int ignored = 1;
+    const SimtConvConfig c = parse_config(g, tile + unsplit, ignored);
     const std::int64_t tm = (m + c.bm - 1) / c.bm, tn = (n + c.bn - 1) / c.bn;
     const bool snug = 5 * m * n >= 4 * tm * c.bm * tn * c.bn;  // at most a fifth of the area is padding
-    if (snug && g.batch * tm * tn >= 264) return tile;
+    if (snug && blocks_of(g, c) >= kBlocksWanted) return tile + unsplit;
   }
-  return "t64x64";
+  if (!g.wgrad) return "t64x64";
+  SimtConvConfig small;
+  small.bm = small.bn = 64;
+  int s = 1;
+  while (s < kMaxSlices && blocks_of(g, small) * s < kBlocksWanted && g.p / (2 * s) >= kMinSliceTerms) s *= 2;
+  return "t64x64.sk" + std::to_string(s);
 }
 
-void launch_simt_batched_gemm(const SimtBatchedGemm& g, const std::string& tile, hipStream_t stream,
+SimtBatchedSplit simt_batched_gemm_split(const SimtBatchedGemm& g, const std::string& config) {
+  int slices = 1;
+  (void)parse_config(g, config, slices);
+  SimtBatchedSplit sp;
+  const std::int64_t kred = g.wgrad ? g.p : g.c, per = (kred + slices - 1) / slices;
+  sp.chunk = std::max<std::int64_t>(8, (per + 7) / 8 * 8);
+  sp.slices = std::max<std::int64_t>(1, (kred + sp.chunk - 1) / sp.chunk);
+  if (sp.slices == 1) sp.chunk = std::max<std::int64_t>(8, (kred + 7) / 8 * 8);
+  return sp;
+}
+
+std::int64_t simt_batched_gemm_partial_floats(const SimtBatchedGemm& g, const std::string& config) {
+  const SimtBatchedSplit sp = simt_batched_gemm_split(g, config);
+  return sp.slices > 1 ? sp.slices * g.batch * g.k * g.c : 0;
+}
+
+void launch_simt_batched_gemm(const SimtBatchedGemm& g, const std::string& config, hipStream_t stream,
                               const std::string& context) {
-  const SimtConvConfig c = tile_config(tile);
+  int asked = 1;
+  const SimtConvConfig c = parse_config(g, config, asked);
+  const SimtBatchedSplit sp = simt_batched_gemm_split(g, config);
   const std::int64_t limit = 0x7fffffffLL - 1024;  // int indices plus one tile
   if (g.p < 0 || g.c < 0 || g.k < 0 || g.batch < 0 || g.p > limit || g.c > limit || g.k > limit)
     throw InputError("batched GEMM sizes P " + std::to_string(g.p) + ", C " + std::to_string(g.c) + ", K " +
@@ -89,16 +135,28 @@ void launch_simt_batched_gemm(const SimtBatchedGemm& g, const std::string& tile,
     vec_b = g.p % 4 == 0 && simt_aligned16(g.v);
     a.vec_out = g.p % 4 == 0 && simt_aligned16(g.out);
   }
-  a.k_chunk = std::max(8, (a.kred + 7) / 8 * 8);  // one slice: the whole reduction
-  for (std::int64_t z0 = 0; z0 < g.batch; z0 += 65535) {
-    const int nz = static_cast<int>(std::min<std::int64_t>(65535, g.batch - z0));
-    a.a = a_ptr + z0 * a.a_batch, a.b = b_ptr + z0 * a.b_batch, a.out = g.out + z0 * a.out_batch;
+  a.k_chunk = static_cast<int>(sp.chunk);
+  // split: slice s of batch z at partial + (s * batch + z) * M * N, then the reduction into out
+  a.partial = sp.slices > 1;
+  a.batch_splits = static_cast<int>(sp.slices);
+  float* const out = a.partial ? g.partial : g.out;
+  if (a.partial) {
+    if (g.partial == nullptr) throw InputError("batched GEMM config '" + config + "' splits the reduction but has no partial buffer while " + context);
+    a.slice_pitch = g.batch * a.out_batch;
+    a.vec_out = a.vec_out && simt_aligned16(g.partial);
+  }
+  const std::int64_t per_launch = 65535 / sp.slices;
+  for (std::int64_t z0 = 0; z0 < g.batch; z0 += per_launch) {
+    const int nz = static_cast<int>(std::min<std::int64_t>(per_launch, g.batch - z0)) * a.batch_splits;
+    a.a = a_ptr + z0 * a.a_batch, a.b = b_ptr + z0 * a.b_batch, a.out = out + z0 * a.out_batch;
     switch (dir) {
       case SimtConvDir::wgrad: launch_simt_widths<SimtConvDir::wgrad>(a, c, nz, vec_a, vec_b, stream, context); break;
       case SimtConvDir::nchw_fwd: launch_simt_widths<SimtConvDir::nchw_fwd>(a, c, nz, vec_a, vec_b, stream, context); break;
       default: launch_simt_widths<SimtConvDir::fwd>(a, c, nz, vec_a, vec_b, stream, context); break;
     }
   }
+  if (a.partial)
+    launch_simt_conv_reduce(g.partial, g.batch * a.out_batch, a.n, a.batch_splits, nullptr, g.out, SimtOutMap{}, stream, context);
 }
 
 }  // namespace hiprim::gpu

@@ -217,9 +217,10 @@ __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ 
 }
 
 // The a^2 * G transformed-domain GEMMs over the workspace's U (bwd-weights: D), V and M.
-SimtBatchedGemm batched_gemm(const WinoGeom& wg, int a, bool wgrad, const float* u, const float* v, float* m) {
+SimtBatchedGemm batched_gemm(const WinoGeom& wg, int a, bool wgrad, const float* u, const float* v, float* m,
+                             float* partial = nullptr) {
   SimtBatchedGemm b;
-  b.v = v, b.u = u, b.out = m;
+  b.v = v, b.u = u, b.out = m, b.partial = partial;
   b.p = wg.tiles, b.c = wg.cg, b.k = wg.kg, b.batch = 1LL * a * a * wg.g.groups;
   b.channels_last = wg.chan_fast;
   b.wgrad = wgrad;
@@ -330,7 +331,11 @@ __global__ void wino_wgrad_output(WinoGeom wg, WinoMats mt, const float* __restr
   }
 }
 
-// bwd-weights: the workspace as fwd's spans, M in U's place ([a^2][G][kg][cg]), V, then D in M's place.
+// Floats before a split GEMM's partial sums (bwd-weights): the spans, rounded up to 16 bytes.
+long long partial_offset(const WinoSpans& sp) { return (sp.u + sp.v + sp.m + 3) / 4 * 4; }
+
+// bwd-weights: the workspace as fwd's spans, M in U's place ([a^2][G][kg][cg]), V, then D in M's
+// place, then (a split config) the GEMM's partial sums at partial_offset.
 template <typename T, int M>
 void run_winograd_wgrad(const ConvProblem& p, const ConvTensors& t, const std::string& name, const std::string& config) {
   constexpr int A = M + 2;
@@ -340,6 +345,7 @@ void run_winograd_wgrad(const ConvProblem& p, const ConvTensors& t, const std::s
   float* mw = static_cast<float*>(t.workspace);
   float* v = mw + sp.u;
   float* d = v + sp.v;
+  float* partial = mw + partial_offset(sp);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
   auto ctx = [&] { return "running " + name + " on " + to_string(p); };
   const long long vcp = 1LL * wg.g.groups * wg.cg * wg.tiles, dkp = 1LL * wg.g.groups * wg.kg * wg.tiles,
@@ -352,7 +358,7 @@ void run_winograd_wgrad(const ConvProblem& p, const ConvTensors& t, const std::s
   hipLaunchKernelGGL(dyt, dim3(stream_grid(dyt, kBlock, dkp)), dim3(kBlock), 0, stream, wg, mt, static_cast<const T*>(t.y), d);
   check_launch_lazy("wino_dy", ctx);
   // M[b] = sum_p D[b][p] (x) V[b][p] for b = xi*G + g (fp32, tiles ascending)
-  launch_simt_batched_gemm(batched_gemm(wg, A, true, d, v, mw), config, stream, name + " transformed-domain GEMM (bwd-weights)");
+  launch_simt_batched_gemm(batched_gemm(wg, A, true, d, v, mw, partial), config, stream, name + " transformed-domain GEMM (bwd-weights)");
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, kc)), dim3(kBlock), 0, stream, wg, mt, static_cast<const float*>(mw),
                      static_cast<T*>(t.w));
   check_launch_lazy("wino_wgrad_output", ctx);
@@ -413,14 +419,21 @@ class ConvWinograd final : public ConvSolver {
     if (wg.tiles > kMaxTiles) return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
     return Applicability::yes();
   }
+  // The batched GEMM's configs (bwd-weights: with the reduction's split, simt_batched_gemm.hpp).
   std::vector<std::string> perf_configs() const override { return simt_batched_gemm_tiles(); }
-  std::string default_config_for(const ConvProblem& p) const override {
-    return simt_batched_gemm_default(batched_gemm(wino_geom(p, M), M + 2, p.dir == ConvDir::bwd_weights, nullptr, nullptr, nullptr));
+  std::vector<std::string> configs_for(const ConvProblem& p) const override {
+    if (!applicable(p)) return {};
+    return simt_batched_gemm_configs(gemm_of(p));
   }
+  std::string default_config_for(const ConvProblem& p) const override { return simt_batched_gemm_default(gemm_of(p)); }
   std::size_t workspace_bytes(const ConvProblem& p) const override {
-    if (!applicable(p)) return 0;
+    return applicable(p) ? config_workspace_bytes(p, default_config_for(p)) : 0;
+  }
+  std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const override {
+    check_config(name(), to_string(p), configs_for(p), config);
     const WinoSpans sp = spans(wino_geom(p, M), M + 2);
-    return static_cast<std::size_t>(sp.u + sp.v + sp.m) * sizeof(float);
+    const std::int64_t partial = simt_batched_gemm_partial_floats(gemm_of(p), config.empty() ? default_config_for(p) : config);
+    return static_cast<std::size_t>(partial > 0 ? partial_offset(sp) + partial : sp.u + sp.v + sp.m) * sizeof(float);
   }
 
  protected:
@@ -432,6 +445,11 @@ class ConvWinograd final : public ConvSolver {
       else
         run_winograd<T, M>(p, t, name(), config);
     });
+  }
+
+ private:
+  static SimtBatchedGemm gemm_of(const ConvProblem& p) {
+    return batched_gemm(wino_geom(p, M), M + 2, p.dir == ConvDir::bwd_weights, nullptr, nullptr, nullptr);
   }
 };
 

@@ -48,6 +48,10 @@ class HostRun final : public ConvSolver {
   std::string default_config_for(const ConvProblem& p) const override { return s_->default_config_for(p); }
   Applicability applicable(const ConvProblem& p) const override { return s_->applicable(p); }
   std::size_t workspace_bytes(const ConvProblem& p) const override { return s_->workspace_bytes(p); }
+  std::vector<std::string> configs_for(const ConvProblem& p) const override { return s_->configs_for(p); }
+  std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const override {
+    return s_->config_workspace_bytes(p, config);
+  }
 
  protected:
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override { s_->run(p, t); }
@@ -84,7 +88,28 @@ const char* const kProblems[] = {
     "conv bwd-weights fp32 nhwc n2 c5 k3 in7x9 f3x3 pad0x2",       // dy tiles clipped
     "conv bwd-weights fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
     "conv bwd-weights fp32 nhwc n2 c68 k66 in10x11 f3x3 pad1x1",   // K and C past a 64 x 64 tile
+    "conv bwd-weights fp32 nchw n3 c5 k6 in21x23 f3x3 pad1x1",     // T = 3 * 11 * 12 = 396 (F2): split runs of 8 to 200
 };
+
+// The tile sum's run length of a bwd-weights config "t<BM>x<BN>.sk<S>" over T terms, as
+// simt_batched_gemm.hpp states it: ceil(T / S) rounded up to 8; 0 (one run) when that covers T.
+std::int64_t wgrad_chunk(const std::string& config, std::int64_t terms) {
+  const std::size_t at = config.find(".sk");
+  if (at == std::string::npos) return 0;
+  const std::int64_t s = std::stoll(config.substr(at + 3));
+  const std::int64_t chunk = std::max<std::int64_t>(8, ((terms + s - 1) / s + 7) / 8 * 8);
+  return chunk >= terms ? 0 : chunk;
+}
+
+std::vector<std::string> expected_configs(bool wgrad) {
+  std::vector<std::string> all;
+  for (const char* tile : {"t128x128", "t128x64", "t64x128", "t64x64"})
+    if (!wgrad)
+      all.push_back(tile);
+    else
+      for (int s = 1; s <= 32; s *= 2) all.push_back(std::string(tile) + ".sk" + std::to_string(s));
+  return all;
+}
 
 verify::CaseRecord run(const ConvProblem& p, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
   verify::RunOptions o;
@@ -133,17 +158,18 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
         const ref::ConvInputs in = verify::conv_inputs(c);
         const bool fwd = p.dir == ConvDir::fwd, wgrad = p.dir == ConvDir::bwd_weights;  // bwd-data: dy in, dx out
         HostTensor want(fwd ? p.y_desc() : wgrad ? p.w_desc() : p.x_desc());
-        want.data = wgrad ? ref::winograd_wgrad_fp32(p, winograd_f3(m), *in.x, *in.y)
-                          : ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
-        const std::vector<unsigned char> want_bytes = want.to_bytes();
         // the two inputs (x, w; dy, w; x, dy) and the output, each in its tensor's slot
         std::vector<unsigned char> src = (fwd || wgrad ? in.x : in.y)->to_bytes(), w = (wgrad ? in.y : in.w)->to_bytes(),
-                                   y(want_bytes.size(), 0xA5);
-        std::vector<unsigned char> ws(s->workspace_bytes(p));
+                                   y(HostTensor(want.desc).to_bytes().size(), 0xA5);
         const std::vector<std::string> configs = s->configs_for(p);
-        ASSERT_EQ(configs, (std::vector<std::string>{"t128x128", "t128x64", "t64x128", "t64x64"}));
-        for (const std::string& config : configs) {  // every GEMM tile: the same sums in the same order
+        ASSERT_EQ(configs, expected_configs(wgrad));
+        for (const std::string& config : configs) {  // every GEMM tile (and split): the same sums in the same order
           if (dt != DType::fp32 && config != s->default_config_for(p)) continue;  // the tile does not depend on the dtype
+          const std::int64_t chunk = wgrad ? wgrad_chunk(config, ref::winograd_wgrad_terms(p, m)) : 0;
+          want.data = wgrad ? ref::winograd_wgrad_fp32(p, winograd_f3(m), *in.x, *in.y, chunk)
+                            : ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
+          const std::vector<unsigned char> want_bytes = want.to_bytes();
+          std::vector<unsigned char> ws(s->config_workspace_bytes(p, config));
           ConvTensors t;
           if (wgrad) {
             t.x = src.data(), t.y = w.data(), t.w = y.data();
