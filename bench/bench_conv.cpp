@@ -166,13 +166,13 @@ class ConvCase final : public BenchCase {
   void verify(const OpSolver& os, CaseRecord& rec) override {
     const ConvSolver& s = conv_solver_of(os);
     const ConvErrorModel model = s.error_model(p_);
-    const bool winograd = model.winograd_m > 0, tf32 = model.input_unit > 0;
+    const bool winograd = model.winograd_m > 0, fft = model.fft_tile > 0, tf32 = model.input_unit > 0;
     if (b_.cx.o.verify == VerifyMode::full) {
       const std::string tol = rec.tolerance;
       rec = run_case(*prep_->pc, s, prep_->ro);
-      // The same rule, naming the factor that applies; a solver declaring Winograd or TF32 inputs keeps
+      // The same rule, naming the factor that applies; a solver declaring Winograd, FFT or TF32 inputs keeps
       // the runner's description of its derived bound (the runner's conv check judged it by that bound).
-      if (!winograd && !tf32) rec.tolerance = tol;
+      if (!winograd && !fft && !tf32) rec.tolerance = tol;
       return;
     }
     if (tf32) {  // the quick check's sampled oracle has the direct model only
@@ -181,10 +181,10 @@ class ConvCase final : public BenchCase {
                            "--verify full judges it by its derived bound";
       return;
     }
-    if (winograd) {  // the quick check's sampled oracle has the direct model only
+    if (winograd || fft) {  // the quick check's sampled oracle has the direct model only
       rec.verdict.status = Status::error;
-      rec.verdict.reason = s.name() + " declares Winograd F(m x m, 3 x 3): the quick check (direct model) cannot judge it; "
-                           "--verify full judges it by its derived bound";
+      rec.verdict.reason = s.name() + (fft ? " declares FFT tiles" : " declares Winograd F(m x m, 3 x 3)") +
+                           ": the quick check (direct model) cannot judge it; --verify full judges it by its derived bound";
       return;
     }
     gpu::DeviceBuffer ws(s.workspace_bytes(p_), s.name() + " workspace");

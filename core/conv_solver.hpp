@@ -64,6 +64,9 @@ struct ConvErrorModel {
   // Each input's relative rounding before its products: 0 (exact fp32 inputs), or on a math=tf32
   // problem ref::kUnitTf32Truncated / kUnitTf32Nearest for a solver that feeds TF32 to the tensor cores.
   double input_unit = 0.0;
+  // 0: not FFT; else the transform size T of tiled overlap-save FFT convolution (reference/fft_conv.hpp:
+  // gamma(L_fft) * S with S = sum_c ||x tile_c||_2 ||w_kc||_2 per output, always the bounded rule).
+  int fft_tile = 0;
   bool operator==(const ConvErrorModel&) const = default;
 };
 

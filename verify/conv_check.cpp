@@ -8,6 +8,7 @@
 #include "core/conv_solver.hpp"
 #include "core/error.hpp"
 #include "verify/case_check.hpp"
+#include "reference/fft_conv.hpp"
 #include "reference/winograd.hpp"
 #include "verify/npy.hpp"
 
@@ -40,8 +41,11 @@ class ConvCheck final : public CaseCheck {
   }
   std::string tolerance(const PreparedCase& c, const Solver& s) const override {
     const ConvErrorModel model = error_model_of(c, s);
-    if (model.winograd_m == 0) return direct_tolerance(c, s, model).describe();
-    return winograd_tolerance(c, model).describe() + "; Winograd F(" + std::to_string(model.winograd_m) + "x" +
+    if (!transform_model(model)) return direct_tolerance(c, s, model).describe();
+    if (model.fft_tile > 0)
+      return transform_tolerance(c, model).describe() + "; FFT " + std::to_string(model.fft_tile) + "x" + std::to_string(model.fft_tile) +
+             " tiles: abs_sum = S = sum_c ||x tile_c||_2 ||w_kc||_2, a normwise bound (reference/fft_conv.hpp)";
+    return transform_tolerance(c, model).describe() + "; Winograd F(" + std::to_string(model.winograd_m) + "x" +
            std::to_string(model.winograd_m) + ",3x3): abs_sum = S, the algorithm on absolute values (reference/winograd.hpp)";
   }
   std::string expect(const PreparedCase& c, const Solver& s) const override {
@@ -52,15 +56,15 @@ class ConvCheck final : public CaseCheck {
     const std::size_t out = output_index(c);
     const ref::ConvOutput& exp = expected(c, s.needs_independent_oracle());
     const ConvErrorModel model = error_model_of(c, s);
-    if (model.winograd_m > 0) {  // the derived bound with S; a hooks' judge (special values) gets S as abs_sum
+    if (transform_model(model)) {  // the derived bound with S; a hooks' judge (special values) gets S as abs_sum
       const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
-      const std::vector<double>& s_sum = winograd_abs_sum(c, model.winograd_m);
+      const std::vector<double>& s_sum = transform_abs_sum(c, model);
       if (judge_) {
         ref::ConvOutput with_s = exp;
         with_s.abs_sum = s_sum;
-        return judge_(g, with_s, winograd_tolerance(c, model));
+        return judge_(g, with_s, transform_tolerance(c, model));
       }
-      return compare(g, exp.value, s_sum, exp.desc, winograd_tolerance(c, model));
+      return compare(g, exp.value, s_sum, exp.desc, transform_tolerance(c, model));
     }
     if (model.input_unit > 0 && conv_problem(c).math != ConvMath::tf32)  // a solver's defect, never a pass
       return Verdict{Status::error, s.name() + " declares inputs rounded below fp32 (TF32) on a problem without math=tf32", {}};
@@ -110,18 +114,25 @@ class ConvCheck final : public CaseCheck {
     t.input_unit = model.input_unit;
     return t;
   }
-  static Tolerance winograd_tolerance(const PreparedCase& c, const ConvErrorModel& model) {
-    return verify::winograd_tolerance(conv_problem(c), model.winograd_m);
+  // A transform's model (Winograd or FFT): its own S and L in place of the direct sum's.
+  static bool transform_model(const ConvErrorModel& m) { return m.winograd_m > 0 || m.fft_tile > 0; }
+  static Tolerance transform_tolerance(const PreparedCase& c, const ConvErrorModel& model) {
+    return model.fft_tile > 0 ? verify::fft_tolerance(conv_problem(c), model.fft_tile)
+                              : verify::winograd_tolerance(conv_problem(c), model.winograd_m);
   }
-  // S of reference/winograd.hpp on the case's data, computed once per tile size.
-  const std::vector<double>& winograd_abs_sum(const PreparedCase& c, int m) const {
-    auto it = winograd_s_.find(m);
-    if (it == winograd_s_.end()) {
+  // S of reference/winograd.hpp or reference/fft_conv.hpp on the case's data, computed once per model
+  // (key: m for Winograd F(m x m), -T for FFT T x T).
+  const std::vector<double>& transform_abs_sum(const PreparedCase& c, const ConvErrorModel& model) const {
+    const int key = model.fft_tile > 0 ? -model.fft_tile : model.winograd_m;
+    auto it = transform_s_.find(key);
+    if (it == transform_s_.end()) {
       const ref::ConvInputs in = conv_inputs(c);
       const ConvProblem& p = conv_problem(c);
+      const int m = model.winograd_m;
       const HostTensor& src = p.dir == ConvDir::bwd_data ? *in.y : *in.x;  // the convolution's input (dy for bwd-data)
-      it = winograd_s_.emplace(m, p.dir == ConvDir::bwd_weights ? ref::winograd_wgrad_abs_sum(p, winograd_f3(m), *in.x, *in.y)
-                                                                : ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w))
+      it = transform_s_.emplace(key, model.fft_tile > 0              ? ref::fft_conv_abs_sum(p, model.fft_tile, *in.x, *in.w)
+                                     : p.dir == ConvDir::bwd_weights ? ref::winograd_wgrad_abs_sum(p, winograd_f3(m), *in.x, *in.y)
+                                                                     : ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w))
                .first;
     }
     return it->second;
@@ -145,7 +156,7 @@ class ConvCheck final : public CaseCheck {
   std::function<Verdict(const HostTensor&, const ref::ConvOutput&, const Tolerance&)> judge_;
   std::function<Verdict(const std::vector<unsigned char>&, const Tolerance&)> judge_bytes_;
   mutable std::optional<ref::ConvOutput> auto_, naive_;
-  mutable std::map<int, std::vector<double>> winograd_s_;
+  mutable std::map<int, std::vector<double>> transform_s_;
 };
 
 const ConvCheck& conv_check(const PreparedCase& c) {
@@ -198,6 +209,12 @@ Tolerance winograd_tolerance(const ConvProblem& p, int m) {
                            ? ref::winograd_wgrad_depth(winograd_f3(m), ref::winograd_wgrad_terms(p, m))
                            : ref::winograd_depth(winograd_f3(m), winograd_fwd_equivalent(p).c / p.groups);  // bwd-data: K/G
   return t;
+}
+
+Tolerance fft_tolerance(const ConvProblem& p, int t) {
+  Tolerance tol = tolerance_for(p, FillTier::bounded);
+  tol.reduction_length = ref::fft_conv_depth(p, t);
+  return tol;
 }
 
 }  // namespace hiprim::verify

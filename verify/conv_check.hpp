@@ -5,7 +5,8 @@
 // or the hooks' oracle. Judge: compare() with tolerance_for(p, tier, s.accumulation_error_factor()),
 // or the hooks' judge / judge_bytes; a solver declaring the Winograd model (ConvSolver::error_model)
 // is judged by the bounded rule with L = ref::winograd_depth and S = ref::winograd_conv_double's abs
-// sum in place of the direct one, whatever the fill tier (reference/winograd.hpp).
+// sum in place of the direct one, whatever the fill tier (reference/winograd.hpp); one declaring the
+// FFT model likewise with L = ref::fft_conv_depth and S = ref::fft_conv_abs_sum (reference/fft_conv.hpp).
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -33,5 +34,8 @@ Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor = 1.0);
 // The bounded rule of a Winograd F(m x m, 3 x 3) solver on p: tolerance_for(p, bounded) with the
 // reduction length L = ref::winograd_depth (used with S, the algorithm on absolute values, as abs_sum).
 Tolerance winograd_tolerance(const ConvProblem& p, int m);
+// The bounded rule of an FFT solver with T x T tiles on p: tolerance_for(p, bounded) with L =
+// ref::fft_conv_depth(p, T) (used with S = ref::fft_conv_abs_sum as abs_sum: reference/fft_conv.hpp).
+Tolerance fft_tolerance(const ConvProblem& p, int t);
 
 }  // namespace hiprim::verify
