@@ -148,6 +148,40 @@ std::vector<std::uint8_t> winograd_wgrad_nonfinite(const ConvProblem& p, int m, 
 }
 }  // namespace
 
+namespace {
+// 2D fwd by tiles of step_h x step_w outputs, tile (th, tw) reading the win_h x win_w window of x from
+// (th*step_h - pad_h, tw*step_w - pad_w) in every channel of its group: a non-finite x makes every output
+// of each tile (and group) whose window holds it NaN, a non-finite w every output of its output channel.
+std::vector<std::uint8_t> tile_window_nonfinite(const ConvProblem& p, I64 step_h, I64 step_w, I64 win_h, I64 win_w,
+                                                const ref::ConvInputs& in, const TensorDesc& out_desc) {
+  const I64 G = p.groups, cg = p.c / G, kg = p.k / G;
+  const Dims out = p.out();
+  const I64 th_n = (out[0] + step_h - 1) / step_h, tw_n = (out[1] + step_w - 1) / step_w;
+  std::vector<std::uint8_t> bad_k(static_cast<std::size_t>(p.k), 0);
+  for_each_index(in.w->desc.dims, [&](const Dims& i) { bad_k[static_cast<std::size_t>(i[0])] |= !std::isfinite(in.w->at(i)); });
+  // Tiles along one axis whose window [t*step - pad, t*step - pad + win) holds position v: t in [lo, hi].
+  auto tiles_holding = [&](I64 v, I64 pad, I64 step, I64 win, I64 count, I64& lo, I64& hi) {
+    lo = std::max<I64>(0, -floor_div(-(v + pad - win + 1), step));
+    hi = std::min<I64>(count - 1, floor_div(v + pad, step));
+  };
+  std::vector<std::uint8_t> bad_tile(static_cast<std::size_t>(p.n * G * th_n * tw_n), 0);  // [n][group][th][tw]
+  for_each_index(in.x->desc.dims, [&](const Dims& i) {
+    if (std::isfinite(in.x->at(i))) return;
+    I64 h_lo, h_hi, w_lo, w_hi;
+    tiles_holding(i[2], p.pad[0], step_h, win_h, th_n, h_lo, h_hi);
+    tiles_holding(i[3], p.pad[1], step_w, win_w, tw_n, w_lo, w_hi);
+    for (I64 th = h_lo; th <= h_hi; ++th)
+      for (I64 tw = w_lo; tw <= w_hi; ++tw) bad_tile[static_cast<std::size_t>(((i[0] * G + i[1] / cg) * th_n + th) * tw_n + tw)] = 1;
+  });
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(out_desc.storage_elements()), 0);
+  for_each_index(out_desc.dims, [&](const Dims& o) {
+    const I64 k = o[1], tile = ((o[0] * G + k / kg) * th_n + o[2] / step_h) * tw_n + o[3] / step_w;
+    if (bad_k[static_cast<std::size_t>(k)] || bad_tile[static_cast<std::size_t>(tile)]) mask[static_cast<std::size_t>(out_desc.offset(o))] = 1;
+  });
+  return mask;
+}
+}  // namespace
+
 std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc) {
   if (p.dir == ConvDir::bwd_data && p.mode == ConvMode::conv) {  // as its fwd equivalent: dy by the flipped, swapped filter
     const ConvProblem q = winograd_fwd_equivalent(p);
@@ -158,31 +192,14 @@ std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m
   if (p.rank() != 2 || p.dir == ConvDir::bwd_data || p.mode != ConvMode::conv || m < 1)
     throw InputError("winograd_nonfinite_outputs: a 2D fwd, bwd-data or bwd-weights convolution and m >= 1, not " + to_string(p));
   if (p.dir == ConvDir::bwd_weights) return winograd_wgrad_nonfinite(p, m, in, out_desc);
-  const I64 a = m + 2, G = p.groups, cg = p.c / G, kg = p.k / G;
-  const Dims out = p.out();
-  const I64 th_n = (out[0] + m - 1) / m, tw_n = (out[1] + m - 1) / m;
-  std::vector<std::uint8_t> bad_k(static_cast<std::size_t>(p.k), 0);
-  for_each_index(in.w->desc.dims, [&](const Dims& i) { bad_k[static_cast<std::size_t>(i[0])] |= !std::isfinite(in.w->at(i)); });
-  // Tiles along one axis whose window [t*m - pad, t*m - pad + a) holds position v: t in [lo, hi].
-  auto tiles_holding = [&](I64 v, I64 pad, I64 count, I64& lo, I64& hi) {
-    lo = std::max<I64>(0, -floor_div(-(v + pad - a + 1), m));
-    hi = std::min<I64>(count - 1, floor_div(v + pad, m));
-  };
-  std::vector<std::uint8_t> bad_tile(static_cast<std::size_t>(p.n * G * th_n * tw_n), 0);  // [n][group][th][tw]
-  for_each_index(in.x->desc.dims, [&](const Dims& i) {
-    if (std::isfinite(in.x->at(i))) return;
-    I64 h_lo, h_hi, w_lo, w_hi;
-    tiles_holding(i[2], p.pad[0], th_n, h_lo, h_hi);
-    tiles_holding(i[3], p.pad[1], tw_n, w_lo, w_hi);
-    for (I64 th = h_lo; th <= h_hi; ++th)
-      for (I64 tw = w_lo; tw <= w_hi; ++tw) bad_tile[static_cast<std::size_t>(((i[0] * G + i[1] / cg) * th_n + th) * tw_n + tw)] = 1;
-  });
-  std::vector<std::uint8_t> mask(static_cast<std::size_t>(out_desc.storage_elements()), 0);
-  for_each_index(out_desc.dims, [&](const Dims& o) {
-    const I64 k = o[1], tile = ((o[0] * G + k / kg) * th_n + o[2] / m) * tw_n + o[3] / m;
-    if (bad_k[static_cast<std::size_t>(k)] || bad_tile[static_cast<std::size_t>(tile)]) mask[static_cast<std::size_t>(out_desc.offset(o))] = 1;
-  });
-  return mask;
+  return tile_window_nonfinite(p, m, m, m + 2, m + 2, in, out_desc);
+}
+
+std::vector<std::uint8_t> fft_nonfinite_outputs(const ConvProblem& p, int t, const ref::ConvInputs& in, const TensorDesc& out_desc) {
+  if (p.rank() != 2 || p.dir != ConvDir::fwd || p.mode != ConvMode::conv || p.filter[0] > t || p.filter[1] > t)
+    throw InputError("fft_nonfinite_outputs: a 2D fwd convolution with a filter within " + std::to_string(t) + "x" + std::to_string(t) +
+                     ", not " + to_string(p));
+  return tile_window_nonfinite(p, t - p.filter[0] + 1, t - p.filter[1] + 1, t, t, in, out_desc);
 }
 
 }  // namespace hiprim::fuzz

@@ -92,21 +92,23 @@ verify::RunOptions conv_run_options(const ConvProblem& p, const ConvCaseData& d,
     };
     // The oracle also records which implicit zeros meet Inf/NaN; the judge of the same case turns
     // that into this solver's answer (its declaration) and requires exactly it.
-    // A Winograd solver's answer instead: NaN over the tiles and output channels a non-finite value
-    // reaches (winograd_nonfinite_outputs), the rest judged by its derived bound (the conv check
-    // passes its S and tolerance to this judge).
+    // A Winograd or FFT solver's answer instead: NaN over the tiles and output channels a non-finite
+    // value reaches (winograd_nonfinite_outputs, fft_nonfinite_outputs), the rest judged by its derived
+    // bound (the conv check passes its S and tolerance to this judge).
     auto kinds = std::make_shared<std::vector<std::uint8_t>>();
-    const int winograd_m = s.error_model(p).winograd_m;
-    o.hooks.oracle = [kinds, winograd_m](const verify::PreparedCase& c) {
+    const int winograd_m = s.error_model(p).winograd_m, fft_tile = s.error_model(p).fft_tile;
+    o.hooks.oracle = [kinds, winograd_m, fft_tile](const verify::PreparedCase& c) {
       const ConvProblem& q = verify::conv_problem(c);
       const ref::ConvInputs in = verify::conv_inputs(c);
       ref::ConvOutput out = ref::conv_naive(q, in);
-      *kinds = winograd_m > 0 ? winograd_nonfinite_outputs(q, winograd_m, in, out.desc) : implicit_zero_kinds(q, in, out.desc);
+      *kinds = fft_tile > 0     ? fft_nonfinite_outputs(q, fft_tile, in, out.desc)
+               : winograd_m > 0 ? winograd_nonfinite_outputs(q, winograd_m, in, out.desc)
+                                : implicit_zero_kinds(q, in, out.desc);
       return out;
     };
     const ImplicitZeros declared = s.implicit_zeros(p);
     const std::string solver = s.name();
-    if (winograd_m > 0) {
+    if (winograd_m > 0 || fft_tile > 0) {
       o.hooks.judge = [kinds, solver](const HostTensor& got, const ref::ConvOutput& e, const verify::Tolerance& tol) {
         std::int64_t spread = 0;
         for (std::uint8_t k : *kinds) spread += k;

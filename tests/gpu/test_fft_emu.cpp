@@ -143,6 +143,33 @@ TEST(FftEmulated, OutputIsTheFp32EvaluationBitForBit) {
   }
 }
 
+// Special values (the fuzzer's kinds and judge, fuzz/conv_primitive.hpp): a NaN or Inf spreads over the
+// tiles (T x T windows) and output channels it reaches, exactly as fft_nonfinite_outputs says, the
+// rest stays within the derived bound.
+TEST(FftEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
+  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in20x22 f5x5 pad2x2", "conv fwd fp32 nhwc n2 c2 k3 in19x17 f3x5 pad1x0"};
+  int spread = 0;
+  for (int si = 0; si < 2; ++si) {  // T = 16 and 32
+    const ConvSolver& s = *solvers()[static_cast<std::size_t>(si)];
+    for (const char* line : lines)
+      for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+          SCOPED_TRACE(s.name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)) + ", seed " + std::to_string(seed));
+          const ConvProblem p = parse_conv_problem(line);
+          fuzz::ConvCaseData d;
+          d.seed = seed;
+          d.fill = verify::FillTier::bounded;
+          d.special = kind;
+          const verify::RunOptions o = fuzz::conv_run_options(p, d, s, false);
+          verify::PreparedCase c(p, o);
+          const verify::CaseRecord r = verify::run_case(c, s, o);
+          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
+          spread += r.verdict.reason.find("spread a non-finite value") != std::string::npos;
+        }
+  }
+  EXPECT_GT(spread, 12) << "of 24 cases, the non-finite values reached few outputs";
+}
+
 TEST(FftEmulated, RefusesWhatItDoesNotTakeWithAReason) {
   const ConvSolver& s = *solvers()[1];
   const std::pair<const char*, const char*> cases[] = {
