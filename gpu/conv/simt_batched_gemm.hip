@@ -22,7 +22,9 @@ namespace {
 
 constexpr int kMaxSlices = 32;
 constexpr std::int64_t kBlocksWanted = 264;  // two per SM of a 132-SM part
-constexpr std::int64_t kMinSliceTerms = 64;
+// bwd-weights (the s21 H100 sweep of every config on ResNet-50's four 3x3 layers, F(4) and F(6)):
+// unsplit from 256 blocks on; below, the largest snug tile split to 65536 threads, >= 128 terms a slice.
+constexpr std::int64_t kWgradBlocks = 256, kWgradThreads = 65536, kMinSliceTerms = 128;
 
 // The kernel's GEMM rows and columns.
 void gemm_dims(const SimtBatchedGemm& g, std::int64_t& m, std::int64_t& n) {
@@ -62,19 +64,24 @@ std::string simt_batched_gemm_default(const SimtBatchedGemm& g) {
   std::int64_t m = 0, n = 0;
   gemm_dims(g, m, n);
   const std::string unsplit = g.wgrad ? ".sk1" : "";
+  const std::int64_t wanted = g.wgrad ? kWgradBlocks : kBlocksWanted;
+  std::string largest_snug;
   for (const std::string& tile : simt_batched_gemm_tiles()) {
     int ignored = 1;
     const SimtConvConfig c = parse_config(g, tile + unsplit, ignored);
     const std::int64_t tm = (m + c.bm - 1) / c.bm, tn = (n + c.bn - 1) / c.bn;
     const bool snug = 5 * m * n >= 4 * tm * c.bm * tn * c.bn;  // at most a fifth of the area is padding
-    if (snug && blocks_of(g, c) >= kBlocksWanted) return tile + unsplit;
+    if (snug && blocks_of(g, c) >= wanted) return tile + unsplit;
+    if (snug && largest_snug.empty()) largest_snug = tile;
   }
   if (!g.wgrad) return "t64x64";
-  SimtConvConfig small;
-  small.bm = small.bn = 64;
+  if (largest_snug.empty()) largest_snug = "t64x64";
+  int ignored = 1;
+  const SimtConvConfig c = parse_config(g, largest_snug + unsplit, ignored);
+  const std::int64_t threads = blocks_of(g, c) * (c.bm / 8) * (c.bn / 8);  // one thread per 8 x 8 outputs
   int s = 1;
-  while (s < kMaxSlices && blocks_of(g, small) * s < kBlocksWanted && g.p / (2 * s) >= kMinSliceTerms) s *= 2;
-  return "t64x64.sk" + std::to_string(s);
+  while (s < kMaxSlices && threads * s < kWgradThreads && g.p / (2 * s) >= kMinSliceTerms) s *= 2;
+  return largest_snug + ".sk" + std::to_string(s);
 }
 
 SimtBatchedSplit simt_batched_gemm_split(const SimtBatchedGemm& g, const std::string& config) {

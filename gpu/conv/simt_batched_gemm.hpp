@@ -38,8 +38,9 @@ const std::vector<std::string>& simt_batched_gemm_tiles();
 // The configs of g: the tiles; wgrad: each tile with ".sk<S>", S in 1, 2, 4, ..., 32 slices asked.
 std::vector<std::string> simt_batched_gemm_configs(const SimtBatchedGemm& g);
 // The largest tile that wastes at most a fifth of its area on rows / columns past the matrix and
-// still gives 264 blocks (two per SM of a 132-SM part); else t64x64, which wgrad splits into the
-// fewest slices (power of two, at least 64 terms each) that reach 264 blocks. A function of the sizes only.
+// still gives 264 blocks (two per SM of a 132-SM part; wgrad: 256, unsplit); else t64x64, or for
+// wgrad the largest such tile split into the fewest slices (power of two, at least 128 terms each)
+// that reach 65536 threads. A function of the sizes only.
 std::string simt_batched_gemm_default(const SimtBatchedGemm& g);
 // A config's reduction split: terms per slice (a multiple of 8, >= 8) and slices = ceil(P / chunk);
 // unsplit (slices 1, chunk >= the reduction: P, or C without wgrad) for every non-wgrad config and ".sk1".
