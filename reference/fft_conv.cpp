@@ -112,8 +112,17 @@ I64 fft_conv_depth(const ConvProblem& p, int t) {
   return static_cast<I64>(std::ceil(phi + static_cast<double>(p.c * p.filter[0] * p.filter[1]) * 0x1p-29));
 }
 
+double fft_conv_underflow(int t, I64 channels, double norms) {
+  const double u = kUnitFp32, sq2 = std::sqrt(2.0), n = static_cast<double>(t) * t, eta0 = 0x1p-150;
+  const double lg = std::log2(static_cast<double>(t)), eta = u + 0x1p-50 + gamma_n(4, u) * (sq2 + u + 0x1p-50);
+  const double d2 = 2 * lg * eta / (1 - 2 * lg * eta), d1 = lg * eta / (1 - lg * eta);
+  const double af = 7.3 * n * eta0, g = 1 + sq2 * gamma_n(2 * channels, u), c = static_cast<double>(channels);
+  const double spectrum = (1 + d2) * g * af * std::sqrt(n) * norms + c * g * af * af + 2 * sq2 * c * n * eta0;
+  return (2 / n * (1 + d1 * (2 + d1) * t) * spectrum + 12 * eta0) * (1 + 0x1p-40);
+}
+
 std::vector<double> fft_conv_abs_sum(const ConvProblem& p, int t, const HostTensor& x, const HostTensor& w) {
-  require(p, t);
+  const double gamma_l = gamma_n(fft_conv_depth(p, t), kUnitFp32);  // (also checks p)
   const FftTiling g = fft_tiling(p, t);
   const I64 C = p.c, K = p.k, R = p.filter[0], S = p.filter[1];
   std::vector<double> wn(static_cast<std::size_t>(K * C), 0.0);  // ||w[k][c]||_2
@@ -142,11 +151,16 @@ std::vector<double> fft_conv_abs_sum(const ConvProblem& p, int t, const HostTens
           xn[static_cast<std::size_t>(c)] = std::sqrt(s2);
         }
         for (I64 k = 0; k < K; ++k) {
-          double s = 0;
-          for (I64 c = 0; c < C; ++c) s += xn[static_cast<std::size_t>(c)] * wn[static_cast<std::size_t>(k * C + c)];
+          double s = 0, norms = 0;
+          for (I64 c = 0; c < C; ++c) {
+            s += xn[static_cast<std::size_t>(c)] * wn[static_cast<std::size_t>(k * C + c)];
+            norms += xn[static_cast<std::size_t>(c)] + wn[static_cast<std::size_t>(k * C + c)];
+          }
+          // gamma(L) * this >= gamma(L) * S + the underflow term
+          const double bound_s = s * raise + fft_conv_underflow(t, C, norms * raise) / gamma_l;
           for (I64 a = th * g.out_h; a < std::min<I64>(o[0], (th + 1) * g.out_h); ++a)
             for (I64 b = tw * g.out_w; b < std::min<I64>(o[1], (tw + 1) * g.out_w); ++b)
-              out[static_cast<std::size_t>(yd.offset({n, k, a, b}))] = s * raise;
+              out[static_cast<std::size_t>(yd.offset({n, k, a, b}))] = bound_s;
         }
       }
   return out;

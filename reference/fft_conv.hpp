@@ -38,8 +38,17 @@
 // reference's own error gamma_d(C R S_f) sum|x w| <= that times u S: sum|x w| <= S by Cauchy-Schwarz),
 // so gamma(L) S covers both. S is a normwise quantity: it exceeds the direct sum of |x w| by about
 // sqrt(N / (R S_f)) on random data, so the bound is looser than a direct sum's; the observed errors are
-// far below it (reports/cpu/fft_accuracy.md). Not covered: underflow (products below fp32's normal
-// range) and overflow of the transforms (|D| up to N max|x|) before the direct sum would overflow.
+// far below it (reports/cpu/fft_accuracy.md).
+// Underflow: a product or fma below fp32's normal range is off by up to eta0 = 2^-150 beyond that model
+// (a sum that underflows is exact). A butterfly's t then carries <= 2 sqrt2 eta0 <= 3 eta0, each stage
+// injects a vector of 2-norm <= 3 eta0 sqrt(n) that the later stages scale by sqrt2 (1 + eta) each, so
+// a 2D DFT carries A_f <= 3 eta0 sqrt(N) sqrt(N) / (sqrt2 - 1) (1 + eta)^t <= 7.3 N eta0 more; through
+// the products (the same Cauchy-Schwarz steps, ||D^|| <= (1 + d2) sqrt(N) ||d|| + A_f) and the GEMM's
+// own (2C eta0 per part), then the inverse's (<= 11 eta0 with the 1/N scaling) the output is off by
+//   E = 2/N (1 + d1 (2 + d1) T) [(1 + d2) g A_f sqrt(N) sum_c (||d_c|| + ||f_kc||) + C g A_f^2
+//       + 2 sqrt2 C N eta0] + 12 eta0,   g = 1 + sqrt2 gamma_2C      (fft_conv_underflow)
+// more; fft_conv_abs_sum reports S + E / gamma(L), so gamma(L) * abs_sum >= phi u S + E.
+// Not covered: overflow of the transforms (|D| up to N max|x|) where the direct sum would not overflow.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -56,8 +65,11 @@ double fft_conv_factor(int t, std::int64_t channels, std::int64_t r, std::int64_
 std::int64_t fft_conv_depth(const ConvProblem& p, int t);
 
 // S per output element of p (y's storage offsets): sum_c ||x window of its tile, channel c||_2 ||w[k][c]||_2,
-// computed in double and raised by (T^2 + C + 8) 2^-52 relative (its own rounding), so >= the exact S.
+// computed in double and raised by (T^2 + C + 8) 2^-52 relative (its own rounding), so >= the exact S,
+// plus the underflow account E / gamma(L) (above).
 std::vector<double> fft_conv_abs_sum(const ConvProblem& p, int t, const HostTensor& x, const HostTensor& w);
+// E above for transform size t, C channels and norms = sum_c (||d_c|| + ||f_kc||).
+double fft_conv_underflow(int t, std::int64_t channels, double norms);
 
 // The evaluation's constants: the tiling, the twiddles and the tile read origin's step (out_h, out_w;
 // a test may change them to check that a mutant fails the bound).

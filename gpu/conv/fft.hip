@@ -355,9 +355,10 @@ class ConvFft final : public ConvSolver {
   }
   // The window's zeros outside the image enter the transforms as real zeros.
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
-  ConvErrorModel error_model(const ConvProblem&) const override {
+  // The FFT model on the problems it takes (a refused case is never judged; its tolerance is the direct one).
+  ConvErrorModel error_model(const ConvProblem& p) const override {
     ConvErrorModel m;
-    m.fft_tile = T;
+    if (fft_conv_refusal(p, T).empty()) m.fft_tile = T;
     return m;
   }
   Applicability applicable(const ConvProblem& p) const override {

@@ -198,6 +198,8 @@ TEST(FftEmulated, RefusesWhatItDoesNotTakeWithAReason) {
   EXPECT_EQ(s.workspace_bytes(p), f * (10 * 6 + tiles * 6 + tiles * 10) * sizeof(float));
   EXPECT_EQ(s.error_model(p).fft_tile, 32);
   EXPECT_EQ(s.error_model(p).winograd_m, 0);
+  // a refused problem keeps the direct model (hiprim check describes every case's tolerance)
+  EXPECT_EQ(s.error_model(parse_conv_problem("conv bwd-data fp32 nchw n2 c3 k4 in7x7 f3x3 pad1x1")), ConvErrorModel{});
 }
 
 }  // namespace

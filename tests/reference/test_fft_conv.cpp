@@ -32,10 +32,12 @@ struct Outcome {
 };
 
 // The fp32 evaluation with `plan` against the exact (double) convolution, each element by gamma(L) * S.
-Outcome judge(const ConvProblem& p, int t, const FftConvPlan& plan, std::uint32_t seed) {
+// x_scale: x's values times it (2^-130: every product below fp32's normal range).
+Outcome judge(const ConvProblem& p, int t, const FftConvPlan& plan, std::uint32_t seed, float x_scale = 1.0f) {
   HostTensor x(p.x_desc()), w(p.w_desc());
   fill_uniform(x, seed);
   fill_uniform(w, seed + 101);
+  for (float& v : x.data) v *= x_scale;
   const ConvOutput e = conv_naive(p, {&x, &w, nullptr, nullptr}, false);
   const std::vector<float> got = fft_conv_fp32(p, plan, x, w);
   const std::vector<double> s = fft_conv_abs_sum(p, t, x, w);
@@ -102,6 +104,22 @@ TEST(FftConvFp32, WithinTheDerivedBoundOnRandomData) {
       EXPECT_LT(r.worst_ratio, 0.05) << "the observed error is far below the normwise bound";
       EXPECT_GT(r.checked, 0);
     }
+}
+
+// Subnormal data: the underflow account (fft_conv_underflow) keeps the bound valid where the relative
+// model alone (gamma(L) * S) does not.
+TEST(FftConvFp32, WithinTheBoundOnSubnormalData) {
+  for (const float scale : {0x1p-130f, 0x1p-146f})
+    for (const char* line : kProblems) {
+      const ConvProblem p = parse_conv_problem(line);
+      SCOPED_TRACE(std::string(line) + " x scaled by " + std::to_string(std::log2(scale)));
+      const Outcome r = judge(p, 16, fft_conv_plan(p, 16), 5, scale);
+      EXPECT_EQ(r.violations, 0);
+      EXPECT_GT(r.max_err, 0.0);
+      if (scale < 0x1p-140f)  // products of 2^-146: the relative model alone allows 2^-155 (C = 3) to 2^-150 (C = 64)
+        EXPECT_GT(r.max_err, 0x1p-152) << "errors at the underflow account's scale";
+    }
+  EXPECT_GT(fft_conv_underflow(32, 64, 1.0), fft_conv_underflow(32, 64, 0.0));
 }
 
 // The bound's factor: grows with log2 T, C and the filter, and is of the order the derivation gives.
