@@ -11,7 +11,7 @@
 #      (judged by their derived bound), a GPU fuzz campaign (WINO_FUZZ_S, special values included), then bench/suites/winograd_fp32.txt against conv.igemm.simt and
 #      cuDNN's best fp32 plan (transforms allowed), every timed output verified in full (WINO_BENCH_S limit);
 #      WINO_PARTS ncu: each phase of a solve under ncu (WINO_NCU: "problem|solver|config;..."); sanitize: memcheck and
-#      racecheck over smoke; tune: hiprim tune --no-record over the suite's lines (WINO_SUITE_FILTER, WINO_TUNE_SOLVERS, WINO_TUNE_S); WINO_CHECK_SOLVERS (check, sanitize; default conv.winograd.*); WINO_SUITE_FILTER (bench lines), WINO_BENCH_SOLVERS
+#      racecheck over smoke; the same parts for other solvers (conv.fft.*): WINO_SUITE_FILE (bench, tune), WINO_FUZZ_SOLVERS; tune: hiprim tune --no-record over the suite's lines (WINO_SUITE_FILTER, WINO_TUNE_SOLVERS, WINO_TUNE_S); WINO_CHECK_SOLVERS (check, sanitize; default conv.winograd.*); WINO_SUITE_FILTER (bench lines), WINO_BENCH_SOLVERS
 #   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
 #      (OPS_BENCH_S limit) and PyTorch on the same strings (OPS_TORCH_S; OPS_TORCH_FILTER a regex), joined: the count-weighted totals per op family
 #   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8; 0 skips it)
@@ -64,12 +64,12 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
     echo "corpus check rc=$?"; grep -E "^conv\.|^total" "$W/winograd/corpus.log"
   fi
   if [[ $parts == *,fuzz,* ]]; then
-    timeout $(( ${WINO_FUZZ_S:-30} + 60 )) devbin/hiprim fuzz --op conv --solver 'conv.winograd.*' --time "${WINO_FUZZ_S:-30}" \
+    timeout $(( ${WINO_FUZZ_S:-30} + 60 )) devbin/hiprim fuzz --op conv --solver "${WINO_FUZZ_SOLVERS:-conv.winograd.*}" --time "${WINO_FUZZ_S:-30}" \
       --devices all --jobs-per-device 8 --require-gpu --report "$W/winograd/fuzz_winograd.json" > "$W/winograd/fuzz.log" 2>&1
     echo "winograd fuzz rc=$?"; grep -E "^conv.winograd|^solver|failure|repro" "$W/winograd/fuzz.log" | head -12
   fi
   if [[ $parts == *,tune,* ]]; then  # every config of the suite lines (WINO_SUITE_FILTER) timed, nothing recorded
-    grep -E "${WINO_SUITE_FILTER:-.}" bench/suites/winograd_fp32.txt | grep -v '^#' > "$W/winograd/tune_suite.txt"
+    grep -E "${WINO_SUITE_FILTER:-.}" "${WINO_SUITE_FILE:-bench/suites/winograd_fp32.txt}" | grep -v '^#' > "$W/winograd/tune_suite.txt"
     timeout "${WINO_TUNE_S:-200}" devbin/hiprim tune --suite "$W/winograd/tune_suite.txt" --solver "${WINO_TUNE_SOLVERS:-conv.winograd.*}" \
       --no-record --time-budget-ms 20 --budget-s 30 --report "$W/winograd/tune_winograd.json" > "$W/winograd/tune.log" 2>&1
     echo "winograd tune rc=$?"; tail -40 "$W/winograd/tune.log" | cut -c1-200
@@ -78,7 +78,7 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
     # A problem takes 20-30 s (every solver and up to WINO_PEER_PLANS peer plans verified in full on
     # the CPU first), so the kill comes 150 s after the last problem may start.
     # WINO_SUITE_FILTER: a regex of the suite's lines to bench (default: all)
-    grep -E "^#|${WINO_SUITE_FILTER:-.}" bench/suites/winograd_fp32.txt > "$W/winograd/suite.txt"
+    grep -E "^#|${WINO_SUITE_FILTER:-.}" "${WINO_SUITE_FILE:-bench/suites/winograd_fp32.txt}" > "$W/winograd/suite.txt"
     timeout $(( ${WINO_BENCH_S:-60} + 150 )) devbin/hiprim bench --suite "$W/winograd/suite.txt" --solver "${WINO_BENCH_SOLVERS:-conv.winograd.*,conv.igemm.simt*}" \
       --peer cudnn --peer-transforms --peer-max-plans "${WINO_PEER_PLANS:-8}" --repeats 1 --time-limit "${WINO_BENCH_S:-60}" \
       --report "$W/winograd/perf_winograd.json" > "$W/winograd/bench.log" 2>&1
@@ -92,7 +92,7 @@ if [ "${WINOGRAD:-0}" = 1 ]; then
       IFS='|' read -r prob solver cfg <<< "${wjobs[$i]}"
       f="$W/winograd/ncu_$i.txt"
       echo "== $prob | $solver | $cfg" > "$f"
-      HIPRIM_SOLVER="$solver" HIPRIM_CONV_CONFIG="$cfg" timeout 90 ncu --clock-control none -k "regex:wino_|gemm_tiled" --launch-count 4 \
+      HIPRIM_SOLVER="$solver" HIPRIM_CONV_CONFIG="$cfg" timeout 90 ncu --clock-control none -k "regex:wino_|fft|simt_conv" --launch-count 4 \
         --section SpeedOfLight --section Occupancy --section LaunchStats devbin/hiprim run "$prob" --no-determinism-check >> "$f" 2>&1
       echo "rc=$?" >> "$f"
       echo "ncu $i: $prob $solver $cfg"; grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|rc=" "$f" | cut -c1-150
