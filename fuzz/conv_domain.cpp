@@ -50,6 +50,7 @@ std::string ConvDomain::describe() const {
   feature(groups, "groups");
   feature(depthwise, "depthwise");
   if (fixed_filter > 0) s += "; filter " + std::to_string(fixed_filter) + " only";
+  else if (min_filter > 1) s += "; filter >= " + std::to_string(min_filter);
   else feature(filter_gt1, "filter>1");
   feature(pad, "pad");
   feature(stride, "stride");
@@ -83,8 +84,17 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
       if (anchor) break;
     }
     if (anchor) {
-      // A 3x3 anchor after every 1x1 one was refused: the solver takes one filter size.
-      if (f > 1) d.fixed_filter = f;
+      // A 3x3 anchor after every 1x1 one was refused: the solver takes one filter size, unless it
+      // takes the 5x5 anchor too (then filters from 2, or 3, up).
+      if (f > 1) {
+        auto with_filter = [&](std::int64_t g) {
+          return accepts(s, anchor_problem(anchor->c, anchor->dtype, anchor->channels_last, anchor->dir, g));
+        };
+        if (!with_filter(5))
+          d.fixed_filter = f;
+        else
+          d.min_filter = with_filter(2) ? 2 : f;
+      }
       break;
     }
   }
@@ -92,7 +102,7 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
     d.found_anchor = false;
     return d;
   }
-  const std::int64_t f = d.fixed_filter > 0 ? d.fixed_filter : 1;  // the filter of every probe below
+  const std::int64_t f = d.fixed_filter > 0 ? d.fixed_filter : d.min_filter > 1 ? 3 : 1;  // the filter of every probe below
   d.channel_multiple = anchor->c;
   // 2. One axis at a time from the anchor.
   keep_if(d.dirs, [&](ConvDir dir) {
@@ -139,7 +149,7 @@ ConvDomain probe_conv_domain(const ConvSolver& s) {
   d.depthwise = with([&](ConvProblem& p) {
     p.groups = p.c = p.k = std::max<std::int64_t>(2, ch);
   });
-  d.filter_gt1 = d.fixed_filter > 1 || with([](ConvProblem& p) { p.filter = {3, 3}; });
+  d.filter_gt1 = d.fixed_filter > 1 || d.min_filter > 1 || with([](ConvProblem& p) { p.filter = {3, 3}; });
   d.pad = with([&](ConvProblem& p) {
     p.pad = {1, 1};
     if (d.filter_gt1) p.filter = {3, 3};

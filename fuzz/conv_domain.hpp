@@ -29,6 +29,9 @@ struct ConvDomain {
   // 0: any filter; else every spatial filter extent is this (the anchor had to be a 3x3 problem:
   // solvers of one filter size, e.g. conv.winograd.*, accept no 1x1 anchor).
   std::int64_t fixed_filter = 0;
+  // > 1: every spatial filter extent is at least this (a 3x3 anchor, 1x1 refused, 5x5 taken too:
+  // e.g. conv.fft.*, which takes 2 up to its tile minus one).
+  std::int64_t min_filter = 1;
   // Special-value kinds drawn (none always included); campaigns drop a kind once it failed.
   std::vector<Special> specials = all_specials();
   std::int64_t channel_multiple = 1;  // c and k per group are multiples of this (the anchor's smallest accepted)

@@ -19,12 +19,20 @@ namespace {
 
 using verify::FillTier;
 
+// Filter extents by weight: 1 and 3 most, then 2, 5, 4, 7; none below the domain's minimum.
+std::vector<std::pair<int, std::int64_t>> filter_weights(std::int64_t min_filter) {
+  std::vector<std::pair<int, std::int64_t>> w;
+  for (const auto& e : std::vector<std::pair<int, std::int64_t>>{{3, 1}, {3, 3}, {1, 2}, {1, 5}, {1, 4}, {1, 7}})
+    if (e.second >= min_filter) w.push_back(e);
+  return w;
+}
+
 rc::Gen<SpatialGenome> spatial_gen(const ConvDomain& d, std::int64_t max_in, std::int64_t max_f, const ConvGenLimits& lim) {
   using rc::gen::set;
   return rc::gen::build<SpatialGenome>(
       set(&SpatialGenome::in, corner_size(1, max_in)),
       set(&SpatialGenome::filter, d.fixed_filter > 0 ? rc::gen::just<std::int64_t>(std::int64_t{d.fixed_filter})
-                                  : d.filter_gt1   ? capped({{3, 1}, {3, 3}, {1, 2}, {1, 5}, {1, 4}, {1, 7}}, max_f)
+                                  : d.filter_gt1   ? capped(filter_weights(d.min_filter), std::max(max_f, d.min_filter))
                                                    : rc::gen::just<std::int64_t>(1)),
       set(&SpatialGenome::stride, d.stride ? capped({{5, 1}, {3, 2}, {1, 3}, {1, 4}}, lim.max_stride) : rc::gen::just<std::int64_t>(1)),
       set(&SpatialGenome::dilation, d.dilation ? capped({{6, 1}, {2, 2}, {1, 3}}, lim.max_dilation) : rc::gen::just<std::int64_t>(1)),

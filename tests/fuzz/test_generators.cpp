@@ -204,6 +204,32 @@ TEST(FuzzGenerators, ProbedDomainOfA3x3OnlySolverFixesTheFilter) {
   for (std::uint64_t i = 0; i < 300; ++i) EXPECT_TRUE(s->applicable(draw(*t, i)->conv_case().problem)) << draw(*t, i)->problem();
 }
 
+// A solver of filters from 2 up (as conv.fft.*: 2D, stride 1, filter 2 to its tile minus one) also
+// refuses 1x1 anchors, but takes 5x5: the domain keeps every filter from 2 (the s21 GPU campaign drew
+// only 3x3 for conv.fft.* while the probe fixed the filter).
+TEST(FuzzGenerators, ProbedDomainOfASolverOfFiltersFromTwoKeepsLargeFilters) {
+  auto s = std::make_shared<RestrictedSolver>("test.f2up", [](const ConvProblem& p) -> std::string {
+    if (p.mode != ConvMode::conv || p.rank() != 2) return "2D convolution only";
+    for (int i = 0; i < 2; ++i)
+      if (p.filter[i] < 2 || p.filter[i] > 15 || p.stride[i] != 1 || p.dilation[i] != 1) return "filter 2 to 15, stride 1 only";
+    return "";
+  });
+  const ConvDomain d = fuzz::probe_conv_domain(*s);
+  EXPECT_EQ(d.fixed_filter, 0);
+  EXPECT_EQ(d.min_filter, 2);
+  EXPECT_TRUE(d.filter_gt1);
+  EXPECT_TRUE(d.pad);
+  EXPECT_NE(d.describe().find("filter >= 2"), std::string::npos) << d.describe();
+  const auto t = fuzz::conv_fuzz_target(s, {}, d);
+  std::set<std::int64_t> filters;
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    const ConvProblem p = draw(*t, i)->conv_case().problem;
+    EXPECT_TRUE(s->applicable(p)) << to_string(p);
+    filters.insert(p.filter[0]);
+  }
+  EXPECT_TRUE(filters.count(2) && filters.count(3) && filters.count(5)) << "filters drawn: " << filters.size();
+}
+
 // conv.naive (the GPU oracle) stores the exact sum rounded to the dtype: it stands in for the
 // reference of exact-tier cases without special values, except 16-bit cases of a solver whose bound
 // is relative to the exact sum (the Winograd model).
