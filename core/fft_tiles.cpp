@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/winograd_transforms.hpp"  // winograd_fwd_equivalent: bwd-data as a fwd convolution
 
 namespace hiprim {
 namespace {
@@ -16,8 +17,9 @@ int log2_exact(int t) {
 
 }  // namespace
 
-FftTiling fft_tiling(const ConvProblem& p, int t) {
-  if (p.rank() != 2) throw InputError("fft_tiling: a 2D problem, not " + to_string(p));
+FftTiling fft_tiling(const ConvProblem& problem, int t) {
+  if (problem.rank() != 2) throw InputError("fft_tiling: a 2D problem, not " + to_string(problem));
+  const ConvProblem p = winograd_fwd_equivalent(problem);  // bwd-data: dy in, dx out
   FftTiling g;
   g.t = t;
   g.log2t = log2_exact(t);
@@ -34,7 +36,7 @@ FftTiling fft_tiling(const ConvProblem& p, int t) {
 std::string fft_conv_refusal(const ConvProblem& p, int t) {
   if (!p.valid()) return "invalid problem";
   if (p.dtype != DType::fp32) return "fp32 only";
-  if (p.mode != ConvMode::conv || p.dir != ConvDir::fwd) return "fwd convolution (mode conv) only";
+  if (p.mode != ConvMode::conv || p.dir == ConvDir::bwd_weights) return "fwd or bwd-data convolution (mode conv) only";
   if (p.rank() != 2) return "2D only";
   if (p.groups != 1) return "groups 1 only";
   if (p.stride[0] != 1 || p.stride[1] != 1 || p.dilation[0] != 1 || p.dilation[1] != 1) return "stride 1, dilation 1 only";
@@ -44,7 +46,9 @@ std::string fft_conv_refusal(const ConvProblem& p, int t) {
     if (p.filter[i] < 2 || p.filter[i] > t - 1)
       return "filter " + std::to_string(p.filter[0]) + "x" + std::to_string(p.filter[1]) + " outside 2.." + std::to_string(t - 1) +
              " for a " + std::to_string(t) + "x" + std::to_string(t) + " transform";
-    if (p.pad[i] >= p.filter[i]) return "pad " + std::to_string(p.pad[0]) + "x" + std::to_string(p.pad[1]) + " not below the filter";
+    if (p.pad[i] >= p.filter[i])
+      return (p.dir == ConvDir::bwd_data ? "bwd-data with pad " : "pad ") + std::to_string(p.pad[0]) + "x" + std::to_string(p.pad[1]) +
+             " not below the filter" + (p.dir == ConvDir::bwd_data ? " (the equivalent fwd convolution would need a negative pad)" : "");
   }
   return "";
 }

@@ -10,7 +10,9 @@
 // cross-correlation of d with the zero-padded filter f,
 //   z[a][b] = sum_{i,j} d[(a+i) mod T][(b+j) mod T] f[i][j] = IDFT( DFT(d) . conj(DFT(f)) ),
 // equals y on a < out_h, b < out_w (a + r <= T - 1: no wrap-around). Real data: only the frequencies
-// (u, v), v <= T/2, are stored (Hermitian symmetry), kFreqCols = T/2 + 1 columns.
+// (u, v), v <= T/2, are stored (Hermitian symmetry), T/2 + 1 columns.
+// Backward data (stride 1, pad <= filter - 1) runs as its fwd equivalent (winograd_fwd_equivalent,
+// core/winograd_transforms.hpp): dy convolved with the flipped filter, channels swapped, pad' = R - 1 - pad.
 #pragma once
 #include <string>
 #include <vector>
@@ -29,11 +31,11 @@ struct FftTiling {
   int freqs() const { return t * freq_cols(); }  // the half spectrum, (u, v) -> u * freq_cols() + v
 };
 
-// The tiling of p (2D, valid) for transform size t.
+// The tiling of p (2D, valid; bwd-data: of its fwd equivalent) for transform size t.
 FftTiling fft_tiling(const ConvProblem& p, int t);
 
-// "" when the FFT solvers of transform size t take p, else the reason: fp32, 2D fwd mode conv, groups 1,
-// stride 1, dilation 1, no bias, filter R, S in [2, t - 1], pad < filter, exact math.
+// "" when the FFT solvers of transform size t take p, else the reason: fp32, 2D fwd or bwd-data, mode
+// conv, groups 1, stride 1, dilation 1, no bias, filter R, S in [2, t - 1], pad < filter, exact math.
 std::string fft_conv_refusal(const ConvProblem& p, int t);
 
 // The twiddles w_k = exp(-2 pi i k / t), k < t/2, each part computed in double (the quadrant's exact

@@ -196,6 +196,12 @@ std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m
 }
 
 std::vector<std::uint8_t> fft_nonfinite_outputs(const ConvProblem& p, int t, const ref::ConvInputs& in, const TensorDesc& out_desc) {
+  if (p.dir == ConvDir::bwd_data && p.mode == ConvMode::conv) {  // as its fwd equivalent: dy by the flipped, swapped filter
+    const ConvProblem q = winograd_fwd_equivalent(p);
+    if (q.dir != ConvDir::fwd) throw InputError("fft_nonfinite_outputs: no fwd equivalent of " + to_string(p));
+    const HostTensor w = ref::winograd_equivalent_filter(p, *in.w);
+    return fft_nonfinite_outputs(q, t, {in.y, &w, nullptr, nullptr}, out_desc);
+  }
   if (p.rank() != 2 || p.dir != ConvDir::fwd || p.mode != ConvMode::conv || p.filter[0] > t || p.filter[1] > t)
     throw InputError("fft_nonfinite_outputs: a 2D fwd convolution with a filter within " + std::to_string(t) + "x" + std::to_string(t) +
                      ", not " + to_string(p));

@@ -57,7 +57,8 @@ ref::ConvOutput solver_expected(const ref::ConvOutput& reference, const std::vec
 std::vector<std::uint8_t> winograd_nonfinite_outputs(const ConvProblem& p, int m, const ref::ConvInputs& in, const TensorDesc& out_desc);
 // An FFT solver with T x T tiles (ConvErrorModel::fft_tile, 2D fwd; core/fft_tiles.hpp): the same
 // spread with tiles of (T - R + 1) x (T - S + 1) outputs reading T x T windows (the transforms add
-// every window value, zero-padded filter tap and spectrum entry into every output of the tile).
+// every window value, zero-padded filter tap and spectrum entry into every output of the tile);
+// bwd-data as its fwd equivalent (dy in place of x, the flipped, channel-swapped filter, dx the output).
 std::vector<std::uint8_t> fft_nonfinite_outputs(const ConvProblem& p, int t, const ref::ConvInputs& in, const TensorDesc& out_desc);
 // The reference's output with NaN wherever mask[offset] != 0 (abs_sum kept); InputError when the sizes differ.
 ref::ConvOutput nan_where(const ref::ConvOutput& reference, const std::vector<std::uint8_t>& mask);

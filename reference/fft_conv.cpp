@@ -8,7 +8,9 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/winograd_transforms.hpp"
 #include "reference/error_model.hpp"
+#include "reference/winograd.hpp"  // winograd_equivalent_filter: bwd-data as a fwd convolution
 
 namespace hiprim::ref {
 namespace {
@@ -106,8 +108,9 @@ double fft_conv_factor(int t, I64 channels, I64 r, I64 s) {
   return phi_u / u * (1 + 0x1p-40);  // (1 + 2^-40): this double evaluation's own rounding
 }
 
-I64 fft_conv_depth(const ConvProblem& p, int t) {
-  require(p, t);
+I64 fft_conv_depth(const ConvProblem& problem, int t) {
+  require(problem, t);
+  const ConvProblem p = winograd_fwd_equivalent(problem);  // bwd-data: C = p's K
   const double phi = fft_conv_factor(t, p.c, p.filter[0], p.filter[1]);
   return static_cast<I64>(std::ceil(phi + static_cast<double>(p.c * p.filter[0] * p.filter[1]) * 0x1p-29));
 }
@@ -122,6 +125,8 @@ double fft_conv_underflow(int t, I64 channels, double norms) {
 }
 
 std::vector<double> fft_conv_abs_sum(const ConvProblem& p, int t, const HostTensor& x, const HostTensor& w) {
+  if (p.dir == ConvDir::bwd_data && fft_conv_refusal(p, t).empty())  // dy by the flipped, swapped filter; y' is p's dx
+    return fft_conv_abs_sum(winograd_fwd_equivalent(p), t, x, winograd_equivalent_filter(p, w));
   const double gamma_l = gamma_n(fft_conv_depth(p, t), kUnitFp32);  // (also checks p)
   const FftTiling g = fft_tiling(p, t);
   const I64 C = p.c, K = p.k, R = p.filter[0], S = p.filter[1];
@@ -178,6 +183,7 @@ FftConvPlan fft_conv_plan(const ConvProblem& p, int t) {
 
 std::vector<float> fft_conv_fp32(const ConvProblem& p, const FftConvPlan& pl, const HostTensor& x, const HostTensor& w) {
   require(p, pl.tiling.t);
+  if (p.dir == ConvDir::bwd_data) return fft_conv_fp32(winograd_fwd_equivalent(p), pl, x, winograd_equivalent_filter(p, w));
   const int t = pl.tiling.t, nf = pl.tiling.freqs();
   const I64 C = p.c, K = p.k, R = p.filter[0], S = p.filter[1];
   std::vector<std::vector<std::complex<float>>> wf(static_cast<std::size_t>(K * C));  // W_kc, half spectrum

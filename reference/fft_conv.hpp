@@ -49,6 +49,8 @@
 //       + 2 sqrt2 C N eta0] + 12 eta0,   g = 1 + sqrt2 gamma_2C      (fft_conv_underflow)
 // more; fft_conv_abs_sum reports S + E / gamma(L), so gamma(L) * abs_sum >= phi u S + E.
 // Not covered: overflow of the transforms (|D| up to N max|x|) where the direct sum would not overflow.
+// bwd-data (stride 1, pad <= filter - 1) is its fwd equivalent (core/fft_tiles.hpp): below, `x` is the
+// convolution's input (dy for bwd-data), w the problem's filter, the output p's (dx) by its storage offsets.
 #pragma once
 #include <cstdint>
 #include <vector>

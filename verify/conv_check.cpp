@@ -130,7 +130,7 @@ class ConvCheck final : public CaseCheck {
       const ConvProblem& p = conv_problem(c);
       const int m = model.winograd_m;
       const HostTensor& src = p.dir == ConvDir::bwd_data ? *in.y : *in.x;  // the convolution's input (dy for bwd-data)
-      it = transform_s_.emplace(key, model.fft_tile > 0              ? ref::fft_conv_abs_sum(p, model.fft_tile, *in.x, *in.w)
+      it = transform_s_.emplace(key, model.fft_tile > 0              ? ref::fft_conv_abs_sum(p, model.fft_tile, src, *in.w)
                                      : p.dir == ConvDir::bwd_weights ? ref::winograd_wgrad_abs_sum(p, winograd_f3(m), *in.x, *in.y)
                                                                      : ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w))
                .first;

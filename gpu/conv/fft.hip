@@ -1,4 +1,4 @@
-// conv.fft.t16, .t32 and .t64: fp32 2D forward convolution (mode conv, groups 1, stride 1, dilation 1,
+// conv.fft.t16, .t32 and .t64: fp32 2D forward and backward-data convolution (mode conv, groups 1, stride 1, dilation 1,
 // filters 2..T-1, pad < filter) by tiled overlap-save FFTs of T x T points (core/fft_tiles.hpp has the
 // tiling, reference/fft_conv.hpp the fp32 order these kernels follow and the derived bound that judges
 // them). Non-fused, F = T (T/2 + 1) frequencies (the half spectrum), P = N * tiles:
@@ -17,11 +17,14 @@
 // (dit_pass, explicit fmaf butterflies: the same bits on every platform and in the host emulation).
 // A non-finite input value makes every output of the tiles whose window holds it NaN (for every k),
 // a non-finite filter value every output of its output channel (the transforms spread it).
+// bwd-data (stride 1, pad <= filter - 1) runs as its fwd equivalent (core/fft_tiles.hpp): dy is the
+// input, dx the output, fft_filter reads w flipped with its channels swapped, pad' = R - 1 - pad.
 #include <memory>
 #include <string>
 
 #include "core/error.hpp"
 #include "core/fft_tiles.hpp"
+#include "core/winograd_transforms.hpp"  // winograd_fwd_equivalent
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/conv/conv_geom.hpp"
 #include "gpu/conv/simt_batched_gemm.hpp"
@@ -48,7 +51,9 @@ struct Twiddles {
 };
 
 struct FftGeom {
-  ConvGeom g;  // In = x, Out = y, W = w
+  ConvGeom g;  // of the fwd equivalent: In = x (dy for bwd-data), Out = y (dx), W = w (its strides: w_str)
+  bool flip;   // bwd-data: w'[k][c][r][s] = w[c][k][R-1-r][S-1-s]
+  long long w_str[5];  // the problem's own w strides [co, ci, t, r, s]
   int out_h, out_w, tiles_h, tiles_w;
   long long tiles;  // P
   int c, k;
@@ -173,7 +178,10 @@ __global__ void __launch_bounds__(kBlock) fft_filter(FftGeom f, Twiddles<T> tw, 
       split3(e, B, T, T, true, b, i, j);
       const long long it = i0 + b;
       const bool tap = it < items && i < R && j < S;
-      s.re[b][bitrev(i, kLog2<T>)][bitrev(j, kLog2<T>)] = tap ? w[f.g.w_offset(it / f.c, it % f.c, 0, i, j)] : 0.0f;
+      const long long k = it / f.c, c = it - k * f.c;
+      const long long at = f.flip ? c * f.w_str[0] + k * f.w_str[1] + (R - 1 - i) * f.w_str[3] + (S - 1 - j) * f.w_str[4]
+                                  : f.g.w_offset(k, c, 0, i, j);
+      s.re[b][bitrev(i, kLog2<T>)][bitrev(j, kLog2<T>)] = tap ? w[at] : 0.0f;
       s.im[b][bitrev(i, kLog2<T>)][bitrev(j, kLog2<T>)] = 0.0f;
     }
     __syncthreads();
@@ -291,9 +299,13 @@ __global__ void __launch_bounds__(kBlock) fft_output(FftGeom f, Twiddles<T> tw, 
 FftGeom fft_geom(const ConvProblem& p, int t) {
   const FftTiling tl = fft_tiling(p, t);
   FftGeom f{};
-  f.g = conv_geom(p);
+  const ConvProblem q = winograd_fwd_equivalent(p);
+  f.g = conv_geom(q);
+  f.flip = p.dir == ConvDir::bwd_data;
+  const ConvGeom own = conv_geom(p);
+  for (int i = 0; i < 5; ++i) f.w_str[i] = own.w_str[i];
   f.out_h = tl.out_h, f.out_w = tl.out_w, f.tiles_h = tl.tiles_h, f.tiles_w = tl.tiles_w, f.tiles = tl.tiles;
-  f.c = static_cast<int>(p.c), f.k = static_cast<int>(p.k);
+  f.c = static_cast<int>(q.c), f.k = static_cast<int>(q.k);
   f.chan_fast = p.channels_last;
   return f;
 }
@@ -333,12 +345,13 @@ void run_fft(const ConvProblem& p, const ConvTensors& t, const std::string& name
   hipLaunchKernelGGL(filter, dim3(stream_grid(filter, kBlock, groups(1LL * f.k * f.c))), dim3(kBlock), 0, stream, f, tw,
                      static_cast<const float*>(t.w), u);
   check_launch_lazy("fft_filter", ctx);
+  const bool fwd = p.dir == ConvDir::fwd;
   hipLaunchKernelGGL(input, dim3(stream_grid(input, kBlock, groups(f.tiles * f.c))), dim3(kBlock), 0, stream, f, tw,
-                     static_cast<const float*>(t.x), v);
+                     static_cast<const float*>(fwd ? t.x : t.y), v);
   check_launch_lazy("fft_input", ctx);
   launch_simt_batched_gemm(batched_gemm(f, kFreqs<T>, u, v, o), config, stream, name + " frequency-domain GEMM");
   hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, groups(f.tiles * f.k))), dim3(kBlock), 0, stream, f, tw,
-                     static_cast<const float*>(o), static_cast<float*>(t.y));
+                     static_cast<const float*>(o), static_cast<float*>(fwd ? t.y : t.x));
   check_launch_lazy("fft_output", ctx);
 }
 
@@ -349,8 +362,8 @@ class ConvFft final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "FFT convolution, tiled overlap-save with " + std::to_string(T) + "x" + std::to_string(T) +
-           " transforms (own radix-2 kernels, half spectrum), the channel sums as batched SIMT GEMMs; fp32 2D fwd, "
-           "groups 1, stride 1, filters 2.." + std::to_string(T - 1) + "; NCHW/NHWC; judged by its derived normwise bound "
+           " transforms (own radix-2 kernels, half spectrum), the channel sums as batched SIMT GEMMs; fp32 2D fwd and "
+           "bwd-data (pad < filter), groups 1, stride 1, filters 2.." + std::to_string(T - 1) + "; NCHW/NHWC; judged by its derived normwise bound "
            "(reference/fft_conv.hpp)";
   }
   // The window's zeros outside the image enter the transforms as real zeros.
@@ -365,7 +378,7 @@ class ConvFft final : public ConvSolver {
     if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
     if (const std::string why = fft_conv_refusal(p, T); !why.empty()) return Applicability::no(why);
     const FftGeom f = fft_geom(p, T);
-    if (f.tiles > kMaxRows || 2 * p.c > kMaxRows || 2 * p.k > kMaxRows)
+    if (f.tiles > kMaxRows || 2LL * f.c > kMaxRows || 2LL * f.k > kMaxRows)
       return Applicability::no(std::to_string(f.tiles) + " tiles or the channels exceed the GEMM dimension limit");
     return Applicability::yes();
   }

@@ -1,4 +1,4 @@
-// conv.fft.t16, .t32 and .t64 (gpu/conv/fft.hip) run by the host emulation of the HIP layer
+// conv.fft.t16, .t32 and .t64 (gpu/conv/fft.hip; fwd, and bwd-data as its fwd equivalent) run by the host emulation of the HIP layer
 // (tests/gpu/emu) through the runner against the CPU reference: each must pass the derived bound it
 // declares (ConvErrorModel::fft_tile, reference/fft_conv.hpp) on both fill tiers, over layouts,
 // paddings (0 to filter - 1), 3x3 / 5x5 / 7x7 and non-square filters, odd sizes (tiles clipped at the
@@ -72,6 +72,10 @@ const char* const kProblems[] = {
     "conv fwd fp32 nhwc n1 c64 k66 in14x14 f5x5 pad2x2",   // C = 64; 2K = 132 past a 128-wide GEMM tile
     "conv fwd fp32 nchw n2 c1 k1 in5x5 f5x5 pad0x0",       // one output per image
     "conv fwd fp32 nhwc n3 c7 k9 in40x37 f5x5 pad2x2",     // many tiles (T 16: 48)
+    // bwd-data as the fwd equivalent (dy by the flipped, channel-swapped filter, pad' = filter - 1 - pad)
+    "conv bwd-data fp32 nchw n1 c4 k3 in20x20 f5x5 pad2x2",
+    "conv bwd-data fp32 nhwc n2 c3 k5 in19x23 f7x5 pad1x4",
+    "conv bwd-data fp32 nhwc n1 c9 k12 in13x14 f3x3 pad0x1",
 };
 // The emulation runs a block's 256 threads as host threads: T = 64 (one transform a block) and the
 // exact tier (judged by the same bound) on the first problems only.
@@ -119,17 +123,20 @@ TEST(FftEmulated, OutputIsTheFp32EvaluationBitForBit) {
       o.fill = verify::FillTier::bounded;
       verify::PreparedCase c(p, o);
       const ref::ConvInputs in = verify::conv_inputs(c);
-      HostTensor want(p.y_desc());
-      want.data = ref::fft_conv_fp32(p, ref::fft_conv_plan(p, t), *in.x, *in.w);
+      const bool fwd = p.dir == ConvDir::fwd;  // bwd-data: dy in, dx out
+      HostTensor want(fwd ? p.y_desc() : p.x_desc());
+      want.data = ref::fft_conv_fp32(p, ref::fft_conv_plan(p, t), fwd ? *in.x : *in.y, *in.w);
       const std::vector<unsigned char> want_bytes = want.to_bytes();
-      std::vector<unsigned char> x = in.x->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
+      std::vector<unsigned char> src = (fwd ? in.x : in.y)->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
       std::vector<unsigned char> ws(s->workspace_bytes(p));
       const std::vector<std::string> configs = s->configs_for(p);
       ASSERT_EQ(configs, (std::vector<std::string>{"t128x128", "t128x64", "t64x128", "t64x64"}));
       for (const std::string& config : configs) {
         if (i != 5 && config != s->default_config_for(p)) continue;  // every tile on the C = 64 case
         ConvTensors ten;
-        ten.x = x.data(), ten.w = w.data(), ten.y = y.data();
+        (fwd ? ten.x : ten.y) = src.data();
+        (fwd ? ten.y : ten.x) = y.data();
+        ten.w = w.data();
         ten.workspace = ws.data();
         ten.workspace_bytes = ws.size();
         ten.config = config;
@@ -147,7 +154,8 @@ TEST(FftEmulated, OutputIsTheFp32EvaluationBitForBit) {
 // tiles (T x T windows) and output channels it reaches, exactly as fft_nonfinite_outputs says, the
 // rest stays within the derived bound.
 TEST(FftEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
-  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in20x22 f5x5 pad2x2", "conv fwd fp32 nhwc n2 c2 k3 in19x17 f3x5 pad1x0"};
+  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in20x22 f5x5 pad2x2", "conv fwd fp32 nhwc n2 c2 k3 in19x17 f3x5 pad1x0",
+                               "conv bwd-data fp32 nchw n1 c3 k2 in18x17 f5x3 pad1x2"};
   int spread = 0;
   for (int si = 0; si < 2; ++si) {  // T = 16 and 32
     const ConvSolver& s = *solvers()[static_cast<std::size_t>(si)];
@@ -167,7 +175,7 @@ TEST(FftEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
           spread += r.verdict.reason.find("spread a non-finite value") != std::string::npos;
         }
   }
-  EXPECT_GT(spread, 12) << "of 24 cases, the non-finite values reached few outputs";
+  EXPECT_GT(spread, 18) << "of 36 cases, the non-finite values reached few outputs";
 }
 
 TEST(FftEmulated, RefusesWhatItDoesNotTakeWithAReason) {
@@ -180,8 +188,8 @@ TEST(FftEmulated, RefusesWhatItDoesNotTakeWithAReason) {
       {"conv fwd fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2 bias", "no bias"},
       {"conv fwd fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2 g2", "groups 1"},
       {"conv fwd bf16 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fp32 only"},
-      {"conv bwd-data fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fwd convolution"},
-      {"conv bwd-weights fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fwd convolution"},
+      {"conv bwd-data fp32 nchw n1 c4 k4 in16x16 f5x5 pad5x2", "bwd-data with pad 5x2"},
+      {"conv bwd-weights fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fwd or bwd-data convolution"},
       {"conv fwd fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2 trans", "mode conv"},
       {"conv fwd fp32 ncdhw n1 c4 k4 in4x16x16 f3x5x5 pad1x2x2", "2D only"},
       {"conv fwd fp32 nhwc n1 c4 k4 in16x16 f5x5 pad2x2 math=tf32", "math=tf32"},
@@ -199,7 +207,7 @@ TEST(FftEmulated, RefusesWhatItDoesNotTakeWithAReason) {
   EXPECT_EQ(s.error_model(p).fft_tile, 32);
   EXPECT_EQ(s.error_model(p).winograd_m, 0);
   // a refused problem keeps the direct model (hiprim check describes every case's tolerance)
-  EXPECT_EQ(s.error_model(parse_conv_problem("conv bwd-data fp32 nchw n2 c3 k4 in7x7 f3x3 pad1x1")), ConvErrorModel{});
+  EXPECT_EQ(s.error_model(parse_conv_problem("conv bwd-weights fp32 nchw n2 c3 k4 in7x7 f3x3 pad1x1")), ConvErrorModel{});
 }
 
 }  // namespace

@@ -33,12 +33,14 @@ struct Outcome {
 
 // The fp32 evaluation with `plan` against the exact (double) convolution, each element by gamma(L) * S.
 // x_scale: x's values times it (2^-130: every product below fp32's normal range).
+// bwd-data: dy in x's place (the convolution's input), dx the output.
 Outcome judge(const ConvProblem& p, int t, const FftConvPlan& plan, std::uint32_t seed, float x_scale = 1.0f) {
-  HostTensor x(p.x_desc()), w(p.w_desc());
+  const bool bwd = p.dir == ConvDir::bwd_data;
+  HostTensor x(bwd ? p.y_desc() : p.x_desc()), w(p.w_desc());
   fill_uniform(x, seed);
   fill_uniform(w, seed + 101);
   for (float& v : x.data) v *= x_scale;
-  const ConvOutput e = conv_naive(p, {&x, &w, nullptr, nullptr}, false);
+  const ConvOutput e = conv_naive(p, bwd ? ConvInputs{nullptr, &w, &x, nullptr} : ConvInputs{&x, &w, nullptr, nullptr}, false);
   const std::vector<float> got = fft_conv_fp32(p, plan, x, w);
   const std::vector<double> s = fft_conv_abs_sum(p, t, x, w);
   const std::int64_t L = fft_conv_depth(p, t);
@@ -90,6 +92,10 @@ const char* const kProblems[] = {
     "conv fwd fp32 nchw n1 c2 k3 in12x40 f3x7 pad2x6",     // R != S, pad up to filter - 1
     "conv fwd fp32 nhwc n1 c64 k8 in14x14 f5x5 pad2x2",    // C = 64
     "conv fwd fp32 nchw n1 c1 k1 in5x5 f5x5 pad0x0",       // one output
+    // bwd-data as the fwd equivalent (dy by the flipped, channel-swapped filter, pad' = filter - 1 - pad)
+    "conv bwd-data fp32 nchw n1 c4 k3 in20x20 f5x5 pad2x2",
+    "conv bwd-data fp32 nhwc n2 c3 k5 in19x23 f7x5 pad1x4",
+    "conv bwd-data fp32 nhwc n1 c8 k64 in13x14 f3x3 pad0x1",  // the equivalent's C = 64
 };
 
 TEST(FftConvFp32, WithinTheDerivedBoundOnRandomData) {
@@ -116,8 +122,9 @@ TEST(FftConvFp32, WithinTheBoundOnSubnormalData) {
       const Outcome r = judge(p, 16, fft_conv_plan(p, 16), 5, scale);
       EXPECT_EQ(r.violations, 0);
       EXPECT_GT(r.max_err, 0.0);
-      if (scale < 0x1p-140f)  // products of 2^-146: the relative model alone allows 2^-155 (C = 3) to 2^-150 (C = 64)
+      if (scale < 0x1p-140f) {  // products of 2^-146: the relative model alone allows 2^-155 (C = 3) to 2^-150 (C = 64)
         EXPECT_GT(r.max_err, 0x1p-152) << "errors at the underflow account's scale";
+      }
     }
   EXPECT_GT(fft_conv_underflow(32, 64, 1.0), fft_conv_underflow(32, 64, 0.0));
 }
@@ -166,7 +173,8 @@ TEST(FftConvFp32, MutantsFailTheBound) {
 TEST(FftConv, RefusesWithAReason) {
   const std::pair<const char*, const char*> cases[] = {
       {"conv fwd fp16 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fp32 only"},
-      {"conv bwd-data fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fwd convolution"},
+      {"conv bwd-weights fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2", "fwd or bwd-data convolution"},
+      {"conv bwd-data fp32 nchw n1 c4 k4 in16x16 f5x5 pad5x2", "bwd-data with pad 5x2 not below the filter"},
       {"conv fwd fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2 trans", "mode conv"},
       {"conv fwd fp32 ncdhw n1 c4 k4 in4x16x16 f3x5x5 pad1x2x2", "2D only"},
       {"conv fwd fp32 nchw n1 c4 k4 in16x16 f5x5 pad2x2 g2", "groups 1"},
