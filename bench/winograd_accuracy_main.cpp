@@ -8,8 +8,10 @@
 //             term, taps (r, s) then channels c ascending), judged by the direct bound (gamma(L) sum |w x|);
 // both rounded once to the dtype. Columns: worst error/bound, RMS relative error (MIOpen's
 // sqrt(sum (got - exp)^2 / sum exp^2)), max abs error, and winograd's RMS over direct's.
-//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,6] [--layers all|N] [--seed 1]
-//                            [--markdown FILE] [--json FILE]
+// bwd-weights (--dir): winograd = ref::winograd_wgrad_fp32 with the solver's default split of the
+// tile sum at that batch; direct = dw[k][c][r][s] as one fma chain over the pixels (n, p, q) ascending.
+//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,6] [--dir fwd,bwd-weights]
+//                            [--layers all|N] [--seed 1] [--markdown FILE] [--json FILE]
 // Layers: ResNet-50 v1.5's 3x3 stride-1 layers and VGG-16's from conv3 on (bench/suites/winograd_fp32.txt).
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -28,6 +30,7 @@
 #include "verify/compare.hpp"
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
+#include "verify/solvers.hpp"
 
 namespace {
 
@@ -40,6 +43,41 @@ struct Layer {
 const Layer kLayers[] = {{"ResNet-50", 64, 64, 56},  {"ResNet-50", 128, 128, 28}, {"ResNet-50", 256, 256, 14}, {"ResNet-50", 512, 512, 7},
                          {"VGG-16", 256, 256, 56},   {"VGG-16", 512, 512, 28},    {"VGG-16", 512, 512, 14}};
 
+
+// dw as one fma chain per weight over the pixels (n, oh, ow) ascending (x zero in the padding).
+std::vector<float> direct_wgrad_fp32(const ConvProblem& p, const HostTensor& x, const HostTensor& dy) {
+  const TensorDesc wd = p.w_desc();
+  std::vector<float> dw(static_cast<std::size_t>(wd.storage_elements()), 0.0f);
+  const Dims out = p.out();
+  const std::int64_t cg = p.c / p.groups, kg = p.k / p.groups;
+  for (std::int64_t k = 0; k < p.k; ++k)
+    for (std::int64_t cc = 0; cc < cg; ++cc)
+      for (std::int64_t r = 0; r < p.filter[0]; ++r)
+        for (std::int64_t s = 0; s < p.filter[1]; ++s) {
+          float acc = 0.0f;
+          for (std::int64_t n = 0; n < p.n; ++n)
+            for (std::int64_t oh = 0; oh < out[0]; ++oh)
+              for (std::int64_t ow = 0; ow < out[1]; ++ow) {
+                const std::int64_t h = oh - p.pad[0] + r, ww = ow - p.pad[1] + s;
+                if (h < 0 || h >= p.in[0] || ww < 0 || ww >= p.in[1]) continue;
+                acc = std::fma(dy.at({n, k, oh, ow}), x.at({n, (k / kg) * cg + cc, h, ww}), acc);
+              }
+          dw[static_cast<std::size_t>(wd.offset({k, cc, r, s}))] = acc;
+        }
+  return dw;
+}
+
+// The tile sum's run length of conv.winograd.f<m>x3's default config on p (0: one run; also 0 in a
+// build without the GPU solvers).
+std::int64_t default_chunk(const ConvProblem& p, int m) {
+  const ConvSolverList found = verify::select_conv_solvers("conv.winograd.f" + std::to_string(m) + "x3");
+  if (found.empty()) return 0;
+  const std::string cfg = found.front()->default_config_for(p);
+  const std::size_t at = cfg.find(".sk");
+  const std::int64_t terms = ref::winograd_wgrad_terms(p, m), s = at == std::string::npos ? 1 : std::stoll(cfg.substr(at + 3));
+  const std::int64_t chunk = std::max<std::int64_t>(8, ((terms + s - 1) / s + 7) / 8 * 8);
+  return chunk >= terms ? 0 : chunk;
+}
 
 nlohmann::json metrics_json(const verify::Verdict& v) {
   return {{"status", std::string(verify::status_name(v.status))},
@@ -55,9 +93,10 @@ int main(int argc, char** argv) {
   CLI::App app{"The Winograd solvers' accuracy table on the CPU (fp32 model vs the FMA direct sum, same data)"};
   int batch = 1, layers = 0;
   std::uint64_t seed = 1;
-  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", markdown, json_path;
+  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", dirs = "fwd,bwd-weights", markdown, json_path;
   app.add_option("--batch", batch, "Images per layer")->check(CLI::PositiveNumber);
   app.add_option("--dtype", dtypes, "Comma-separated dtypes");
+  app.add_option("--dir", dirs, "Comma-separated directions (fwd, bwd-weights)");
   app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 6)");
   app.add_option("--layers", layers, "The first N layers only (0: all)")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", seed, "Fill seed");
@@ -72,42 +111,56 @@ int main(int argc, char** argv) {
       ms.push_back(m);
     }
     std::ostringstream md;
-    md << "| layer | dtype | F(m) | winograd worst err/bound | winograd RMS rel | direct worst err/bound | direct RMS rel | "
-          "RMS winograd / direct | winograd max abs | direct max abs |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    md << "| layer | dir | dtype | F(m) | winograd worst err/bound | winograd RMS rel | direct worst err/bound | direct RMS rel | "
+          "RMS winograd / direct | winograd max abs | direct max abs |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     nlohmann::json rows = nlohmann::json::array();
     int done = 0, failed = 0;
-    for (const Layer& L : kLayers) {
-      if (layers > 0 && done++ >= layers) break;
-      for (const auto& dts : split_list(dtypes)) {
-        const auto dt = parse_dtype(dts);
-        if (!dt) throw InputError("--dtype: unknown dtype '" + dts + "'");
-        const std::string line = "conv fwd " + dts + " nchw n" + std::to_string(batch) + " c" + std::to_string(L.c) + " k" +
-                                 std::to_string(L.k) + " in" + std::to_string(L.hw) + "x" + std::to_string(L.hw) + " f3x3 pad1x1";
-        const ConvProblem p = parse_conv_problem(line);
-        verify::RunOptions o;
-        o.seed = seed;
-        o.fill = verify::FillTier::bounded;
-        verify::PreparedCase c(p, o);
-        const ref::ConvInputs in = verify::conv_inputs(c);
-        const ref::ConvOutput& exp = verify::conv_expected(c, false);
-        const HostTensor direct = as_tensor(p.y_desc(), direct_fp32(p, *in.x, *in.w));
-        const verify::Verdict dv = verify::compare(direct, exp.value, exp.abs_sum, exp.desc, verify::tolerance_for(p, verify::FillTier::bounded));
-        for (const int m : ms) {
-          const WinogradTransforms t = winograd_f3(m);
-          const std::vector<double> s_sum = ref::winograd_abs_sum(p, t, *in.x, *in.w);
-          const HostTensor wino = as_tensor(p.y_desc(), ref::winograd_conv_fp32(p, t, *in.x, *in.w));
-          const verify::Verdict wv = verify::compare(wino, exp.value, s_sum, exp.desc, verify::winograd_tolerance(p, m));
-          failed += wv.status != verify::Status::passed;
-          const double ratio = dv.metrics.rms_rel_error > 0 ? wv.metrics.rms_rel_error / dv.metrics.rms_rel_error : 0.0;
-          char buf[512];
-          std::snprintf(buf, sizeof buf, "| %s c%d k%d %dx%d | %s | F(%dx%d) | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n", L.net, L.c,
-                        L.k, L.hw, L.hw, dts.c_str(), m, m, wv.metrics.worst_ratio, wv.metrics.rms_rel_error, dv.metrics.worst_ratio,
-                        dv.metrics.rms_rel_error, ratio, wv.metrics.max_abs_error, dv.metrics.max_abs_error);
-          md << buf;
-          std::fputs(buf, stdout);
-          std::fflush(stdout);
-          rows.push_back({{"problem", to_string(p)}, {"net", L.net}, {"dtype", dts}, {"m", m}, {"seed", seed}, {"winograd", metrics_json(wv)},
-                          {"direct", metrics_json(dv)}, {"rms_ratio", ratio}});
+    for (const auto& dir : split_list(dirs))
+      if (dir != "fwd" && dir != "bwd-weights") throw InputError("--dir: '" + dir + "' is not fwd or bwd-weights");
+    for (const auto& dir : split_list(dirs)) {
+      const bool wgrad = dir == "bwd-weights";
+      done = 0;
+      for (const Layer& L : kLayers) {
+        if (layers > 0 && done++ >= layers) break;
+        for (const auto& dts : split_list(dtypes)) {
+          const auto dt = parse_dtype(dts);
+          if (!dt) throw InputError("--dtype: unknown dtype '" + dts + "'");
+          const std::string line = "conv " + dir + " " + dts + " nchw n" + std::to_string(batch) + " c" + std::to_string(L.c) + " k" +
+                                   std::to_string(L.k) + " in" + std::to_string(L.hw) + "x" + std::to_string(L.hw) + " f3x3 pad1x1";
+          const ConvProblem p = parse_conv_problem(line);
+          verify::RunOptions o;
+          o.seed = seed;
+          o.fill = verify::FillTier::bounded;
+          verify::PreparedCase c(p, o);
+          const ref::ConvInputs in = verify::conv_inputs(c);
+          const ref::ConvOutput& exp = verify::conv_expected(c, false);
+          const TensorDesc out_desc = wgrad ? p.w_desc() : p.y_desc();
+          const HostTensor direct = as_tensor(out_desc, wgrad ? direct_wgrad_fp32(p, *in.x, *in.y) : direct_fp32(p, *in.x, *in.w));
+          const verify::Verdict dv =
+              verify::compare(direct, exp.value, exp.abs_sum, exp.desc, verify::tolerance_for(p, verify::FillTier::bounded));
+          for (const int m : ms) {
+            const WinogradTransforms t = winograd_f3(m);
+            const std::int64_t chunk = wgrad ? default_chunk(p, m) : 0;
+            const std::vector<double> s_sum =
+                wgrad ? ref::winograd_wgrad_abs_sum(p, t, *in.x, *in.y) : ref::winograd_abs_sum(p, t, *in.x, *in.w);
+            const HostTensor wino = as_tensor(out_desc, wgrad ? ref::winograd_wgrad_fp32(p, t, *in.x, *in.y, chunk)
+                                                              : ref::winograd_conv_fp32(p, t, *in.x, *in.w));
+            const verify::Verdict wv = verify::compare(wino, exp.value, s_sum, exp.desc, verify::winograd_tolerance(p, m));
+            failed += wv.status != verify::Status::passed;
+            const double ratio = dv.metrics.rms_rel_error > 0 ? wv.metrics.rms_rel_error / dv.metrics.rms_rel_error : 0.0;
+            char buf[512];
+            const std::string runs = chunk ? " runs of " + std::to_string(chunk) : "";
+            std::snprintf(buf, sizeof buf, "| %s c%d k%d %dx%d | %s | %s | F(%dx%d)%s | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g | %.3g |\n",
+                          L.net, L.c, L.k, L.hw, L.hw, dir.c_str(), dts.c_str(), m, m, runs.c_str(), wv.metrics.worst_ratio,
+                          wv.metrics.rms_rel_error, dv.metrics.worst_ratio, dv.metrics.rms_rel_error, ratio, wv.metrics.max_abs_error,
+                          dv.metrics.max_abs_error);
+            md << buf;
+            std::fputs(buf, stdout);
+            std::fflush(stdout);
+            rows.push_back({{"problem", to_string(p)}, {"net", L.net}, {"dir", dir}, {"dtype", dts}, {"m", m}, {"chunk", chunk},
+                            {"seed", seed}, {"winograd", metrics_json(wv)},
+                            {"direct", metrics_json(dv)}, {"rms_ratio", ratio}});
+          }
         }
       }
     }
