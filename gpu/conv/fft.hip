@@ -78,11 +78,28 @@ FftSpans spans(const FftGeom& f, int freqs) {
 
 // The arrays and the twiddles (copied from the kernel argument once: indexed at run time, the argument
 // would be copied to local memory).
+// A group's item: its tile p = (n, th, tw) and channel ch (valid: inside the item count).
+struct FftItem {
+  long long p;
+  int n, th, tw, ch, valid;
+};
 template <int T>
 struct FftSmem {
   float re[kBatch<T>][T][T], im[kBatch<T>][T][T];
   float twr[T / 2], twi[T / 2];
+  FftItem item[kBatch<T>];
 };
+// The group's items i0 + b (b < kBatch), per_row channels per tile; before a __syncthreads.
+template <int T>
+__device__ __forceinline__ void load_items(FftSmem<T>& s, const FftGeom& f, long long i0, long long items, long long per_row) {
+  if (threadIdx.x >= kBatch<T>) return;
+  const long long it = i0 + threadIdx.x;
+  FftItem& m = s.item[threadIdx.x];
+  m.valid = it < items;
+  m.p = it / per_row;
+  m.ch = static_cast<int>(it - m.p * per_row);
+  f.tile_of(m.p, m.n, m.th, m.tw);
+}
 // Before the first __syncthreads of the kernel; compile-time indices (no local copy of the argument).
 template <int T>
 __device__ __forceinline__ void load_twiddles(FftSmem<T>& s, const Twiddles<T>& tw) {
@@ -106,19 +123,20 @@ __device__ __forceinline__ void butterfly(float& ar, float& ai, float& br, float
   ai = ai + ti;
 }
 
-// One radix-2 DIT pass (log2 T stages) over lines [0, lines) of each array, in place, each line in
+// One radix-2 DIT pass (log2 T stages) over lines [0, Lines) of each array, in place, each line in
 // bit-reversed order: along the rows (Rows: line = row i, points [i][j]) or the columns (line = column
 // j, points [i][j] over i). Stage h pairs (j0, j0 + h), j0 = (b / h) 2h + b % h, with w_{(b % h) T / 2h}
 // (conjugated when inverse). Consecutive threads take consecutive points of a row (Rows) or lines.
-template <int T, bool Rows>
-__device__ void dit_pass(FftSmem<T>& s, bool inverse, int lines) {
-  constexpr int kHalf = T / 2;
-  const int total = kBatch<T> * lines * kHalf;
-  for (int h = 1; h < T; h *= 2) {
-    for (int i = threadIdx.x; i < total; i += blockDim.x) {
-      const int bf = Rows ? i % kHalf : i / lines % kHalf, line = Rows ? i / kHalf % lines : i % lines;
-      const int b = i / kHalf / lines;
-      const int pos = bf % h, j0 = (bf / h) * 2 * h + pos, j1 = j0 + h, k = pos * (T / (2 * h));
+template <int T, bool Rows, int Lines>
+__device__ void dit_pass(FftSmem<T>& s, bool inverse) {
+  constexpr int kHalf = T / 2, kTotal = kBatch<T> * Lines * kHalf;  // (compile-time: no run-time division)
+#pragma unroll
+  for (int st = 0; st < kLog2<T>; ++st) {
+    const int h = 1 << st;
+    for (int i = threadIdx.x; i < kTotal; i += blockDim.x) {
+      const int bf = Rows ? i % kHalf : i / Lines % kHalf, line = Rows ? i / kHalf % Lines : i % Lines;
+      const int b = i / kHalf / Lines;
+      const int pos = bf & (h - 1), j0 = ((bf >> st) << (st + 1)) + pos, j1 = j0 + h, k = pos << (kLog2<T> - 1 - st);
       const float wr = s.twr[k], wi = inverse ? -s.twi[k] : s.twi[k];
       float& ar = Rows ? s.re[b][line][j0] : s.re[b][j0][line];
       float& ai = Rows ? s.im[b][line][j0] : s.im[b][j0][line];
@@ -133,8 +151,8 @@ __device__ void dit_pass(FftSmem<T>& s, bool inverse, int lines) {
 // The forward 2D DFT of the loaded arrays: rows, then the columns v <= T/2.
 template <int T>
 __device__ void forward_2d(FftSmem<T>& s) {
-  dit_pass<T, true>(s, false, T);
-  dit_pass<T, false>(s, false, kCols<T>);
+  dit_pass<T, true, T>(s, false);
+  dit_pass<T, false, kCols<T>>(s, false);
 }
 
 // Element e of a kBatch x rows x cols walk: array b fastest (chan_fast) or column j fastest.
@@ -146,18 +164,16 @@ __device__ __forceinline__ void split3(int e, int nb, int rows, int cols, bool b
   }
 }
 
-// Stores the half spectra of the group's arrays: item i0 + b at dst[(z * rows + row(item)) * ld + col(item)]
-// (re) and col(item) + half_ld (im); row / col: the item's tile and channel, f.c items per row.
+// Stores the half spectra of the group's arrays: item b at dst[(z * rows + p) * ld + ch] (re) and
+// + half_ld (im), (p, ch) the item's tile and channel.
 template <int T>
-__device__ void store_spectrum(const FftSmem<T>& s, long long i0, long long items, long long per_row, long long rows,
-                               float* __restrict__ dst, long long ld, long long half_ld) {
+__device__ void store_spectrum(const FftSmem<T>& s, long long rows, float* __restrict__ dst, long long ld, long long half_ld) {
   constexpr int B = kBatch<T>;
   for (int e = threadIdx.x; e < B * kFreqs<T>; e += blockDim.x) {
     const int b = e % B, z = e / B;
-    const long long it = i0 + b;
-    if (it >= items) continue;
-    const long long row = it / per_row, col = it - row * per_row;
-    float* out = dst + (z * rows + row) * ld + col;
+    const FftItem& m = s.item[b];
+    if (!m.valid) continue;
+    float* out = dst + (z * rows + m.p) * ld + m.ch;
     out[0] = s.re[b][z / kCols<T>][z % kCols<T>];
     out[half_ld] = s.im[b][z / kCols<T>][z % kCols<T>];
   }
@@ -173,12 +189,14 @@ __global__ void __launch_bounds__(kBlock) fft_filter(FftGeom f, Twiddles<T> tw, 
   const int R = f.g.f_sz[1], S = f.g.f_sz[2];
   for (long long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
     const long long i0 = grp * B;
+    load_items<T>(s, f, i0, items, f.c);  // (p: the output channel k)
+    __syncthreads();
     for (int e = threadIdx.x; e < B * T * T; e += blockDim.x) {
       int b, i, j;
       split3(e, B, T, T, true, b, i, j);
-      const long long it = i0 + b;
-      const bool tap = it < items && i < R && j < S;
-      const long long k = it / f.c, c = it - k * f.c;
+      const FftItem& m = s.item[b];
+      const bool tap = m.valid && i < R && j < S;
+      const long long k = m.p, c = m.ch;
       const long long at = f.flip ? c * f.w_str[0] + k * f.w_str[1] + (R - 1 - i) * f.w_str[3] + (S - 1 - j) * f.w_str[4]
                                   : f.g.w_offset(k, c, 0, i, j);
       s.re[b][bitrev(i, kLog2<T>)][bitrev(j, kLog2<T>)] = tap ? w[at] : 0.0f;
@@ -189,9 +207,9 @@ __global__ void __launch_bounds__(kBlock) fft_filter(FftGeom f, Twiddles<T> tw, 
     const long long ld = 2LL * f.c, zs = 2LL * f.k;  // U_z [2K][2C]
     for (int e = threadIdx.x; e < B * kFreqs<T>; e += blockDim.x) {
       const int b = e % B, z = e / B;
-      const long long it = i0 + b;
-      if (it >= items) continue;
-      const long long k = it / f.c, c = it - k * f.c;
+      const FftItem& m = s.item[b];
+      if (!m.valid) continue;
+      const long long k = m.p, c = m.ch;
       const float re = s.re[b][z / kCols<T>][z % kCols<T>], im = s.im[b][z / kCols<T>][z % kCols<T>];
       float* uz = u + z * zs * ld;
       uz[k * ld + c] = re;
@@ -212,29 +230,28 @@ __global__ void __launch_bounds__(kBlock) fft_input(FftGeom f, Twiddles<T> tw, c
   const long long items = f.tiles * f.c, groups = (items + B - 1) / B;
   for (long long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
     const long long i0 = grp * B;
+    load_items<T>(s, f, i0, items, f.c);
+    __syncthreads();
     for (int e = threadIdx.x; e < B * T * T; e += blockDim.x) {
       int b, i, j;
       split3(e, B, T, T, f.chan_fast, b, i, j);
-      const long long it = i0 + b;
+      const FftItem& m = s.item[b];
       float val = 0.0f;
-      if (it < items) {
-        const long long p = it / f.c;
-        int n, th, tw_;
-        f.tile_of(p, n, th, tw_);
-        const int h = th * f.out_h - f.g.pad[1] + i, ww = tw_ * f.out_w - f.g.pad[2] + j;
-        if (h >= 0 && h < f.g.in_sz[1] && ww >= 0 && ww < f.g.in_sz[2]) val = x[f.g.in_offset(n, it - p * f.c, 0, h, ww)];
+      if (m.valid) {
+        const int h = m.th * f.out_h - f.g.pad[1] + i, ww = m.tw * f.out_w - f.g.pad[2] + j;
+        if (h >= 0 && h < f.g.in_sz[1] && ww >= 0 && ww < f.g.in_sz[2]) val = x[f.g.in_offset(m.n, m.ch, 0, h, ww)];
       }
       s.re[b][bitrev(i, kLog2<T>)][bitrev(j, kLog2<T>)] = val;
       s.im[b][bitrev(i, kLog2<T>)][bitrev(j, kLog2<T>)] = 0.0f;
     }
     __syncthreads();
     forward_2d<T>(s);
-    store_spectrum<T>(s, i0, items, f.c, f.tiles, v, 2LL * f.c, f.c);
+    store_spectrum<T>(s, f.tiles, v, 2LL * f.c, f.c);
     __syncthreads();
   }
 }
 
-// y for items (p, k), k fastest: Y from O (rows Yr, Yi), inverse columns, the rows a < out_h extended
+// y for items (p, k), k fastest: Y from O (rows Yr, Yi), inverse columns, every row extended (those past out_h discarded)
 // by Hermitian symmetry and bit-reversed (through registers), inverse rows, real part / T^2.
 template <int T>
 __global__ void __launch_bounds__(kBlock) fft_output(FftGeom f, Twiddles<T> tw, const float* __restrict__ o, float* __restrict__ y) {
@@ -245,28 +262,27 @@ __global__ void __launch_bounds__(kBlock) fft_output(FftGeom f, Twiddles<T> tw, 
   const float scale = 1.0f / static_cast<float>(T * T);
   for (long long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
     const long long i0 = grp * B;
+    load_items<T>(s, f, i0, items, f.k);
+    __syncthreads();
     for (int e = threadIdx.x; e < B * kFreqs<T>; e += blockDim.x) {
       const int b = e % B, z = e / B, uu = z / kCols<T>, vv = z % kCols<T>;
-      const long long it = i0 + b;
+      const FftItem& m = s.item[b];
       float re = 0.0f, im = 0.0f;
-      if (it < items) {
-        const long long p = it / f.k;
-        const float* oz = o + (z * f.tiles + p) * ld + (it - p * f.k);
+      if (m.valid) {
+        const float* oz = o + (z * f.tiles + m.p) * ld + m.ch;
         re = oz[0], im = oz[f.k];
       }
       s.re[b][bitrev(uu, kLog2<T>)][vv] = re;
       s.im[b][bitrev(uu, kLog2<T>)][vv] = im;
     }
     __syncthreads();
-    dit_pass<T, false>(s, true, kCols<T>);
-    // rows a < out_h: [a][rev(v)] = v <= T/2 ? Z[a][v] : conj(Z[a][T - v])
+    dit_pass<T, false, kCols<T>>(s, true);
+    // every row a (those past out_h are discarded; compile-time sizes): [a][rev(v)] = v <= T/2 ? Z[a][v] : conj(Z[a][T - v])
     float gr[kPer], gi[kPer];
-    const int n_ext = B * f.out_h * T;
 #pragma unroll
     for (int q = 0; q < kPer; ++q) {
       const int e = threadIdx.x + q * kBlock;
-      if (e >= n_ext) continue;
-      const int vr = e % T, a = e / T % f.out_h, b = e / T / f.out_h, v = bitrev(vr, kLog2<T>);
+      const int vr = e % T, a = e / T % T, b = e / T / T, v = bitrev(vr, kLog2<T>);
       gr[q] = s.re[b][a][v < kCols<T> ? v : T - v];
       gi[q] = v < kCols<T> ? s.im[b][a][v] : -s.im[b][a][T - v];
     }
@@ -274,23 +290,19 @@ __global__ void __launch_bounds__(kBlock) fft_output(FftGeom f, Twiddles<T> tw, 
 #pragma unroll
     for (int q = 0; q < kPer; ++q) {
       const int e = threadIdx.x + q * kBlock;
-      if (e >= n_ext) continue;
-      const int vr = e % T, a = e / T % f.out_h, b = e / T / f.out_h;
+      const int vr = e % T, a = e / T % T, b = e / T / T;
       s.re[b][a][vr] = gr[q];
       s.im[b][a][vr] = gi[q];
     }
     __syncthreads();
-    dit_pass<T, true>(s, true, f.out_h);
+    dit_pass<T, true, T>(s, true);
     for (int e = threadIdx.x; e < B * f.out_h * f.out_w; e += blockDim.x) {
       int b, a, bc;
       split3(e, B, f.out_h, f.out_w, f.chan_fast, b, a, bc);
-      const long long it = i0 + b;
-      if (it >= items) continue;
-      const long long p = it / f.k;
-      int n, th, tw_;
-      f.tile_of(p, n, th, tw_);
-      const int oh = th * f.out_h + a, ow = tw_ * f.out_w + bc;
-      if (oh < f.g.out_sz[1] && ow < f.g.out_sz[2]) y[f.g.out_offset(n, it - p * f.k, 0, oh, ow)] = s.re[b][a][bc] * scale;
+      const FftItem& m = s.item[b];
+      if (!m.valid) continue;
+      const int oh = m.th * f.out_h + a, ow = m.tw * f.out_w + bc;
+      if (oh < f.g.out_sz[1] && ow < f.g.out_sz[2]) y[f.g.out_offset(m.n, m.ch, 0, oh, ow)] = s.re[b][a][bc] * scale;
     }
     __syncthreads();
   }
