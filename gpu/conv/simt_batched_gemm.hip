@@ -23,7 +23,8 @@ namespace {
 constexpr int kMaxSlices = 32;
 constexpr std::int64_t kBlocksWanted = 264;  // two per SM of a 132-SM part
 // bwd-weights (the s21 H100 sweep of every config on ResNet-50's four 3x3 layers, F(4) and F(6)):
-// unsplit from 256 blocks on; below, the largest snug tile split to 65536 threads, >= 128 terms a slice.
+// unsplit from 256 blocks and 32768 threads on; else the largest snug tile split to 65536 threads,
+// >= 128 terms a slice (F(6) c128 28x28: t64x64 unsplit, 256 blocks of 64 threads, 152 us; t128x128.sk4 105).
 constexpr std::int64_t kWgradBlocks = 256, kWgradThreads = 65536, kMinSliceTerms = 128;
 
 // The kernel's GEMM rows and columns.
@@ -71,14 +72,15 @@ std::string simt_batched_gemm_default(const SimtBatchedGemm& g) {
     const SimtConvConfig c = parse_config(g, tile + unsplit, ignored);
     const std::int64_t tm = (m + c.bm - 1) / c.bm, tn = (n + c.bn - 1) / c.bn;
     const bool snug = 5 * m * n >= 4 * tm * c.bm * tn * c.bn;  // at most a fifth of the area is padding
-    if (snug && blocks_of(g, c) >= wanted) return tile + unsplit;
+    const std::int64_t blocks = blocks_of(g, c), threads = blocks * (c.bm / 8) * (c.bn / 8);  // one per 8 x 8 outputs
+    if (snug && blocks >= wanted && (!g.wgrad || 2 * threads >= kWgradThreads)) return tile + unsplit;
     if (snug && largest_snug.empty()) largest_snug = tile;
   }
   if (!g.wgrad) return "t64x64";
   if (largest_snug.empty()) largest_snug = "t64x64";
   int ignored = 1;
   const SimtConvConfig c = parse_config(g, largest_snug + unsplit, ignored);
-  const std::int64_t threads = blocks_of(g, c) * (c.bm / 8) * (c.bn / 8);  // one thread per 8 x 8 outputs
+  const std::int64_t threads = blocks_of(g, c) * (c.bm / 8) * (c.bn / 8);
   int s = 1;
   while (s < kMaxSlices && threads * s < kWgradThreads && g.p / (2 * s) >= kMinSliceTerms) s *= 2;
   return largest_snug + ".sk" + std::to_string(s);

@@ -38,7 +38,7 @@ const std::vector<std::string>& simt_batched_gemm_tiles();
 // The configs of g: the tiles; wgrad: each tile with ".sk<S>", S in 1, 2, 4, ..., 32 slices asked.
 std::vector<std::string> simt_batched_gemm_configs(const SimtBatchedGemm& g);
 // The largest tile that wastes at most a fifth of its area on rows / columns past the matrix and
-// still gives 264 blocks (two per SM of a 132-SM part; wgrad: 256, unsplit); else t64x64, or for
+// still gives 264 blocks (two per SM of a 132-SM part; wgrad: 256 and 32768 threads, unsplit); else t64x64, or for
 // wgrad the largest such tile split into the fewest slices (power of two, at least 128 terms each)
 // that reach 65536 threads. A function of the sizes only.
 std::string simt_batched_gemm_default(const SimtBatchedGemm& g);

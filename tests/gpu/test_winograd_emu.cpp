@@ -261,6 +261,11 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
   EXPECT_EQ(wgrad_pick("c128 k128 in28x28"), "t128x128.sk8");  // 36 blocks, T = 1568
   EXPECT_EQ(wgrad_pick("c256 k256 in14x14"), "t128x64.sk1");   // 288 blocks
   EXPECT_EQ(wgrad_pick("c512 k512 in7x7"), "t128x128.sk1");    // 576 blocks
+  // F(6x6), 64 GEMMs: c128 28x28's t64x64 has 256 blocks but 16384 threads (152 us); split t128x128 (105 us)
+  EXPECT_EQ(solvers()[2]->default_config_for(parse_conv_problem("conv bwd-weights fp32 nhwc n32 c128 k128 in28x28 f3x3 pad1x1")),
+            "t128x128.sk4");
+  EXPECT_EQ(solvers()[2]->default_config_for(parse_conv_problem("conv bwd-weights fp32 nhwc n32 c256 k256 in14x14 f3x3 pad1x1")),
+            "t128x128.sk1");  // 256 blocks of 256 threads (108 us, the sweep's best)
   // its workspace: M, V and D (36 x (K C + C T + K T) floats), then 32 slices of 36 K x C partial sums
   const ConvProblem wp = parse_conv_problem("conv bwd-weights fp32 nhwc n32 c64 k64 in56x56 f3x3 pad1x1");
   EXPECT_EQ(s.workspace_bytes(wp), (36 * (64 * 64 + 2 * 64 * 6272) + 32 * 36 * 64 * 64) * sizeof(float));
