@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/accuracy_cli.hpp"
 #include "bench/direct_fp32.hpp"
 #include "core/error.hpp"
 #include "core/fft_tiles.hpp"
@@ -37,22 +38,16 @@ const Layer kLayers[] = {{64, 64, 56, 5}, {128, 128, 28, 5}, {32, 32, 112, 7}, {
 
 int main(int argc, char** argv) {
   CLI::App app{"The FFT solvers' accuracy table on the CPU (fp32 model vs the FMA direct sum, same data)"};
-  int batch = 1, layers = 0;
-  std::uint64_t seed = 1;
-  std::string tiles = "16,32,64", markdown;
-  app.add_option("--batch", batch, "Images per layer")->check(CLI::PositiveNumber);
+  AccuracyOptions opt;
+  std::string tiles = "16,32,64";
+  add_accuracy_options(app, opt);
   app.add_option("--tiles", tiles, "Comma-separated transform sizes T (16, 32, 64)");
-  app.add_option("--layers", layers, "The first N layers only (0: all)")->check(CLI::NonNegativeNumber);
-  app.add_option("--seed", seed, "Fill seed");
-  app.add_option("--markdown", markdown, "Write the table as markdown");
   CLI11_PARSE(app, argc, argv);
+  const int batch = opt.batch, layers = opt.layers;
+  const std::uint64_t seed = opt.seed;
+  const std::string& markdown = opt.markdown;
   try {
-    std::vector<int> ts;
-    for (const auto& t : split_list(tiles)) {
-      const int v = std::stoi(t);
-      if (v != 16 && v != 32 && v != 64) throw InputError("--tiles: " + t + " is not 16, 32 or 64");
-      ts.push_back(v);
-    }
+    const std::vector<int> ts = int_choices("--tiles", tiles, {16, 32, 64});
     std::ostringstream md;
     md << "| layer | T | fft worst err/bound | fft RMS rel | direct worst err/bound | direct RMS rel | RMS fft / direct | fft max abs | "
           "direct max abs |\n|---|---|---|---|---|---|---|---|---|\n";

@@ -24,6 +24,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "bench/accuracy_cli.hpp"
 #include "bench/direct_fp32.hpp"
 #include "core/winograd_transforms.hpp"
 #include "reference/winograd.hpp"
@@ -91,25 +92,19 @@ nlohmann::json metrics_json(const verify::Verdict& v) {
 
 int main(int argc, char** argv) {
   CLI::App app{"The Winograd solvers' accuracy table on the CPU (fp32 model vs the FMA direct sum, same data)"};
-  int batch = 1, layers = 0;
-  std::uint64_t seed = 1;
-  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", dirs = "fwd,bwd-weights", markdown, json_path;
-  app.add_option("--batch", batch, "Images per layer")->check(CLI::PositiveNumber);
+  AccuracyOptions opt;
+  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", dirs = "fwd,bwd-weights", json_path;
+  add_accuracy_options(app, opt);
   app.add_option("--dtype", dtypes, "Comma-separated dtypes");
   app.add_option("--dir", dirs, "Comma-separated directions (fwd, bwd-weights)");
   app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 6)");
-  app.add_option("--layers", layers, "The first N layers only (0: all)")->check(CLI::NonNegativeNumber);
-  app.add_option("--seed", seed, "Fill seed");
-  app.add_option("--markdown", markdown, "Write the table as markdown");
   app.add_option("--json", json_path, "Write every row as JSON");
   CLI11_PARSE(app, argc, argv);
+  const int batch = opt.batch, layers = opt.layers;
+  const std::uint64_t seed = opt.seed;
+  const std::string& markdown = opt.markdown;
   try {
-    std::vector<int> ms;
-    for (const auto& t : split_list(tiles)) {
-      const int m = std::stoi(t);
-      if (m != 2 && m != 4 && m != 6) throw InputError("--tiles: " + t + " is not 2, 4 or 6");
-      ms.push_back(m);
-    }
+    const std::vector<int> ms = int_choices("--tiles", tiles, {2, 4, 6});
     std::ostringstream md;
     md << "| layer | dir | dtype | F(m) | winograd worst err/bound | winograd RMS rel | direct worst err/bound | direct RMS rel | "
           "RMS winograd / direct | winograd max abs | direct max abs |\n|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -24,6 +24,7 @@
 #include "reference/fft_conv.hpp"
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
+#include "emu/emulated_solver.hpp"
 
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_fft_t16();  // tests/gpu/emu/emu_fft.cpp
@@ -34,32 +35,11 @@ std::shared_ptr<const ConvSolver> make_conv_fft_t64();
 namespace hiprim {
 namespace {
 
-// The emulated solver with host buffers (the emulation's device memory is host memory); every other
-// property, the error model included, is the solver's own.
-class HostRun final : public ConvSolver {
- public:
-  explicit HostRun(std::shared_ptr<const ConvSolver> s) : s_(std::move(s)) {}
-  std::string name() const override { return s_->name(); }
-  Backend backend() const override { return Backend::host; }
-  std::string summary() const override { return s_->summary(); }
-  ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return s_->implicit_zeros(p); }
-  ConvErrorModel error_model(const ConvProblem& p) const override { return s_->error_model(p); }
-  std::vector<std::string> perf_configs() const override { return s_->perf_configs(); }
-  std::string default_config_for(const ConvProblem& p) const override { return s_->default_config_for(p); }
-  Applicability applicable(const ConvProblem& p) const override { return s_->applicable(p); }
-  std::size_t workspace_bytes(const ConvProblem& p) const override { return s_->workspace_bytes(p); }
-
- protected:
-  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { s_->run(p, t); }
-
- private:
-  std::shared_ptr<const ConvSolver> s_;
-};
-
 const std::vector<std::shared_ptr<const ConvSolver>>& solvers() {
-  static const std::vector<std::shared_ptr<const ConvSolver>> s = {std::make_shared<HostRun>(gpu_emu::make_conv_fft_t16()),
-                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_fft_t32()),
-                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_fft_t64())};
+  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_fft_t16()),
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_fft_t32()),
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_fft_t64())};
   return s;
 }
 

@@ -23,6 +23,7 @@
 #include "reference/winograd.hpp"
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
+#include "emu/emulated_solver.hpp"
 
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3();  // tests/gpu/emu/emu_winograd.cpp
@@ -33,38 +34,11 @@ std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3();
 namespace hiprim {
 namespace {
 
-// The emulated solver with host buffers (the emulation's device memory is host memory); every other
-// property, the error model included, is the solver's own.
-class HostRun final : public ConvSolver {
- public:
-  // direct_claim: declare the direct model instead of the solver's (a wrong declaration the judge must catch).
-  explicit HostRun(std::shared_ptr<const ConvSolver> s, bool direct_claim = false) : s_(std::move(s)), direct_(direct_claim) {}
-  std::string name() const override { return s_->name(); }
-  Backend backend() const override { return Backend::host; }
-  std::string summary() const override { return s_->summary(); }
-  ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return s_->implicit_zeros(p); }
-  ConvErrorModel error_model(const ConvProblem& p) const override { return direct_ ? ConvErrorModel{} : s_->error_model(p); }
-  std::vector<std::string> perf_configs() const override { return s_->perf_configs(); }
-  std::string default_config_for(const ConvProblem& p) const override { return s_->default_config_for(p); }
-  Applicability applicable(const ConvProblem& p) const override { return s_->applicable(p); }
-  std::size_t workspace_bytes(const ConvProblem& p) const override { return s_->workspace_bytes(p); }
-  std::vector<std::string> configs_for(const ConvProblem& p) const override { return s_->configs_for(p); }
-  std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const override {
-    return s_->config_workspace_bytes(p, config);
-  }
-
- protected:
-  void run_checked(const ConvProblem& p, const ConvTensors& t) const override { s_->run(p, t); }
-
- private:
-  std::shared_ptr<const ConvSolver> s_;
-  bool direct_ = false;
-};
-
 const std::vector<std::shared_ptr<const ConvSolver>>& solvers() {
-  static const std::vector<std::shared_ptr<const ConvSolver>> s = {std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f2x3()),
-                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f4x3()),
-                                                                   std::make_shared<HostRun>(gpu_emu::make_conv_winograd_f6x3())};
+  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f2x3()),
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f4x3()),
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f6x3())};
   return s;
 }
 
@@ -200,8 +174,9 @@ TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
                                "conv bwd-data fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv bwd-weights fp32 nhwc n2 c3 k4 in7x8 f3x3 pad1x1"};
   for (const auto& s : solvers()) {
     const int m = s->error_model(parse_conv_problem(lines[0])).winograd_m;
-    const HostRun direct(m == 2 ? gpu_emu::make_conv_winograd_f2x3() : m == 4 ? gpu_emu::make_conv_winograd_f4x3() : gpu_emu::make_conv_winograd_f6x3(),
-                         true);
+    const EmulatedConvSolver direct(
+        m == 2 ? gpu_emu::make_conv_winograd_f2x3() : m == 4 ? gpu_emu::make_conv_winograd_f4x3() : gpu_emu::make_conv_winograd_f6x3(),
+        true);
     int direct_failed = 0, runs = 0;
     for (const char* line : lines)
       for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
