@@ -1,13 +1,19 @@
 // hiprim check: a suite (or the fuzz corpus) x solvers -> report.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/run_command.hpp"
+#include "cli/workers.hpp"
 #include "core/error.hpp"
 #include "fuzz/corpus.hpp"
+#include "fuzz/gpu_oracle.hpp"
+#include "fuzz/shard.hpp"
+#include "report/report_diff.hpp"
 #include "fuzz/primitive.hpp"
 #include "verify/op_solvers.hpp"
 #include "verify/solvers.hpp"
@@ -56,11 +62,63 @@ int run_corpus_check(const std::string& corpus_dir, const std::string& solver_gl
 
 }  // namespace
 
+// The report path: --report, else hiprim_check_<suite>.json.
+std::string report_path(const std::string& report, const std::string& suite) {
+  if (!report.empty()) return report;
+  std::string base = suite;
+  for (char& c : base)
+    if (c == '/' || c == '.') c = '_';
+  return "hiprim_check_" + base + ".json";
+}
+
+const WorkerEnv kCheckWorkerEnv{"HIPRIM_CHECK_WORKER", "HIPRIM_CHECK_FAULT"};
+
+// check --devices: this command line once per device (cli/workers.hpp) with --shard w/N and its own
+// report instead of --devices and --report; the reports merged into `path` (lost_workers: the shares
+// re-run on another device). Exit: the workers' worst (1: a failure or, with --require-gpu, a case not
+// run, applied by each worker to its share; 3: a share lost twice).
+int run_check_workers(int devices, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> base;  // this command line without --devices, --report and --shard (and their values)
+  const std::vector<std::string>& argv = command_args();
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    bool dropped = false;
+    for (const char* flag : {"--devices", "--report", "--shard"}) {
+      if (a == flag) dropped = true, ++i;  // the value follows
+      else if (a.rfind(std::string(flag) + "=", 0) == 0) dropped = true;
+    }
+    if (!dropped) base.push_back(a);
+  }
+  const fs::path tmp = fs::temp_directory_path() / ("hiprim_check_" + std::to_string(getpid()));
+  fs::create_directories(tmp);
+  const bool gpus = fuzz::gpu_device_count() > 0;
+  const WorkersResult r = run_workers(
+      devices, devices, tmp.string(), true, kCheckWorkerEnv,
+      [&](int d, int w) { return (gpus ? "gpu" + std::to_string(d) : "worker" + std::to_string(w)); },
+      [&](int w, const std::string& report) {
+        std::vector<std::string> a = base;
+        a.insert(a.end(), {"--shard", std::to_string(w) + "/" + std::to_string(devices), "--report", report});
+        return a;
+      });
+  std::vector<nlohmann::json> parts;
+  for (const auto& p : r.reports) parts.push_back(verify::read_json(p));
+  if (parts.empty()) throw RuntimeError("no check worker wrote its report");
+  nlohmann::json merged = verify::merge_reports(parts, r.reports, command_line());
+  merged["lost_workers"] = r.lost;
+  verify::write_json(path, merged);
+  std::printf("report: %s (%zu workers merged%s): %s\n", path.c_str(), parts.size(),
+              r.lost.empty() ? "" : (", " + std::to_string(r.lost.size()) + " lost and re-run").c_str(), merged.at("summary").dump().c_str());
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  return r.worst;
+}
+
 Command add_check(CLI::App& app) {
   auto* sub = app.add_subcommand("check", "Run a suite of problems through the solvers and write a conformance report");
   struct Flags {
     std::string suite = "smoke", solver = "*", report, dtypes = "fp32", layouts = "nchw", dirs = "fwd,bwd-data,bwd-weights", corpus;
-    std::string math = "exact";
+    std::string math = "exact", shard, devices;
     std::int64_t batch = 1;
     bool verbose = false, require_gpu = false;
     RunFlags run;
@@ -76,6 +134,10 @@ Command add_check(CLI::App& app) {
   sub->add_option("--dir", f->dirs, "Generated suites: comma-separated directions")->capture_default_str();
   sub->add_option("--math", f->math, kMathHelp)->capture_default_str();
   sub->add_flag("--verbose", f->verbose, "Print passed cases too");
+  sub->add_option("--shard", f->shard, "Shard I/N: only the problems whose index in the suite is I mod N");
+  sub->add_option("--devices", f->devices,
+                  "all or N: one worker process per GPU (without GPUs: N CPU processes), each a shard, their reports merged; a lost "
+                  "worker's shard re-run on the next device");
   sub->add_flag("--require-gpu", f->require_gpu, "Exit 1 when a GPU solver's cases did not run for want of a GPU device or GPU backend");
   f->run.add_to(*sub);
   return [f, sub] {
@@ -87,11 +149,21 @@ Command add_check(CLI::App& app) {
     if (f->suite == "corpus") return run_corpus_check(f->corpus, f->solver, f->report.empty() ? "hiprim_check_corpus.json" : f->report, f->verbose,
                                                         f->require_gpu);
     const verify::SuiteOptions so = suite_options_from(f->batch, f->dtypes, f->layouts, f->dirs, f->math);
+    const fuzz::Shard shard = f->shard.empty() ? fuzz::Shard{} : fuzz::parse_shard(f->shard);
+    const int devices = parse_devices(f->devices, fuzz::gpu_device_count());
+    if (devices > 0 && !f->shard.empty()) throw InputError("--devices and --shard: the workers of --devices take the shards themselves");
+    const std::string path = report_path(f->report, f->suite);
+    if (devices > 0) return run_check_workers(devices, path);  // each worker applies --require-gpu to its share
+    abort_if_faulted(kCheckWorkerEnv);
     // Every problem (conv's first) through the selected solvers of its primitive.
     std::vector<OpProblemPtr> problems;
     for (auto& name : split_list(f->suite))
       for (auto& sp : verify::load_suite(name, so)) problems.push_back(sp.problem);
     std::stable_partition(problems.begin(), problems.end(), [](const OpProblemPtr& p) { return p->op() == ConvProblem::kOp; });
+    std::vector<OpProblemPtr> mine;  // the shard's problems, by their index in the partitioned suite
+    for (std::size_t i = 0; i < problems.size(); ++i)
+      if (shard.owns(i)) mine.push_back(problems[i]);
+    problems.swap(mine);
     const auto conv_problems = static_cast<std::size_t>(
         std::count_if(problems.begin(), problems.end(), [](const OpProblemPtr& p) { return p->op() == ConvProblem::kOp; }));
     const OpSolverList solvers = verify::match_solvers(verify::all_solvers(), f->solver);
@@ -104,13 +176,6 @@ Command add_check(CLI::App& app) {
     for (std::size_t i = 0; i < problems.size(); ++i) {
       run_problem(problems[i], solvers, f->run.options(), cases, f->verbose);
       if ((i + 1) % 25 == 0) std::fprintf(stderr, "  %zu/%zu problems\n", i + 1, problems.size());
-    }
-    std::string path = f->report;
-    if (path.empty()) {
-      std::string base = f->suite;
-      for (char& c : base)
-        if (c == '/' || c == '.') c = '_';
-      path = "hiprim_check_" + base + ".json";
     }
     return finish_run(cases, path, "", f->require_gpu);
   };

@@ -1,6 +1,4 @@
 // hiprim fuzz: property-based fuzz campaigns (the work is in fuzz/, library hiprim_fuzz).
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "cli/workers.hpp"
 #include "core/error.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/conv_primitive.hpp"
@@ -24,7 +23,6 @@
 #include "verify/op_solvers.hpp"
 #include "verify/solvers.hpp"
 
-extern char** environ;
 
 namespace hiprim::cli {
 namespace {
@@ -206,114 +204,38 @@ std::vector<std::string> worker_args(const FuzzFlags& f, const fuzz::Shard& shar
   return a;
 }
 
-// One worker process of --devices: its shard, the GPU it sees, its report file and how it ended.
-struct Worker {
-  int index = 0, device = 0;
-  fuzz::Shard shard;
-  std::string report, label;
-  pid_t pid = 0;
-  std::string lost;  // "" when it finished (exit 0-2 and its report written), else why not
-};
+const WorkerEnv kFuzzWorkerEnv{"HIPRIM_FUZZ_WORKER", "HIPRIM_FUZZ_FAULT"};
 
-// Starts w on its device: this command with its shard, CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES set
-// to its GPU and HIPRIM_FUZZ_WORKER to its label (a re-run also drops HIPRIM_FUZZ_FAULT).
-void spawn_worker(const FuzzFlags& f, Worker& w, bool rerun) {
-  auto args = worker_args(f, w.shard, w.report);
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const bool ours = !kv.rfind("CUDA_VISIBLE_DEVICES=", 0) || !kv.rfind("HIP_VISIBLE_DEVICES=", 0) || !kv.rfind("HIPRIM_FUZZ_WORKER=", 0) ||
-                      (rerun && !kv.rfind("HIPRIM_FUZZ_FAULT=", 0));
-    if (!ours) env.push_back(kv);
-  }
-  for (const char* k : {"CUDA_VISIBLE_DEVICES=", "HIP_VISIBLE_DEVICES="}) env.push_back(k + std::to_string(w.device));
-  env.push_back("HIPRIM_FUZZ_WORKER=" + w.label);
-  std::vector<char*> argv, envp;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  for (auto& s : env) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  if (posix_spawn(&w.pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data()) != 0)
-    throw RuntimeError("cannot start fuzz worker " + w.label);
-}
-
-// Waits for w; returns its exit code (0-2) or sets w.lost (a signal, an exit code past 2 (a runtime
-// error: a device lost), or no report written) and returns 1.
-int wait_worker(Worker& w, bool want_report) {
-  int status = 0;
-  waitpid(w.pid, &status, 0);
-  if (WIFSIGNALED(status))
-    w.lost = "killed by signal " + std::to_string(WTERMSIG(status));
-  else if (!WIFEXITED(status) || WEXITSTATUS(status) > 2)
-    w.lost = "exit code " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  else if (want_report && !std::filesystem::exists(w.report))
-    w.lost = "no report written";
-  return w.lost.empty() ? WEXITSTATUS(status) : 1;
-}
-
-// --devices: `jobs` worker processes per GPU (worker w sees GPU w mod devices), each a sub-shard of
-// this process's shard; their reports are merged (verify::merge_reports + merge_fuzz_campaigns).
-// Several workers per GPU keep it busy while the others fill inputs and compare on the host's cores.
-// A worker lost mid-run (its device failed: see wait_worker) is reported, and its shard re-run once on
-// the next device: the same seeds give the same cases, so nothing is lost and the counters add up.
-// HIPRIM_FUZZ_FAULT=<label> makes that worker abort at its start (a lost device, for the tests).
+// --devices: `jobs` worker processes per GPU (cli/workers.hpp), each a sub-shard of this process's
+// shard; their reports are merged (verify::merge_reports + merge_fuzz_campaigns). Several workers per
+// GPU keep it busy while the others fill inputs and compare on the host's cores. A lost worker's shard
+// is re-run on the next device: the same seeds give the same cases, so the counters add up.
 int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices, int jobs, bool gpus) {
   namespace fs = std::filesystem;
   const fs::path tmp = fs::temp_directory_path() / ("hiprim_fuzz_" + std::to_string(getpid()));
   fs::create_directories(tmp);
-  const bool want_report = !f.report.empty();
-  auto label = [&](int d, int w) { return (gpus ? "gpu" + std::to_string(d) + "." : std::string("worker")) + std::to_string(w); };
   const int count = devices * jobs;
-  std::vector<Worker> workers(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    Worker& w = workers[static_cast<std::size_t>(i)];
-    w.index = i, w.device = i % devices, w.shard = shard.split(i, count), w.label = label(w.device, i);
-    w.report = (tmp / ("worker" + std::to_string(i) + ".json")).string();
-    spawn_worker(f, w, false);
-  }
-  int worst = 0;
-  nlohmann::json failures = nlohmann::json::array();
-  std::vector<std::string> reports;
-  for (Worker& w : workers) {
-    int code = wait_worker(w, want_report);
-    if (!w.lost.empty()) {
-      Worker again = w;
-      again.device = (w.device + 1) % devices, again.label = label(again.device, w.index) + ".rerun", again.lost.clear();
-      again.report = (tmp / ("worker" + std::to_string(w.index) + ".rerun.json")).string();
-      std::fprintf(stderr, "hiprim fuzz: worker %s (device %d) lost: %s; its shard %s re-run on device %d\n", w.label.c_str(), w.device,
-                   w.lost.c_str(), w.shard.str().c_str(), again.device);
-      spawn_worker(f, again, true);
-      code = wait_worker(again, want_report);
-      failures.push_back({{"worker", w.label}, {"device", w.device}, {"shard", w.shard.str()}, {"reason", w.lost},
-                          {"rerun_worker", again.label}, {"rerun_device", again.device},
-                          {"rerun", again.lost.empty() ? "finished" : "lost: " + again.lost}});
-      if (!again.lost.empty()) std::fprintf(stderr, "hiprim fuzz: the re-run of shard %s was lost too: %s\n", w.shard.str().c_str(), again.lost.c_str());
-      code = again.lost.empty() ? code : 3;  // a share nobody finished: never green
-      w = again;
-    }
-    worst = std::max(worst, code);
-    if (w.lost.empty()) reports.push_back(w.report);
-  }
-  if (want_report) {
+  const WorkersResult r = run_workers(
+      count, devices, tmp.string(), !f.report.empty(), kFuzzWorkerEnv,
+      [&](int d, int w) { return (gpus ? "gpu" + std::to_string(d) + "." : std::string("worker")) + std::to_string(w); },
+      [&](int w, const std::string& report) { return worker_args(f, shard.split(w, count), report); });
+  if (!f.report.empty()) {
     std::vector<nlohmann::json> parts, campaigns;
-    std::vector<std::string> names;
-    for (auto& r : reports) {
-      if (!fs::exists(r)) continue;
-      parts.push_back(verify::read_json(r));
+    for (auto& path : r.reports) {
+      parts.push_back(verify::read_json(path));
       campaigns.push_back(parts.back().at("campaign"));
-      names.push_back(r);
     }
     if (parts.empty()) throw RuntimeError("no fuzz worker wrote its report");
-    auto merged = verify::merge_reports(parts, names, command_line());
+    auto merged = verify::merge_reports(parts, r.reports, command_line());
     merged["campaign"] = fuzz::merge_fuzz_campaigns(campaigns);
-    merged["lost_workers"] = failures;
+    merged["lost_workers"] = r.lost;
     verify::write_json(f.report, merged);
     std::printf("report: %s (%zu workers merged%s)\n", f.report.c_str(), parts.size(),
-                failures.empty() ? "" : (", " + std::to_string(failures.size()) + " lost and re-run").c_str());
+                r.lost.empty() ? "" : (", " + std::to_string(r.lost.size()) + " lost and re-run").c_str());
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  return worst;
+  return r.worst;
 }
 
 // "conv, activ, bnorm, ... or tensorop": conv and the ops with a generator.
@@ -363,22 +285,7 @@ Command add_fuzz(CLI::App& app) {
     o.corpus_dir = f->corpus;
     o.max_failures_per_target = static_cast<int>(f->max_failures);
     o.max_shrink_runs = static_cast<int>(f->shrink_runs);
-    int devices = 0;
-    if (!f->devices.empty()) {
-      const int visible = fuzz::gpu_device_count();
-      if (f->devices == "all") {
-        devices = std::max(1, visible);
-      } else {
-        try {
-          devices = std::stoi(f->devices);
-        } catch (...) {
-          devices = 0;
-        }
-        if (devices < 1 || std::to_string(devices) != f->devices) throw InputError("--devices '" + f->devices + "': expected all or a positive integer");
-        if (visible > 0 && devices > visible)
-          throw InputError("--devices " + f->devices + ": only " + std::to_string(visible) + " GPUs are visible");
-      }
-    }
+    const int devices = parse_devices(f->devices, fuzz::gpu_device_count());
     if (f->jobs_per_device > 1 && devices == 0) throw InputError("--jobs-per-device needs --devices (all or N)");
     std::string oracle;
     auto targets = make_targets(*f, &oracle);
@@ -397,8 +304,8 @@ Command add_fuzz(CLI::App& app) {
     };
     if (devices * f->jobs_per_device > 1)
       return finish(run_device_workers(*f, o.shard, devices, static_cast<int>(f->jobs_per_device), fuzz::gpu_device_count() > 0));
+    abort_if_faulted(kFuzzWorkerEnv);
     const char* worker = std::getenv("HIPRIM_FUZZ_WORKER");
-    if (const char* fault = std::getenv("HIPRIM_FUZZ_FAULT"); fault && worker && std::string(fault) == worker) std::abort();
     auto result = fuzz::run_campaign(targets, o, progress_printer(o.shard, worker ? "[" + std::string(worker) + "] " : "", worker != nullptr));
     print_result(result, fuzz::fuzz_primitive(f->op).size_unit());
     if (result.cases == 0)

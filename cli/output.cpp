@@ -83,9 +83,14 @@ std::string& command_line_storage() {
   static std::string s;
   return s;
 }
+std::vector<std::string>& command_args_storage() {
+  static std::vector<std::string> a;
+  return a;
+}
 }  // namespace
 
 void set_command_line(int argc, char** argv) {
+  command_args_storage().assign(argv, argv + argc);
   std::string s;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
@@ -96,6 +101,7 @@ void set_command_line(int argc, char** argv) {
 }
 
 const std::string& command_line() { return command_line_storage(); }
+const std::vector<std::string>& command_args() { return command_args_storage(); }
 
 void write_report_if_asked(const std::string& path, const std::vector<verify::CaseRecord>& cases) {
   if (path.empty()) return;

@@ -30,5 +30,7 @@ void write_report_if_asked(const std::string& path, const std::vector<verify::Ca
 // The process's command line (recorded in reports), set once by main.
 void set_command_line(int argc, char** argv);
 const std::string& command_line();
+// The raw argv of set_command_line (argv[0] as given).
+const std::vector<std::string>& command_args();
 
 }  // namespace hiprim::cli

@@ -1,8 +1,8 @@
-// `hiprim fuzz --devices N` end to end (issue 19, what the CPU machine can show): N worker processes
-// (without GPUs, CPU workers), each a deterministic shard, merged into one report whose counters add
-// up; a worker lost mid-run (HIPRIM_FUZZ_FAULT=<its label> makes it abort, as a failed device would)
-// is reported and its shard re-run on the next device, so the merged cases are the same as without
-// the fault.
+// `hiprim fuzz --devices N` and `hiprim check --devices N` end to end (issue 19, what the CPU machine
+// can show): N worker processes (without GPUs, CPU workers), each a deterministic shard, merged into
+// one report whose counters add up; a worker lost mid-run (HIPRIM_FUZZ_FAULT / HIPRIM_CHECK_FAULT =
+// its label makes it abort, as a failed device would) is reported and its share re-run on the next
+// device, so the merged cases are the same as without the fault.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,7 +23,7 @@ std::string temp_report(const std::string& name) {
 
 std::multiset<std::string> problems(const json& report) {
   std::multiset<std::string> s;
-  for (const json& c : report.at("cases")) s.insert(c.at("problem").get<std::string>());
+  for (const json& c : report.at("cases")) s.insert(c.at("problem").get<std::string>() + " | " + c.at("solver").get<std::string>());
   return s;
 }
 
@@ -54,6 +54,30 @@ TEST(FuzzDevices, ALostWorkersShardIsRerunAndNothingIsLost) {
   EXPECT_NE(lost.at("reason").get<std::string>().find("signal"), std::string::npos);
   fs::remove(clean);
   fs::remove(faulty);
+}
+
+// check: the smoke suite through the CPU reference solvers, in this process and over 3 workers of which
+// one is lost; the same (problem, solver) cases and the same summary.
+TEST(CheckDevices, ALostWorkersShardIsRerunAndTheMergedReportHasEveryCase) {
+  const std::string one = temp_report("check_one"), three = temp_report("check_three");
+  const auto check = [](const std::string& args) {
+    return hiprim::test::run_shell("CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= " + args + " 2>&1");
+  };
+  const std::string bin = hiprim::test::hiprim_binary() + " check --suite smoke --solver 'ref.*' --report ";
+  const auto a = check(bin + one);
+  ASSERT_EQ(a.code, 0) << a.out;
+  const auto b = check("HIPRIM_CHECK_FAULT=worker1 " + bin + three + " --devices 3");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_NE(b.out.find("worker1 (device 1) lost"), std::string::npos) << b.out;
+  const json ra = hiprim::verify::read_json(one), rb = hiprim::verify::read_json(three);
+  EXPECT_GT(ra.at("summary").at("total").get<int>(), 100);
+  EXPECT_EQ(ra.at("summary"), rb.at("summary"));
+  EXPECT_EQ(problems(ra), problems(rb));
+  ASSERT_EQ(rb.at("lost_workers").size(), 1u) << rb.at("lost_workers").dump();
+  EXPECT_EQ(rb.at("lost_workers")[0].at("rerun"), "finished");
+  EXPECT_EQ(check(bin + three + " --devices 2 --shard 0/2").code, 2);  // the workers take the shards
+  fs::remove(one);
+  fs::remove(three);
 }
 
 }  // namespace
