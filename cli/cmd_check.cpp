@@ -106,6 +106,7 @@ int run_check_workers(int devices, const std::string& path) {
   if (parts.empty()) throw RuntimeError("no check worker wrote its report");
   nlohmann::json merged = verify::merge_reports(parts, r.reports, command_line());
   merged["lost_workers"] = r.lost;
+  merged["workers"] = r.finished;
   verify::write_json(path, merged);
   std::printf("report: %s (%zu workers merged%s): %s\n", path.c_str(), parts.size(),
               r.lost.empty() ? "" : (", " + std::to_string(r.lost.size()) + " lost and re-run").c_str(), merged.at("summary").dump().c_str());

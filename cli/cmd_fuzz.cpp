@@ -229,6 +229,7 @@ int run_device_workers(const FuzzFlags& f, const fuzz::Shard& shard, int devices
     auto merged = verify::merge_reports(parts, r.reports, command_line());
     merged["campaign"] = fuzz::merge_fuzz_campaigns(campaigns);
     merged["lost_workers"] = r.lost;
+    merged["workers"] = r.finished;
     verify::write_json(f.report, merged);
     std::printf("report: %s (%zu workers merged%s)\n", f.report.c_str(), parts.size(),
                 r.lost.empty() ? "" : (", " + std::to_string(r.lost.size()) + " lost and re-run").c_str());

@@ -85,6 +85,7 @@ WorkersResult run_workers(int count, int devices, const std::string& dir, bool w
     }
     r.worst = std::max(r.worst, code);
     if (w.lost.empty() && !w.report.empty()) r.reports.push_back(w.report);
+    if (w.lost.empty()) r.finished.push_back({{"worker", w.label}, {"device", w.device}, {"report", w.report}});
   }
   return r;
 }

@@ -31,6 +31,7 @@ struct WorkersResult {
   int worst = 0;                    // the largest exit code (3: a share lost twice)
   std::vector<std::string> reports;  // the finished workers' report files, in worker order
   nlohmann::json lost = nlohmann::json::array();  // {worker, device, reason, rerun_worker, rerun_device, rerun}
+  nlohmann::json finished = nlohmann::json::array();  // {worker, device, report}: who ran each share, in worker order
 };
 
 // Runs `count` workers, worker w on device w mod devices: label(device, w) names it, command(w, report)

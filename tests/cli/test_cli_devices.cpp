@@ -51,6 +51,9 @@ TEST(FuzzDevices, ALostWorkersShardIsRerunAndNothingIsLost) {
   EXPECT_EQ(lost.at("device"), 1);
   EXPECT_EQ(lost.at("rerun_device"), 2);
   EXPECT_EQ(lost.at("rerun"), "finished");
+  ASSERT_EQ(rb.at("workers").size(), 3u) << rb.at("workers").dump();  // who ran each share, on which device
+  EXPECT_EQ(rb.at("workers")[1].at("worker"), "worker1.rerun");
+  EXPECT_EQ(rb.at("workers")[1].at("device"), 2);
   EXPECT_NE(lost.at("reason").get<std::string>().find("signal"), std::string::npos);
   fs::remove(clean);
   fs::remove(faulty);
