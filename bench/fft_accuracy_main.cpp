@@ -43,9 +43,6 @@ int main(int argc, char** argv) {
   add_accuracy_options(app, opt);
   app.add_option("--tiles", tiles, "Comma-separated transform sizes T (16, 32, 64)");
   CLI11_PARSE(app, argc, argv);
-  const int batch = opt.batch, layers = opt.layers;
-  const std::uint64_t seed = opt.seed;
-  const std::string& markdown = opt.markdown;
   try {
     const std::vector<int> ts = int_choices("--tiles", tiles, {16, 32, 64});
     std::ostringstream md;
@@ -53,12 +50,12 @@ int main(int argc, char** argv) {
           "direct max abs |\n|---|---|---|---|---|---|---|---|---|\n";
     int done = 0, failed = 0;
     for (const Layer& L : kLayers) {
-      if (layers > 0 && done++ >= layers) break;
+      if (opt.layers > 0 && done++ >= opt.layers) break;
       const std::string hw = std::to_string(L.hw), f = std::to_string(L.f), pad = std::to_string(L.f / 2);
-      const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n" + std::to_string(batch) + " c" + std::to_string(L.c) + " k" +
+      const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n" + std::to_string(opt.batch) + " c" + std::to_string(L.c) + " k" +
                                                std::to_string(L.k) + " in" + hw + "x" + hw + " f" + f + "x" + f + " pad" + pad + "x" + pad);
       verify::RunOptions o;
-      o.seed = seed;
+      o.seed = opt.seed;
       o.fill = verify::FillTier::bounded;
       verify::PreparedCase c(p, o);
       const ref::ConvInputs in = verify::conv_inputs(c);
@@ -80,7 +77,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
-    if (!markdown.empty()) std::ofstream(markdown) << md.str();
+    if (!opt.markdown.empty()) std::ofstream(opt.markdown) << md.str();
     if (failed > 0) std::fprintf(stderr, "hiprim_fft_accuracy: %d rows exceed their derived bound\n", failed);
     return failed > 0 ? 1 : 0;
   } catch (const InputError& e) {

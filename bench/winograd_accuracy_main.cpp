@@ -100,9 +100,6 @@ int main(int argc, char** argv) {
   app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 6)");
   app.add_option("--json", json_path, "Write every row as JSON");
   CLI11_PARSE(app, argc, argv);
-  const int batch = opt.batch, layers = opt.layers;
-  const std::uint64_t seed = opt.seed;
-  const std::string& markdown = opt.markdown;
   try {
     const std::vector<int> ms = int_choices("--tiles", tiles, {2, 4, 6});
     std::ostringstream md;
@@ -116,15 +113,15 @@ int main(int argc, char** argv) {
       const bool wgrad = dir == "bwd-weights";
       done = 0;
       for (const Layer& L : kLayers) {
-        if (layers > 0 && done++ >= layers) break;
+        if (opt.layers > 0 && done++ >= opt.layers) break;
         for (const auto& dts : split_list(dtypes)) {
           const auto dt = parse_dtype(dts);
           if (!dt) throw InputError("--dtype: unknown dtype '" + dts + "'");
-          const std::string line = "conv " + dir + " " + dts + " nchw n" + std::to_string(batch) + " c" + std::to_string(L.c) + " k" +
+          const std::string line = "conv " + dir + " " + dts + " nchw n" + std::to_string(opt.batch) + " c" + std::to_string(L.c) + " k" +
                                    std::to_string(L.k) + " in" + std::to_string(L.hw) + "x" + std::to_string(L.hw) + " f3x3 pad1x1";
           const ConvProblem p = parse_conv_problem(line);
           verify::RunOptions o;
-          o.seed = seed;
+          o.seed = opt.seed;
           o.fill = verify::FillTier::bounded;
           verify::PreparedCase c(p, o);
           const ref::ConvInputs in = verify::conv_inputs(c);
@@ -153,13 +150,13 @@ int main(int argc, char** argv) {
             std::fputs(buf, stdout);
             std::fflush(stdout);
             rows.push_back({{"problem", to_string(p)}, {"net", L.net}, {"dir", dir}, {"dtype", dts}, {"m", m}, {"chunk", chunk},
-                            {"seed", seed}, {"winograd", metrics_json(wv)},
+                            {"seed", opt.seed}, {"winograd", metrics_json(wv)},
                             {"direct", metrics_json(dv)}, {"rms_ratio", ratio}});
           }
         }
       }
     }
-    if (!markdown.empty()) std::ofstream(markdown) << md.str();
+    if (!opt.markdown.empty()) std::ofstream(opt.markdown) << md.str();
     if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"rows", rows}}.dump(1) << "\n";
     if (failed > 0) std::fprintf(stderr, "hiprim_winograd_accuracy: %d rows exceed their derived bound\n", failed);
     return failed > 0 ? 1 : 0;
