@@ -107,21 +107,11 @@ TEST(FftEmulated, OutputIsTheFp32EvaluationBitForBit) {
       HostTensor want(fwd ? p.y_desc() : p.x_desc());
       want.data = ref::fft_conv_fp32(p, ref::fft_conv_plan(p, t), fwd ? *in.x : *in.y, *in.w);
       const std::vector<unsigned char> want_bytes = want.to_bytes();
-      std::vector<unsigned char> src = (fwd ? in.x : in.y)->to_bytes(), w = in.w->to_bytes(), y(want_bytes.size(), 0xA5);
-      std::vector<unsigned char> ws(s->workspace_bytes(p));
       const std::vector<std::string> configs = s->configs_for(p);
       ASSERT_EQ(configs, (std::vector<std::string>{"t128x128", "t128x64", "t64x128", "t64x64"}));
       for (const std::string& config : configs) {
         if (i != 5 && config != s->default_config_for(p)) continue;  // every tile on the C = 64 case
-        ConvTensors ten;
-        (fwd ? ten.x : ten.y) = src.data();
-        (fwd ? ten.y : ten.x) = y.data();
-        ten.w = w.data();
-        ten.workspace = ws.data();
-        ten.workspace_bytes = ws.size();
-        ten.config = config;
-        std::fill(y.begin(), y.end(), 0xA5);
-        s->run(p, ten);
+        const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
         int differ = 0;
         for (std::size_t i = 0; i < want_bytes.size(); i += 4) differ += std::memcmp(&want_bytes[i], &y[i], 4) != 0;
         EXPECT_EQ(differ, 0) << "config " << config << ": of " << want_bytes.size() / 4 << " outputs";

@@ -132,9 +132,6 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
         const ref::ConvInputs in = verify::conv_inputs(c);
         const bool fwd = p.dir == ConvDir::fwd, wgrad = p.dir == ConvDir::bwd_weights;  // bwd-data: dy in, dx out
         HostTensor want(fwd ? p.y_desc() : wgrad ? p.w_desc() : p.x_desc());
-        // the two inputs (x, w; dy, w; x, dy) and the output, each in its tensor's slot
-        std::vector<unsigned char> src = (fwd || wgrad ? in.x : in.y)->to_bytes(), w = (wgrad ? in.y : in.w)->to_bytes(),
-                                   y(HostTensor(want.desc).to_bytes().size(), 0xA5);
         const std::vector<std::string> configs = s->configs_for(p);
         ASSERT_EQ(configs, expected_configs(wgrad));
         for (const std::string& config : configs) {  // every GEMM tile (and split): the same sums in the same order
@@ -143,20 +140,7 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
           want.data = wgrad ? ref::winograd_wgrad_fp32(p, winograd_f3(m), *in.x, *in.y, chunk)
                             : ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
           const std::vector<unsigned char> want_bytes = want.to_bytes();
-          std::vector<unsigned char> ws(s->config_workspace_bytes(p, config));
-          ConvTensors t;
-          if (wgrad) {
-            t.x = src.data(), t.y = w.data(), t.w = y.data();
-          } else {
-            (fwd ? t.x : t.y) = src.data();
-            t.w = w.data();
-            (fwd ? t.y : t.x) = y.data();
-          }
-          t.workspace = ws.data();
-          t.workspace_bytes = ws.size();
-          t.config = config;
-          std::fill(y.begin(), y.end(), 0xA5);
-          s->run(p, t);
+          const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
           const std::size_t es = dtype_size(dt);
           int differ = 0;
           for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;

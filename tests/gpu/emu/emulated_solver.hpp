@@ -3,9 +3,13 @@
 // memory is host memory).
 #pragma once
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/conv_solver.hpp"
 #include "core/op_solver.hpp"
+#include "core/tensor.hpp"
+#include "reference/conv.hpp"
 
 namespace hiprim {
 
@@ -55,5 +59,29 @@ class EmulatedConvSolver final : public ConvSolver {
   std::shared_ptr<const ConvSolver> s_;
   bool direct_ = false;
 };
+
+// Runs the emulated conv solver s with `config` on p's inputs as ref::ConvInputs holds them (fwd x, w;
+// bwd-data dy, w; bwd-weights x, dy) in host buffers, each in its ConvTensors slot, with the
+// workspace the config needs; returns the output's bytes (0xA5 wherever the solver wrote nothing).
+inline std::vector<unsigned char> run_emulated_conv(const ConvSolver& s, const ConvProblem& p, const ref::ConvInputs& in,
+                                                    const std::string& config) {
+  const bool fwd = p.dir == ConvDir::fwd, wgrad = p.dir == ConvDir::bwd_weights;
+  std::vector<unsigned char> a = (fwd || wgrad ? in.x : in.y)->to_bytes(), b = (wgrad ? in.y : in.w)->to_bytes();
+  std::vector<unsigned char> out(HostTensor(fwd ? p.y_desc() : wgrad ? p.w_desc() : p.x_desc()).to_bytes().size(), 0xA5);
+  std::vector<unsigned char> ws(s.config_workspace_bytes(p, config));
+  ConvTensors t;
+  if (wgrad) {
+    t.x = a.data(), t.y = b.data(), t.w = out.data();
+  } else {
+    (fwd ? t.x : t.y) = a.data();
+    t.w = b.data();
+    (fwd ? t.y : t.x) = out.data();
+  }
+  t.workspace = ws.data();
+  t.workspace_bytes = ws.size();
+  t.config = config;
+  s.run(p, t);
+  return out;
+}
 
 }  // namespace hiprim
