@@ -219,6 +219,15 @@ std::vector<UnderflowAccount> accounts(const std::vector<Rational>& mat) {
   return o;
 }
 
+// S per output with the underflow account (the header): a + (1 + gamma(L)) / gamma(L) * eta * e, so
+// gamma(L) * S >= gamma(L) * a + (1 + gamma(L)) * eta * e.
+std::vector<double> with_underflow(const std::vector<UnderflowAccount>& acc, std::int64_t depth) {
+  const double gam = gamma_n(depth, 0x1p-24);
+  std::vector<double> s(acc.size());
+  for (std::size_t i = 0; i < acc.size(); ++i) s[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
+  return s;
+}
+
 }  // namespace
 
 HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w) {
@@ -236,11 +245,8 @@ HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w)
 std::vector<double> winograd_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& w) {
   // S, with the underflow account folded in: gamma(L) * abs_sum = gamma(L) * S + (1 + gamma(L)) * eta * E
   // (each eta enters at one operation and the later ones scale it by at most (1 + u)^L).
-  const std::vector<UnderflowAccount> acc = evaluate<UnderflowAccount>(p, t, x, w, accounts(t.at), accounts(t.g), accounts(t.bt), true);
-  const double gam = gamma_n(winograd_depth(t, winograd_fwd_equivalent(p).c / p.groups), 0x1p-24);
-  std::vector<double> s(acc.size());
-  for (std::size_t i = 0; i < acc.size(); ++i) s[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
-  return s;
+  return with_underflow(evaluate<UnderflowAccount>(p, t, x, w, accounts(t.at), accounts(t.g), accounts(t.bt), true),
+                        winograd_depth(t, winograd_fwd_equivalent(p).c / p.groups));
 }
 
 WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
@@ -258,12 +264,8 @@ std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransf
 
 std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
                                            const HostTensor& dy) {
-  const std::vector<UnderflowAccount> acc =
-      evaluate_wgrad<UnderflowAccount>(p, t, x, dy, accounts(t.at), accounts(t.g), accounts(t.bt), true);
-  const double gam = gamma_n(winograd_wgrad_depth(t, winograd_wgrad_terms(p, t.m)), 0x1p-24);
-  std::vector<double> s(acc.size());
-  for (std::size_t i = 0; i < acc.size(); ++i) s[i] = acc[i].a + (acc[i].e > 0 ? (1 + gam) / gam * kEtaFp32 * acc[i].e : 0.0);
-  return s;
+  return with_underflow(evaluate_wgrad<UnderflowAccount>(p, t, x, dy, accounts(t.at), accounts(t.g), accounts(t.bt), true),
+                        winograd_wgrad_depth(t, winograd_wgrad_terms(p, t.m)));
 }
 
 WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
