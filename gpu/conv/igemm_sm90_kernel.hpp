@@ -46,6 +46,7 @@
 #include "gpu/activ/activ_math.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/conv/igemm_sm90_fused_epilogue.hpp"
+#include "gpu/conv/igemm_sm90_mutant.hpp"
 #include "gpu/conv/igemm_sm90_plan.hpp"
 #include "gpu/conv/igemm_sm90_producers.hpp"
 #include "gpu/gemm/sm90/wgmma_layout.hpp"
@@ -106,7 +107,7 @@ __device__ __forceinline__ void store_pair(T* out, long long off, float v0, floa
 // shared-memory pass).
 constexpr int kReduceThreads = 256;
 inline int igemm_reduce_groups(int splits) { return splits >= 8 ? 8 : 1; }
-template <typename T, int G>
+template <typename T, int G, IgemmMutant MUT = IgemmMutant::none>
 __global__ void __launch_bounds__(kReduceThreads)
     igemm_sm90_reduce(const float* __restrict__ partial, int splits, long long mn, int n_cols, const T* __restrict__ bias,
                       T* __restrict__ out, const IgemmEpilogue ep, const OutRows rows) {
@@ -114,6 +115,15 @@ __global__ void __launch_bounds__(kReduceThreads)
   __shared__ float2 group_sum[G > 1 ? G : 1][G > 1 ? PAIRS : 1];
   const int pl = static_cast<int>(threadIdx.x) % PAIRS, grp = static_cast<int>(threadIdx.x) / PAIRS;
   const long long pairs = mn / 2, stride = mn / 2;
+  [[maybe_unused]] int rot = 0;  // splitk_order: this launch's first split (a ticket counter never reset)
+  if constexpr (MUT == IgemmMutant::splitk_order) {
+    __shared__ int rot_s;
+#if defined(HIPRIM_IGEMM_MUTANTS)
+    if (threadIdx.x == 0) rot_s = static_cast<int>(atomicAdd(&igemm_mutant_counters[1], 1u) / gridDim.x);
+#endif
+    __syncthreads();
+    rot = rot_s;
+  }
   for (long long base = static_cast<long long>(blockIdx.x) * PAIRS; base < pairs;
        base += static_cast<long long>(gridDim.x) * PAIRS) {  // uniform over the block
     const long long e = base + pl;
@@ -121,6 +131,14 @@ __global__ void __launch_bounds__(kReduceThreads)
     if (e < pairs) {
       const float2* const col = reinterpret_cast<const float2*>(partial) + e;
       int k = grp;
+      if constexpr (MUT == IgemmMutant::splitk_order) {  // the bug: group grp's splits summed from (rot % n)
+        const int n = (splits - grp + G - 1) / G;
+        for (int j = 0; j < n; ++j) {
+          const float2 v = col[(grp + (j + rot) % n * G) * stride];
+          t.x += v.x, t.y += v.y;
+        }
+        k = splits;
+      }
       for (; k + 3 * G < splits; k += 4 * G) {
         float2 v[4];
 #pragma unroll
@@ -161,14 +179,14 @@ __global__ void __launch_bounds__(kReduceThreads)
 #if HIPRIM_SM90A
 // One k-block of consumer warpgroup c: 4 x wgmma m64nBNk16 (tf32: m64nBNk8), 32 bytes of k each, on
 // the stage at `st`, committed as a group.
-template <typename T, int BM, int BN, int TA, int TB>
+template <typename T, int BM, int BN, int TA, int TB, IgemmMutant MUT = IgemmMutant::none>
 __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], std::uint32_t st, int c) {
   constexpr std::uint32_t a_step = TA ? kKStepBytesMN : kKStepBytesK, b_step = TB ? kKStepBytesMN : kKStepBytesK;
   const std::uint32_t a_tile = st + static_cast<std::uint32_t>(c) * (64 * kRowBytes);  // = one MN atom column too
   const std::uint64_t da = TA ? desc_mnmajor(a_tile) : desc_kmajor(a_tile);
   const std::uint64_t db = TB ? desc_mnmajor(st + BM * kRowBytes) : desc_kmajor(st + BM * kRowBytes);
   fence_operands(acc);
-  wgmma_fence();
+  if constexpr (MUT != IgemmMutant::no_fence) wgmma_fence();
 #pragma unroll
   for (int ks = 0; ks < kRowBytes / kKStepBytesK; ++ks)
     wgmma_tile<T, BN, TA, TB>(acc, desc_advance(da, ks * a_step), desc_advance(db, ks * b_step));
@@ -267,7 +285,8 @@ __device__ __forceinline__ void igemm_tile_epilogue(const IgemmParams& p, const 
 // tiles, CTA b taking tiles b, b + gridDim.x, ... (n fastest); the stage ring runs on across tiles,
 // so the producer loads the next tile while the consumers store this one, and the epilogue stages
 // in its own region after the stages and barriers (igemm_smem_bytes), not in the stage memory.
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false,
+          IgemmMutant MUT = IgemmMutant::none>
 __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), igemm_min_blocks(igemm_key(BM, BN, WS)))
     igemm_sm90_kernel(const IgemmParams p, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
                       const T* __restrict__ bias, float* __restrict__ partial, int stages,
@@ -292,7 +311,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
   const int tile = static_cast<int>(blockIdx.x), m_tile = tile / p.n_tiles;
   const int m0 = m_tile * BM, n0 = (tile - m_tile * p.n_tiles) * BN;
   if (m0 >= cl.m) return;  // a class with fewer tiles than the grid (uniform over the CTA)
-  const int kb_total = (cl.kred + KB - 1) / KB;
+  const int kb_total = MUT == IgemmMutant::k_tail ? cl.kred / KB : (cl.kred + KB - 1) / KB;  // (k_tail: floor)
   const int kb_begin = split * p.kb_per_split;
   const int nkb = max(0, min(kb_total, kb_begin + p.kb_per_split) - kb_begin);
   auto stage_addr = [&](int s) { return smem0 + static_cast<std::uint32_t>(s * STAGE_BYTES); };
@@ -312,11 +331,11 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
     int stage = 0;
     for (int i = 0; i < nkb; ++i) {
       cp_async_wait(D - 1);
-      fence_proxy_async();
+      if constexpr (MUT != IgemmMutant::no_fence) fence_proxy_async();
       __syncthreads();
       if (i + D < nkb) prod.load(kb_begin + i + D, stage_addr((stage + D) % stages), tid);
       cp_async_commit();
-      mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), wg);
+      mma_stage<T, BM, BN, TA, TB, MUT>(acc, stage_addr(stage), wg);
       wgmma_wait<1>();
       fence_operands(acc);
       stage = stage + 1 == stages ? 0 : stage + 1;
@@ -340,6 +359,7 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       fence_mbarrier_init();
     }
     __syncthreads();
+    MbarWatch<MUT> watch;  // mbar_wait (bounded under a mutant: igemm_sm90_mutant.hpp)
     // PERSIST: this CTA's tiles are blockIdx.x, + gridDim.x, ...; otherwise the one at (m0, n0). The
     // bodies below take one tile; the stage ring (stage, use) runs on from tile to tile.
     const int tiles = p.m_tiles * p.n_tiles;
@@ -351,7 +371,9 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       auto produce_tile = [&](const int m0, const int n0) {
         prod.init(p, cl, a, b, m0, n0, t);
         for (int i = 0; i < nkb; ++i) {
-          if (use > 0) mbar_wait(empty(stage), (use - 1) & 1);
+          if constexpr (MUT != IgemmMutant::early_release) {  // (early_release: never waits)
+            if (use > 0) watch.wait(empty(stage), MUT == IgemmMutant::parity ? use & 1 : (use - 1) & 1, false);
+          }
           if constexpr (TMA && DIR == IgemmDir::fwd) {
             const int k0 = (kb_begin + i) * KB;
             if (t == 0) {  // B = w [K][Kred]: box (64 k, BN rows) at (k0, n0); A = x [M][C]: (64 k, BM rows),
@@ -424,9 +446,9 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
       int stage = 0, use = 0, prev = 0;
       auto consume_tile = [&]() {
         for (int i = 0; i < nkb; ++i) {
-          mbar_wait(full(stage), use & 1);
-          fence_proxy_async();
-          mma_stage<T, BM, BN, TA, TB>(acc, stage_addr(stage), c);
+          watch.wait(full(stage), use & 1, true);
+          if constexpr (MUT != IgemmMutant::no_fence) fence_proxy_async();
+          mma_stage<T, BM, BN, TA, TB, MUT>(acc, stage_addr(stage), c);
           wgmma_wait<1>();
           fence_operands(acc);
           if (i > 0) mbar_arrive(empty(prev));

@@ -78,8 +78,10 @@ TensorMap matrix_tensor_map(const void* w, int kred, int rows, int bn, const std
 // The im2col-mode TMA map of fwd's x (NHWC, dims {C, W, H, N}) for class g with m rows: boxes of
 // `pixels` rows x one k-block of channels (64, or 32 fp32), 128B swizzle (the K-major A tile), the bounding box of im2col_corners
 // traversed with the convolution's stride, zero fill outside; cuTensorMapEncodeIm2col from the driver.
+// edge_shift moves the upper W corner (0; the tma_edge mutant's 1, igemm_sm90_mutant.hpp).
 template <typename T>
-TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels, const std::string& context) {
+TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels, const std::string& context,
+                            int edge_shift = 0) {
   const Im2colEncoder encode = im2col_encoder();
   if (encode == nullptr) throw RuntimeError("cuTensorMapEncodeIm2col is not available from the driver (" + context + ")");
   const long long images = m / (static_cast<long long>(g.rh) * g.rw);
@@ -89,7 +91,7 @@ TensorMap im2col_tensor_map(const void* x, const ActGather& g, int m, int pixels
   const cuuint64_t row = static_cast<cuuint64_t>(g.sc) * sizeof(T);
   const cuuint64_t strides[3] = {row, row * g.sw, row * g.sw * g.sh};
   const Im2colCorners b = im2col_corners(g);
-  const int lower[2] = {b.lower_x, b.lower_y}, upper[2] = {b.upper_x, b.upper_y};  // innermost (W) first
+  const int lower[2] = {b.lower_x, b.lower_y}, upper[2] = {b.upper_x + edge_shift, b.upper_y};  // innermost (W) first
   const cuuint32_t elem[4] = {1, static_cast<cuuint32_t>(g.rx_mul), static_cast<cuuint32_t>(g.ry_mul), 1};
   const CUresult r = encode(&map, tma_type<T>(), 4, const_cast<void*>(x), dims, strides, lower, upper,
                             static_cast<cuuint32_t>(kblock_elems(sizeof(T))),
@@ -110,12 +112,13 @@ constexpr bool kernel_instantiated() {
 
 // Raises the kernel's dynamic shared-memory limit, once per process (prepare() does it for every
 // kernel before any run, so a run inside a graph capture never makes this call).
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false,
+          IgemmMutant MUT = IgemmMutant::none>
 void raise_smem_limit() {
   if constexpr (!kernel_instantiated<T, BM, BN, DIR, PERSIST>()) return;  // (no such kernel: nothing to raise)
   else {
   static const bool raised = [] {
-    HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST>,
+    HIPRIM_CHECK(cudaFuncSetAttribute(igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST, MUT>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit),
                  "raising the shared-memory limit of igemm_sm90_kernel");
     return true;
@@ -148,21 +151,25 @@ unsigned persistent_grid(unsigned tiles, int stages, int smem, bool fused_fp32) 
   return grid;
 }
 
-template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false>
+// MUT: a planted bug (igemm_sm90_mutant.hpp; tests only), none in the library.
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, bool PERSIST = false,
+          IgemmMutant MUT = IgemmMutant::none>
 void launch_tile(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, hipStream_t stream,
                  const std::string& context) {
   if constexpr (!kernel_instantiated<T, BM, BN, DIR, PERSIST>())
     throw InputError("conv.igemm.wgmma: config " + to_string(c) + " has no kernel for this element type");
   else {
-  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST>;
-  raise_smem_limit<T, BM, BN, DIR, WS, TMA, PERSIST>();
+  constexpr IgemmMutant KM = kernel_mutant(MUT);
+  auto* kernel = igemm_sm90_kernel<T, BM, BN, DIR, WS, TMA, PERSIST, KM>;
+  raise_smem_limit<T, BM, BN, DIR, WS, TMA, PERSIST, KM>();
   TensorMap map_b{}, map_a{};
   if constexpr (TMA && DIR == IgemmDir::fwd) {
     // w [K][Kred], or the strided .flip's sub-filters [classes * C][ld] (class z from row z*C; a
     // tile's rows past C read the next class's, whose outputs are never stored)
     map_b = matrix_tensor_map<T>(buf.b, L.params.a_ld, L.params.n_cols * L.params.classes, BN, context);
     if (L.params.a_dense) map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
-    if (L.params.a_im2col) map_a = im2col_tensor_map<T>(buf.a, L.params.cls[0].act, L.params.cls[0].m, BM, context);
+    if (L.params.a_im2col)
+      map_a = im2col_tensor_map<T>(buf.a, L.params.cls[0].act, L.params.cls[0].m, BM, context, MUT == IgemmMutant::tma_edge ? 1 : 0);
   } else if constexpr (TMA && DIR == IgemmDir::bwd_data) {  // 1x1: dy [M][K] K-major, w [K][C] in MN-major boxes
     map_a = matrix_tensor_map<T>(buf.a, L.params.cls[0].kred, L.params.cls[0].m, BM, context);
     map_b = matrix_tensor_map<T>(buf.b, L.params.n_cols, L.params.cls[0].kred, 64, context);
@@ -196,7 +203,36 @@ void launch_tma(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& 
   else
     throw InputError("conv.igemm.wgmma: config " + to_string(c) + " (.p) has no persistent instantiation");
 }
+// The split classes' reductions (after the main kernel, on the same stream); MUT splitk_order: the
+// mutant's rotated order (tests only).
+template <typename T, IgemmMutant MUT = IgemmMutant::none>
+void launch_reductions(const IgemmLaunch& L, const IgemmBuffers& buf, hipStream_t stream, const std::string& context) {
+  constexpr IgemmMutant RM = MUT == IgemmMutant::splitk_order ? MUT : IgemmMutant::none;
+  for (int i = 0; i < L.params.classes; ++i) {  // the split classes' reductions
+    const IgemmClass& cl = L.params.cls[i];
+    if (cl.splits <= 1) continue;
+    const long long mn = static_cast<long long>(cl.m) * L.params.n_cols;
+    const int groups = igemm_reduce_groups(cl.splits), pairs_per_block = kReduceThreads / groups;
+    const long long blocks = std::clamp<long long>((mn / 2 + pairs_per_block - 1) / pairs_per_block, 1, 16LL * kNumSms);
+    auto* const reduce = groups == 8 ? igemm_sm90_reduce<T, 8, RM> : igemm_sm90_reduce<T, 1, RM>;
+    reduce<<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
+        static_cast<const float*>(buf.workspace) + cl.partial_off, cl.splits, mn, L.params.n_cols,
+        static_cast<const T*>(buf.bias), static_cast<T*>(buf.out), buf.ep, cl.out);
+    HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
+  }
+}
 }  // namespace detail
+
+// One tile's kernel (no .p) and its reductions with a planted bug MUT (igemm_sm90_mutant.hpp): the
+// tests' entry (tests/fuzz/mutant_sm90.hip), which instantiates it for its few configs only.
+template <typename T, int BM, int BN, IgemmDir DIR, bool WS, bool TMA, IgemmMutant MUT>
+void igemm_sm90_launch_mutant(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBuffers& buf, void* stream,
+                              const std::string& context) {
+  if (c.bm != BM || c.bn != BN || c.ws != WS || c.tma != TMA || c.persist)
+    throw InputError("conv.igemm.wgmma mutant: config " + to_string(c) + " is not the instantiated one");
+  detail::launch_tile<T, BM, BN, DIR, WS, TMA, false, MUT>(L, c, buf, static_cast<hipStream_t>(stream), context);
+  detail::launch_reductions<T, MUT>(L, buf, static_cast<hipStream_t>(stream), context);
+}
 
 template <typename T, IgemmDir DIR>
 void igemm_sm90_prepare() {
@@ -243,18 +279,7 @@ void igemm_sm90_launch(const IgemmLaunch& L, const IgemmConfig& c, const IgemmBu
     case igemm_key(64, 64, true) + 10000000: launch_tma<T, 64, 64, DIR>(L, c, buf, stream, context); break;
     default: throw InputError("conv.igemm.wgmma: tile of config " + to_string(c) + " is not instantiated");
   }
-  for (int i = 0; i < L.params.classes; ++i) {  // the split classes' reductions
-    const IgemmClass& cl = L.params.cls[i];
-    if (cl.splits <= 1) continue;
-    const long long mn = static_cast<long long>(cl.m) * L.params.n_cols;
-    const int groups = igemm_reduce_groups(cl.splits), pairs_per_block = kReduceThreads / groups;
-    const long long blocks = std::clamp<long long>((mn / 2 + pairs_per_block - 1) / pairs_per_block, 1, 16LL * kNumSms);
-    auto* const reduce = groups == 8 ? igemm_sm90_reduce<T, 8> : igemm_sm90_reduce<T, 1>;
-    reduce<<<static_cast<unsigned>(blocks), kReduceThreads, 0, stream>>>(
-        static_cast<const float*>(buf.workspace) + cl.partial_off, cl.splits, mn, L.params.n_cols,
-        static_cast<const T*>(buf.bias), static_cast<T*>(buf.out), buf.ep, cl.out);
-    HIPRIM_CHECK_LAUNCH("igemm_sm90_reduce", context);
-  }
+  launch_reductions<T>(L, buf, stream, context);
 }
 #else
 template <typename T, IgemmDir DIR>
