@@ -20,9 +20,7 @@ struct Sizes {
 // One layer and direction over the whole sequence: what the backward pass needs per step s (in
 // processing order: t = s forward, T-1-s reverse): the gate activations act [s][n][G*H] (relu/tanh:
 // h itself; LSTM i f o g; GRU z r n), c [s][n][H] (LSTM), h [s][n][H], q = R_n h_prev + bR_n (GRU).
-struct Trace {
-  std::vector<double> act, c, h, q;
-};
+using Trace = RnnTrace;
 
 Trace run_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in_dim, const std::vector<double>& in,
                     const double* h0, const double* c0, bool reverse) {
@@ -74,13 +72,11 @@ Trace run_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in
   return tr;
 }
 
-struct Pass {
-  std::vector<std::vector<double>> layer_in;  // per layer: its input sequence
-  std::vector<Trace> traces;                  // layer * D + direction
-  RnnOutputs out;
-};
+using Pass = RnnForwardPass;
 
-Pass forward_pass(const RnnProblem& p, const RnnInputs& in) {
+}  // namespace
+
+RnnForwardPass rnn_forward_pass(const RnnProblem& p, const RnnInputs& in) {
   if (auto e = p.validate(); !e.empty()) throw InputError("rnn reference: invalid problem " + to_string(p) + ": " + e.front());
   const Sizes d(p);
   const long long states = d.L * d.D * d.N * d.H;
@@ -119,8 +115,6 @@ Pass forward_pass(const RnnProblem& p, const RnnInputs& in) {
   return ps;
 }
 
-}  // namespace
-
 RnnWeights rnn_weights_like(const RnnProblem& p) {
   RnnWeights w(static_cast<std::size_t>(p.layers * p.directions()));
   const long long GH = p.gates() * p.hidden;
@@ -133,11 +127,11 @@ RnnWeights rnn_weights_like(const RnnProblem& p) {
   return w;
 }
 
-RnnOutputs rnn_forward(const RnnProblem& p, const RnnInputs& in) { return forward_pass(p, in).out; }
+RnnOutputs rnn_forward(const RnnProblem& p, const RnnInputs& in) { return rnn_forward_pass(p, in).out; }
 
 RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::vector<double>& dy, const std::vector<double>& dhy,
                           const std::vector<double>& dcy) {
-  const Pass ps = forward_pass(p, in);
+  const Pass ps = rnn_forward_pass(p, in);
   const Sizes d(p);
   const long long GH = d.G * d.H, states = d.L * d.D * d.N * d.H;
   if (dy.size() != ps.out.y.size()) throw InputError("rnn reference: dy has the wrong size");

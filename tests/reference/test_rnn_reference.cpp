@@ -44,16 +44,18 @@ ref::RnnInputs random_inputs(const RnnProblem& p, unsigned seed) {
 }
 
 TEST(RnnProblem, CanonicalStringRoundTripsAndBadOnesSayWhy) {
-  const RnnProblem p = parse_rnn_problem("rnn gru bf16 n3 seq5 input8 hidden16 layers2 bidir nobias");
-  EXPECT_EQ(to_string(p), "rnn gru bf16 layers2 hidden16 input8 seq5 n3 bidir nobias");
+  const RnnProblem p = parse_rnn_problem("rnn gru bf16 n3 seq5 input8 hidden16 layers2 bidir nobias bwd-weights");
+  EXPECT_EQ(to_string(p), "rnn bwd-weights gru bf16 layers2 hidden16 input8 seq5 n3 bidir nobias");
   EXPECT_EQ(parse_rnn_problem(to_string(p)), p);
   EXPECT_EQ(p.gates(), 3);
   EXPECT_EQ(p.layer_input(1), 32);
   auto message = [](const char* s) { return test::input_error_of([&] { parse_rnn_problem(s); }); };
-  EXPECT_NE(message("rnn lstm fp32 layers0 hidden4 input4 seq2 n1 uni bias").find("layers = 0"), std::string::npos);
-  EXPECT_NE(message("rnn lstm fp32 layers1 hidden4 input4 seq2 n1 bias").find("direction mode"), std::string::npos);
-  EXPECT_NE(message("rnn lstm gru fp32 layers1 hidden4 input4 seq2 n1 uni bias").find("mode"), std::string::npos);
-  EXPECT_NE(message("rnn lstm fp32 layers1 hidden4 input4 seq2 n1 uni bias x9").find("x9"), std::string::npos);
+  EXPECT_NE(message("rnn fwd lstm fp32 layers0 hidden4 input4 seq2 n1 uni bias").find("layers = 0"), std::string::npos);
+  EXPECT_NE(message("rnn fwd lstm fp32 layers1 hidden4 input4 seq2 n1 bias").find("direction mode"), std::string::npos);
+  EXPECT_NE(message("rnn fwd lstm gru fp32 layers1 hidden4 input4 seq2 n1 uni bias").find("mode"), std::string::npos);
+  EXPECT_NE(message("rnn fwd lstm fp32 layers1 hidden4 input4 seq2 n1 uni bias x9").find("x9"), std::string::npos);
+  EXPECT_NE(message("rnn lstm fp32 layers1 hidden4 input4 seq2 n1 uni bias").find("direction fwd|bwd-data|bwd-weights"), std::string::npos);
+  EXPECT_NE(message("rnn fwd bwd-data lstm fp32 layers1 hidden4 input4 seq2 n1 uni bias").find("direction"), std::string::npos);
 }
 
 // One step (T = N = 1) of each cell, from the header's formulas with the gate rows written out.
@@ -99,7 +101,7 @@ TEST(RnnReference, OneStepIsTheCellFormula) {
 
 // The reverse direction of a bidirectional layer is a forward run over the reversed sequence.
 TEST(RnnReference, ReverseDirectionIsAForwardRunOverTheReversedSequence) {
-  RnnProblem bi = parse_rnn_problem("rnn lstm fp32 layers1 hidden3 input2 seq4 n2 bidir bias"), uni = bi;
+  RnnProblem bi = parse_rnn_problem("rnn fwd lstm fp32 layers1 hidden3 input2 seq4 n2 bidir bias"), uni = bi;
   uni.bidirectional = false;
   const ref::RnnInputs in = random_inputs(bi, 5);
   ref::RnnInputs rev;
@@ -128,7 +130,7 @@ TEST(RnnReference, BackwardEqualsCentralDifferences) {
   for (const char* mode : {"relu", "tanh", "lstm", "gru"})
     for (const char* shape : {"layers1 hidden3 input2 seq3 n2 uni bias", "layers2 hidden2 input3 seq3 n1 bidir bias",
                               "layers2 hidden2 input2 seq2 n2 uni nobias"}) {
-      const RnnProblem p = parse_rnn_problem(std::string("rnn ") + mode + " fp32 " + shape);
+      const RnnProblem p = parse_rnn_problem(std::string("rnn fwd ") + mode + " fp32 " + shape);
       ref::RnnInputs in = random_inputs(p, 17);
       std::mt19937 g(23);
       const ref::RnnOutputs o = ref::rnn_forward(p, in);
@@ -175,7 +177,7 @@ TEST(RnnReference, EqualsPyTorchInDouble) {
   const nlohmann::json fx = nlohmann::json::parse(f);
   ASSERT_EQ(fx["cases"].size(), 12u);
   for (const auto& c : fx["cases"]) {
-    const RnnProblem p = parse_rnn_problem(c["problem"].get<std::string>());
+    const RnnProblem p = parse_rnn_problem("rnn fwd " + c["problem"].get<std::string>().substr(4));  // the fixture predates dir
     const std::string name = to_string(p);
     ref::RnnInputs in;
     in.x = doubles(c["x"]), in.hx = doubles(c["hx"]), in.cx = doubles(c["cx"]);

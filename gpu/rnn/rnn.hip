@@ -1,0 +1,294 @@
+// rnn.gemm.fwd, rnn.gemm.bwd_data, rnn.gemm.bwd_weights: recurrent networks (core/rnn_problem.hpp:
+// relu/tanh, LSTM, GRU; stacked, bidirectional, with or without biases; fp32/fp16/bf16 storage)
+// as GEMMs on the project's SIMT tiled GEMM (gpu/gemm/gemm_tile.hpp: fp32 operands, fp32
+// accumulation in ascending k, bitwise reproducible) plus the fused step kernels of
+// gpu/rnn/rnn_kernels.hpp. Inputs are converted to fp32 once; every state and intermediate is fp32
+// (workspace layout: gpu/rnn/rnn_plan.hpp); only the outputs are rounded to the dtype.
+//
+// Forward, per layer l and direction d (in = x or the layer below's output, fp32 [S = T*N][in_l]):
+//   P = in W^T + bW                 one GEMM for all steps: M = S, N = G*H, K = in_l (bias in the epilogue)
+//   for s = 0 .. T-1 (t = s, or T-1-s for the reverse direction):
+//     RH = h_prev R^T + bR          M = N, N = G*H, K = H (h_prev: hx, or the layer output at the previous step)
+//     step kernel: gates, c and h   (h written into the layer output's row block t, columns d*H ..)
+// Backward data, after the forward recomputed into the workspace (gate activations and cells of
+// every step kept): per layer from the top, per direction, s = T-1 .. 0:
+//     step kernel: da, drec         (from dy_t + dh_next, the step's gates; updates dc_next, GRU's dh direct part)
+//     dh_next = drec R (+ GRU's z dh)  M = N, N = H, K = G*H
+//   dIn (+)= da W                   M = S, N = in_l, K = G*H (the second direction adds to the first's)
+// Backward weights: the same pass, and per layer and direction
+//   dW = da^T in                    M = G*H, N = in_l, K = S (sum over t and n in ascending (t, n))
+//   dR = drec^T h_prev              the boundary step (h_prev = hx) first, then the other T-1 steps added
+//   dbW, dbR = column sums of da, drec (ascending rows)
+// Every sum has a fixed order: the results are the same every run.
+#include <memory>
+#include <string>
+
+#include "core/rnn_problem.hpp"
+#include "gpu/gemm/gemm_tile.hpp"
+#include "gpu/rnn/rnn_kernels.hpp"
+#include "gpu/rnn/rnn_plan.hpp"
+#include "gpu/rnn/solvers.hpp"
+#include "gpu/runtime/check.hpp"
+#include "gpu/runtime/launch.hpp"
+
+namespace hiprim::gpu {
+namespace {
+
+constexpr int kBlock = 256;
+
+MatrixMap rows_map(long long ld) { return MatrixMap{DimMap::plain(ld), DimMap::plain(1), DimMap::plain(0)}; }
+MatrixMap cols_map(long long ld) { return MatrixMap{DimMap::plain(1), DimMap::plain(ld), DimMap::plain(0)}; }
+
+// The GEMMs' epilogue: out[m][n] = (partial[m][n] + acc) + bias[n], fp32, rows of ld floats (out may
+// alias partial: the same thread reads and writes). The bias runs along n (the gate rows g), which
+// StoreEpilogue's per-row bias does not.
+struct RnnEpilogue {
+  float* out = nullptr;
+  long long ld = 0;
+  const float* partial = nullptr;
+  const float* bias = nullptr;
+  __device__ __forceinline__ void operator()(int, int m, int n, float acc) const {
+    const long long o = m * ld + n;
+    if (partial != nullptr) acc = partial[o] + acc;
+    if (bias != nullptr) acc += bias[n];
+    out[o] = acc;
+  }
+};
+
+// One run: the problem, its buffers and workspace, the stream.
+struct RnnRun {
+  const RnnProblem& p;
+  const RnnPlan k;
+  float* ws;
+  hipStream_t stream;
+  std::string ctx;
+  long long T, N, H, D, L, GH, S;
+  RnnRun(const RnnProblem& pr, void* w, hipStream_t st, std::string c)
+      : p(pr), k(plan_rnn(pr)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n), H(pr.hidden),
+        D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n) {}
+  float* at(long long off) const { return ws + off; }
+
+  // out[m][n] = (partial + sum_k A[m][k] B[k][n]) + bias[n] through the tiled GEMM, out rows of ldo floats.
+  void gemm(long long m, long long n, long long kk, const float* a, MatrixMap am, const float* b, MatrixMap bm, float* out,
+            long long ldo, const float* bias = nullptr, const float* partial = nullptr) const {
+    launch_gemm<float>(GemmShape{m, n, kk, 1}, a, am, b, bm, RnnEpilogue{out, ldo, partial, bias}, stream, ctx);
+  }
+  template <typename TIn, typename TOut>
+  void copy(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) const {
+    if (rows * cols == 0) return;
+    hipLaunchKernelGGL((rnn_copy_rows<TIn, TOut>), dim3(grid_stride_blocks(rows * cols, kBlock)), dim3(kBlock), 0, stream, in,
+                       ldi, out, ldo, rows, cols);
+    HIPRIM_CHECK_LAUNCH("rnn_copy_rows", ctx);
+  }
+  // Layer l's input sequence (fp32 [S][in_l]) and output sequence ([S][D*H]).
+  float* layer_in(long long l) const { return l == 0 ? at(k.xf) : at(k.out) + (l - 1) * S * D * H; }
+  float* layer_out(long long l) const { return at(k.out) + l * S * D * H; }
+  long long t_of(long long s, long long dir) const { return dir == 1 && HIPRIM_RNN_MUTANT != 2 ? T - 1 - s : s; }
+  // h_prev of step s: hx (rows of H) at s = 0, else the layer output at the previous step's time.
+  RnnRows h_prev(long long l, long long dir, long long s) const {
+    if (s == 0) return RnnRows{at(k.h0) + (l * D + dir) * N * H, H};
+    return RnnRows{layer_out(l) + t_of(s - 1, dir) * N * D * H + dir * H, D * H};
+  }
+  RnnRows cell(long long l, long long dir, long long s) const {  // c of step s (s = -1: cx)
+    if (!p.lstm()) return RnnRows{};
+    if (s < 0) return RnnRows{at(k.c0) + (l * D + dir) * N * H, H};
+    return RnnRows{at(k.c) + ((l * D + dir) * T + s) * N * H, H};
+  }
+};
+
+template <RnnCell C>
+void launch_step_fwd(const RnnRun& r, const RnnStepFwd& s) {
+  hipLaunchKernelGGL((rnn_step_fwd<C>), dim3(grid_stride_blocks(r.N * r.H, kBlock)), dim3(kBlock), 0, r.stream, s);
+  HIPRIM_CHECK_LAUNCH("rnn_step_fwd", r.ctx);
+}
+template <RnnCell C>
+void launch_step_bwd(const RnnRun& r, const RnnStepBwd& s) {
+  hipLaunchKernelGGL((rnn_step_bwd<C>), dim3(grid_stride_blocks(r.N * r.H, kBlock)), dim3(kBlock), 0, r.stream, s);
+  HIPRIM_CHECK_LAUNCH("rnn_step_bwd", r.ctx);
+}
+template <typename F>
+void with_cell(RnnMode m, F&& f) {
+  switch (m) {
+    case RnnMode::relu: f.template operator()<RnnCell::relu>(); break;
+    case RnnMode::tanh: f.template operator()<RnnCell::tanh>(); break;
+    case RnnMode::lstm: f.template operator()<RnnCell::lstm>(); break;
+    case RnnMode::gru: f.template operator()<RnnCell::gru>(); break;
+  }
+}
+
+// The inputs in fp32: weights, x, hx, cx.
+template <typename T>
+void load_inputs(const RnnRun& r, const T* x, const T* hx, const T* cx, const T* w) {
+  const long long states = r.L * r.D * r.N * r.H;
+  r.copy(w, 0, r.at(r.k.wf), 0, 1, r.p.weights());
+  r.copy(x, 0, r.at(r.k.xf), 0, 1, r.S * r.p.input);
+  r.copy(hx, 0, r.at(r.k.h0), 0, 1, states);
+  if (r.p.lstm()) r.copy(cx, 0, r.at(r.k.c0), 0, 1, states);
+}
+
+// The forward pass of every layer into the workspace; keep: the gate activations (backward).
+void forward(const RnnRun& r, bool keep) {
+  for (long long l = 0; l < r.L; ++l) {
+    const long long in_dim = r.p.layer_input(l);
+    for (long long dir = 0; dir < r.D; ++dir) {
+      const long long idx = l * r.D + dir;
+      const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
+      const float* bias_w = r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr;
+      const float* bias_r = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
+      // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
+      r.gemm(r.S, r.GH, in_dim, r.layer_in(l), rows_map(in_dim), r.at(r.k.wf) + pk.w, cols_map(in_dim), r.at(r.k.p),
+             r.GH, bias_w);
+      for (long long s = 0; s < r.T; ++s) {
+        const long long t = r.t_of(s, dir);
+        const RnnRows hp = r.h_prev(l, dir, s);
+        // RH[n][g] = sum_k h_prev[n][k] R[g][k] + bR[g]
+        r.gemm(r.N, r.GH, r.H, hp.ptr, rows_map(hp.ld), r.at(r.k.wf) + pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
+        RnnStepFwd st{};
+        st.p = r.at(r.k.p) + t * r.N * r.GH, st.rh = r.at(r.k.rh);
+        st.h_prev = hp, st.c_prev = r.cell(l, dir, s - 1), st.c = r.cell(l, dir, s);
+        st.h = RnnRows{r.layer_out(l) + t * r.N * r.D * r.H + dir * r.H, r.D * r.H};
+        st.act = keep ? r.at(r.k.act) + (idx * r.T + s) * r.N * r.GH : nullptr;
+        st.q = keep && r.p.mode == RnnMode::gru ? r.at(r.k.q) + (idx * r.T + s) * r.N * r.H : nullptr;
+        st.N = static_cast<int>(r.N), st.H = static_cast<int>(r.H);
+        with_cell(r.p.mode, [&]<RnnCell C>() { launch_step_fwd<C>(r, st); });
+      }
+    }
+  }
+}
+
+// dW, dR, dbW, dbR of layer l, direction dir from the step gradients in da / drec (fp32, into dwf).
+void weight_gradients(const RnnRun& r, long long l, long long dir) {
+  const long long in_dim = r.p.layer_input(l), idx = l * r.D + dir;
+  const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
+  float* dw = r.at(r.k.dwf);
+  const float* da = r.at(r.k.da);
+  const float* drec = r.at(r.k.drec);
+  // dW[g][i] = sum_{row} da[row][g] in[row][i]
+  r.gemm(r.GH, in_dim, r.S, da, cols_map(r.GH), r.layer_in(l), rows_map(in_dim), dw + pk.w, in_dim);
+  // dR[g][k] = sum_{t, n} drec[t][n][g] h_prev(t)[n][k]: the step whose h_prev is hx (t = 0, or T-1
+  // reverse) first, then the others, whose h_prev rows are the layer output shifted by one step.
+  const long long t_first = r.t_of(0, dir);
+  r.gemm(r.GH, r.H, r.N, drec + t_first * r.N * r.GH, cols_map(r.GH), r.at(r.k.h0) + idx * r.N * r.H, rows_map(r.H), dw + pk.r,
+         r.H);
+  if (r.T > 1) {
+    const long long DH = r.D * r.H, NGH = r.N * r.GH;
+    const float* a = dir == 0 ? drec + NGH : drec;                                               // times 1..T-1 / 0..T-2
+    const float* b = dir == 0 ? r.layer_out(l) + dir * r.H : r.layer_out(l) + r.N * DH + dir * r.H;  // times 0..T-2 / 1..T-1
+    r.gemm(r.GH, r.H, (r.T - 1) * r.N, a, cols_map(r.GH), b, rows_map(DH), dw + pk.r, r.H, nullptr, dw + pk.r);
+  }
+  if (r.p.bias) {
+    for (auto [src, off] : {std::pair{da, pk.bw}, std::pair{drec, pk.br}}) {
+      hipLaunchKernelGGL(rnn_column_sums, dim3(grid_stride_blocks(r.GH, kBlock)), dim3(kBlock), 0, r.stream, src, r.GH, r.S, r.GH,
+                         dw + off);
+      HIPRIM_CHECK_LAUNCH("rnn_column_sums", r.ctx);
+    }
+  }
+}
+
+// Backpropagation through time over every layer (after forward(r, true)); stores dhx, dcx (when
+// given) and returns dx's fp32 values (nullptr with weights: layer 0's input gradient is not formed,
+// the weight gradients are left in dwf instead).
+template <typename T>
+const float* backward(const RnnRun& r, const T* dy, const T* dhy, const T* dcy, T* dhx, T* dcx, bool weights) {
+  float* d_out = r.at(r.k.d0);
+  float* d_in = r.at(r.k.d1);
+  r.copy(dy, 0, d_out, 0, 1, r.S * r.D * r.H);
+  for (long long l = r.L - 1; l >= 0; --l) {
+    const long long in_dim = r.p.layer_input(l);
+    for (long long dir = 0; dir < r.D; ++dir) {
+      const long long idx = l * r.D + dir;
+      const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
+      r.copy(dhy + idx * r.N * r.H, 0, r.at(r.k.dh), 0, 1, r.N * r.H);
+      if (r.p.lstm()) r.copy(dcy + idx * r.N * r.H, 0, r.at(r.k.dc), 0, 1, r.N * r.H);
+      for (long long s = r.T - 1; s >= 0; --s) {
+        const long long t = r.t_of(s, dir);
+        RnnStepBwd st{};
+        st.dy = RnnRows{d_out + t * r.N * r.D * r.H + dir * r.H, r.D * r.H};
+        st.dh_next = r.at(r.k.dh), st.dc_next = r.at(r.k.dc);
+        st.act = r.at(r.k.act) + (idx * r.T + s) * r.N * r.GH;
+        st.q = r.p.mode == RnnMode::gru ? r.at(r.k.q) + (idx * r.T + s) * r.N * r.H : nullptr;
+        st.c = r.cell(l, dir, s), st.c_prev = r.cell(l, dir, s - 1), st.h_prev = r.h_prev(l, dir, s);
+        st.da = r.at(r.k.da) + t * r.N * r.GH, st.drec = r.at(r.k.drec) + t * r.N * r.GH;
+        st.N = static_cast<int>(r.N), st.H = static_cast<int>(r.H);
+        with_cell(r.p.mode, [&]<RnnCell C>() { launch_step_bwd<C>(r, st); });
+        // dh_next[n][k] = sum_g drec[n][g] R[g][k] (+ the GRU's direct part the step kernel left there)
+        r.gemm(r.N, r.H, r.GH, st.drec, rows_map(r.GH), r.at(r.k.wf) + pk.r, rows_map(r.H), r.at(r.k.dh), r.H, nullptr,
+               r.p.mode == RnnMode::gru ? r.at(r.k.dh) : nullptr);
+      }
+      if (dhx) r.copy(r.at(r.k.dh), 0, dhx + idx * r.N * r.H, 0, 1, r.N * r.H);
+      if (dcx) r.copy(r.at(r.k.dc), 0, dcx + idx * r.N * r.H, 0, 1, r.N * r.H);
+      if (weights) weight_gradients(r, l, dir);
+      // dIn[row][i] (+)= sum_g da[row][g] W[g][i]
+      if (l > 0 || !weights)
+        r.gemm(r.S, in_dim, r.GH, r.at(r.k.da), rows_map(r.GH), r.at(r.k.wf) + pk.w, rows_map(in_dim), d_in, in_dim,
+               nullptr, dir == 0 ? nullptr : d_in);
+    }
+    std::swap(d_out, d_in);
+  }
+  return weights ? nullptr : d_out;
+}
+
+class RnnGemm final : public TypedOpSolver<RnnProblem> {
+ public:
+  explicit RnnGemm(RnnDir dir) : dir_(dir) {}
+  std::string name() const override {
+    return dir_ == RnnDir::fwd ? "rnn.gemm.fwd" : dir_ == RnnDir::bwd_data ? "rnn.gemm.bwd_data" : "rnn.gemm.bwd_weights";
+  }
+  Backend backend() const override { return Backend::device; }
+  std::string summary() const override {
+    return std::string(rnn_dir_name(dir_)) +
+           ": input projection as one GEMM, per step a GEMM with R and a fused gate kernel (SIMT tiled GEMM, fp32 state and "
+           "accumulation); relu/tanh/LSTM/GRU, stacked, bidirectional, fp32/fp16/bf16";
+  }
+
+ protected:
+  Applicability applicable_to(const RnnProblem& p) const override {
+    if (p.dir != dir_) return Applicability::no("solves rnn " + std::string(rnn_dir_name(dir_)) + " only");
+    return Applicability::yes();
+  }
+  std::size_t workspace_for(const RnnProblem& p) const override { return plan_rnn(p).bytes(); }
+  void run_typed(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream) const override {
+    const RnnRun r(p, ws, static_cast<hipStream_t>(stream), "running " + name() + " on " + to_string(p));
+    const bool lstm = p.lstm();
+    // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
+    const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      auto in = [&](std::size_t i) { return static_cast<const T*>(b[i]); };
+      auto out = [&](std::size_t i) { return static_cast<T*>(b[i]); };
+      load_inputs<T>(r, in(0), in(1), lstm ? in(2) : nullptr, in(w_at));
+      if (p.dir == RnnDir::fwd) {
+        forward(r, false);
+        r.copy(r.layer_out(r.L - 1), 0, out(rest), 0, 1, r.S * r.D * r.H);  // y
+        for (long long l = 0; l < r.L; ++l)
+          for (long long dir = 0; dir < r.D; ++dir) {
+            const long long idx = l * r.D + dir, t_last = r.t_of(r.T - 1, dir);
+            r.copy(r.layer_out(l) + t_last * r.N * r.D * r.H + dir * r.H, r.D * r.H, out(rest + 1) + idx * r.N * r.H, r.H, r.N, r.H);
+            if (lstm) r.copy(r.cell(l, dir, r.T - 1).ptr, r.H, out(rest + 2) + idx * r.N * r.H, r.H, r.N, r.H);
+          }
+        return;
+      }
+      forward(r, true);
+      const std::size_t g = rest + (lstm ? 3 : 2);  // the first output
+      const T* dcy = lstm ? in(rest + 2) : nullptr;
+      if (p.dir == RnnDir::bwd_weights) {
+        backward<T>(r, in(rest), in(rest + 1), dcy, nullptr, nullptr, true);
+        r.copy(r.at(r.k.dwf), 0, out(g), 0, 1, p.weights());
+        return;
+      }
+      const float* dx = backward<T>(r, in(rest), in(rest + 1), dcy, out(g + 1), lstm ? out(g + 2) : nullptr, false);
+      r.copy(dx, 0, out(g), 0, 1, r.S * p.input);
+    });
+  }
+
+ private:
+  RnnDir dir_;
+};
+
+}  // namespace
+
+OpSolverList rnn_solvers() {
+  return {std::make_shared<RnnGemm>(RnnDir::fwd), std::make_shared<RnnGemm>(RnnDir::bwd_data),
+          std::make_shared<RnnGemm>(RnnDir::bwd_weights)};
+}
+
+}  // namespace hiprim::gpu

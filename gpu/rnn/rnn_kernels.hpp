@@ -1,0 +1,156 @@
+// Device kernels of the rnn.gemm solvers (include from gpu/rnn/rnn.hip only): the fused gate kernels
+// of one step (forward and backward), strided conversions, and column sums. One thread per
+// (n, j) element of a step (j < H), grid-stride loops, fp32 arithmetic throughout. Every formula is
+// written operation by operation as the bound's model has it (reference/rnn_bound.hpp); a compiler
+// may fuse a product into a sum (FMA), which the bound covers.
+#pragma once
+#include "gpu/common/numeric.hpp"
+#include "gpu/runtime/hip_compat.hpp"
+
+// HIPRIM_RNN_MUTANT (tests only, tests/gpu/test_rnn_emu.cpp: the emulated solver must fail with it):
+// 1 reads the gates in a wrong order (LSTM o and g swapped, GRU z and r), 2 walks the reverse
+// direction forward (no time flip), 3 drops the recurrent bias bR.
+#ifndef HIPRIM_RNN_MUTANT
+#define HIPRIM_RNN_MUTANT 0
+#endif
+
+namespace hiprim::gpu {
+
+// Gate blocks of the packed rows (MIOpen's order): LSTM i f o g, GRU z r n.
+constexpr int kLstmO = HIPRIM_RNN_MUTANT == 1 ? 3 : 2, kLstmG = HIPRIM_RNN_MUTANT == 1 ? 2 : 3;
+constexpr int kGruZ = HIPRIM_RNN_MUTANT == 1 ? 1 : 0, kGruR = HIPRIM_RNN_MUTANT == 1 ? 0 : 1;
+
+enum class RnnCell { relu, tanh, lstm, gru };
+
+__device__ __forceinline__ float rnn_sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
+
+// A matrix of fp32 rows: element (row, j) at ptr[row * ld + j].
+struct RnnRows {
+  float* ptr = nullptr;
+  long long ld = 0;
+  __device__ __forceinline__ float& at(long long row, long long j) const { return ptr[row * ld + j]; }
+};
+
+// One forward step of one layer and direction, for every (n, j), n < N, j < H:
+//   a = p + rh (p = W x_t + bW: the step's rows of the input projection [N][GH]; rh = R h_prev + bR [N][GH])
+//   relu/tanh: h = f(a)                   LSTM (i, f, o, g): c = f c_prev + i g, h = o tanh(c)
+//   GRU (z, r, n): n = tanh(p_n + r rh_n), h = (1 - z) n + z h_prev
+// Writes h (the layer's output rows at time t), c (LSTM), and when act is set the gate activations
+// [N][GH] (and q = rh_n [N][H] for GRU), which the backward step reads.
+struct RnnStepFwd {
+  const float* p;   // [N][GH]
+  const float* rh;  // [N][GH]
+  RnnRows h_prev, c_prev, h, c;
+  float* act;       // [N][GH] or nullptr
+  float* q;         // [N][H] (GRU) or nullptr
+  int N, H;
+};
+
+template <RnnCell C>
+__global__ void rnn_step_fwd(RnnStepFwd s) {
+  const long long total = static_cast<long long>(s.N) * s.H, GH = (C == RnnCell::lstm ? 4LL : C == RnnCell::gru ? 3LL : 1LL) * s.H;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long n = e / s.H, j = e - n * s.H, H = s.H;
+    const float* p = s.p + n * GH;
+    const float* rh = s.rh + n * GH;
+    float* act = s.act ? s.act + n * GH : nullptr;
+    if constexpr (C == RnnCell::relu || C == RnnCell::tanh) {
+      const float a = p[j] + rh[j];
+      const float h = C == RnnCell::relu ? fmaxf(a, 0.0f) : tanhf(a);
+      s.h.at(n, j) = h;
+      if (act) act[j] = h;
+    } else if constexpr (C == RnnCell::lstm) {
+      const float i = rnn_sigmoid(p[j] + rh[j]), f = rnn_sigmoid(p[H + j] + rh[H + j]);
+      const float o = rnn_sigmoid(p[kLstmO * H + j] + rh[kLstmO * H + j]), g = tanhf(p[kLstmG * H + j] + rh[kLstmG * H + j]);
+      const float c = f * s.c_prev.at(n, j) + i * g;
+      s.c.at(n, j) = c;
+      s.h.at(n, j) = o * tanhf(c);
+      if (act) act[j] = i, act[H + j] = f, act[2 * H + j] = o, act[3 * H + j] = g;
+    } else {
+      const float z = rnn_sigmoid(p[kGruZ * H + j] + rh[kGruZ * H + j]), r = rnn_sigmoid(p[kGruR * H + j] + rh[kGruR * H + j]);
+      const float qn = rh[2 * H + j];
+      const float nn = tanhf(p[2 * H + j] + r * qn);
+      s.h.at(n, j) = (1.0f - z) * nn + z * s.h_prev.at(n, j);
+      if (act) act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
+      if (s.q) s.q[n * H + j] = qn;
+    }
+  }
+}
+
+// One backward step (reference/rnn.cpp's BPTT), for every (n, j): dh = dy_t (this direction's
+// columns of the layer output's gradient) + dh_next;
+//   relu: da = h > 0 ? dh : 0        tanh: da = dh (1 - h h)
+//   LSTM: dc = dc_next + (dh o)(1 - tc tc), tc = tanh(c); da_i = (dc g)(i (1 - i)), da_f = (dc c_prev)(f (1 - f)),
+//         da_o = (dh tc)(o (1 - o)), da_g = (dc i)(1 - g g); dc_next <- dc f
+//   GRU:  dn = (dh (1 - z))(1 - n n); da_z = (dh (h_prev - n))(z (1 - z)); da_r = (dn q)(r (1 - r)); da_n = dn;
+//         the recurrent n rows take dn r; dh_next <- dh z (the direct path; the GEMM adds R^T drec)
+// Writes da [N][GH] (the input rows' gradient) and drec [N][GH] (the recurrent rows': da except GRU's n).
+struct RnnStepBwd {
+  RnnRows dy;               // [N] rows of this direction's H columns
+  float* dh_next;           // [N][H] in/out
+  float* dc_next;           // [N][H] in/out (LSTM)
+  const float* act;         // [N][GH]
+  const float* q;           // [N][H] (GRU)
+  RnnRows c, c_prev, h_prev;
+  float* da;                // [N][GH]
+  float* drec;              // [N][GH]
+  int N, H;
+};
+
+template <RnnCell C>
+__global__ void rnn_step_bwd(RnnStepBwd s) {
+  const long long total = static_cast<long long>(s.N) * s.H, GH = (C == RnnCell::lstm ? 4LL : C == RnnCell::gru ? 3LL : 1LL) * s.H;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long n = e / s.H, j = e - n * s.H, H = s.H;
+    const float* act = s.act + n * GH;
+    float* da = s.da + n * GH;
+    float* drec = s.drec + n * GH;
+    const float dh = s.dy.at(n, j) + s.dh_next[e];
+    if constexpr (C == RnnCell::relu || C == RnnCell::tanh) {
+      const float h = act[j];
+      da[j] = drec[j] = C == RnnCell::relu ? (h > 0.0f ? dh : 0.0f) : dh * (1.0f - h * h);
+    } else if constexpr (C == RnnCell::lstm) {
+      const float i = act[j], f = act[H + j], o = act[2 * H + j], g = act[3 * H + j], tc = tanhf(s.c.at(n, j));
+      const float dc = s.dc_next[e] + (dh * o) * (1.0f - tc * tc);
+      da[j] = drec[j] = (dc * g) * (i * (1.0f - i));
+      da[H + j] = drec[H + j] = (dc * s.c_prev.at(n, j)) * (f * (1.0f - f));
+      da[2 * H + j] = drec[2 * H + j] = (dh * tc) * (o * (1.0f - o));
+      da[3 * H + j] = drec[3 * H + j] = (dc * i) * (1.0f - g * g);
+      s.dc_next[e] = dc * f;
+    } else {
+      const float z = act[j], r = act[H + j], nn = act[2 * H + j];
+      const float dn = (dh * (1.0f - z)) * (1.0f - nn * nn);
+      da[j] = drec[j] = (dh * (s.h_prev.at(n, j) - nn)) * (z * (1.0f - z));
+      da[H + j] = drec[H + j] = (dn * s.q[e]) * (r * (1.0f - r));
+      da[2 * H + j] = dn;
+      drec[2 * H + j] = dn * r;
+      s.dh_next[e] = dh * z;
+    }
+  }
+}
+
+// out[r * ldo + j] = round_TOut(in[r * ldi + j]) for r < rows, j < cols (dtype <-> fp32 copies).
+template <typename TIn, typename TOut>
+__global__ void rnn_copy_rows(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) {
+  const long long total = rows * cols;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = e / cols, j = e - r * cols;
+    store_f(out, r * ldo + j, load_f(in, r * ldi + j));
+  }
+}
+
+// out[j] = sum_{r = 0, 1, ..., rows-1} in[r * ld + j] (the bias gradients: sums over all steps and
+// samples, one thread per column, ascending r: deterministic).
+__global__ void rnn_column_sums(const float* in, long long ld, long long rows, long long cols, float* out) {
+  for (long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; j < cols;
+       j += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float s = 0.0f;
+    for (long long r = 0; r < rows; ++r) s += in[r * ld + j];
+    out[j] = s;
+  }
+}
+
+}  // namespace hiprim::gpu

@@ -1,0 +1,64 @@
+// Workspace layout of the rnn.gemm solvers (gpu/rnn/rnn.hip); host-only, so tests can check it.
+// Every region holds fp32 values (the state and every intermediate is fp32 for every storage dtype),
+// offsets in floats, each region starting on a 64-float (256-byte) boundary. S = T*N rows, GH = G*H.
+//   wf   [weights()]         the packed weights converted to fp32 (MIOpen's packing, core/rnn_problem.hpp)
+//   xf   [S][X]              x in fp32
+//   h0   [L*D][N][H]         hx in fp32; c0 likewise (LSTM)
+//   out  [L][S][D*H]         every layer's output sequence (layer l+1's input; the last one is y)
+//   c    [L*D][T][N][H]      LSTM cell state per step, in processing order s (t = s, or T-1-s reverse)
+//   act  [L*D][T][N][GH]     gate activations per step (backward only; relu/tanh: h)
+//   q    [L*D][T][N][H]      GRU: R_n h_prev + bR_n per step (backward only)
+//   p    [S][GH]             W x + bW for one layer and direction, all steps (the input projection)
+//   rh   [N][GH]             R h_prev + bR of one step
+//   backward: da [S][GH] (gate pre-activation gradients of one layer and direction), drec [S][GH]
+//   (the recurrent rows' gradients: da, except GRU's n rows: dn r), dh, dc [N][H] (the carried
+//   state gradients), d0, d1 [S][max(X, D*H)] (ping-pong: the gradient of a layer's output and of
+//   its input), dwf [weights()] (bwd-weights: dw in fp32, MIOpen's packing).
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/rnn_problem.hpp"
+
+namespace hiprim::gpu {
+
+struct RnnPlan {
+  std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;
+  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0;
+  std::int64_t floats = 0;  // total
+  std::size_t bytes() const { return static_cast<std::size_t>(floats) * sizeof(float); }
+};
+
+inline RnnPlan plan_rnn(const RnnProblem& pr) {
+  const std::int64_t T = pr.seq, N = pr.n, H = pr.hidden, D = pr.directions(), L = pr.layers, GH = pr.gates() * H;
+  const std::int64_t S = T * N, states = L * D * N * H;
+  const bool bwd = pr.dir != RnnDir::fwd;
+  RnnPlan k;
+  std::int64_t at = 0;
+  auto take = [&](std::int64_t& field, std::int64_t floats) {
+    field = at;
+    at += (floats + 63) / 64 * 64;
+  };
+  take(k.wf, pr.weights());
+  take(k.xf, S * pr.input);
+  take(k.h0, states);
+  take(k.c0, pr.lstm() ? states : 0);
+  take(k.out, L * S * D * H);
+  take(k.c, pr.lstm() ? L * D * T * N * H : 0);
+  take(k.act, bwd ? L * D * T * N * GH : 0);
+  take(k.q, bwd && pr.mode == RnnMode::gru ? L * D * T * N * H : 0);
+  take(k.p, S * GH);
+  take(k.rh, N * GH);
+  take(k.da, bwd ? S * GH : 0);
+  take(k.drec, bwd ? S * GH : 0);
+  take(k.dh, bwd ? N * H : 0);
+  take(k.dc, bwd ? N * H : 0);
+  take(k.d0, bwd ? S * std::max(pr.input, D * H) : 0);
+  take(k.d1, bwd ? S * std::max(pr.input, D * H) : 0);
+  take(k.dwf, pr.dir == RnnDir::bwd_weights ? pr.weights() : 0);
+  k.floats = at;
+  return k;
+}
+
+}  // namespace hiprim::gpu

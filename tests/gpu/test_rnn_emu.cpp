@@ -1,0 +1,166 @@
+// The rnn.gemm solvers (gpu/rnn/rnn.hip) on the host emulation of the HIP layer (tests/gpu/emu: the
+// real kernel and GEMM sources, every thread of a block a CPU thread), judged against the double
+// reference with the derived bound of reference/rnn_bound.hpp: every output element within its bound.
+// Mutant builds of the same source (HIPRIM_RNN_MUTANT: a wrong gate order, no reverse-direction
+// flip, a dropped recurrent bias) must fail that judgement, so the judgement can fail.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/op_solver.hpp"
+#include "core/rnn_problem.hpp"
+#include "gpu/rnn/rnn_plan.hpp"
+#include "reference/op_reference.hpp"
+#include "verify/op_fill.hpp"
+
+namespace hiprim {
+namespace ref {
+std::vector<OpExpected> rnn_expected(const OpProblem& p, const std::vector<const HostTensor*>& inputs);
+}
+namespace verify {
+std::vector<HostTensor> rnn_fill(const OpProblem& op, std::uint64_t seed);
+}
+namespace gpu_emu {
+OpSolverList rnn_solvers();
+}
+namespace gpu_emu_m1 {
+OpSolverList rnn_solvers();
+}
+namespace gpu_emu_m2 {
+OpSolverList rnn_solvers();
+}
+namespace gpu_emu_m3 {
+OpSolverList rnn_solvers();
+}
+
+namespace {
+
+struct Judged {
+  bool ran = false;
+  long long outside = 0, checked = 0;
+  double worst = 0;  // max |got - expected| / bound
+  std::string where;
+};
+
+// Runs the solver of p's direction from `solvers` on p's fill (seed 1) and compares every output with
+// the reference's values and bounds.
+Judged judge(const OpSolverList& solvers, const std::string& problem) {
+  const OpProblemPtr p = make_op_problem(parse_rnn_problem(problem));
+  Judged j;
+  for (const auto& s : solvers) {
+    if (!s->applicable(*p)) continue;
+    std::vector<HostTensor> t = verify::rnn_fill(*p, 1);
+    const auto tensors = p->tensors();
+    std::vector<std::vector<unsigned char>> bytes;
+    std::vector<void*> buffers;
+    std::vector<const HostTensor*> inputs;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      bytes.push_back(t[i].to_bytes());
+      if (tensors[i].role == OpTensor::Role::output) std::fill(bytes.back().begin(), bytes.back().end(), 0xA5);  // poison
+      inputs.push_back(tensors[i].role == OpTensor::Role::output ? nullptr : &t[i]);
+    }
+    for (auto& b : bytes) buffers.push_back(b.data());
+    std::vector<unsigned char> ws(s->workspace_bytes(*p));
+    s->run(*p, buffers, ws.data(), ws.size(), nullptr);
+    const auto expected = ref::rnn_expected(*p, inputs);
+    for (const auto& e : expected) {
+      std::size_t i = 0;
+      while (tensors[i].name != e.tensor) ++i;
+      HostTensor got(tensors[i].desc);
+      got.from_bytes(bytes[i].data());
+      for (std::size_t k = 0; k < e.value.size(); ++k) {
+        const double diff = std::fabs(double(got.data[k]) - e.value[k]);
+        ++j.checked;
+        const double ratio = e.bound[k] > 0 ? diff / e.bound[k] : (diff == 0 ? 0 : INFINITY);
+        if (!(diff <= e.bound[k])) {
+          if (j.outside++ == 0)
+            j.where = e.tensor + "[" + std::to_string(k) + "] got " + std::to_string(got.data[k]) + " want " + std::to_string(e.value[k]) +
+                      " bound " + std::to_string(e.bound[k]);
+        }
+        if (!(ratio <= j.worst)) j.worst = ratio;
+      }
+    }
+    j.ran = true;
+  }
+  return j;
+}
+
+// Every mode, direction of work, uni/bidir, bias/nobias, dtype and seq 1 at least once.
+const char* const kProblems[] = {
+    "rnn fwd lstm fp32 layers2 hidden5 input3 seq4 n3 bidir bias",
+    "rnn fwd gru fp32 layers2 hidden4 input5 seq3 n2 bidir bias",
+    "rnn fwd relu fp16 layers1 hidden6 input4 seq5 n2 uni bias",
+    "rnn fwd tanh bf16 layers2 hidden3 input2 seq1 n4 bidir nobias",
+    "rnn bwd-data lstm fp32 layers2 hidden4 input3 seq3 n2 bidir bias",
+    "rnn bwd-data gru fp16 layers1 hidden5 input4 seq4 n3 uni bias",
+    "rnn bwd-data relu fp32 layers2 hidden3 input4 seq3 n2 bidir nobias",
+    "rnn bwd-data tanh bf16 layers1 hidden4 input3 seq1 n2 uni bias",
+    "rnn bwd-weights lstm fp32 layers2 hidden3 input4 seq3 n2 bidir bias",
+    "rnn bwd-weights gru fp32 layers2 hidden4 input3 seq4 n2 bidir bias",
+    "rnn bwd-weights tanh fp16 layers1 hidden5 input2 seq3 n3 uni bias",
+    "rnn bwd-weights relu bf16 layers2 hidden3 input3 seq1 n2 bidir bias",
+};
+
+TEST(RnnEmulated, EveryOutputWithinTheDerivedBound) {
+  for (const char* s : kProblems) {
+    const Judged j = judge(gpu_emu::rnn_solvers(), s);
+    ASSERT_TRUE(j.ran) << s;
+    EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
+    EXPECT_GT(j.checked, 0) << s;
+    // Informative: the fp32 results sit well inside the bound (a bound far above the error is loose,
+    // not wrong; print it for the report).
+    std::printf("%-70s worst error / bound %.3g over %lld values\n", s, j.worst, j.checked);
+  }
+}
+
+// The bound is not vacuous on these sizes: a perturbation of one ulp-scale relative 1e-3 of any
+// output would exceed it (the comparison can fail).
+TEST(RnnEmulated, BoundIsTightEnoughToCatchSmallErrors) {
+  const OpProblemPtr p = make_op_problem(parse_rnn_problem("rnn fwd lstm fp32 layers2 hidden5 input3 seq4 n3 bidir bias"));
+  std::vector<HostTensor> t = verify::rnn_fill(*p, 1);
+  std::vector<const HostTensor*> in;
+  for (const auto& x : t) in.push_back(&x);
+  for (const auto& e : ref::rnn_expected(*p, in))
+    for (std::size_t k = 0; k < e.value.size(); ++k) EXPECT_LT(e.bound[k], 1e-3 * std::max(1e-2, std::fabs(e.value[k]))) << e.tensor << k;
+}
+
+TEST(RnnEmulated, MutantsFail) {
+  struct M {
+    const char* what;
+    OpSolverList solvers;
+    std::vector<const char*> problems;
+  };
+  const M mutants[] = {
+      {"wrong gate order", gpu_emu_m1::rnn_solvers(),
+       {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn fwd gru fp32 layers1 hidden4 input3 seq3 n2 uni bias",
+        "rnn bwd-data lstm fp32 layers1 hidden3 input3 seq2 n2 uni bias"}},
+      {"no reverse-direction flip", gpu_emu_m2::rnn_solvers(),
+       {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights gru fp32 layers1 hidden3 input3 seq3 n2 bidir bias"}},
+      {"dropped recurrent bias", gpu_emu_m3::rnn_solvers(),
+       {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"}},
+  };
+  for (const auto& m : mutants)
+    for (const char* s : m.problems) {
+      const Judged j = judge(m.solvers, s);
+      ASSERT_TRUE(j.ran) << s;
+      EXPECT_GT(j.outside, 0) << m.what << " passed " << s;
+    }
+  // The unmutated solvers pass the same problems.
+  for (const char* s : {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"})
+    EXPECT_EQ(judge(gpu_emu::rnn_solvers(), s).outside, 0) << s;
+}
+
+TEST(RnnPlan, WorkspaceRegionsAreDisjointAndSized) {
+  const RnnProblem p = parse_rnn_problem("rnn bwd-weights gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias");
+  const gpu::RnnPlan k = gpu::plan_rnn(p);
+  const std::int64_t offs[] = {k.wf, k.xf, k.h0, k.c0, k.out, k.c, k.act, k.q, k.p, k.rh, k.da, k.drec, k.dh, k.dc, k.d0, k.d1, k.dwf};
+  for (std::size_t i = 1; i < std::size(offs); ++i) EXPECT_LE(offs[i - 1], offs[i]);
+  EXPECT_EQ(k.xf - k.wf, (p.weights() + 63) / 64 * 64);
+  EXPECT_EQ(k.floats - k.dwf, (p.weights() + 63) / 64 * 64);
+  EXPECT_EQ(gpu::plan_rnn(parse_rnn_problem("rnn fwd gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias")).dwf,
+            gpu::plan_rnn(parse_rnn_problem("rnn fwd gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias")).floats);
+}
+
+}  // namespace
+}  // namespace hiprim
