@@ -13,10 +13,11 @@ const fuzz::Failure* Hunt::catch_failure() const {
   return nullptr;
 }
 
-Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_t max_cases, std::uint64_t seed) {
+Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_t max_cases, std::uint64_t seed, double max_seconds) {
   fuzz::CampaignOptions co;
   co.seed = seed;
   co.max_cases = max_cases;
+  co.max_seconds = max_seconds;
   co.max_failures_per_target = 1;
   co.max_shrink_runs = 1000;
   co.max_shrink_seconds = 20;
@@ -28,8 +29,28 @@ Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_
 }
 
 Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed,
-          const fuzz::ConvTargetOptions& o) {
-  return hunt_target(fuzz::conv_fuzz_target(solver, o), bug, max_cases, seed);
+          const fuzz::ConvTargetOptions& o, double max_seconds) {
+  return hunt_target(fuzz::conv_fuzz_target(solver, o), bug, max_cases, seed, max_seconds);
+}
+
+nlohmann::json hunt_entry(const Hunt& h, const std::string& unit) {
+  nlohmann::json m = {{"solver", h.solver}, {"bug", h.bug}, {"caught", h.caught()}, {"cases_run", h.result.cases}, {"seconds", h.result.seconds}};
+  if (const fuzz::Failure* f = h.catch_failure()) {
+    m["cases_to_catch"] = f->cases_to_catch;
+    m["found_problem"] = f->found.problem;
+    m["found_repro"] = f->found.repro;
+    m["found_" + unit] = f->found_size;
+    m["shrunk_problem"] = f->shrunk.problem;
+    m["shrunk_" + unit] = f->shrunk_size;
+    m["shrunk_data"] = f->shrunk_data;
+    m["shrink_steps"] = f->shrink_steps;
+    m["shrink_runs"] = f->shrink_runs;
+    m["shrink_seconds"] = h.result.shrink_seconds;
+    m["status"] = std::string(verify::status_name(f->shrunk.verdict.status));
+    m["reason"] = f->shrunk.verdict.reason;
+    m["repro"] = f->shrunk.repro;
+  }
+  return m;
 }
 
 nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& control, const std::string& command, const std::string& op) {
@@ -47,20 +68,8 @@ nlohmann::json mutant_report(const std::vector<MutantHunts>& hunts, const Hunt& 
     all.seconds += h.result.seconds;
     all.shrink_seconds += h.result.shrink_seconds;
     all.shrink_runs += h.result.shrink_runs;
-    json m = {{"solver", h.solver}, {"bug", h.bug}, {"caught", h.caught()}, {"cases_run", h.result.cases}, {"seconds", h.result.seconds}};
-    if (const fuzz::Failure* f = h.catch_failure()) {
-      ++caught;
-      m["cases_to_catch"] = f->cases_to_catch;
-      m["found_problem"] = f->found.problem;
-      m["found_" + unit] = f->found_size;
-      m["shrunk_problem"] = f->shrunk.problem;
-      m["shrunk_" + unit] = f->shrunk_size;
-      m["shrunk_data"] = f->shrunk_data;
-      m["shrink_steps"] = f->shrink_steps;
-      m["shrink_runs"] = f->shrink_runs;
-      m["reason"] = f->shrunk.verdict.reason;
-      m["repro"] = f->shrunk.repro;
-    }
+    json m = hunt_entry(h, unit);
+    if (h.caught()) ++caught;
     json by_seed_cases = json::array();
     double max_shrunk = 0;
     int seeds_caught = 0;

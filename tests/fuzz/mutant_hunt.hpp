@@ -22,12 +22,18 @@ struct Hunt {
   bool caught() const { return catch_failure() != nullptr; }
 };
 
-// Fuzzes one target for at most max_cases cases of campaign `seed`, stopping at its first failure
-// of the solver proper.
-Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_t max_cases, std::uint64_t seed = 1);
+// Fuzzes one target for at most max_cases cases of campaign `seed` (and max_seconds, when > 0),
+// stopping at its first failure of the solver proper.
+Hunt hunt_target(fuzz::FuzzTargetPtr target, const std::string& bug, std::int64_t max_cases, std::uint64_t seed = 1,
+                 double max_seconds = 0);
 // The conv target of the solver (its probed domain, small sizes), hunted as above.
 Hunt hunt(std::shared_ptr<const ConvSolver> solver, const std::string& bug, std::int64_t max_cases, std::uint64_t seed = 1,
-          const fuzz::ConvTargetOptions& o = {});
+          const fuzz::ConvTargetOptions& o = {}, double max_seconds = 0);
+
+// One hunt's entry of the report below (solver, bug, caught, cases_run, seconds; when caught also
+// cases_to_catch, found/shrunk problem, repro line and size in `unit`, shrink steps/runs/seconds,
+// the shrunk case's status and reason).
+nlohmann::json hunt_entry(const Hunt& h, const std::string& unit = "macs");
 
 // The hunts of one mutant, one per campaign seed (seeds 1, 2, ...).
 using MutantHunts = std::vector<Hunt>;
