@@ -441,6 +441,11 @@ __global__ void __launch_bounds__(igemm_kernel_threads(igemm_key(BM, BN, WS)), i
         produce_tile(m0, n0);
       }
       cp_async_wait_all();  // leave no copy in flight behind an exiting thread (they are not in groups)
+      if constexpr (MUT != IgemmMutant::none) {  // a mutant's producer tail: the last fill of each stage has
+        MbarWatch<MUT> tail;                     // landed before the CTA's shared memory can go (consumers
+        const int issued = use * stages + stage;  // that gave up on a wait may have exited already)
+        for (int f = issued - 1; f >= 0 && f >= issued - stages; --f) tail.wait(full(f % stages), (f / stages) & 1, true);
+      }
     } else {
       const int c = wg - 1;
       int stage = 0, use = 0, prev = 0;
