@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "reference/rnn_chunks.hpp"
 
 namespace hiprim::ref {
 namespace {
@@ -28,10 +29,11 @@ Trace run_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in
   const long long GH = d.G * d.H;
   Trace tr;
   tr.act.assign(d.T * d.N * GH, 0), tr.h.assign(d.T * d.N * d.H, 0), tr.c.assign(tr.h.size(), 0), tr.q.assign(tr.h.size(), 0);
+  for_rnn_chunks(d.N, [&](long long, long long n_lo, long long n_hi) {
   std::vector<double> a(GH), rq(d.H);
   for (long long s = 0; s < d.T; ++s) {
     const long long t = reverse ? d.T - 1 - s : s;
-    for (long long n = 0; n < d.N; ++n) {
+    for (long long n = n_lo; n < n_hi; ++n) {
       const double* x = &in[(t * d.N + n) * in_dim];
       const double* hp = s == 0 ? h0 + n * d.H : &tr.h[((s - 1) * d.N + n) * d.H];
       const double* cp = s == 0 ? c0 + n * d.H : &tr.c[((s - 1) * d.N + n) * d.H];
@@ -69,6 +71,7 @@ Trace run_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in
       }
     }
   }
+  });
   return tr;
 }
 
@@ -143,7 +146,6 @@ RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::v
   gr.dhx.assign(states, 0);
   if (p.mode == RnnMode::lstm) gr.dcx.assign(states, 0);
   std::vector<double> d_out = dy;  // the gradient of the current layer's output [T][N][D*H]
-  std::vector<double> da(GH);
   for (long long l = d.L - 1; l >= 0; --l) {
     const long long in_dim = p.layer_input(l);
     const std::vector<double>& lin = ps.layer_in[l];
@@ -152,15 +154,19 @@ RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::v
       const long long idx = l * d.D + dir;
       const Trace& tr = ps.traces[idx];
       const RnnLayerWeights& lw = in.weights[idx];
-      RnnLayerWeights& dw = gr.dweights[idx];
+      // The parameter gradients per chunk of samples, added in chunk order below (reference/rnn_chunks.hpp).
+      std::vector<RnnLayerWeights> parts(rnn_chunks(d.N), gr.dweights[idx]);
       std::vector<double> dh_next(d.N * d.H, 0.0), dc_next(d.N * d.H, 0.0);
       for (long long k = 0; k < d.N * d.H; ++k) {
         if (!dhy.empty()) dh_next[k] = dhy[idx * d.N * d.H + k];
         if (!dcy.empty()) dc_next[k] = dcy[idx * d.N * d.H + k];
       }
+      for_rnn_chunks(d.N, [&](long long chunk, long long n_lo, long long n_hi) {
+      RnnLayerWeights& dw = parts[chunk];
+      std::vector<double> da(GH);
       for (long long s = d.T - 1; s >= 0; --s) {
         const long long t = dir == 1 ? d.T - 1 - s : s;
-        for (long long n = 0; n < d.N; ++n) {
+        for (long long n = n_lo; n < n_hi; ++n) {
           const double* x = &lin[(t * d.N + n) * in_dim];
           const double* hp = s == 0 ? &hx[(idx * d.N + n) * d.H] : &tr.h[((s - 1) * d.N + n) * d.H];
           const double* cp = s == 0 ? &cx[(idx * d.N + n) * d.H] : &tr.c[((s - 1) * d.N + n) * d.H];
@@ -218,6 +224,11 @@ RnnGradients rnn_backward(const RnnProblem& p, const RnnInputs& in, const std::v
           }
         }
       }
+      });
+      RnnLayerWeights& dw = gr.dweights[idx];
+      for (const RnnLayerWeights& part : parts)
+        for (auto [to, from] : {std::pair{&dw.w, &part.w}, std::pair{&dw.r, &part.r}, std::pair{&dw.bw, &part.bw}, std::pair{&dw.br, &part.br}})
+          for (std::size_t i = 0; i < to->size(); ++i) (*to)[i] += (*from)[i];
       for (long long k = 0; k < d.N * d.H; ++k) {
         gr.dhx[idx * d.N * d.H + k] = dh_next[k];
         if (p.mode == RnnMode::lstm) gr.dcx[idx * d.N * d.H + k] = dc_next[k];

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "reference/error_model.hpp"
+#include "reference/rnn_chunks.hpp"
 
 namespace hiprim::ref {
 namespace {
@@ -54,6 +55,7 @@ struct Sum {
     v += a.v * b.v, prop += a.e * std::fabs(b.v) + std::fabs(a.v) * b.e + a.e * b.e, abs += mag(a) * mag(b), ++terms;
   }
   void plus(Ev x) { v += x.v, prop += x.e, abs += mag(x), ++terms; }
+  void merge(const Sum& o) { v += o.v, prop += o.prop, abs += o.abs, terms += o.terms; }
   Ev done() const { return {v, terms ? prop + gamma_n(terms, u) * abs + terms * tiny : 0.0}; }
 };
 
@@ -81,10 +83,11 @@ EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long l
   EvTrace tr;
   tr.a.resize(d.T * d.N * d.GH), tr.act.resize(tr.a.size());
   tr.h.resize(d.T * d.N * d.H), tr.c.resize(tr.h.size()), tr.q.resize(tr.h.size());
+  for_rnn_chunks(d.N, [&](long long, long long n_lo, long long n_hi) {
   std::vector<Ev> P(d.GH), Q(d.GH);
   for (long long s = 0; s < d.T; ++s) {
     const long long t = reverse ? d.T - 1 - s : s;
-    for (long long n = 0; n < d.N; ++n) {
+    for (long long n = n_lo; n < n_hi; ++n) {
       const Ev* x = &in[(t * d.N + n) * in_dim];
       const Ev* hp = s == 0 ? h0 + n * d.H : &tr.h[((s - 1) * d.N + n) * d.H];
       const Ev* cp = s == 0 ? c0 + n * d.H : &tr.c[((s - 1) * d.N + n) * d.H];
@@ -128,6 +131,7 @@ EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long l
       }
     }
   }
+  });
   return tr;
 }
 
@@ -185,7 +189,6 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
   std::vector<Ev> dhx(ps.h0.size()), dcx(p.lstm() ? ps.h0.size() : 0);
   RnnWeights dvals = rnn_weights_like(p), dbounds = rnn_weights_like(p);
   std::vector<Ev> d_out = dy;
-  std::vector<Ev> da(GH), drec(GH), dh_direct(H);
   for (long long l = d.L - 1; l >= 0; --l) {
     const long long in_dim = p.layer_input(l);
     const std::vector<Ev>& lin = ps.layer_in[l];
@@ -194,13 +197,19 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
       const long long idx = l * d.D + dir, so = idx * d.N * H;
       const EvTrace& tr = ps.traces[idx];
       const RnnLayerWeights& lw = in.weights[idx];
-      // Weight gradients: sums over (t, n) of T*N products.
-      std::vector<Sum> sw(GH * in_dim), sr(GH * H), sbw(GH), sbr(GH);
+      // Weight gradients: sums over (t, n) of T*N products, per chunk of samples, merged in chunk order.
+      struct Sums {
+        std::vector<Sum> w, r, bw, br;
+      };
+      std::vector<Sums> parts(rnn_chunks(d.N), Sums{std::vector<Sum>(GH * in_dim), std::vector<Sum>(GH * H), std::vector<Sum>(GH), std::vector<Sum>(GH)});
       std::vector<Ev> dh_next(dhy.begin() + so, dhy.begin() + so + d.N * H);
       std::vector<Ev> dc_next = p.lstm() ? std::vector<Ev>(dcy.begin() + so, dcy.begin() + so + d.N * H) : std::vector<Ev>(d.N * H);
+      for_rnn_chunks(d.N, [&](long long chunk, long long n_lo, long long n_hi) {
+      std::vector<Sum>&sw = parts[chunk].w, &sr = parts[chunk].r, &sbw = parts[chunk].bw, &sbr = parts[chunk].br;
+      std::vector<Ev> da(GH), drec(GH), dh_direct(H);
       for (long long s = d.T - 1; s >= 0; --s) {
         const long long t = dir == 1 ? d.T - 1 - s : s;
-        for (long long n = 0; n < d.N; ++n) {
+        for (long long n = n_lo; n < n_hi; ++n) {
           const Ev* x = &lin[(t * d.N + n) * in_dim];
           const Ev* hp = s == 0 ? &ps.h0[so + n * H] : &tr.h[((s - 1) * d.N + n) * H];
           const Ev* cp = s == 0 ? &ps.c0[so + n * H] : &tr.c[((s - 1) * d.N + n) * H];
@@ -254,6 +263,12 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
           }
         }
       }
+      });
+      Sums all = parts[0];
+      for (std::size_t c = 1; c < parts.size(); ++c)
+        for (auto [to, from] : {std::pair{&all.w, &parts[c].w}, std::pair{&all.r, &parts[c].r}, std::pair{&all.bw, &parts[c].bw}, std::pair{&all.br, &parts[c].br}})
+          for (std::size_t i = 0; i < to->size(); ++i) (*to)[i].merge((*from)[i]);
+      const std::vector<Sum>&sw = all.w, &sr = all.r, &sbw = all.bw, &sbr = all.br;
       std::copy(dh_next.begin(), dh_next.end(), dhx.begin() + so);
       if (p.lstm()) std::copy(dc_next.begin(), dc_next.end(), dcx.begin() + so);
       auto finish = [](const std::vector<Sum>& sums, std::vector<double>& v, std::vector<double>& e) {

@@ -8,7 +8,8 @@
 // Forward, per layer l and direction d (in = x or the layer below's output, fp32 [S = T*N][in_l]):
 //   P = in W^T + bW                 one GEMM for all steps: M = S, N = G*H, K = in_l (bias in the epilogue)
 //   for s = 0 .. T-1 (t = s, or T-1-s for the reverse direction):
-//     RH = h_prev R^T + bR          M = N, N = G*H, K = H (h_prev: hx, or the layer output at the previous step)
+//     RH = h_prev R^T + bR          M = N, N = G*H, K = H (h_prev: hx, or the layer output at the previous step;
+//                                   split over K when few tiles: the slices' fp32 sums added in slice order)
 //     step kernel: gates, c and h   (h written into the layer output's row block t, columns d*H ..)
 // Backward data, after the forward recomputed into the workspace (gate activations and cells of
 // every step kept): per layer from the top, per direction, s = T-1 .. 0:
@@ -72,6 +73,12 @@ struct RnnRun {
   void gemm(long long m, long long n, long long kk, const float* a, MatrixMap am, const float* b, MatrixMap bm, float* out,
             long long ldo, const float* bias = nullptr, const float* partial = nullptr) const {
     launch_gemm<float>(GemmShape{m, n, kk, 1}, a, am, b, bm, RnnEpilogue{out, ldo, partial, bias}, stream, ctx);
+  }
+  // The same for a per-step GEMM, split over K when its few output tiles would leave the GPU idle.
+  void step_gemm(long long m, long long n, long long kk, const float* a, MatrixMap am, const float* b, MatrixMap bm, float* out,
+                 long long ldo, const float* bias = nullptr, const float* partial = nullptr) const {
+    const GemmShape s{m, n, kk, 1};
+    launch_gemm_split_k<float>(s, rnn_step_splits(s), at(k.splitk), a, am, b, bm, RnnEpilogue{out, ldo, partial, bias}, stream, ctx);
   }
   template <typename TIn, typename TOut>
   void copy(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) const {
@@ -142,7 +149,7 @@ void forward(const RnnRun& r, bool keep) {
         const long long t = r.t_of(s, dir);
         const RnnRows hp = r.h_prev(l, dir, s);
         // RH[n][g] = sum_k h_prev[n][k] R[g][k] + bR[g]
-        r.gemm(r.N, r.GH, r.H, hp.ptr, rows_map(hp.ld), r.at(r.k.wf) + pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
+        r.step_gemm(r.N, r.GH, r.H, hp.ptr, rows_map(hp.ld), r.at(r.k.wf) + pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
         RnnStepFwd st{};
         st.p = r.at(r.k.p) + t * r.N * r.GH, st.rh = r.at(r.k.rh);
         st.h_prev = hp, st.c_prev = r.cell(l, dir, s - 1), st.c = r.cell(l, dir, s);
@@ -212,7 +219,7 @@ const float* backward(const RnnRun& r, const T* dy, const T* dhy, const T* dcy, 
         st.N = static_cast<int>(r.N), st.H = static_cast<int>(r.H);
         with_cell(r.p.mode, [&]<RnnCell C>() { launch_step_bwd<C>(r, st); });
         // dh_next[n][k] = sum_g drec[n][g] R[g][k] (+ the GRU's direct part the step kernel left there)
-        r.gemm(r.N, r.H, r.GH, st.drec, rows_map(r.GH), r.at(r.k.wf) + pk.r, rows_map(r.H), r.at(r.k.dh), r.H, nullptr,
+        r.step_gemm(r.N, r.H, r.GH, st.drec, rows_map(r.GH), r.at(r.k.wf) + pk.r, rows_map(r.H), r.at(r.k.dh), r.H, nullptr,
                r.p.mode == RnnMode::gru ? r.at(r.k.dh) : nullptr);
       }
       if (dhx) r.copy(r.at(r.k.dh), 0, dhx + idx * r.N * r.H, 0, 1, r.N * r.H);

@@ -14,18 +14,26 @@
 //   (the recurrent rows' gradients: da, except GRU's n rows: dn r), dh, dc [N][H] (the carried
 //   state gradients), d0, d1 [S][max(X, D*H)] (ping-pong: the gradient of a layer's output and of
 //   its input), dwf [weights()] (bwd-weights: dw in fp32, MIOpen's packing).
+//   splitk: the fp32 partial sums of the per-step GEMMs when they run split-K (rnn_step_splits: a
+//   step's GEMM has few output tiles, N x G*H or N x H, and a long K).
 #pragma once
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "core/rnn_problem.hpp"
+#include "gpu/gemm/gemm_index.hpp"
 
 namespace hiprim::gpu {
 
+// K slices of a per-step GEMM (deterministic split-K, gpu/gemm/gemm_index.hpp) on the default 64 x 64 tile.
+inline std::int64_t rnn_step_splits(const GemmShape& s) { return plan_split_k(s, 64, 64); }
+inline GemmShape rnn_rh_shape(const RnnProblem& p) { return {p.n, p.gates() * p.hidden, p.hidden, 1}; }  // R h_prev
+inline GemmShape rnn_dh_shape(const RnnProblem& p) { return {p.n, p.hidden, p.gates() * p.hidden, 1}; }  // drec R
+
 struct RnnPlan {
   std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;
-  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0;
+  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0;
   std::int64_t floats = 0;  // total
   std::size_t bytes() const { return static_cast<std::size_t>(floats) * sizeof(float); }
 };
@@ -57,6 +65,9 @@ inline RnnPlan plan_rnn(const RnnProblem& pr) {
   take(k.d0, bwd ? S * std::max(pr.input, D * H) : 0);
   take(k.d1, bwd ? S * std::max(pr.input, D * H) : 0);
   take(k.dwf, pr.dir == RnnDir::bwd_weights ? pr.weights() : 0);
+  const GemmShape rh = rnn_rh_shape(pr), dh = rnn_dh_shape(pr);
+  take(k.splitk, static_cast<std::int64_t>(std::max(split_k_workspace_bytes(rh, rnn_step_splits(rh)),
+                                                    bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh)) : 0) / sizeof(float)));
   k.floats = at;
   return k;
 }

@@ -12,6 +12,7 @@
 #include "core/rnn_problem.hpp"
 #include "gpu/rnn/rnn_plan.hpp"
 #include "reference/op_reference.hpp"
+#include "tests/gpu/rnn_cases.hpp"
 #include "verify/op_fill.hpp"
 
 namespace hiprim {
@@ -86,24 +87,8 @@ Judged judge(const OpSolverList& solvers, const std::string& problem) {
   return j;
 }
 
-// Every mode, direction of work, uni/bidir, bias/nobias, dtype and seq 1 at least once.
-const char* const kProblems[] = {
-    "rnn fwd lstm fp32 layers2 hidden5 input3 seq4 n3 bidir bias",
-    "rnn fwd gru fp32 layers2 hidden4 input5 seq3 n2 bidir bias",
-    "rnn fwd relu fp16 layers1 hidden6 input4 seq5 n2 uni bias",
-    "rnn fwd tanh bf16 layers2 hidden3 input2 seq1 n4 bidir nobias",
-    "rnn bwd-data lstm fp32 layers2 hidden4 input3 seq3 n2 bidir bias",
-    "rnn bwd-data gru fp16 layers1 hidden5 input4 seq4 n3 uni bias",
-    "rnn bwd-data relu fp32 layers2 hidden3 input4 seq3 n2 bidir nobias",
-    "rnn bwd-data tanh bf16 layers1 hidden4 input3 seq1 n2 uni bias",
-    "rnn bwd-weights lstm fp32 layers2 hidden3 input4 seq3 n2 bidir bias",
-    "rnn bwd-weights gru fp32 layers2 hidden4 input3 seq4 n2 bidir bias",
-    "rnn bwd-weights tanh fp16 layers1 hidden5 input2 seq3 n3 uni bias",
-    "rnn bwd-weights relu bf16 layers2 hidden3 input3 seq1 n2 bidir bias",
-};
-
 TEST(RnnEmulated, EveryOutputWithinTheDerivedBound) {
-  for (const char* s : kProblems) {
+  for (const char* s : test_rnn::kProblems) {
     const Judged j = judge(gpu_emu::rnn_solvers(), s);
     ASSERT_TRUE(j.ran) << s;
     EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
@@ -158,8 +143,14 @@ TEST(RnnPlan, WorkspaceRegionsAreDisjointAndSized) {
   for (std::size_t i = 1; i < std::size(offs); ++i) EXPECT_LE(offs[i - 1], offs[i]);
   EXPECT_EQ(k.xf - k.wf, (p.weights() + 63) / 64 * 64);
   EXPECT_EQ(k.floats - k.dwf, (p.weights() + 63) / 64 * 64);
-  EXPECT_EQ(gpu::plan_rnn(parse_rnn_problem("rnn fwd gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias")).dwf,
-            gpu::plan_rnn(parse_rnn_problem("rnn fwd gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias")).floats);
+  const gpu::RnnPlan f = gpu::plan_rnn(parse_rnn_problem("rnn fwd gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias"));
+  EXPECT_EQ(f.dwf, f.floats);  // no backward regions, no split-K partials at this size
+  // A step GEMM with few tiles and a long K runs split: its partial sums have room.
+  const RnnProblem big = parse_rnn_problem("rnn bwd-weights lstm fp32 layers1 hidden128 input8 seq2 n2 uni bias");
+  EXPECT_GT(gpu::rnn_step_splits(gpu::rnn_dh_shape(big)), 1);
+  const gpu::RnnPlan b = gpu::plan_rnn(big);
+  EXPECT_GE((b.floats - b.splitk) * 4,
+            static_cast<std::int64_t>(gpu::split_k_workspace_bytes(gpu::rnn_dh_shape(big), gpu::rnn_step_splits(gpu::rnn_dh_shape(big)))));
 }
 
 }  // namespace
