@@ -19,7 +19,8 @@ namespace hiprim::gpu::sm90 {
 
 enum class IgemmMutant : int {
   none = 0,
-  parity,         // producer waits empty[s] with parity use&1 instead of (use-1)&1: deadlock -> watchdog
+  parity,         // producer waits empty[s] with parity use&1 instead of (use-1)&1: a deadlock (watchdog)
+                  // once the consumers released s, no wait (an early refill) before that
   no_fence,       // consumers skip fence.proxy.async and wgmma.fence before the MMAs of a stage
   early_release,  // producer refills stage s without waiting for empty[s] (the consumers' release)
   k_tail,         // k-blocks = kred / KB (floor): the last partial k-block is never multiplied

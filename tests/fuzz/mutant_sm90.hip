@@ -69,6 +69,8 @@ class Sm90Mutant final : public ConvSolver {
     const sm90::IgemmPlan pl = sm90::plan_igemm(p);
     if (!pl.refusal.empty()) return Applicability::no(pl.refusal);
     if (pl.c_pad > 0) return Applicability::no("C % 8 != 0 (the channel-padding copies are not wired into the mutants)");
+    if (m_ == IgemmMutant::no_fence && (pl.params.a_dense || pl.params.a_im2col))  // (TMA writes need no proxy fence)
+      return Applicability::no("no_fence needs A by cp.async: the fence orders its generic-proxy writes before wgmma's reads");
     if (m_ == IgemmMutant::tma_edge && !pl.params.a_im2col)
       return Applicability::no("tma_edge needs A by TMA im2col (C % 64 == 0, not a dense 1x1)");
     if (const std::string why = sm90::igemm_config_refusal(pl, config_of(pl, split_)); !why.empty()) return Applicability::no(why);
@@ -123,8 +125,9 @@ std::string sm90_mutant_description(IgemmMutant m) {
   switch (m) {
     case IgemmMutant::none: return "no bug (control)";
     case IgemmMutant::parity:
-      return "wrong mbarrier phase parity: the producer waits empty[s] for parity use&1 instead of (use-1)&1, i.e. for a "
-             "release that needs the refill it is about to issue (igemm_sm90_kernel.hpp, producer's empty wait)";
+      return "wrong mbarrier phase parity: the producer waits empty[s] for parity use&1 instead of (use-1)&1: once the "
+             "consumers released the stage it waits for a release that needs the refill it is about to issue (a deadlock), "
+             "before that it does not wait at all (an early refill) (igemm_sm90_kernel.hpp, producer's empty wait)";
     case IgemmMutant::no_fence:
       return "missing fences: no fence.proxy.async after the full[s] wait and no wgmma.fence before a stage's MMAs "
              "(igemm_sm90_kernel.hpp, consumer loop and mma_stage)";
@@ -145,8 +148,9 @@ std::string sm90_mutant_description(IgemmMutant m) {
 std::string sm90_mutant_expected_catch(IgemmMutant m) {
   switch (m) {
     case IgemmMutant::none: return "passes";
-    case IgemmMutant::parity: return "watchdog error (deadlock)";
+    case IgemmMutant::parity: return "watchdog error (deadlock) or wrong answer";
     case IgemmMutant::early_release: return "wrong answer or watchdog error";
+    case IgemmMutant::no_fence: return "wrong answer (a race: may survive)";
     case IgemmMutant::splitk_order: return "nondeterminism (second run differs)";
     default: return "wrong answer";
   }
