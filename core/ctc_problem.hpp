@@ -21,8 +21,8 @@
 //
 // Canonical string: ctc <dtype> t<T> n<N> c<C> l<L> blank<B> <softmax|probs>
 //   e.g. "ctc fp32 t50 n4 c20 l10 blank0 softmax"
-// Not yet a row of core/primitives.def: the double reference (reference/ctc.hpp) comes first; the
-// fill, fuzz generator, GPU solvers and MIOpenDriver's ctc flags join when the primitive is registered.
+// A row of core/primitives.def: reference/ctc.hpp (reference and error bound), verify/ctc_fill.cpp,
+// gpu/ctc/ (ctc.alpha_beta), fuzz/op_gen_ctc.cpp, cli/miopen/ctc.cpp (MIOpenDriver ctc).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -9,6 +9,7 @@
 #include "core/activ_problem.hpp"
 #include "core/bnorm_problem.hpp"
 #include "core/conv_problem.hpp"
+#include "core/ctc_problem.hpp"
 #include "core/dropout_problem.hpp"
 #include "core/fusion_problem.hpp"
 #include "core/lrn_problem.hpp"
