@@ -14,7 +14,8 @@ reports, puts the bench's peer (cuDNN) total and hiprim's best total beside each
 
 Timing (both): every call rotates over input sets covering 3x the L2; warm-up eagerly, then R calls
 are captured into one CUDA graph (each call keeps its own output), the graph is replayed --replays
-times, each replay timed with events; torch_ms = median(replay) / R. host_us = wall time of 50 eager
+times, each replay timed with events; torch_ms = median(replay) / R (a call the graph cannot capture
+is timed by events around R eager calls instead; the row's `timing` says which). host_us = wall time of 50 eager
 calls back to back after a sync, / 50 (the host cost of one call; nothing waits for the GPU).
 
 Problem strings are hiprim's canonical strings, the keys of `hiprim bench` cases. Totals per
@@ -45,6 +46,7 @@ DTYPES = ("fp32", "fp16", "bf16")
 LAYOUTS = ("nchw", "nhwc")
 DIRS = ("fwd", "bwd-data", "bwd-weights")
 FLAG_TOLERANCE = 0.10  # |peer/torch - 1| above this is flagged
+LAYOUTLESS_OPS = ("ctc",)  # op strings without a layout token ([T][N][C] tensors)
 
 
 class InputError(Exception):
@@ -160,10 +162,10 @@ def problem_list(text):
     rows = []
     for number, line in data_lines(text):
         p = parse_op(line)
-        if p["op"] == "conv" or p["dtype"] is None or p["layout"] is None:
+        if p["op"] == "conv" or p["dtype"] is None or (p["layout"] is None and p["op"] not in LAYOUTLESS_OPS):
             raise InputError(f"problem list line {number}: expected an op problem string with a dtype and a layout, got '{line}'")
-        rows.append(dict(problem=line, kind="op", group=op_group(line), dtype=p["dtype"],
-                         layout="nhwc" if p["layout"] in ("nhwc", "ndhwc") else "nchw", count=1))
+        layout = "-" if p["layout"] is None else "nhwc" if p["layout"] in ("nhwc", "ndhwc") else "nchw"
+        rows.append(dict(problem=line, kind="op", group=op_group(line), dtype=p["dtype"], layout=layout, count=1))
     return rows
 
 
@@ -404,23 +406,32 @@ def time_graph(torch, call, stream, replays, target_ms):
             call(i % sets)
         t1 = time.perf_counter()
     stream.synchronize()
-    graph, keep = torch.cuda.CUDAGraph(), []
-    with torch.cuda.graph(graph, stream=stream):
-        for i in range(reps):
-            keep.append(call(i % sets))  # every captured call writes its own output
-    graph.replay()
+    graph, keep, timing = torch.cuda.CUDAGraph(), [], "graph"
+    try:
+        with torch.cuda.graph(graph, stream=stream):
+            for i in range(reps):
+                keep.append(call(i % sets))  # every captured call writes its own output
+        graph.replay()
+    except Exception as e:  # a call that cannot be captured: CUDA events around reps eager calls instead
+        timing = f"events (graph capture failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+        graph, keep = None, []
+        torch.cuda.synchronize()
     stream.synchronize()
     times = []
     for _ in range(replays):
         with torch.cuda.stream(stream):
             ev0.record()
-            graph.replay()
+            if graph is not None:
+                graph.replay()
+            else:
+                for i in range(reps):
+                    call(i % sets)
             ev1.record()
         ev1.synchronize()
         times.append(ev0.elapsed_time(ev1) / reps)
     del graph, keep
     return dict(torch_ms=statistics.median(times), torch_min_ms=min(times), torch_max_ms=max(times),
-                host_us=(t1 - t0) / n_host * 1e6, sets=sets, reps=reps, replays=replays)
+                host_us=(t1 - t0) / n_host * 1e6, sets=sets, reps=reps, replays=replays, timing=timing)
 
 
 # ---- Command line ----

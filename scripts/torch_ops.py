@@ -231,7 +231,48 @@ def op_call(torch, row, p, rotate_bytes):
     raise NotImplementedError(f"op {op} is not mapped")
 
 
+def ctc_call(torch, row, rotate_bytes):
+    """hiprim's "ctc <dtype> t<T> n<N> c<C> l<L> blank<B> softmax|probs" as F.ctc_loss (reduction none)
+    and its gradient by torch.autograd.grad of the summed losses: w.r.t. the logits through
+    F.log_softmax over C (softmax), or w.r.t. the probabilities through their log (probs); fp16/bf16
+    inputs are converted to fp32 inside the call (torch's CUDA ctc_loss takes fp32/fp64). Every
+    sequence is full length (T_b = T, L_b = L, labels uniform over the non-blank ids; lengths as host
+    lists, so no device sync): hiprim's fill mixes shorter sequences too, but its time is set by its
+    full-length ones (one block per sequence, all in parallel)."""
+    import re
+    F = torch.nn.functional
+    m = re.match(r"^ctc (fp32|fp16|bf16) t(\d+) n(\d+) c(\d+) l(\d+) blank(\d+) (softmax|probs)$", row["problem"])
+    if not m:
+        raise ValueError(f"not a ctc problem string: {row['problem']}")
+    dt = dtype_of(torch, m.group(1))
+    T, N, C, L, blank = (int(m.group(i)) for i in range(2, 7))
+    softmax = m.group(7) == "softmax"
+    if L > T:
+        raise ValueError(f"L = {L} > T = {T}: full-length sequences need L <= T")
+    in_lens, tg_lens = [T] * N, [L] * N
+
+    def make_set():
+        x = torch.randn((T, N, C), device=DEVICE, dtype=torch.float32)
+        if not softmax:
+            x = torch.softmax(x, dim=2)
+        x = x.to(dt).requires_grad_(True)
+        tg = (blank + 1 + torch.randint(0, C - 1, (N, L), device=DEVICE)) % C  # never the blank
+        return dict(x=x, tg=tg, _read=nbytes(x))
+
+    def fn(d):
+        x = d["x"].float()
+        lp = F.log_softmax(x, dim=2) if softmax else x.log()
+        loss = F.ctc_loss(lp, d["tg"], in_lens, tg_lens, blank=blank, reduction="none", zero_infinity=False)
+        (grad,) = torch.autograd.grad(loss.sum(), d["x"])
+        return loss, grad
+
+    data, read = rotating(torch, make_set, rotate_bytes)
+    return Call(data, fn, read, "F.ctc_loss(reduction=none) + autograd.grad w.r.t. " + ("the logits" if softmax else "the probabilities"))
+
+
 def make_call(torch, row, parsed, rotate_bytes):
     if row["kind"] == "conv":
         return conv_call(torch, row, rotate_bytes)
+    if parsed["op"] == "ctc":
+        return ctc_call(torch, row, rotate_bytes)
     return op_call(torch, row, parsed, rotate_bytes)

@@ -81,6 +81,12 @@ class Suites(unittest.TestCase):
             tc.problem_list("bnorm fwd-infer spatial n32 c64 in7x7\n")
         self.assertIn("line 1", str(e.exception))
 
+    def test_problem_list_takes_the_ctc_bench_suite(self):
+        rows = tc.problem_list(read(os.path.join(tc.REPO, "bench", "suites", "ctc.txt")))
+        self.assertEqual(rows[0]["problem"], "ctc fp32 t200 n32 c100 l50 blank0 softmax")
+        self.assertEqual({(r["kind"], r["layout"], r["count"], r["group"].split()[0]) for r in rows}, {("op", "-", 1, "ctc")})
+        self.assertEqual({r["dtype"] for r in rows}, {"fp32", "fp16", "bf16"})
+
     def test_parse_op_fields(self):
         p = tc.parse_op("pool bwd avg_incl bf16 nhwc n32 c2048 in7x7 win7x7 pad0x0 str1x1")
         self.assertEqual((p["op"], p["dtype"], p["layout"]), ("pool", "bf16", "nhwc"))
@@ -159,6 +165,13 @@ class TorchCalls(unittest.TestCase):
                 self.assertEqual(list(outs[0].shape), [p["n"], p["c"]] + p["in"], row["problem"])
             if p["op"] == "bnorm" and "bwd" in p["words"]:
                 self.assertEqual(len(outs), 3, row["problem"] + ": dx, dscale, dbias")
+        # ctc (bench/suites/ctc.txt at small sizes): the losses [N] and the gradient of the input's shape.
+        for problem in ("ctc fp32 t7 n3 c5 l3 blank0 softmax", "ctc bf16 t6 n2 c4 l2 blank3 probs"):
+            row = dict(problem=problem, kind="op", group=tc.op_group(problem), dtype=problem.split()[1], layout="-", count=1)
+            c, (loss, grad) = self.call(row)
+            p = [int(t[1:]) for t in problem.split()[2:5]]
+            self.assertEqual(list(loss.shape), [p[1]], problem)
+            self.assertEqual(list(grad.shape), p, problem)
         # Only LRN within a channel has no torch op (2 lines x 2 layouts).
         self.assertEqual([u for u in unmapped if "within" not in u[0]], [])
         self.assertEqual(len(unmapped), 4)
