@@ -1,5 +1,6 @@
 #include "tests/fuzz/mutant_conv.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -113,6 +114,7 @@ class HostMutant final : public ConvSolver {
     const View w = view_of(p.w_desc(), t.w);
     const Geometry g = geometry(p);
     const bool writes_small = (p.dir == ConvDir::fwd) == conv && p.dir != ConvDir::bwd_weights;
+    rot_ = calls_.fetch_add(1) % 3;
     if (p.dir == ConvDir::bwd_weights) w_from_both(p, g, big, small, w, t.w);
     else if (writes_small) small_from_big(p, g, big, small, w, t, conv ? t.y : t.x);
     else big_from_small(p, g, big, small, w, t, conv ? t.x : t.y);
@@ -121,6 +123,8 @@ class HostMutant final : public ConvSolver {
  private:
   // The width bound of the padding test: W (correct) or W + 1 (Bug::pad_off_by_one).
   std::int64_t width_limit(std::int64_t w) const { return bug_ == Bug::pad_off_by_one ? w + 1 : w; }
+  // Bug::varying_order: the sum of partials[3] starting at partial rot_ (fp32 adds: not associative).
+  float ordered(const float (&part)[3]) const { return (part[rot_] + part[(rot_ + 1) % 3]) + part[(rot_ + 2) % 3]; }
   // Input-channel base of the group of output channel sc.
   std::int64_t group_base(const Geometry& g, std::int64_t sc) const {
     return bug_ == Bug::group_offset ? (sc % g.G) * g.Bg : (sc / g.Sg) * g.Bg;
@@ -132,14 +136,15 @@ class HostMutant final : public ConvSolver {
     for (std::int64_t n = 0; n < small.dims[0]; ++n)
       for (std::int64_t sc = 0; sc < small.dims[1]; ++sc)
         for_box(small.dims + 2, bug_ == Bug::dropped_tail, [&](const std::int64_t* s) {
-          float acc = 0.0f;
+          float acc = 0.0f, part[3] = {};
           for (std::int64_t bcc = 0; bcc < g.Bg; ++bcc)
             for_box(g.F, false, [&](const std::int64_t* f) {
               std::int64_t b[3];
               for (int i = 0; i < 3; ++i) b[i] = s[i] * g.str[i] - g.pad[i] + f[i] * g.dil[i];
               if (b[0] < 0 || b[0] >= big.dims[2] || b[1] < 0 || b[1] >= big.dims[3] || b[2] < 0 || b[2] >= width_limit(big.dims[4])) return;
-              acc += big.at(big.off(n, group_base(g, sc) + bcc, b)) * w.at(w.off(sc, bcc, f));
+              (bug_ == Bug::varying_order ? part[bcc % 3] : acc) += big.at(big.off(n, group_base(g, sc) + bcc, b)) * w.at(w.off(sc, bcc, f));
             });
+          if (bug_ == Bug::varying_order) acc = ordered(part);
           if (bias) acc += load_element(p.dtype, static_cast<const unsigned char*>(t.bias) + sc * static_cast<std::int64_t>(dtype_size(p.dtype)));
           store(p.dtype, out, small.off(n, sc, s), acc, bug_);
         });
@@ -154,7 +159,7 @@ class HostMutant final : public ConvSolver {
     for (std::int64_t n = 0; n < big.dims[0]; ++n)
       for (std::int64_t bc = 0; bc < big.dims[1]; ++bc)
         for_box(big.dims + 2, bug_ == Bug::dropped_tail, [&](const std::int64_t* b) {
-          float acc = 0.0f;
+          float acc = 0.0f, part[3] = {};
           const std::int64_t grp = bc / g.Bg;
           for (std::int64_t scc = 0; scc < g.Sg; ++scc)
             for_box(g.F, false, [&](const std::int64_t* f) {
@@ -166,8 +171,9 @@ class HostMutant final : public ConvSolver {
               }
               if (s[0] >= small.dims[2] || s[1] >= small.dims[3] || s[2] >= width_limit(small.dims[4])) return;
               const std::int64_t sc = grp * g.Sg + scc;
-              acc += small.at(small.off(n, sc, s)) * w.at(w.off(sc, bc % g.Bg, f));
+              (bug_ == Bug::varying_order ? part[scc % 3] : acc) += small.at(small.off(n, sc, s)) * w.at(w.off(sc, bc % g.Bg, f));
             });
+          if (bug_ == Bug::varying_order) acc = ordered(part);
           if (bias) acc += load_element(p.dtype, static_cast<const unsigned char*>(t.bias) + bc * static_cast<std::int64_t>(dtype_size(p.dtype)));
           store(p.dtype, out, big.off(n, bc, b), acc, bug_);
         });
@@ -193,6 +199,8 @@ class HostMutant final : public ConvSolver {
   }
 
   Bug bug_;
+  mutable std::atomic<unsigned> calls_{0};
+  mutable unsigned rot_ = 0;
 };
 
 }  // namespace
@@ -206,6 +214,7 @@ std::string bug_name(Bug b) {
     case Bug::bf16_truncation: return "bf16_truncation";
     case Bug::dw_overwrite: return "dw_overwrite";
     case Bug::group_offset: return "group_offset";
+    case Bug::varying_order: return "varying_order";
   }
   return "?";
 }
@@ -219,6 +228,7 @@ std::string bug_description(Bug b) {
     case Bug::bf16_truncation: return "bf16 stores truncate the fp32 accumulator instead of rounding to nearest even";
     case Bug::dw_overwrite: return "wrong accumulation into dw: each image's partial sum overwrites the previous ones";
     case Bug::group_offset: return "wrong group offset: the input-channel base is (k % G) * C/G instead of (k / (K/G)) * C/G";
+    case Bug::varying_order: return "partial sums added in an order that changes from run to run (the host twin of splitk_order)";
   }
   return "?";
 }

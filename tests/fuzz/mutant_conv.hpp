@@ -19,11 +19,15 @@ enum class Bug {
   bf16_truncation,  // bf16 stores truncate the fp32 accumulator instead of rounding to nearest even
   dw_overwrite,     // bwd-weights writes each image's partial sum instead of adding it (only the last image stays)
   group_offset,     // the input-channel base of a group is computed as (out channel % groups) * per-group
+  // Not in all_bugs() (a run-to-run bug, not a wrong answer): fwd/bwd-data sum three partials (terms
+  // split by reduction channel % 3) starting at partial (call count % 3), the host twin of
+  // conv.igemm.wgmma's splitk_order GPU mutant; only the runner's repeat-run determinism check sees it.
+  varying_order,
 };
 
 std::string bug_name(Bug b);         // "none", "pad_off_by_one", ...
 std::string bug_description(Bug b);  // one line: the bug as a kernel would have it
-std::vector<Bug> all_bugs();         // none excluded
+std::vector<Bug> all_bugs();         // none and varying_order excluded
 
 // Solver "mutant.<bug name>" (host backend, every valid problem).
 std::shared_ptr<const ConvSolver> make_host_mutant(Bug b);

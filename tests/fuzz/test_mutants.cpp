@@ -88,6 +88,24 @@ TEST(FuzzMutants, EveryMutantIsCaughtAndShrunk) {
   }
 }
 
+// A solver right on every run but not the same twice (conv.igemm.wgmma's splitk_order mutant on
+// the host): only the runner's repeat-run determinism check catches it, and its failures shrink.
+TEST(FuzzMutants, VaryingOrderIsCaughtAsNondeterminismAndShrunk) {
+  const auto mutant = make_host_mutant(Bug::varying_order);
+  const Hunt h = hunt(mutant, bug_description(Bug::varying_order), kMaxCases);
+  const fuzz::Failure* f = h.catch_failure();
+  ASSERT_NE(f, nullptr) << h.solver << " survived " << h.result.cases << " cases";
+  EXPECT_NE(f->shrunk.verdict.reason.find("second run differs"), std::string::npos) << f->shrunk.verdict.reason;
+  EXPECT_LE(f->shrunk_size, f->found_size);
+  const fuzz::ConvCase c = fuzz::conv_case_from_repro(fuzz::parse_repro_line(f->shrunk.repro));
+  EXPECT_EQ(fuzz::run_conv_case(c, *mutant).verdict.status, verify::Status::failed);
+  EXPECT_EQ(fuzz::run_conv_case(c, *make_host_mutant(Bug::none)).verdict.status, verify::Status::passed);
+  EXPECT_EQ(fuzz::run_conv_case(c, *mutant, /*check_determinism=*/false).verdict.status, verify::Status::passed)
+      << "right on every single run: only the determinism check sees it";
+  std::printf("%-26s caught after %4lld cases; shrunk %.0f -> %.0f MACs: %s\n  %s\n", h.solver.c_str(),
+              static_cast<long long>(f->cases_to_catch), f->found_size, f->shrunk_size, f->shrunk.repro.c_str(), f->shrunk.verdict.reason.c_str());
+}
+
 TEST(FuzzMutants, EverySeedCatchesEveryMutantWithinTheBound) {
   for (const MutantHunts& by_seed : all_hunts())
     for (std::size_t s = 0; s < by_seed.size(); ++s) {
