@@ -49,6 +49,14 @@ TEST(CtcEmulated, PassesEveryProblemWithinTheBound) {
   const auto ran = test_ops::expect_solvers_pass(problems, emulated(gpu_emu::ctc_solvers()));
   ASSERT_EQ(ran.count("ctc.alpha_beta"), 1u);
   EXPECT_EQ(ran.at("ctc.alpha_beta"), static_cast<int>(problems.size()));
+  // How much of the bound the fp32 evaluation uses (informative: the bound is worst case).
+  double worst = 0;
+  for (const auto& p : test_ops::op_problems({"ctc fp32 t60 n8 c100 l25 blank99 softmax", "ctc fp32 t40 n6 c33 l15 blank16 probs"})) {
+    verify::PreparedCase c(p, {});
+    const auto r = verify::run_case(c, *emulated(gpu_emu::ctc_solvers())[0], {});
+    worst = std::max(worst, r.verdict.metrics.worst_ratio);
+  }
+  std::printf("ctc.alpha_beta (emulated): largest error/bound %.3g\n", worst);
 }
 
 // Each mutant fails on some problem (and the verdict says the values are out of their bound).
@@ -61,6 +69,7 @@ TEST(CtcEmulated, MutantsFail) {
       const auto r = verify::run_case(c, *emulated(solvers)[0], {});
       ++ran;
       failed += r.verdict.status == verify::Status::failed ? 1 : 0;
+      if (r.verdict.status == verify::Status::failed && failed == 1) std::printf("  first catch: %s: %s\n", r.repro.c_str(), r.verdict.reason.substr(0, 160).c_str());
     }
     EXPECT_GT(failed, 0) << "mutant (" << name << ") passed all " << ran << " problems";
     std::printf("mutant (%s): failed %d of %d problems\n", name, failed, ran);
