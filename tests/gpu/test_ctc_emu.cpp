@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "emu/emulated_solver.hpp"
 #include "tests/gpu/ctc_cases.hpp"
@@ -90,24 +91,48 @@ TEST(CtcEmulated, BoundIsTightOnSmallProblems) {
   }
 }
 
+// The solver on host tensors (the emulated kernels' device memory is host memory).
+std::vector<HostTensor> run_emulated(const OpProblem& p, const OpSolver& s, const std::vector<HostTensor>& in) {
+  const auto ts = p.tensors();
+  std::vector<std::vector<unsigned char>> bytes;
+  std::vector<void*> ptrs;
+  for (std::size_t i = 0; i < ts.size(); ++i) bytes.push_back(in[i].to_bytes());
+  for (auto& b : bytes) ptrs.push_back(b.data());
+  std::vector<unsigned char> ws(s.workspace_bytes(p) + 1);
+  s.run(p, ptrs, ws.data(), ws.size(), nullptr);
+  std::vector<HostTensor> out;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    HostTensor t(ts[i].desc);
+    t.from_bytes(bytes[i].data());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Probabilities with a zero where every alignment needs a nonzero one: the loss is +inf and the
+// gradient 0 for that sequence (the reference's convention; logp = -inf on the device), the other
+// sequence within the bound.
+TEST(CtcEmulated, ImpossibleSequenceGivesInfiniteLossAndZeroGradient) {
+  const OpProblemPtr p = parse_op_problem("ctc fp32 t4 n2 c3 l2 blank0 probs");
+  auto in = verify::op_fill(*p, 1);
+  in[1].data = {1, 2, 2, 1};  // sequence 0: labels 1 2, sequence 1: 2 1
+  in[2].data = {2, 2};
+  in[3].data = {4, 4};
+  for (int t = 0; t < 4; ++t) in[0].data[(t * 2 + 0) * 3 + 2] = 0.0f;  // class 2 never occurs for sequence 0
+  const auto e = ref::op_expected(*p, {&in[0], &in[1], &in[2], &in[3], nullptr, nullptr});
+  ASSERT_TRUE(std::isinf(e[0].value[0]));
+  const auto got = run_emulated(*p, *gpu_emu::ctc_solvers()[0], in);
+  EXPECT_EQ(got[4].data[0], std::numeric_limits<float>::infinity());
+  EXPECT_LE(std::fabs(got[4].data[1] - e[0].value[1]), e[0].bound[1]);
+  for (std::size_t i = 0; i < got[5].data.size(); ++i) {
+    const bool seq0 = (i / 3) % 2 == 0;
+    if (seq0) EXPECT_EQ(got[5].data[i], 0.0f) << i;
+    else EXPECT_LE(std::fabs(got[5].data[i] - e[1].value[i]), e[1].bound[i]) << i;
+  }
+}
+
 TEST(CtcEmulated, DataRuleViolationsGiveNaNForThatSequenceOnly) {
-  const auto run = [](const OpProblem& p, const OpSolver& s, const std::vector<HostTensor>& in) {
-    const auto ts = p.tensors();
-    std::vector<std::vector<unsigned char>> bytes;
-    std::vector<void*> ptrs;
-    for (std::size_t i = 0; i < ts.size(); ++i) bytes.push_back(in[i].to_bytes());
-    for (auto& b : bytes) ptrs.push_back(b.data());
-    std::vector<unsigned char> ws(s.workspace_bytes(p) + 1);
-    s.run(p, ptrs, ws.data(), ws.size(), nullptr);
-    std::vector<HostTensor> out;
-    for (std::size_t i = 0; i < ts.size(); ++i) {
-      HostTensor t(ts[i].desc);
-      t.from_bytes(bytes[i].data());
-      out.push_back(std::move(t));
-    }
-    return out;
-  };
-  test_ctc::expect_data_rules_give_nan(*gpu_emu::ctc_solvers()[0], run);
+  test_ctc::expect_data_rules_give_nan(*gpu_emu::ctc_solvers()[0], run_emulated);
 }
 
 }  // namespace
