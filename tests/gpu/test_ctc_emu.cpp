@@ -12,6 +12,8 @@
 #include <limits>
 
 #include "emu/emulated_solver.hpp"
+#include "fuzz/campaign.hpp"
+#include "fuzz/op_primitive.hpp"
 #include "tests/gpu/ctc_cases.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
 #include "verify/runner.hpp"
@@ -75,6 +77,28 @@ TEST(CtcEmulated, MutantsFail) {
     EXPECT_GT(failed, 0) << "mutant (" << name << ") passed all " << ran << " problems";
     std::printf("mutant (%s): failed %d of %d problems\n", name, failed, ran);
   }
+}
+
+// The fuzz campaign's first kCases cases of seed 1 (its generator, its fills with each case's seed:
+// shapes up to T, L = 300, C = 65, every blank position and dtype) through the op fuzz target of the
+// emulated solver: every case passes; the same cases catch each mutant.
+TEST(CtcEmulated, FuzzCampaignCasesPassAndCatchTheMutants) {
+  constexpr std::uint64_t kCases = 40;
+  auto run_cases = [](const OpSolverList& solvers) {
+    const auto t = fuzz::op_fuzz_target(emulated(solvers)[0]);
+    int failed = 0;
+    for (std::uint64_t i = 0; i < kCases; ++i) {
+      const std::uint64_t key = fuzz::case_key(1, i);
+      const auto spec = t->generate(rc::Random(key), 10 + static_cast<int>(key % 91)).value();
+      const auto r = t->run(*spec);
+      failed += r.verdict.status == verify::Status::passed ? 0 : 1;
+      if (r.verdict.status == verify::Status::error) ADD_FAILURE() << r.repro << ": " << r.verdict.reason;
+    }
+    return failed;
+  };
+  EXPECT_EQ(run_cases(gpu_emu::ctc_solvers()), 0);
+  EXPECT_GT(run_cases(gpu_emu_ctc_skip::ctc_solvers()), 0);
+  EXPECT_GT(run_cases(gpu_emu_ctc_beta::ctc_solvers()), 0);
 }
 
 // The bound is not vacuous: on the smoke problems, the loss bound is below 1e-5 of the loss and the
