@@ -87,7 +87,7 @@ __device__ bool ctc_validate(const CtcGeom& g, long long b, const float* labels,
   __syncthreads();
   *Tb = tb, *Lb = lb;
   const bool valid = ok != 0;
-  __syncthreads();  // ok/tb/lb are read by every thread before any block reuses them
+  __syncthreads();  // every thread has read ok/tb/lb before thread 0 could write them again
   return valid;
 }
 
