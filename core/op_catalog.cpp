@@ -15,6 +15,7 @@
 #include "core/lrn_problem.hpp"
 #include "core/pool_problem.hpp"
 #include "core/reduce_problem.hpp"
+#include "core/rnn_problem.hpp"
 #include "core/softmax_problem.hpp"
 #include "core/tensorop_problem.hpp"
 

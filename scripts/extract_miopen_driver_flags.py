@@ -15,7 +15,8 @@ FILES = [("conv", REV, "driver/conv_driver.hpp"), ("bnorm", REV, "driver/bn_driv
          ("pool_legacy", "622dd7181^", "driver/pool_driver.hpp"), ("softmax", REV, "driver/softmax_driver.hpp"),
          ("activ", REV, "driver/activ_driver.hpp"), ("lrn", REV, "driver/lrn_driver.hpp"), ("tensorop", REV, "driver/tensorop_driver.hpp"),
          ("reduce", REV, "driver/reduce_driver.hpp"), ("dropout", REV, "driver/dropout_driver.hpp"),
-         ("CBAInfer", REV, "driver/CBAInferFusion_driver.hpp"), ("ctc", REV, "driver/ctc_driver.hpp")]
+         ("CBAInfer", REV, "driver/CBAInferFusion_driver.hpp"), ("ctc", REV, "driver/ctc_driver.hpp"),
+         ("rnn", REV, "driver/rnn_driver.hpp")]
 
 print("# family\tlong\tshort\tdefault\tuppercase   (extracted from ROCm/MIOpen %s by scripts/extract_miopen_driver_flags.py)" %
       subprocess.run(["git", "--git-dir", GIT, "rev-parse", REV], capture_output=True, text=True).stdout.strip())

@@ -46,7 +46,7 @@ DTYPES = ("fp32", "fp16", "bf16")
 LAYOUTS = ("nchw", "nhwc")
 DIRS = ("fwd", "bwd-data", "bwd-weights")
 FLAG_TOLERANCE = 0.10  # |peer/torch - 1| above this is flagged
-LAYOUTLESS_OPS = ("ctc",)  # op strings without a layout token ([T][N][C] tensors)
+LAYOUTLESS_OPS = ("ctc", "rnn")  # op strings without a layout token ([T][N][C] tensors)
 
 
 class InputError(Exception):

@@ -275,4 +275,7 @@ def make_call(torch, row, parsed, rotate_bytes):
         return conv_call(torch, row, rotate_bytes)
     if parsed["op"] == "ctc":
         return ctc_call(torch, row, rotate_bytes)
+    if parsed["op"] == "rnn":
+        import torch_rnn  # scripts/torch_rnn.py: nn.RNN / nn.LSTM / nn.GRU
+        return torch_rnn.rnn_call(torch, row, rotate_bytes)
     return op_call(torch, row, parsed, rotate_bytes)

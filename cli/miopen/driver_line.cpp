@@ -57,7 +57,7 @@ const std::map<std::string, CommandEntry>& table() {
 // MIOpenDriver commands of primitives hiprim does not have (driver.hpp ParseBaseArg).
 const std::vector<std::string>& other_commands() {
   static const std::vector<std::string> v = [] {
-    std::vector<std::string> out = {"rnn", "rnnfp16", "rnn_seq", "rnn_seqfp16", "gemm", "gemmfp16", "sum", "sumfp16", "sumbfp16",
+    std::vector<std::string> out = {"rnn_seq", "rnn_seqfp16", "gemm", "gemmfp16", "sum", "sumfp16", "sumbfp16",
                                     "adam", "adamfp16", "ampadam", "adamw", "adamwfp16", "ampadamw", "transformersadamw",
                                     "transformersadamwfp16", "transformersampadamw"};
     for (const char* base : {"layernorm", "groupnorm", "cat", "addlayernorm", "t5layernorm", "reduceextreme", "getitem",

@@ -81,7 +81,9 @@ TEST(Cli, MIOpenDriverLinesThroughTheBinary) {
                          "pool fwd max fp16 nchw n1 c2 in8x8 win2x2 pad0x0 str2x2"));
   EXPECT_TRUE(exits_with("dropout -d 2,3 -p 0.5", 2,
                          "hiprim: inexpressible: MIOpenDriver dropout: MIOpen's dropout mask comes from rocrand XORWOW"));
-  EXPECT_TRUE(exits_with("rnn -n 4", 2, "unsupported: MIOpenDriver rnn is a primitive hiprim does not have"));
+  EXPECT_TRUE(exits_with("gemm -n 4", 2, "unsupported: MIOpenDriver gemm is a primitive hiprim does not have"));
+  EXPECT_TRUE(exits_with("rnn -n 4,3 -k 2", 2, "inexpressible: MIOpenDriver rnn -n 4,3: batch sizes that change over the steps"));
+  EXPECT_TRUE(exits_with("rnnfp16 -m lstm -F 1 -k 3 -n 2 --print-problem", 0, "rnn fwd lstm fp16 layers1 hidden32 input32 seq3 n2 uni nobias"));
   EXPECT_TRUE(exits_with("CBAInfer -F 2 -M 1", 2, "inexpressible: MIOpenDriver CBAInfer -F 2 (bnorm+activ)"));
   r = hiprim_stdout("lrn --help");
   EXPECT_EQ(r.code, 0);

@@ -114,7 +114,7 @@ TEST(MIOpenDriverCorpus, CoversEveryFlagAndCommand) {
       {"conv", {"conv", "convfp16", "convbfp16"}}, {"bnorm", {"bnorm", "bnormfp16"}}, {"pool", {"pool", "poolfp16"}},
       {"lrn", {"lrn", "lrnfp16"}},  {"activ", {"activ", "activfp16"}}, {"softmax", {"softmax", "softmaxfp16"}},
       {"tensorop", {"tensorop", "tensoropfp16"}}, {"reduce", {"reduce", "reducefp16"}}, {"dropout", {"dropout", "dropoutfp16"}},
-      {"CBAInfer", {"CBAInfer", "CBAInferfp16"}}, {"ctc", {"ctc"}}};
+      {"CBAInfer", {"CBAInfer", "CBAInferfp16"}}, {"ctc", {"ctc"}}, {"rnn", {"rnn", "rnnfp16"}}};
   for (const auto& [family, names] : families) {
     std::set<std::string> words;
     for (auto& n : names)
@@ -146,7 +146,7 @@ TEST(MIOpenDriverFlags, TablesAreMIOpensAddCmdLineArgs) {
     std::getline(ss, up, '\t');
     miopen[fam].insert(lng + " -" + sht + " [" + def + "] " + up);
   }
-  ASSERT_EQ(miopen.size(), 12u);
+  ASSERT_EQ(miopen.size(), 13u);
   for (const auto& [fam, rows] : miopen) {
     std::set<std::string> ours;
     for (const auto& s : fam == "pool_legacy" ? pool_legacy_flags() : family_flags(fam)) {

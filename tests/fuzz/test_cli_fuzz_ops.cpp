@@ -38,7 +38,7 @@ TEST(FuzzOpsCli, PoolCampaignWritesAValidReport) {
 
 TEST(FuzzOpsCli, BadOpAndConvOnlyFlagsExit2) {
   EXPECT_TRUE(exits_with("fuzz --op nosuch --cases 5", 2,
-                         "known: conv, activ, bnorm, ctc, dropout, fusion, lrn, pool, reduce, softmax, tensorop"));
+                         "known: conv, activ, bnorm, ctc, dropout, fusion, lrn, pool, reduce, rnn, softmax, tensorop"));
   EXPECT_TRUE(exits_with("fuzz --op softmax --cases 5 --solver 'ref.*' --specials nan", 2, "conv only"));
   EXPECT_TRUE(exits_with("fuzz --op bnorm --cases 5 --solver 'ref.*' --oracle gpu", 2, "CPU reference only"));
   EXPECT_TRUE(exits_with("fuzz --op pool --cases 5 --solver 'conv.*'", 2, "matches no pool solver"));

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/op_solver.hpp"
+#include "emu/emulated_solver.hpp"
+#include "tests/gpu/op_solver_sweep.hpp"
 #include "core/rnn_problem.hpp"
 #include "gpu/rnn/rnn_plan.hpp"
 #include "reference/op_reference.hpp"
@@ -134,6 +136,19 @@ TEST(RnnEmulated, MutantsFail) {
   // The unmutated solvers pass the same problems.
   for (const char* s : {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"})
     EXPECT_EQ(judge(gpu_emu::rnn_solvers(), s).outside, 0) << s;
+}
+
+// The same solvers through the op runner (the registered fill and reference, guarded buffers,
+// poisoned outputs, inputs unchanged, determinism re-run) over smoke_ops' rnn lines.
+TEST(RnnEmulated, SmokeOpsThroughTheRunner) {
+  std::vector<OpProblemPtr> problems;
+  for (const auto& p : test_ops::op_problems({}, "smoke_ops"))
+    if (p->op() == "rnn") problems.push_back(p);
+  ASSERT_GE(problems.size(), 12u);
+  OpSolverList emulated;
+  for (const auto& s : gpu_emu::rnn_solvers()) emulated.push_back(std::make_shared<EmulatedOpSolver>(s));
+  const auto ran = test_ops::expect_solvers_pass(problems, emulated);
+  for (const char* name : {"rnn.gemm.fwd", "rnn.gemm.bwd_data", "rnn.gemm.bwd_weights"}) EXPECT_EQ(ran.count(name) ? ran.at(name) : 0, 4) << name;
 }
 
 TEST(RnnPlan, WorkspaceRegionsAreDisjointAndSized) {
