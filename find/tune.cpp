@@ -42,6 +42,7 @@ class Search {
     const bool ok = m.verified && m.time_us >= 0;
     if (cfg == r_.default_config) r_.default_us = ok ? m.time_us : -1;
     if (!ok) r_.failures.push_back(m);
+    else r_.timed.emplace_back(cfg, m.time_us);
     const bool better = ok && (r_.best_us < 0 || m.time_us < r_.best_us);
     if (better) r_.best_config = cfg, r_.best_us = m.time_us;
     if (o_.progress) {
@@ -130,10 +131,12 @@ nlohmann::json tune_json(const TuneResult& r) {
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& m : r.failures) failures.push_back(measurement_json(m));
   auto time = [](double us) { return us >= 0 ? nlohmann::json(us) : nlohmann::json(nullptr); };
+  nlohmann::json timed = nlohmann::json::array();
+  for (const auto& [config, us] : r.timed) timed.push_back({{"config", config}, {"time_us", us}});
   return {{"problem", r.problem}, {"solver", r.solver}, {"mode", r.mode}, {"space", r.space}, {"tried", r.tried},
           {"default_config", r.default_config}, {"default_us", time(r.default_us)}, {"best_config", r.best_config},
           {"best_us", time(r.best_us)}, {"speedup", r.default_us > 0 && r.best_us > 0 ? nlohmann::json(r.default_us / r.best_us) : nlohmann::json(nullptr)},
-          {"seconds", r.seconds}, {"failures", failures}, {"recorded", r.recorded}};
+          {"seconds", r.seconds}, {"failures", failures}, {"timed", timed}, {"recorded", r.recorded}};
 }
 
 }  // namespace hiprim::find

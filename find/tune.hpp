@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,7 @@ struct TuneResult {
   double default_us = -1, best_us = -1;  // < 0: none verified
   double seconds = 0;
   std::vector<Measurement> failures;  // configs that did not verify or could not be timed
+  std::vector<std::pair<std::string, double>> timed;  // every verified config's time (us), in search order
   bool recorded = false;
 };
 

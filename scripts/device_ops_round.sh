@@ -14,6 +14,8 @@
 #      racecheck over smoke; the same parts for other solvers (conv.fft.*): WINO_SUITE_FILE (bench, tune), WINO_FUZZ_SOLVERS; tune: hiprim tune --no-record over the suite's lines (WINO_SUITE_FILTER, WINO_TUNE_SOLVERS, WINO_TUNE_S); WINO_CHECK_SOLVERS (check, sanitize; default conv.winograd.*); WINO_SUITE_FILTER (bench lines), WINO_BENCH_SOLVERS
 #   3b. (OPS_BENCH=1) hiprim bench --op all --suite resnet50_ops in all six combinations or OPS_COMBOS
 #      (OPS_BENCH_S limit) and PyTorch on the same strings (OPS_TORCH_S; OPS_TORCH_FILTER a regex), joined: the count-weighted totals per op family
+#   3c. (OPS_TUNE=1) hiprim tune --no-record of the elementwise solvers' configs on ResNet-50's ReLU / add lines in
+#      OPS_TUNE_COMBOS, and PyTorch on the same strings (joined.txt)
 #   4. device_fuzz_ops.sh: a GPU fuzz campaign of every op (FUZZ_T seconds per op, default 8; 0 skips it)
 # Everything lands in $OUT/all.tgz; $OUT/ops_speed.log is the sweep's table (the reply's tail).
 set -u
@@ -127,6 +129,38 @@ if [ "${OPS_BENCH:-0}" = 1 ]; then
       --bench "$W/opsbench/perf_ops.json" > "$W/opsbench/torch.log" 2>&1
     echo "torch ops rc=$?"; tail -60 "$W/opsbench/torch.log" | cut -c1-180
   fi
+  pack
+fi
+
+if [ "${OPS_TUNE:-0}" = 1 ]; then
+  # The elementwise solvers' perf configs (activ.elementwise b<B>, tensorop.vec chunks.b<B> / loop.b256) over
+  # ResNet-50's ReLU and residual-add lines (OPS_TUNE_REGEX) in OPS_TUNE_COMBOS ("dtype:layout,..."): hiprim tune
+  # --no-record times every config after verifying it, then PyTorch on the same strings in the same run.
+  echo "== 3c. elementwise tune ($(( $(date +%s) - start )) s)"
+  mkdir -p "$W/opstune"
+  grep -vE '^#' verify/suites/resnet50_ops.txt | grep -E "${OPS_TUNE_REGEX:-activ (fwd|bwd) relu|tensorop add}" > "$W/opstune/base.txt"
+  IFS=',' read -ra combos <<< "${OPS_TUNE_COMBOS:-fp16:nchw,fp32:nhwc,bf16:nhwc}"
+  : > "$W/opstune/suite.txt"
+  for c in "${combos[@]}"; do sed "s/ fp32 nchw / ${c%%:*} ${c##*:} /" "$W/opstune/base.txt" >> "$W/opstune/suite.txt"; done
+  timeout "${OPS_TUNE_S:-200}" devbin/hiprim tune --suite "$W/opstune/suite.txt" --solver 'activ.elementwise,tensorop.vec' --no-record \
+    --time-budget-ms 20 --report "$W/opstune/tune_ops.json" > "$W/opstune/tune.log" 2>&1
+  echo "ops tune rc=$?"; grep -E "^tune" "$W/opstune/tune.log"
+  cut -d' ' -f2- "$W/opstune/suite.txt" > "$W/opstune/problems.txt"
+  timeout $(( ${OPS_TORCH_S:-90} + 30 )) python3 scripts/torch_crosscheck.py --what ops --problems "$W/opstune/problems.txt" --replays 5 \
+    --target-ms 2 --time-budget "${OPS_TORCH_S:-90}" --out "$W/opstune/torch_ops.json" > "$W/opstune/torch.log" 2>&1
+  echo "torch rc=$?"
+  python3 - "$W/opstune/tune_ops.json" "$W/opstune/torch_ops.json" <<'PY' | tee "$W/opstune/joined.txt"
+import json, sys
+tune = json.load(open(sys.argv[1]))
+torch = json.load(open(sys.argv[2]))
+tm = {r["problem"]: r.get("torch_ms") for r in (torch.get("rows") or torch.get("results") or [])}
+rows = tune.get("tunings") or tune.get("results") or []
+for r in rows:
+    p = r.get("problem", "?")
+    cfgs = " ".join(f"{c['config']}={c['time_us']:.2f}" for c in r.get("timed", []))
+    t = tm.get(p)
+    print(f"{p[:60]:60} torch {t * 1000 if t else -1:7.2f} us | default {r.get('default_config')} {r.get('default_us') or -1:7.2f} | {cfgs}")
+PY
   pack
 fi
 

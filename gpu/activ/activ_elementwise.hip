@@ -2,8 +2,9 @@
 // Math: gpu/activ/activ_math.hpp (fp32, on the stored input): fwd y = f(x); bwd dx = dy * f'(x).
 // Layout: elementwise over the packed storage, so the layout does not matter.
 // Launch: the one-pass walk (stream_chunks, gpu/common/stream_loop.hpp) over 16-byte packs (fp32 4,
-// fp16/bf16 8 lanes), kUnroll packs per tensor in flight per thread, kBlock-thread blocks, one block
-// per kUnroll*kBlock packs; the n % lanes tail by the first threads. The mode is a template
+// fp16/bf16 8 lanes), kUnroll packs per tensor in flight per thread, B-thread blocks, one block per
+// kUnroll*B packs; the n % lanes tail by the first threads. Perf configs b<B> pick the block
+// (smaller blocks: more, smaller chunks, so a small tensor spreads evenly over the SMs). The mode is a template
 // parameter (one kernel per mode, direction and dtype: no per-element branch on it). Pointers not
 // aligned to 16 bytes take one scalar kernel per dtype and direction (mode chosen per element).
 // Deterministic: every element is one fp32 expression.
@@ -21,7 +22,6 @@
 namespace hiprim::gpu {
 namespace {
 
-constexpr int kBlock = 256;
 constexpr int kUnroll = 4;
 
 // Item i = pack i (V lanes at element offset i*V). Mode < 0: the mode is read at run time.
@@ -103,9 +103,31 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
            "fp32/fp16/bf16; all layouts, 2D/3D";
   }
 
+ public:
+  std::vector<std::string> perf_configs() const override { return chunk_block_configs(); }
+  std::string default_config_for(const OpProblem& p) const override {
+    const ActivProblem* q = op_problem_cast<ActivProblem>(p);
+    return q ? default_for(*q) : chunk_block_configs()[2];
+  }
+  void run_config(const OpProblem& p, const std::vector<void*>& b, void*, std::size_t ws_bytes, void* stream,
+                  const std::string& config) const override {
+    check_config(name(), p.str(), configs_for(p), config);
+    const ActivProblem* q = op_problem_cast<ActivProblem>(p);
+    check_op_run(name(), p, q != nullptr, b.size(), ws_bytes, 0);
+    launch(*q, b, stream, chunk_block_of(config.empty() ? default_for(*q) : config));
+  }
+
  protected:
   Applicability applicable_to(const ActivProblem&) const override { return Applicability::yes(); }
   void run_typed(const ActivProblem& p, const std::vector<void*>& b, void*, void* stream) const override {
+    launch(p, b, stream, chunk_block_of(default_for(p)));
+  }
+
+ private:
+  static std::string default_for(const ActivProblem& p) {
+    return default_chunk_block(p.shape.desc().storage_elements() * static_cast<long long>(dtype_size(p.shape.dtype)) / 16, kUnroll);
+  }
+  void launch(const ActivProblem& p, const std::vector<void*>& b, void* stream, int block) const {
     const ActivCoeffs k{static_cast<float>(p.alpha), static_cast<float>(p.beta), static_cast<float>(p.gamma)};
     const long long n = p.shape.desc().storage_elements();
     const bool bwd = p.dir == ActivDir::bwd;
@@ -119,7 +141,7 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
       const T* dyt = static_cast<const T*>(dy);
       T* ot = static_cast<T*>(out);
       auto go = [&](auto kernel, int V) {
-        hipLaunchKernelGGL(kernel, dim3(chunk_grid(n / V, kUnroll, kBlock)), dim3(kBlock), 0, s, k, mode,
+        hipLaunchKernelGGL(kernel, dim3(chunk_grid(n / V, kUnroll, block)), dim3(block), 0, s, k, mode,
                            xt, dyt, ot, n);
         check_launch_lazy("activ_kernel", [&] { return "running activ.elementwise on " + to_string(p); });
       };

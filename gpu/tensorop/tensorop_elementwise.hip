@@ -5,8 +5,9 @@
 // neither: then b is contiguous across them too), leaving nd <= 5 dims, innermost last, with b's
 // strides (0 where it broadcasts). b's offset is e decoded over the collapsed dims.
 //   tensorop.vec          16-byte packs (fp32 4, fp16/bf16 8 lanes), 4 packs per thread in flight,
-//                         resident grid or one pass (gpu/common/stream_loop.hpp; kChunked). Same shapes (nd = 1, b not
-//                         broadcast): pure streaming, any length (scalar tail). Else the innermost
+//                         resident grid or one pass (gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
+//                         broadcast): pure streaming, any length (scalar tail); perf configs chunks.b<B> (one pass,
+//                         B-thread blocks) and loop.b256 (resident grid); broadcasts have one config, bcast. Else the innermost
 //                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
 //                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
 //                         divides with FastDiv (C < 2^31 elements). Unaligned pointers: 1-lane packs.
@@ -151,13 +152,11 @@ bool row_broadcast(const TensorOpGeom& g) { return g.nd == 2 && g.b_stride[0] ==
 // The walk, as measured on the H100 (s19, 32x256x56x56 add, same run as PyTorch): the one-pass
 // chunks for fp32 same shapes (101.7 us, PyTorch 101.8; the resident loop 108.3); the resident-grid
 // loop elsewhere, where the chunks lost (16-bit same shapes 66.3 us vs the loop's 55.6: 81 registers,
-// 3 blocks per SM, each block one step; a per-channel b in NCHW 1365 vs 2208 GB/s).
-template <typename T, bool Same>
-inline constexpr bool kChunked = Same && sizeof(T) == 4;
-
-template <typename T, int V, bool Same>
+// 3 blocks per SM, each block one step; a per-channel b in NCHW 1365 vs 2208 GB/s). Chunked: the
+// one-pass walk (same shapes only).
+template <typename T, int V, bool Same, bool Chunked>
 __global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
-  if constexpr (kChunked<T, Same>) stream_chunks<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
+  if constexpr (Chunked) stream_chunks<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
   else stream_items<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
   if constexpr (Same && V > 1) {  // the total % V tail
     const long long t = g.total / V * V + grid_thread();
@@ -239,14 +238,57 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
     return Applicability::yes();
   }
   void run_typed(const TensorOpProblem& p, const std::vector<void*>& buf, void*, void* stream) const override {
+    launch(p, buf, stream, default_for(p));
+  }
+
+ public:
+  std::vector<std::string> perf_configs() const override {
+    std::vector<std::string> all;
+    for (const std::string& b : chunk_block_configs()) all.push_back("chunks." + b);
+    all.push_back(kLoopConfig);
+    all.push_back(kBcastConfig);
+    return all;
+  }
+  std::vector<std::string> configs_for(const OpProblem& p) const override {
+    const TensorOpProblem* q = op_problem_cast<TensorOpProblem>(p);
+    if (!q || !applicable(p)) return {};
+    if (!tensorop_geom(*q).same_shape()) return {kBcastConfig};
+    std::vector<std::string> all = perf_configs();
+    all.pop_back();
+    return all;
+  }
+  std::string default_config_for(const OpProblem& p) const override {
+    const TensorOpProblem* q = op_problem_cast<TensorOpProblem>(p);
+    return q ? default_for(*q) : kBcastConfig;
+  }
+  void run_config(const OpProblem& p, const std::vector<void*>& buf, void*, std::size_t ws_bytes, void* stream,
+                  const std::string& config) const override {
+    check_config(name(), p.str(), configs_for(p), config);
+    const TensorOpProblem* q = op_problem_cast<TensorOpProblem>(p);
+    check_op_run(name(), p, q != nullptr, buf.size(), ws_bytes, 0);
+    launch(*q, buf, stream, config.empty() ? default_for(*q) : config);
+  }
+
+ private:
+  static constexpr const char* kLoopConfig = "loop.b256";
+  static constexpr const char* kBcastConfig = "bcast";
+  static std::string default_for(const TensorOpProblem& p) {
+    if (!tensorop_geom(p).same_shape()) return kBcastConfig;
+    if (dtype_size(p.dtype) != 4) return kLoopConfig;
+    return "chunks." + default_chunk_block(p.c_desc().elements() * 4 / 16, kUnroll);
+  }
+  // config: one of configs_for(p).
+  void launch(const TensorOpProblem& p, const std::vector<void*>& buf, void* stream, const std::string& config) const {
     const TensorOpGeom g = tensorop_geom(p);
+    const bool chunked = config.rfind("chunks.", 0) == 0;
+    const int block = chunked ? chunk_block_of(config.substr(7)) : kBlock;
     dispatch_dtype(p.dtype, [&]<typename T>() {
       constexpr int V = kVec<T>;
       const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
-      auto go = [&](auto kernel, int lanes, bool chunked) {
+      auto go = [&](auto kernel, int lanes, bool chunks) {
         const long long items = g.total / lanes;
-        const unsigned grid = chunked ? chunk_grid(items, kUnroll, kBlock) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
-        hipLaunchKernelGGL(kernel, dim3(grid), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+        const unsigned grid = chunks ? chunk_grid(items, kUnroll, block) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
+        hipLaunchKernelGGL(kernel, dim3(grid), dim3(chunks ? block : kBlock), 0, static_cast<hipStream_t>(stream), g,
                            static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
         check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
       };
@@ -263,11 +305,16 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
         }
       }
       if (g.same_shape()) {
-        if (wide) go(&tensorop_packs<T, V, true>, V, kChunked<T, true>);
-        else go(&tensorop_packs<T, 1, true>, 1, kChunked<T, true>);
+        if (chunked) {
+          if (wide) go(&tensorop_packs<T, V, true, true>, V, true);
+          else go(&tensorop_packs<T, 1, true, true>, 1, true);
+        } else {
+          if (wide) go(&tensorop_packs<T, V, true, false>, V, false);
+          else go(&tensorop_packs<T, 1, true, false>, 1, false);
+        }
       } else {
-        if (wide) go(&tensorop_packs<T, V, false>, V, false);
-        else go(&tensorop_packs<T, 1, false>, 1, false);
+        if (wide) go(&tensorop_packs<T, V, false, false>, V, false);
+        else go(&tensorop_packs<T, 1, false, false>, 1, false);
       }
     });
   }

@@ -2,6 +2,8 @@
 // solver never the winner), tuning (exhaustive and budgeted searches), on the host backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "find/find.hpp"
 #include "find/tune.hpp"
@@ -171,6 +173,13 @@ TEST_F(FindTest, TuneSearchesASmallSpaceExhaustivelyAndRejectsAWrongConfig) {
   EXPECT_GT(r.default_us, r.best_us);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].config, "c2");
+  // Every verified config's time, the wrong one left out; the report lists them.
+  ASSERT_EQ(r.timed.size(), 9u);
+  for (const auto& [config, us] : r.timed) EXPECT_NE(config, "c2");
+  const auto fastest = std::min_element(r.timed.begin(), r.timed.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  EXPECT_EQ(fastest->first, "c7");
+  EXPECT_DOUBLE_EQ(fastest->second, r.best_us);
+  EXPECT_EQ(find::tune_json(r)["timed"].size(), 9u);
   EXPECT_TRUE(r.recorded);
   const auto rec = d.perf(verify::machine_key(p->str(), Backend::host), "test.configs");
   ASSERT_TRUE(rec);

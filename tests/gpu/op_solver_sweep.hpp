@@ -24,9 +24,9 @@ inline std::vector<OpProblemPtr> op_problems(const std::vector<const char*>& lin
   return v;
 }
 
-// Each solver of `solvers` on each problem of its op: one that applies must pass, one that refuses
-// must come back unsupported (gtest failures with the repro line). Returns, per solver name, how
-// many problems it applied to.
+// Each solver of `solvers` on each problem of its op: one that applies must pass in every perf config
+// it offers for the problem (OpSolver::configs_for), one that refuses must come back unsupported
+// (gtest failures with the repro line). Returns, per solver name, how many problems it applied to.
 inline std::map<std::string, int> expect_solvers_pass(const std::vector<OpProblemPtr>& problems, const OpSolverList& solvers,
                                                       const verify::RunOptions& o = {}) {
   std::map<std::string, int> ran;
@@ -41,6 +41,14 @@ inline std::map<std::string, int> expect_solvers_pass(const std::vector<OpProble
       }
       ++ran[s->name()];
       EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.repro << "\n  " << r.verdict.reason;
+      const std::vector<std::string> configs = s->configs_for(*p);
+      if (configs.size() < 2) continue;
+      for (const std::string& config : configs) {
+        verify::RunOptions oc = o;
+        oc.config = config;
+        const verify::CaseRecord rc = verify::run_case(c, *s, oc);
+        EXPECT_EQ(rc.verdict.status, verify::Status::passed) << rc.repro << " (config " << config << ")\n  " << rc.verdict.reason;
+      }
     }
   }
   return ran;

@@ -1,5 +1,5 @@
-// A device solver run on the host emulation of the HIP layer (tests/gpu/emu): the same solver,
-// reporting Backend::host so the runner gives it host buffers (the emulated kernels' "device"
+// A device solver run on the host emulation of the HIP layer (tests/gpu/emu): the same solver (its
+// perf configs forwarded), reporting Backend::host so the runner gives it host buffers (the emulated kernels' "device"
 // memory is host memory).
 #pragma once
 #include <memory>
@@ -25,6 +25,17 @@ class EmulatedOpSolver final : public OpSolver {
   std::size_t workspace_bytes(const OpProblem& p) const override { return s_->workspace_bytes(p); }
   void run(const OpProblem& p, const std::vector<void*>& b, void* ws, std::size_t bytes, void* stream) const override {
     s_->run(p, b, ws, bytes, stream);
+  }
+  std::vector<std::string> perf_configs() const override { return s_->perf_configs(); }
+  std::string default_perf_config() const override { return s_->default_perf_config(); }
+  std::vector<std::string> configs_for(const OpProblem& p) const override { return s_->configs_for(p); }
+  std::string default_config_for(const OpProblem& p) const override { return s_->default_config_for(p); }
+  std::size_t config_workspace_bytes(const OpProblem& p, const std::string& config) const override {
+    return s_->config_workspace_bytes(p, config);
+  }
+  void run_config(const OpProblem& p, const std::vector<void*>& b, void* ws, std::size_t bytes, void* stream,
+                  const std::string& config) const override {
+    s_->run_config(p, b, ws, bytes, stream, config);
   }
 
  private:
