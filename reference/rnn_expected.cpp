@@ -1,6 +1,7 @@
 // ref::rnn_expected: the catalog entry of the rnn primitive (reference/op_reference.hpp). The values
 // come from the double reference (reference/rnn.hpp), the bounds from reference/rnn_bound.hpp plus the
 // store into the dtype; the weights are read from MIOpen's packing (reference/rnn_packing.hpp).
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -39,14 +40,18 @@ std::vector<OpExpected> rnn_expected(const OpProblem& op, const std::vector<cons
     if (value.size() != e.value.size() || bound.size() != e.value.size())
       throw RuntimeError("rnn reference: " + name + " has " + std::to_string(value.size()) + " values, expected " +
                          std::to_string(e.value.size()));
-    std::size_t vacuous = 0;  // elements whose bound cannot even tell the sign: the worst case grew past the value
+    // Elements whose bound reaches the tensor's largest magnitude: there the worst-case growth over
+    // the steps (reference/rnn_bound.hpp) has made the check unable to catch even a gross error.
+    double scale = 0;
+    for (double v : value) scale = std::max(scale, std::fabs(v));
+    std::size_t vacuous = 0;
     for (std::size_t i = 0; i < value.size(); ++i) {
       e.value[i] = value[i], e.bound[i] = stored_bound(p->dtype, value[i], bound[i]);
-      if (!(bound[i] < std::fabs(value[i]))) ++vacuous;
+      if (!(bound[i] < scale)) ++vacuous;
     }
-    if (vacuous * 100 > value.size())  // more than 1%: say so in the report's tolerance line
+    if (vacuous > 0)
       e.rule += "; VACUOUS on " + std::to_string(vacuous) + " of " + std::to_string(value.size()) +
-                " elements (bound >= |value|: the worst-case growth over the steps, reference/rnn_bound.hpp)";
+                " elements (bound >= the largest |value|: the worst-case growth over the steps, reference/rnn_bound.hpp)";
     out.push_back(std::move(e));
   };
   if (p->dir == RnnDir::fwd) {
