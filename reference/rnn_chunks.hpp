@@ -10,7 +10,7 @@
 
 namespace hiprim::ref {
 
-inline constexpr long long kRnnChunks = 8;  // each chunk holds its own weight-gradient sums: memory x 8
+inline constexpr long long kRnnChunks = 16;  // each chunk holds its own weight-gradient sums: memory x 16
 
 inline long long rnn_chunks(long long n) { return std::min(n, kRnnChunks); }
 

@@ -11,8 +11,10 @@
 #   5. (BENCH=1, the default) hiprim bench --op rnn --suite bench/suites/rnn.txt (LSTM and GRU, 2 layers,
 #      hidden 1024, batch 64, seq 128, bf16; fwd, bwd-data, bwd-weights; every timed output verified in
 #      full first; BENCH_FILTER a regex over its lines, default ' fwd ': the CPU reference and its bound
-#      take ~1 min per fwd line but several minutes per bwd line, so the bwd lines need a call of their
-#      own: BENCH_ONLY=1 BENCH_FILTER=bwd-data, then bwd-weights; BENCH_S limit, default 420), then
+#      (16 threads) take ~2 min per fwd line but an estimated 3-5 min per bwd line, so each bwd line
+#      needs a call of its own: BENCH_ONLY=1 BENCH_FILTER='bwd-data lstm' (then 'bwd-data gru',
+#      'bwd-weights lstm', 'bwd-weights gru'); BENCH_S limit, default 420; at this width the bound is
+#      vacuous, reports say "VACUOUS", so these lines are timed, not meaningfully verified), then
 #      PyTorch's nn.LSTM / nn.GRU (cuDNN) on the same strings (scripts/torch_crosscheck.py; TORCH_S,
 #      default 120), joined with the bench report.
 #   BENCH_ONLY=1 skips steps 1-4.
