@@ -1,7 +1,9 @@
 // rnn.gemm.fwd, rnn.gemm.bwd_data, rnn.gemm.bwd_weights: recurrent networks (core/rnn_problem.hpp:
 // relu/tanh, LSTM, GRU; stacked, bidirectional, with or without biases; fp32/fp16/bf16 storage)
-// as GEMMs on the project's SIMT tiled GEMM (gpu/gemm/gemm_tile.hpp: fp32 operands, fp32
-// accumulation in ascending k, bitwise reproducible) plus the fused step kernels of
+// as GEMMs on the project's SIMT tiled GEMM (gpu/gemm/gemm_tile.hpp's launch_gemm / launch_gemm_split_k:
+// fp32 operands addressed by MatrixMaps, so the transposed operands need no copy, fp32 accumulation in
+// ascending k, bitwise reproducible; an epilogue of its own here, RnnEpilogue, because gemm()'s
+// StoreEpilogue adds its bias per row and these biases run along the columns) plus the fused step kernels of
 // gpu/rnn/rnn_kernels.hpp. Inputs are converted to fp32 once; every state and intermediate is fp32
 // (workspace layout: gpu/rnn/rnn_plan.hpp); only the outputs are rounded to the dtype.
 //
