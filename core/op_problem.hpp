@@ -1,6 +1,6 @@
 // Problems of every primitive, type-erased by op name: conv (core/conv_problem.hpp) and the
 // non-convolution primitives ("ops": bnorm, activ, softmax, dropout, pool, lrn, tensorop, reduce,
-// ctc, fusion).
+// ctc, rnn, fusion).
 // Conv's solvers, references and runner still take the ConvProblem itself.
 //
 // Each primitive writes a plain value struct P in core/<prim>_problem.{hpp,cpp} (named fields,
