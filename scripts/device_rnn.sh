@@ -17,7 +17,9 @@
 #      vacuous, reports say "VACUOUS", so these lines are timed, not meaningfully verified), then
 #      PyTorch's nn.LSTM / nn.GRU (cuDNN) on the same strings (scripts/torch_crosscheck.py; TORCH_S,
 #      default 120), joined with the bench report.
-#   BENCH_ONLY=1 skips steps 1-4.
+#   BENCH_ONLY=1 skips steps 1-4. TOTAL_S (default 570) keeps the call under the 10-minute command
+#   limit: the bench gets what is left after steps 1-4 less TORCH_S (at most BENCH_S), and is skipped,
+#   saying so, when under 120 s are left (then run it in a call of its own: BENCH_ONLY=1).
 # Writes $OUT/all.tgz (every log and report) and $OUT/summary.txt (the lines below).
 set -u
 cd "$(dirname "$0")/.."
@@ -66,10 +68,14 @@ say "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$W/sanitizer_memcheck.log" | tail
 pack
 fi
 
-if [ "${BENCH:-1}" = 1 ]; then
-  echo "== 5. bench and PyTorch ($(( $(date +%s) - start )) s so far)"
+left=$(( ${TOTAL_S:-570} - ( $(date +%s) - start ) - ${TORCH_S:-120} ))
+bench_s=$(( left < ${BENCH_S:-420} ? left : ${BENCH_S:-420} ))
+if [ "${BENCH:-1}" = 1 ] && [ "$bench_s" -lt 120 ]; then
+  say "bench skipped: ${bench_s} s left of TOTAL_S=${TOTAL_S:-570} after TORCH_S; run BENCH_ONLY=1 in a call of its own"
+elif [ "${BENCH:-1}" = 1 ]; then
+  echo "== 5. bench and PyTorch ($(( $(date +%s) - start )) s so far, bench limit ${bench_s} s)"
   grep -E "${BENCH_FILTER:- fwd }" bench/suites/rnn.txt | grep -E '^rnn ' > "$W/bench_suite.txt"
-  timeout "${BENCH_S:-420}" devbin/hiprim bench --op rnn --suite "$W/bench_suite.txt" --solver 'rnn.*' \
+  timeout "$bench_s" devbin/hiprim bench --op rnn --suite "$W/bench_suite.txt" --solver 'rnn.*' \
     --report "$W/bench_rnn.json" > "$W/bench.log" 2>&1
   say "bench rc=$?"
   tail -20 "$W/bench.log" | cut -c1-220 | tee -a "$S"
