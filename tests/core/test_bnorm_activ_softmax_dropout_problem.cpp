@@ -77,7 +77,7 @@ TEST(OpGrammar, TokenErrorsNameTheToken) {
 TEST(OpRegistry, DispatchesOnTheFirstToken) {
   EXPECT_EQ(parse_op_problem("softmax fwd accurate channel fp32 nchw n2 c10 in1x1")->op(), "softmax");
   EXPECT_TRUE(has(error_of([] { parse_op_problem("frob fwd"); }), "token 1 'frob': unknown primitive"));
-  EXPECT_TRUE(has(error_of([] { parse_op_problem("frob fwd"); }), "; known: activ, bnorm, conv, dropout, "));
+  EXPECT_TRUE(has(error_of([] { parse_op_problem("frob fwd"); }), "; known: activ, bnorm, conv, ctc, dropout, "));
   EXPECT_EQ(parse_op_problem("conv fwd fp32 nchw n1 c1 k1 in3x3 f1x1")->op(), "conv");  // tests/core/test_conv_problem.cpp has more
   EXPECT_TRUE(has(error_of([] { parse_op_problem(""); }), "problem string is empty"));
   const auto names = op_names();

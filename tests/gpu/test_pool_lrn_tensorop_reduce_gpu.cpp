@@ -12,6 +12,7 @@
 #include "gpu/runtime/device.hpp"
 #include "reference/op_reference.hpp"
 #include "tests/gpu/guarded_device.hpp"
+#include "tests/gpu/op_device_run.hpp"
 #include "tests/gpu/op_solver_sweep.hpp"
 #include "tests/gpu/pool_lrn_tensorop_reduce_cases.hpp"
 #include "tests/gpu/skip_without_gpu.hpp"
@@ -58,41 +59,6 @@ TEST(PoolLrnTensorOpReduceGpu, EveryApplicableSolverPassesEveryProblem) {
     EXPECT_TRUE(ran.count(name)) << name << " ran on no problem";
 }
 
-// The tensors after one device run on the given inputs (tensors() order; the outputs of `in` are
-// ignored, the device's poisoned first), in guarded buffers: a changed guard or input (not in_out)
-// fails the test.
-std::vector<HostTensor> run_on_device(const OpProblem& p, const OpSolver& s, const std::vector<HostTensor>& in) {
-  const auto ts = p.tensors();
-  std::vector<std::vector<unsigned char>> bytes;
-  std::vector<gputest::GuardedBuffer> bufs;
-  std::vector<void*> ptrs;
-  bufs.reserve(ts.size());
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    bytes.push_back(in[i].to_bytes());
-    bufs.push_back(ts[i].role == OpTensor::Role::output ? gputest::guarded_output(bytes[i].size(), ts[i].desc.dtype, ts[i].name)
-                                                        : gputest::guarded_input(bytes[i], ts[i].name));
-    ptrs.push_back(bufs.back().data());
-  }
-  gputest::GuardedBuffer ws(Backend::device, std::max<std::size_t>(s.workspace_bytes(p), 1), "workspace");
-  s.run(p, ptrs, ws.data(), ws.payload(), nullptr);
-  gpu::synchronize("run_on_device");
-  EXPECT_EQ(gputest::guard_error(ws), "") << s.name();
-  std::vector<HostTensor> out;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    if (ts[i].role == OpTensor::Role::input) {
-      EXPECT_EQ(gputest::input_error(bufs[i], bytes[i]), "") << s.name();
-      out.push_back(in[i]);
-      continue;
-    }
-    const gputest::Readback r = gputest::read_back(bufs[i]);
-    EXPECT_EQ(r.guard_error, "") << s.name();
-    HostTensor t(ts[i].desc);
-    t.from_bytes(r.payload.data());
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 // All-equal inputs: every window / slice is one big tie; the GPU must pick what the reference
 // picks (the first in-bounds window position, the first slice element).
 TEST(PoolLrnTensorOpReduceGpu, AllTiedInputsGiveTheReferenceIndices) {
@@ -117,7 +83,7 @@ TEST(PoolLrnTensorOpReduceGpu, AllTiedInputsGiveTheReferenceIndices) {
     const auto want = ref::op_expected(*p, ref_in);
     for (const auto& solver : gpu::gpu_op_solvers()) {
       if (solver->op() != p->op() || !solver->applicable(*p)) continue;
-      const auto got = run_on_device(*p, *solver, in);
+      const auto got = gputest::run_op_on_device(*p, *solver, in);
       const HostTensor& idx = got.back();  // idx is the last tensor of both problems
       ASSERT_EQ(ts.back().name, "idx");
       for (std::size_t i = 0; i < idx.data.size(); ++i)

@@ -87,7 +87,7 @@ TEST(BenchCli, BadOpSuiteAndBatchExitTwoNamingThem) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r.out, "--op 'froboz'")) << r.out;
   EXPECT_TRUE(has(r.out, "bnorm")) << r.out;  // the ops are listed
-  EXPECT_TRUE(has(r.out, "give an op (activ, bnorm, dropout, ")) << r.out;  // conv is not an --op list entry
+  EXPECT_TRUE(has(r.out, "give an op (activ, bnorm, ctc, dropout, ")) << r.out;  // conv is not an --op list entry
   EXPECT_TRUE(exits_with("bench --op all --problem \"conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3\"", 2,
                          "--problem 'conv fwd fp32 nchw n1 c3 k8 in8x8 f3x3' is a convolution: time it with --op conv"));
   EXPECT_TRUE(exits_with("bench --op bnorm --suite no_such_suite", 2, "no_such_suite"));
