@@ -71,6 +71,9 @@ class Sm90Mutant final : public ConvSolver {
     if (pl.c_pad > 0) return Applicability::no("C % 8 != 0 (the channel-padding copies are not wired into the mutants)");
     if (m_ == IgemmMutant::no_fence && (pl.params.a_dense || pl.params.a_im2col))  // (TMA writes need no proxy fence)
       return Applicability::no("no_fence needs A by cp.async: the fence orders its generic-proxy writes before wgmma's reads");
+    // (s22's device run: unrestricted, 1500 cases held too few with 3 k-blocks to show the rotated order)
+    if (m_ == IgemmMutant::splitk_order && (pl.kred_max + pl.kblock - 1) / pl.kblock < kSplit)
+      return Applicability::no("splitk_order needs at least 3 k-blocks of 64 (C*R*S > 128) to split the reduction");
     if (m_ == IgemmMutant::tma_edge && !pl.params.a_im2col)
       return Applicability::no("tma_edge needs A by TMA im2col (C % 64 == 0, not a dense 1x1)");
     if (const std::string why = sm90::igemm_config_refusal(pl, config_of(pl, split_)); !why.empty()) return Applicability::no(why);
@@ -169,6 +172,7 @@ std::optional<IgemmMutant> sm90_mutant_by_name(const std::string& name) {
 }
 
 bool sm90_mutant_splits(IgemmMutant m) { return m == IgemmMutant::splitk_order; }
+bool sm90_mutant_may_survive(IgemmMutant m) { return m == IgemmMutant::no_fence; }
 
 std::string sm90_mutant_config(const ConvProblem& p, bool split) {
   const sm90::IgemmPlan pl = sm90::plan_igemm(p);

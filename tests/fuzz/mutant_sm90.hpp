@@ -31,6 +31,9 @@ std::string sm90_mutant_config(const ConvProblem& p, bool split);
 // Whether mutant m uses the split-K config (splitk_order); the control runs both (split = true covers
 // the reduction path and, below 3 k-blocks, the direct one).
 bool sm90_mutant_splits(IgemmMutant m);
+// Whether surviving a hunt is an accepted outcome: no_fence (ptxas re-inserts the wgmma.fence itself,
+// warning C7520, so only the proxy fence is missing, and that race need not show in a bounded hunt).
+bool sm90_mutant_may_survive(IgemmMutant m);
 
 // The solver (Backend::device). run() synchronises its stream and throws RuntimeError ("watchdog: ...")
 // when an mbarrier wait of the mutant kernel timed out. split: the split-K config policy.
