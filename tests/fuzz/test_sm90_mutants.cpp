@@ -60,8 +60,9 @@ bool fails(verify::Status s) { return s != verify::Status::passed && s != verify
 verify::CaseRecord rerun(const std::string& repro, const ConvSolver& s) {
   return fuzz::run_conv_case(fuzz::conv_case_from_repro(fuzz::parse_repro_line(repro)), s);
 }
-// The shrunk case of a racy mutant need not fail every time: up to kReruns tries, the first failure.
-constexpr int kReruns = 3;
+// The shrunk case of a racy mutant need not fail every time: up to kReruns tries, the first failure
+// (s22's device run: early_release's shrunk case passed 3 reruns once, failed on the first in the run before).
+constexpr int kReruns = 20;
 verify::CaseRecord rerun_until_failure(const std::string& repro, const ConvSolver& s, int& tries) {
   verify::CaseRecord r;
   for (tries = 1; tries <= kReruns; ++tries)
@@ -154,7 +155,8 @@ TEST(Sm90MutantChild, Hunt) {
     else std::printf("%s survived %lld cases (allowed: %s)\n", h.solver.c_str(), static_cast<long long>(h.result.cases),
                      sm90_mutant_expected_catch(*m).c_str());
   } else {
-    EXPECT_LE(f->shrunk_size, f->found_size);
+    // (No MAC-count check: the shrinker shrinks the generator's genome, and a simpler case, e.g. stride or
+    // dilation 1 instead of 3, can have more MACs than the one found: s22's splitk_order, 27648 -> 34560.)
     const auto ctl = make_sm90_mutant(IgemmMutant::none, split);
     int tries = 0;
     const verify::CaseRecord again = rerun_until_failure(f->shrunk.repro, *solver, tries);
