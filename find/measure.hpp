@@ -1,7 +1,8 @@
 // One (solver, perf config) of one problem, measured as Find and tuning measure it: first verified by
 // the one runner (verify/runner.hpp: guards, poisoned outputs, the primitive's judge, determinism),
 // then, only when it passed, timed: on the device by the bench's graph replay (bench/bench_timing.hpp,
-// per-call time = replay time / runs per graph, median of the replays); on the host by the wall clock
+// per-call time = replay time / runs per graph, median of the replays; the runs rotate over copies of
+// the inputs covering 3 x L2, as the bench's: a small tensor is not timed L2-resident); on the host by the wall clock
 // (median of runs within a budget). A solver that failed is never timed: time_us stays < 0.
 #pragma once
 #include <cstdint>
