@@ -138,15 +138,15 @@ if [ "${OPS_TUNE:-0}" = 1 ]; then
   # --no-record times every config after verifying it, then PyTorch on the same strings in the same run.
   echo "== 3c. elementwise tune ($(( $(date +%s) - start )) s)"
   mkdir -p "$W/opstune"
-  grep -vE '^#' verify/suites/resnet50_ops.txt | grep -E "${OPS_TUNE_REGEX:-activ (fwd|bwd) relu|tensorop add}" > "$W/opstune/base.txt"
+  # (suite files given by path hold bare problem strings: the counts are dropped)
+  grep -vE '^#' verify/suites/resnet50_ops.txt | grep -E "${OPS_TUNE_REGEX:-activ (fwd|bwd) relu|tensorop add}" | cut -d' ' -f2- > "$W/opstune/base.txt"
   IFS=',' read -ra combos <<< "${OPS_TUNE_COMBOS:-fp16:nchw,fp32:nhwc,bf16:nhwc}"
   : > "$W/opstune/suite.txt"
-  for c in "${combos[@]}"; do sed "s/ fp32 nchw / ${c%%:*} ${c##*:} /" "$W/opstune/base.txt" >> "$W/opstune/suite.txt"; done
+  for c in "${combos[@]}"; do sed -E "s/ fp32 nchw( |$)/ ${c%%:*} ${c##*:}\1/" "$W/opstune/base.txt" >> "$W/opstune/suite.txt"; done
   timeout "${OPS_TUNE_S:-200}" devbin/hiprim tune --suite "$W/opstune/suite.txt" --solver 'activ.elementwise,tensorop.vec' --no-record \
     --time-budget-ms 20 --report "$W/opstune/tune_ops.json" > "$W/opstune/tune.log" 2>&1
   echo "ops tune rc=$?"; grep -E "^tune" "$W/opstune/tune.log"
-  cut -d' ' -f2- "$W/opstune/suite.txt" > "$W/opstune/problems.txt"
-  timeout $(( ${OPS_TORCH_S:-90} + 30 )) python3 scripts/torch_crosscheck.py --what ops --problems "$W/opstune/problems.txt" --replays 5 \
+  timeout $(( ${OPS_TORCH_S:-90} + 30 )) python3 scripts/torch_crosscheck.py --what ops --problems "$W/opstune/suite.txt" --replays 5 \
     --target-ms 2 --time-budget "${OPS_TORCH_S:-90}" --out "$W/opstune/torch_ops.json" > "$W/opstune/torch.log" 2>&1
   echo "torch rc=$?"
   python3 - "$W/opstune/tune_ops.json" "$W/opstune/torch_ops.json" <<'PY' | tee "$W/opstune/joined.txt"
