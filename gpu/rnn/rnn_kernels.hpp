@@ -21,6 +21,9 @@ constexpr int kLstmO = HIPRIM_RNN_MUTANT == 1 ? 3 : 2, kLstmG = HIPRIM_RNN_MUTAN
 constexpr int kGruZ = HIPRIM_RNN_MUTANT == 1 ? 1 : 0, kGruR = HIPRIM_RNN_MUTANT == 1 ? 0 : 1;
 
 enum class RnnCell { relu, tanh, lstm, gru };
+// Gates per cell (G): rows of a step's pre-activations are G*H wide.
+template <RnnCell C>
+inline constexpr long long kRnnGates = C == RnnCell::lstm ? 4 : C == RnnCell::gru ? 3 : 1;
 
 __device__ __forceinline__ float rnn_sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
 
@@ -48,7 +51,7 @@ struct RnnStepFwd {
 
 template <RnnCell C>
 __global__ void rnn_step_fwd(RnnStepFwd s) {
-  const long long total = static_cast<long long>(s.N) * s.H, GH = (C == RnnCell::lstm ? 4LL : C == RnnCell::gru ? 3LL : 1LL) * s.H;
+  const long long total = static_cast<long long>(s.N) * s.H, GH = kRnnGates<C> * s.H;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long n = e / s.H, j = e - n * s.H, H = s.H;
@@ -100,7 +103,7 @@ struct RnnStepBwd {
 
 template <RnnCell C>
 __global__ void rnn_step_bwd(RnnStepBwd s) {
-  const long long total = static_cast<long long>(s.N) * s.H, GH = (C == RnnCell::lstm ? 4LL : C == RnnCell::gru ? 3LL : 1LL) * s.H;
+  const long long total = static_cast<long long>(s.N) * s.H, GH = kRnnGates<C> * s.H;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long n = e / s.H, j = e - n * s.H, H = s.H;
