@@ -107,7 +107,7 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
   std::vector<std::string> perf_configs() const override { return chunk_block_configs(); }
   std::string default_config_for(const OpProblem& p) const override {
     const ActivProblem* q = op_problem_cast<ActivProblem>(p);
-    return q ? default_for(*q) : chunk_block_configs()[2];
+    return q ? default_for(*q) : default_chunk_block(0, kUnroll);
   }
   void run_config(const OpProblem& p, const std::vector<void*>& b, void*, std::size_t ws_bytes, void* stream,
                   const std::string& config) const override {
