@@ -2,9 +2,9 @@
 // Math: gpu/activ/activ_math.hpp (fp32, on the stored input): fwd y = f(x); bwd dx = dy * f'(x).
 // Layout: elementwise over the packed storage, so the layout does not matter.
 // Launch: the one-pass walk (stream_chunks, gpu/common/stream_loop.hpp) over 16-byte packs (fp32 4,
-// fp16/bf16 8 lanes), kUnroll packs per tensor in flight per thread, B-thread blocks, one block per
-// kUnroll*B packs; the n % lanes tail by the first threads. Perf configs b<B> pick the block
-// (smaller blocks: more, smaller chunks, so a small tensor spreads evenly over the SMs). The mode is a template
+// fp16/bf16 8 lanes), U packs per tensor in flight per thread, B-thread blocks, one block per U*B
+// packs; the n % lanes tail by the first threads. Perf configs (gpu/common/chunk_shape.hpp) pick U
+// and B (smaller chunks: a small tensor spreads evenly over the SMs). The mode is a template
 // parameter (one kernel per mode, direction and dtype: no per-element branch on it). Pointers not
 // aligned to 16 bytes take one scalar kernel per dtype and direction (mode chosen per element).
 // Deterministic: every element is one fp32 expression.
@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "gpu/activ/activ_math.hpp"
 #include "gpu/activ/solvers.hpp"
+#include "gpu/common/chunk_shape.hpp"
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/common/stream_loop.hpp"
@@ -21,8 +22,6 @@
 
 namespace hiprim::gpu {
 namespace {
-
-constexpr int kUnroll = 4;
 
 // Item i = pack i (V lanes at element offset i*V). Mode < 0: the mode is read at run time.
 template <typename T, int V, int Mode, bool Bwd>
@@ -58,12 +57,12 @@ struct ActivPacks {
   }
 };
 
-// V = kVec<T> packs, then the n % V tail one element per thread (V = 1: every element a pack).
-template <typename T, int V, int Mode, bool Bwd>
+// V = kVec<T> packs, U per thread, then the n % V tail one element per thread (V = 1: every element a pack).
+template <typename T, int V, int Mode, bool Bwd, int U>
 __global__ void activ_kernel(ActivCoeffs k, int mode, const T* __restrict__ x, const T* __restrict__ dy, T* __restrict__ out,
                              long long n) {
   const ActivPacks<T, V, Mode, Bwd> packs{x, dy, out, mode, k};
-  stream_chunks<kUnroll>(n / V, packs);
+  stream_chunks<U>(n / V, packs);
   if constexpr (V > 1) {
     const long long t = n / V * V + grid_thread();
     if (t < n) {
@@ -99,35 +98,35 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
   std::string name() const override { return "activ.elementwise"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "elementwise, 16-byte packs, 4 packs in flight per thread, one-pass grid, fp32 math; all 13 modes, fwd and bwd; "
+    return "elementwise, 16-byte packs, 1-4 packs in flight per thread, one-pass grid, fp32 math; all 13 modes, fwd and bwd; "
            "fp32/fp16/bf16; all layouts, 2D/3D";
   }
 
  public:
-  std::vector<std::string> perf_configs() const override { return chunk_block_configs(); }
+  std::vector<std::string> perf_configs() const override { return chunk_shape_configs(); }
   std::string default_config_for(const OpProblem& p) const override {
     const ActivProblem* q = op_problem_cast<ActivProblem>(p);
-    return q ? default_for(*q) : default_chunk_block(0, kUnroll);
+    return q ? default_for(*q) : default_chunk_shape(0);
   }
   void run_config(const OpProblem& p, const std::vector<void*>& b, void*, std::size_t ws_bytes, void* stream,
                   const std::string& config) const override {
     check_config(name(), p.str(), configs_for(p), config);
     const ActivProblem* q = op_problem_cast<ActivProblem>(p);
     check_op_run(name(), p, q != nullptr, b.size(), ws_bytes, 0);
-    launch(*q, b, stream, chunk_block_of(config.empty() ? default_for(*q) : config));
+    launch(*q, b, stream, chunk_shape_of(config.empty() ? default_for(*q) : config));
   }
 
  protected:
   Applicability applicable_to(const ActivProblem&) const override { return Applicability::yes(); }
   void run_typed(const ActivProblem& p, const std::vector<void*>& b, void*, void* stream) const override {
-    launch(p, b, stream, chunk_block_of(default_for(p)));
+    launch(p, b, stream, chunk_shape_of(default_for(p)));
   }
 
  private:
   static std::string default_for(const ActivProblem& p) {
-    return default_chunk_block(p.shape.desc().storage_elements() * static_cast<long long>(dtype_size(p.shape.dtype)) / 16, kUnroll);
+    return default_chunk_shape(p.shape.desc().storage_elements() * static_cast<long long>(dtype_size(p.shape.dtype)));
   }
-  void launch(const ActivProblem& p, const std::vector<void*>& b, void* stream, int block) const {
+  void launch(const ActivProblem& p, const std::vector<void*>& b, void* stream, ChunkShape shape) const {
     const ActivCoeffs k{static_cast<float>(p.alpha), static_cast<float>(p.beta), static_cast<float>(p.gamma)};
     const long long n = p.shape.desc().storage_elements();
     const bool bwd = p.dir == ActivDir::bwd;
@@ -136,24 +135,26 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
     const void* dy = bwd ? b[1] : nullptr;
     void* out = bwd ? b[2] : b[1];
     const auto s = static_cast<hipStream_t>(stream);
-    dispatch_dtype(p.shape.dtype, [&]<typename T>() {
-      const T* xt = static_cast<const T*>(x);
-      const T* dyt = static_cast<const T*>(dy);
-      T* ot = static_cast<T*>(out);
-      auto go = [&](auto kernel, int V) {
-        hipLaunchKernelGGL(kernel, dim3(chunk_grid(n / V, kUnroll, block)), dim3(block), 0, s, k, mode,
-                           xt, dyt, ot, n);
-        check_launch_lazy("activ_kernel", [&] { return "running activ.elementwise on " + to_string(p); });
-      };
-      constexpr int V = kVec<T>;
-      if (!all_aligned<T, V>({x, dy, out})) {
-        if (bwd) go(&activ_kernel<T, 1, -1, true>, 1);
-        else go(&activ_kernel<T, 1, -1, false>, 1);
-        return;
-      }
-      dispatch_mode(mode, [&]<int M>() {
-        if (bwd) go(&activ_kernel<T, V, M, true>, V);
-        else go(&activ_kernel<T, V, M, false>, V);
+    with_unroll(shape.unroll, [&]<int U>() {
+      dispatch_dtype(p.shape.dtype, [&]<typename T>() {
+        const T* xt = static_cast<const T*>(x);
+        const T* dyt = static_cast<const T*>(dy);
+        T* ot = static_cast<T*>(out);
+        auto go = [&](auto kernel, int V) {
+          hipLaunchKernelGGL(kernel, dim3(chunk_grid(n / V, U, shape.block)), dim3(shape.block), 0, s, k, mode,
+                             xt, dyt, ot, n);
+          check_launch_lazy("activ_kernel", [&] { return "running activ.elementwise on " + to_string(p); });
+        };
+        constexpr int V = kVec<T>;
+        if (!all_aligned<T, V>({x, dy, out})) {
+          if (bwd) go(&activ_kernel<T, 1, -1, true, U>, 1);
+          else go(&activ_kernel<T, 1, -1, false, U>, 1);
+          return;
+        }
+        dispatch_mode(mode, [&]<int M>() {
+          if (bwd) go(&activ_kernel<T, V, M, true, U>, V);
+          else go(&activ_kernel<T, V, M, false, U>, V);
+        });
       });
     });
   }

@@ -6,8 +6,8 @@
 // strides (0 where it broadcasts). b's offset is e decoded over the collapsed dims.
 //   tensorop.vec          16-byte packs (fp32 4, fp16/bf16 8 lanes), 4 packs per thread in flight,
 //                         resident grid or one pass (gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
-//                         broadcast): pure streaming, any length (scalar tail); perf configs chunks.b<B> (one pass,
-//                         B-thread blocks) and loop.b256 (resident grid); broadcasts have one config, bcast. Else the innermost
+//                         broadcast): pure streaming, any length (scalar tail); perf configs chunks.<walk> (one pass,
+//                         gpu/common/chunk_shape.hpp) and loop.b256 (resident grid); broadcasts have one config, bcast. Else the innermost
 //                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
 //                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
 //                         divides with FastDiv (C < 2^31 elements). Unaligned pointers: 1-lane packs.
@@ -23,6 +23,7 @@
 
 #include "core/tensorop_problem.hpp"
 #include "gpu/common/channel_stream.hpp"
+#include "gpu/common/chunk_shape.hpp"
 #include "gpu/common/fast_div.hpp"
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/common/stream_loop.hpp"
@@ -153,10 +154,10 @@ bool row_broadcast(const TensorOpGeom& g) { return g.nd == 2 && g.b_stride[0] ==
 // chunks for fp32 same shapes (101.7 us, PyTorch 101.8; the resident loop 108.3); the resident-grid
 // loop elsewhere, where the chunks lost (16-bit same shapes 66.3 us vs the loop's 55.6: 81 registers,
 // 3 blocks per SM, each block one step; a per-channel b in NCHW 1365 vs 2208 GB/s). Chunked: the
-// one-pass walk (same shapes only).
-template <typename T, int V, bool Same, bool Chunked>
+// one-pass walk (same shapes only), U packs per thread.
+template <typename T, int V, bool Same, bool Chunked, int U = kUnroll>
 __global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
-  if constexpr (Chunked) stream_chunks<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
+  if constexpr (Chunked) stream_chunks<U>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
   else stream_items<kUnroll>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
   if constexpr (Same && V > 1) {  // the total % V tail
     const long long t = g.total / V * V + grid_thread();
@@ -218,7 +219,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   std::string name() const override { return "tensorop.vec"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "16-byte packs, 4 in flight per thread, resident grid (fp32 same shapes: one pass); same shapes stream (any length); a row of b repeated "
+    return "16-byte packs, 1-4 in flight per thread, resident grid (fp32 same shapes: one pass); same shapes stream (any length); a row of b repeated "
            "over c's rows (e.g. per-channel, channels last) loaded once per thread on a channel-stationary grid; broadcasts need the "
            "innermost collapsed dim % lanes == 0 and C < 2^31 elements; add/mul/min/max, alpha/beta; ranks 1-5; fp32/fp16/bf16";
   }
@@ -244,7 +245,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
  public:
   std::vector<std::string> perf_configs() const override {
     std::vector<std::string> all;
-    for (const std::string& b : chunk_block_configs()) all.push_back("chunks." + b);
+    for (const std::string& b : chunk_shape_configs()) all.push_back("chunks." + b);
     all.push_back(kLoopConfig);
     all.push_back(kBcastConfig);
     return all;
@@ -275,47 +276,49 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   static std::string default_for(const TensorOpProblem& p) {
     if (!tensorop_geom(p).same_shape()) return kBcastConfig;
     if (dtype_size(p.dtype) != 4) return kLoopConfig;
-    return "chunks." + default_chunk_block(p.c_desc().elements() * 4 / 16, kUnroll);
+    return "chunks." + default_chunk_shape(p.c_desc().elements() * 4);
   }
   // config: one of configs_for(p).
   void launch(const TensorOpProblem& p, const std::vector<void*>& buf, void* stream, const std::string& config) const {
     const TensorOpGeom g = tensorop_geom(p);
     const bool chunked = config.rfind("chunks.", 0) == 0;
-    const int block = chunked ? chunk_block_of(config.substr(7)) : kBlock;
-    dispatch_dtype(p.dtype, [&]<typename T>() {
-      constexpr int V = kVec<T>;
-      const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
-      auto go = [&](auto kernel, int lanes, bool chunks) {
-        const long long items = g.total / lanes;
-        const unsigned grid = chunks ? chunk_grid(items, kUnroll, block) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
-        hipLaunchKernelGGL(kernel, dim3(grid), dim3(chunks ? block : kBlock), 0, static_cast<hipStream_t>(stream), g,
-                           static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
-        check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
-      };
-      if (wide && row_broadcast(g)) {
-        const auto kernel = &tensorop_row_packs<T, V>;
-        const long long resident = static_cast<long long>(std::max(resident_per_mp(kernel, kBlock, 0), 1)) * multiprocessors();
-        const long long want = (g.total / V + kUnroll * kBlock - 1) / (kUnroll * kBlock);
-        const long long grid = stationary_grid(g.ext[1], kBlock, V, want, resident);
-        if (grid > 0) {
-          hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+    const ChunkShape walk = chunked ? chunk_shape_of(config.substr(7)) : ChunkShape{kUnroll, kBlock};
+    with_unroll(walk.unroll, [&]<int U>() {
+      dispatch_dtype(p.dtype, [&]<typename T>() {
+        constexpr int V = kVec<T>;
+        const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
+        auto go = [&](auto kernel, int lanes, bool chunks) {
+          const long long items = g.total / lanes;
+          const unsigned grid = chunks ? chunk_grid(items, U, walk.block) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
+          hipLaunchKernelGGL(kernel, dim3(grid), dim3(chunks ? walk.block : kBlock), 0, static_cast<hipStream_t>(stream), g,
                              static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
-          check_launch_lazy("tensorop_row_packs", [&] { return "running tensorop.vec on " + to_string(p); });
-          return;
+          check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
+        };
+        if (wide && row_broadcast(g)) {
+          const auto kernel = &tensorop_row_packs<T, V>;
+          const long long resident = static_cast<long long>(std::max(resident_per_mp(kernel, kBlock, 0), 1)) * multiprocessors();
+          const long long want = (g.total / V + kUnroll * kBlock - 1) / (kUnroll * kBlock);
+          const long long grid = stationary_grid(g.ext[1], kBlock, V, want, resident);
+          if (grid > 0) {
+            hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
+                               static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
+            check_launch_lazy("tensorop_row_packs", [&] { return "running tensorop.vec on " + to_string(p); });
+            return;
+          }
         }
-      }
-      if (g.same_shape()) {
-        if (chunked) {
-          if (wide) go(&tensorop_packs<T, V, true, true>, V, true);
-          else go(&tensorop_packs<T, 1, true, true>, 1, true);
+        if (g.same_shape()) {
+          if (chunked) {
+            if (wide) go(&tensorop_packs<T, V, true, true, U>, V, true);
+            else go(&tensorop_packs<T, 1, true, true, U>, 1, true);
+          } else {
+            if (wide) go(&tensorop_packs<T, V, true, false>, V, false);
+            else go(&tensorop_packs<T, 1, true, false>, 1, false);
+          }
         } else {
-          if (wide) go(&tensorop_packs<T, V, true, false>, V, false);
-          else go(&tensorop_packs<T, 1, true, false>, 1, false);
+          if (wide) go(&tensorop_packs<T, V, false, false>, V, false);
+          else go(&tensorop_packs<T, 1, false, false>, 1, false);
         }
-      } else {
-        if (wide) go(&tensorop_packs<T, V, false, false>, V, false);
-        else go(&tensorop_packs<T, 1, false, false>, 1, false);
-      }
+      });
     });
   }
 };
