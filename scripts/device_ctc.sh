@@ -11,7 +11,8 @@
 #   4. compute-sanitizer memcheck and racecheck over the smoke ctc lines  -> sanitizer_{memcheck,racecheck}.log
 #   5. hiprim bench --op ctc on bench/suites/ctc.txt (every timed output verified in full first; BENCH_S,
 #      default 120) and PyTorch's F.ctc_loss + autograd.grad on the same strings (scripts/torch_crosscheck.py
-#      --problems; CUDA-graph replay, or CUDA events where capture fails: the rows' `timing`), joined
+#      --problems --kernels; CUDA-graph replay, or CUDA events where capture fails: the rows' `timing`; each call's kernels
+#      under torch.profiler: which library ran, and its summed GPU kernel time), joined
 #      -> perf_ctc.json, torch_ctc.json, bench.log, torch.log (T=200 N=32 C=100 L=50 is the suite's first line)
 # Usage on the device: OUT=/path scripts/device_ctc.sh   (optional: FUZZ_S=60 BENCH_S=120 TORCH_S=120 STEPS=check,test,fuzz,sanitize,bench)
 set -u
@@ -73,7 +74,7 @@ if [[ $steps == *,bench,* ]]; then
   bench_arg=()
   [ -f "$W/perf_ctc.json" ] && bench_arg=(--bench "$W/perf_ctc.json")
   timeout $(( ${TORCH_S:-120} + 60 )) python3 scripts/torch_crosscheck.py --problems bench/suites/ctc.txt --replays 5 --target-ms 5 \
-    --time-budget "${TORCH_S:-120}" --out "$W/torch_ctc.json" "${bench_arg[@]}" > "$W/torch.log" 2>&1
+    --time-budget "${TORCH_S:-120}" --kernels --out "$W/torch_ctc.json" "${bench_arg[@]}" > "$W/torch.log" 2>&1
   echo "torch rc=$?"; tail -20 "$W/torch.log" | cut -c1-200
   pack
 fi

@@ -368,6 +368,8 @@ def measure(rows, args):
                 call = make_call(torch, r, parse_op(r["problem"]) if r["kind"] == "op" else None, 3 * l2)
             r["torch_op"], r["set_bytes"] = call.how, call.set_bytes
             r.update(time_graph(torch, call, stream, args.replays, args.target_ms))
+            if args.kernels:
+                r.update(kernel_profile(torch, call, stream))
         except Exception as e:  # one failing problem is recorded and the run goes on
             r["error"] = f"{type(e).__name__}: {e}"
         finally:
@@ -376,8 +378,37 @@ def measure(rows, args):
             torch.cuda.empty_cache()
         print(f"{r['problem']}: " + (f"{r['torch_ms']:.4f} ms, host {r['host_us']:.1f} us, {r['sets']} sets x R={r['reps']}"
                                       if r.get("torch_ms") is not None else r.get("error", "?")), flush=True)
+        if r.get("kernels") is not None:
+            print(f"  kernels {r['kernel_us_per_call']:.1f} us per call ({r.get('timing', '?')[:40]}): " +
+                  "; ".join(f"{k['name'][:70]} x{k['launches_per_call']:g} {k['gpu_us_per_call']:.1f} us" for k in r["kernels"][:6]),
+                  flush=True)
     return dict(device=dev.name, torch=torch.__version__, cudnn=torch.backends.cudnn.version(),
                 cuda=torch.version.cuda, l2_bytes=l2)
+
+
+def kernel_profile(torch, call, stream, calls=6):
+    """The GPU kernels of one call (--kernels): torch.profiler (CUDA activity) over `calls` eager calls
+    after a warm call; each kernel's name, launches and GPU time per call, and their sum: which
+    library ran (cuDNN or torch's own kernels) and the GPU time without host gaps, for calls the graph
+    cannot capture."""
+    from torch.profiler import profile, ProfilerActivity
+    with torch.cuda.stream(stream):
+        call(0)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        with torch.cuda.stream(stream):
+            for i in range(calls):
+                call(i % call.sets)
+        torch.cuda.synchronize()
+    kernels = []
+    for e in prof.key_averages():
+        us = getattr(e, "device_time_total", None)
+        if us is None:
+            us = getattr(e, "cuda_time_total", 0)
+        if us > 0:
+            kernels.append(dict(name=e.key[:160], launches_per_call=e.count / calls, gpu_us_per_call=us / calls))
+    kernels.sort(key=lambda k: -k["gpu_us_per_call"])
+    return dict(kernels=kernels, kernel_us_per_call=sum(k["gpu_us_per_call"] for k in kernels))
 
 
 def time_graph(torch, call, stream, replays, target_ms):
@@ -464,6 +495,7 @@ def main(argv=None):
     ap.add_argument("--out", help="write the JSON here")
     ap.add_argument("--layers-file", default=LAYERS_FILE)
     ap.add_argument("--ops-file", default=OPS_FILE)
+    ap.add_argument("--kernels", action="store_true", help="also list each call's GPU kernels and their summed time (torch.profiler)")
     ap.add_argument("--problems", help="a file of op problem strings (one a line) timed instead of the suites")
     a = ap.parse_args(argv)
     try:

@@ -236,9 +236,13 @@ def ctc_call(torch, row, rotate_bytes):
     and its gradient by torch.autograd.grad of the summed losses: w.r.t. the logits through
     F.log_softmax over C (softmax), or w.r.t. the probabilities through their log (probs); fp16/bf16
     inputs are converted to fp32 inside the call (torch's CUDA ctc_loss takes fp32/fp64). Every
-    sequence is full length (T_b = T, L_b = L, labels uniform over the non-blank ids; lengths as host
-    lists, so no device sync): hiprim's fill mixes shorter sequences too, but its time is set by its
-    full-length ones (one block per sequence, all in parallel)."""
+    sequence is full length (T_b = T, L_b = L, labels uniform over the non-blank ids): hiprim's fill
+    mixes shorter sequences too, but its time is set by its full-length ones (one block per sequence,
+    all in parallel). With blank 0 and L < 256 the targets are one concatenated int32 device tensor
+    and the lengths int32 device tensors: torch then takes cuDNN's CTC (its tensor overload), whose
+    host-side length checks are skipped under stream capture, so the call can be graph-captured (s22:
+    host-list lengths made torch's native kernel copy them to the device inside the call, which
+    capture refuses). Otherwise lengths are host lists (torch's native CUDA kernels)."""
     import re
     F = torch.nn.functional
     m = re.match(r"^ctc (fp32|fp16|bf16) t(\d+) n(\d+) c(\d+) l(\d+) blank(\d+) (softmax|probs)$", row["problem"])
@@ -249,7 +253,12 @@ def ctc_call(torch, row, rotate_bytes):
     softmax = m.group(7) == "softmax"
     if L > T:
         raise ValueError(f"L = {L} > T = {T}: full-length sequences need L <= T")
-    in_lens, tg_lens = [T] * N, [L] * N
+    cudnn_form = blank == 0 and L < 256
+    if cudnn_form:
+        in_lens = torch.full((N,), T, dtype=torch.int32, device=DEVICE)
+        tg_lens = torch.full((N,), L, dtype=torch.int32, device=DEVICE)
+    else:
+        in_lens, tg_lens = [T] * N, [L] * N
 
     def make_set():
         x = torch.randn((T, N, C), device=DEVICE, dtype=torch.float32)
@@ -257,6 +266,8 @@ def ctc_call(torch, row, rotate_bytes):
             x = torch.softmax(x, dim=2)
         x = x.to(dt).requires_grad_(True)
         tg = (blank + 1 + torch.randint(0, C - 1, (N, L), device=DEVICE)) % C  # never the blank
+        if cudnn_form:
+            tg = tg.to(torch.int32).reshape(-1)  # concatenated, as cuDNN's CTC takes them
         return dict(x=x, tg=tg, _read=nbytes(x))
 
     def fn(d):
@@ -267,7 +278,9 @@ def ctc_call(torch, row, rotate_bytes):
         return loss, grad
 
     data, read = rotating(torch, make_set, rotate_bytes)
-    return Call(data, fn, read, "F.ctc_loss(reduction=none) + autograd.grad w.r.t. " + ("the logits" if softmax else "the probabilities"))
+    form = "int32 device targets and lengths (cuDNN's CTC where torch takes it)" if cudnn_form else "host-list lengths"
+    return Call(data, fn, read, "F.ctc_loss(reduction=none, " + form + ") + autograd.grad w.r.t. " +
+                ("the logits" if softmax else "the probabilities"))
 
 
 def make_call(torch, row, parsed, rotate_bytes):
