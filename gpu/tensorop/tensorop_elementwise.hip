@@ -7,7 +7,8 @@
 //   tensorop.vec          16-byte packs (fp32 4, fp16/bf16 8 lanes), 4 packs per thread in flight,
 //                         resident grid or one pass (gpu/common/stream_loop.hpp). Same shapes (nd = 1, b not
 //                         broadcast): pure streaming, any length (scalar tail); perf configs chunks.<walk> (one pass,
-//                         gpu/common/chunk_shape.hpp) and loop.b256 (resident grid); broadcasts have one config, bcast. Else the innermost
+//                         gpu/common/chunk_shape.hpp; default chunks.u1.b256) and loop.b256 (resident grid); broadcasts
+//                         have one config, bcast. Else the innermost
 //                         collapsed extent must be a multiple of the lanes: b is one 16-byte pack
 //                         (innermost dim kept) or one scalar (broadcast) per pack; the decode
 //                         divides with FastDiv (C < 2^31 elements). Unaligned pointers: 1-lane packs.
@@ -150,11 +151,12 @@ __global__ void tensorop_row_packs(TensorOpGeom g, const T* __restrict__ a, cons
 // b is one row repeated over c's rows (the case tensorop_row_packs serves).
 bool row_broadcast(const TensorOpGeom& g) { return g.nd == 2 && g.b_stride[0] == 0 && g.b_stride[1] == 1; }
 
-// The walk, as measured on the H100 (s19, 32x256x56x56 add, same run as PyTorch): the one-pass
-// chunks for fp32 same shapes (101.7 us, PyTorch 101.8; the resident loop 108.3); the resident-grid
-// loop elsewhere, where the chunks lost (16-bit same shapes 66.3 us vs the loop's 55.6: 81 registers,
-// 3 blocks per SM, each block one step; a per-channel b in NCHW 1365 vs 2208 GB/s). Chunked: the
-// one-pass walk (same shapes only), U packs per thread.
+// The walk, as measured on the H100 (32x256x56x56 add, same run as PyTorch): same shapes take the
+// one-pass chunks with one pack per thread (default u1.b256, gpu/common/chunk_shape.hpp: s23, 16-bit
+// 52.4 us against the resident loop's 55.8 and U = 4 chunks' 67.0, PyTorch 52.1; at U = 4 the 16-bit
+// kernel held 81 registers, 3 blocks per SM, s19); broadcasts keep the resident-grid loop (a
+// per-channel b in NCHW: chunks 1365 vs the loop's 2208 GB/s, s19). Chunked: the one-pass walk (same
+// shapes only), U packs per thread.
 template <typename T, int V, bool Same, bool Chunked, int U = kUnroll>
 __global__ void tensorop_packs(TensorOpGeom g, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c) {
   if constexpr (Chunked) stream_chunks<U>(g.total / V, TensorOpPacks<T, V, Same>{g, a, b, c});
@@ -219,7 +221,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   std::string name() const override { return "tensorop.vec"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "16-byte packs, 1-4 in flight per thread, resident grid (fp32 same shapes: one pass); same shapes stream (any length); a row of b repeated "
+    return "16-byte packs, 1-4 in flight per thread; same shapes: one pass (default one pack per thread), broadcasts: resident grid; same shapes stream (any length); a row of b repeated "
            "over c's rows (e.g. per-channel, channels last) loaded once per thread on a channel-stationary grid; broadcasts need the "
            "innermost collapsed dim % lanes == 0 and C < 2^31 elements; add/mul/min/max, alpha/beta; ranks 1-5; fp32/fp16/bf16";
   }
@@ -275,8 +277,7 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
   static constexpr const char* kBcastConfig = "bcast";
   static std::string default_for(const TensorOpProblem& p) {
     if (!tensorop_geom(p).same_shape()) return kBcastConfig;
-    if (dtype_size(p.dtype) != 4) return kLoopConfig;
-    return "chunks." + default_chunk_shape(p.c_desc().elements() * 4);
+    return "chunks." + default_chunk_shape(p.c_desc().elements() * static_cast<long long>(dtype_size(p.dtype)));
   }
   // config: one of configs_for(p).
   void launch(const TensorOpProblem& p, const std::vector<void*>& buf, void* stream, const std::string& config) const {
