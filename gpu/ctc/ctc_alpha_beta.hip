@@ -9,8 +9,8 @@
 //   Y  log y_t(k), t < T_b: softmax: (x - m) - logf(sum expf(x - m)) by teams of kTeam threads per
 //      row (team_reduce: fixed order); probabilities: logf(y). Gradients for t >= T_b: 0
 //   A  alpha_t(s) = lse3(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) if skip(s)) + log y_t(l'_s),
-//      half the block's threads over the S = 2 L_b + 1 states, one barrier per step, while the other
-//      half runs B (step i: alpha_i and beta_{T_b-1-i}); l' = (blank, l_1, blank, ..., blank),
+//      threads over the S = 2 L_b + 1 states, one barrier per step; where 2 S <= kBlock, half the
+//      block runs A while the other half runs B (step i: alpha_i and beta_{T_b-1-i}); l' = (blank, l_1, blank, ..., blank),
 //      skip(s): s is a label that differs from the label two states back
 //   B  beta_t(s) = lse3 over s' = s, s+1, s+2 (if skip(s')) of beta_{t+1}(s') + log y_{t+1}(l'_s'), beta_{T_b-1} = 0 at S-1, S-2
 //   L  logp = lse(alpha_{T_b-1}(S-1), alpha_{T_b-1}(S-2)); losses[b] = -logp (+inf when logp = -inf: grads 0)
@@ -144,39 +144,51 @@ __global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const
 #endif
   auto ly = [&](int t, int s) { return w.logy[g.logy_at(t, b, ext(s))]; };
 
-  // A and B together: the first half of the block runs alpha forward (t = i), the second half beta
-  // backward (t = Tb-1-i), one barrier per step i (the two recursions are independent: half the
-  // serial steps of running them one after the other; each value is the same expression as before).
-  const int half = static_cast<int>(blockDim.x) / 2;
-  const bool on_alpha = static_cast<int>(threadIdx.x) < half;
-  const int lane = on_alpha ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x) - half;
-  for (int s = lane; s < S; s += half) {
-    if (on_alpha) alpha[s] = s < 2 ? ly(0, s) : -INFINITY;
-    else beta[(Tb - 1) * g.Smax + s] = s >= S - 2 ? 0.0f : -INFINITY;
+  // A and B. Step functions over the states s = lane, lane + stride, ... of one time step t.
+  auto alpha_step = [&](int t, int lane, int stride) {
+    const float* prev = alpha + (t - 1) * g.Smax;
+    for (int s = lane; s < S; s += stride)
+      alpha[t * g.Smax + s] = lse3(prev[s], s >= 1 ? prev[s - 1] : -INFINITY, skip(s) ? prev[s - 2] : -INFINITY) + ly(t, s);
+  };
+  auto beta_step = [&](int t, int lane, int stride) {
+    const float* next = beta + (t + 1) * g.Smax;
+#if HIPRIM_CTC_MUTANT == 2
+    const int ty = t;
+#else
+    const int ty = t + 1;
+#endif
+    for (int s = lane; s < S; s += stride) {
+      const float q0 = next[s] + ly(ty, s);
+      const float q1 = s + 1 < S ? next[s + 1] + ly(ty, s + 1) : -INFINITY;
+      const float q2 = s + 2 < S && skip(s + 2) ? next[s + 2] + ly(ty, s + 2) : -INFINITY;
+      beta[t * g.Smax + s] = lse3(q0, q1, q2);
+    }
+  };
+  const int block = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
+  for (int s = tid; s < S; s += block) {
+    alpha[s] = s < 2 ? ly(0, s) : -INFINITY;
+    beta[(Tb - 1) * g.Smax + s] = s >= S - 2 ? 0.0f : -INFINITY;
   }
   __syncthreads();
-  for (int i = 1; i < Tb; ++i) {
-    if (on_alpha) {
-      const int t = i;
-      const float* prev = alpha + (t - 1) * g.Smax;
-      for (int s = lane; s < S; s += half)
-        alpha[t * g.Smax + s] = lse3(prev[s], s >= 1 ? prev[s - 1] : -INFINITY, skip(s) ? prev[s - 2] : -INFINITY) + ly(t, s);
-    } else {
-      const int t = Tb - 1 - i;
-      const float* next = beta + (t + 1) * g.Smax;
-#if HIPRIM_CTC_MUTANT == 2
-      const int ty = t;
-#else
-      const int ty = t + 1;
-#endif
-      for (int s = lane; s < S; s += half) {
-        const float q0 = next[s] + ly(ty, s);
-        const float q1 = s + 1 < S ? next[s + 1] + ly(ty, s + 1) : -INFINITY;
-        const float q2 = s + 2 < S && skip(s + 2) ? next[s + 2] + ly(ty, s + 2) : -INFINITY;
-        beta[t * g.Smax + s] = lse3(q0, q1, q2);
-      }
+  if (2 * S <= block) {
+    // Together: the first half of the block runs alpha forward (t = i), the second half beta backward
+    // (t = Tb-1-i), one barrier per step i: the recursions are independent, so T_b serial steps
+    // instead of 2 T_b (s23: only where each half covers S in one pass; past that it was slower).
+    const int half = block / 2;
+    for (int i = 1; i < Tb; ++i) {
+      if (tid < half) alpha_step(i, tid, half);
+      else beta_step(Tb - 1 - i, tid - half, half);
+      __syncthreads();
     }
-    __syncthreads();
+  } else {
+    for (int t = 1; t < Tb; ++t) {
+      alpha_step(t, tid, block);
+      __syncthreads();
+    }
+    for (int t = Tb - 2; t >= 0; --t) {
+      beta_step(t, tid, block);
+      __syncthreads();
+    }
   }
   // L: the loss. logp is read by every thread after the barrier.
   const float* last = alpha + (Tb - 1) * g.Smax;
