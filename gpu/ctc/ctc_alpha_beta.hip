@@ -2,26 +2,31 @@
 // recursions of Graves et al., fp32 compute for fp32/fp16/bf16 storage; its error bound is
 // reference/ctc.hpp's error model, whose steps are the ones below.
 //
-// One block per sequence b (kBlock threads; grid N), phases separated by block barriers:
+// Three kernels (s23: the per-sequence block ran the softmax rows and the gradient itself, N blocks on
+// the whole GPU; now only the recursions are per sequence):
+//   Y  (ctc_log_probs_kernel, every row (t, b) of [T][N], kBlock / kTeam rows per block) log y_t(k):
+//      softmax: (x - m) - logf(sum expf(x - m)) by a team of kTeam threads per row (team_reduce: fixed
+//      order); probabilities: logf(y). Rows t >= T_b are computed too and never read.
+//   (ctc_alpha_beta_kernel, one block per sequence b, phases separated by block barriers)
 //   V  thread 0 checks b's data (T_b, L_b integers in range, label ids in [0, C) and not the blank,
-//      L_b + repeats <= T_b): a violation writes NaN to losses[b] and to b's gradients and ends the
-//      block; else it copies the ids to lab and links each class's label positions (head/next)
-//   Y  log y_t(k), t < T_b: softmax: (x - m) - logf(sum expf(x - m)) by teams of kTeam threads per
-//      row (team_reduce: fixed order); probabilities: logf(y). Gradients for t >= T_b: 0
+//      L_b + repeats <= T_b): a violation sets T_b = -1 and losses[b] = NaN and ends the block; else it
+//      copies the ids to lab and links each class's label positions (head/next)
 //   A  alpha_t(s) = lse3(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) if skip(s)) + log y_t(l'_s),
 //      threads over the S = 2 L_b + 1 states, one barrier per step; where 2 S <= kBlock, half the
 //      block runs A while the other half runs B (step i: alpha_i and beta_{T_b-1-i}); l' = (blank, l_1, blank, ..., blank),
 //      skip(s): s is a label that differs from the label two states back
 //   B  beta_t(s) = lse3 over s' = s, s+1, s+2 (if skip(s')) of beta_{t+1}(s') + log y_{t+1}(l'_s'), beta_{T_b-1} = 0 at S-1, S-2
-//   L  logp = lse(alpha_{T_b-1}(S-1), alpha_{T_b-1}(S-2)); losses[b] = -logp (+inf when logp = -inf: grads 0)
-//   O  occupancy o_t(s) = expf((alpha + beta) - logp), written over alpha
-//   G  gamma_t(k) = the sum of o_t(s) over the states of class k (the blank: even s; a label: its chain
+//   L  logp = lse(alpha_{T_b-1}(S-1), alpha_{T_b-1}(S-2)); losses[b] = -logp (+inf when logp = -inf: grads 0);
+//      T_b and logp kept in the workspace for G
+//   G  (ctc_grads_kernel, every element (t, b, k)) occupancy o_t(s) = expf((alpha + beta) - logp);
+//      gamma_t(k) = the sum of o_t(s) over the states of class k (the blank: even s; a label: its chain
 //      head[k], next[j], in increasing s); grads = y - gamma (softmax, y = expf(log y)) or -gamma / y
-//      (probabilities; 0 where y = 0)
+//      (probabilities; 0 where y = 0); 0 for t >= T_b or logp = -inf; NaN for a sequence V refused.
 // Workspace (fp32 unless int): logy [T][N][C] (the probs layout), alpha and beta [N][T][Smax]
-// (Smax = 2L + 1), lab [N][L], head [N][C], next [N][L] (int32).
+// (Smax = 2L + 1), lab [N][L], head [N][C], next [N][L], tb [N], lb [N] (int32), logp [N].
 // HIPRIM_CTC_MUTANT (tests only; tests/gpu/emu): 1 lets a repeated label skip its blank, 2 reads beta's
 // log y one time step early. The product build leaves it 0.
+#include <algorithm>
 #include <string>
 
 #include "core/ctc_problem.hpp"
@@ -48,6 +53,8 @@ struct CtcGeom {
 struct CtcWs {  // the workspace's regions
   float *logy, *alpha, *beta;
   int *lab, *head, *next;
+  int *tb, *lb;  // T_b (-1 where V refused the sequence) and L_b per sequence
+  float* logp;    // log p(l | x) per sequence
 };
 
 __device__ __forceinline__ float lse3(float a, float b, float c) {
@@ -92,45 +99,40 @@ __device__ bool ctc_validate(const CtcGeom& g, long long b, const float* labels,
   return valid;
 }
 
-// Phase Y: log y for t < Tb into w.logy.
+// Y: log y of every row (t, b), kBlock / kTeam rows per block (rows = T * N, row r = t * N + b).
 template <typename T>
-__device__ void ctc_log_probs(const CtcGeom& g, long long b, int Tb, const T* probs, const CtcWs& w) {
+__global__ void __launch_bounds__(kBlock) ctc_log_probs_kernel(CtcGeom g, const T* probs, float* logy) {
+  const long long rows = g.T * g.N;
   if (!g.softmax) {
-    for (long long i = threadIdx.x; i < Tb * g.C; i += blockDim.x) {
-      const long long o = g.logy_at(i / g.C, b, i % g.C);
-      w.logy[o] = logf(load_f(probs, o));
-    }
+    const long long r0 = blockIdx.x * static_cast<long long>(kBlock / kTeam);
+    const long long r1 = r0 + kBlock / kTeam, end = (r1 < rows ? r1 : rows) * g.C;
+    for (long long o = r0 * g.C + threadIdx.x; o < end; o += blockDim.x) logy[o] = logf(load_f(probs, o));
     return;
   }
   __shared__ float scratch[kBlock];
   const int team = static_cast<int>(threadIdx.x) / kTeam, lane = static_cast<int>(threadIdx.x) % kTeam;
-  for (int t0 = 0; t0 < Tb; t0 += kBlock / kTeam) {  // every thread runs every round (team_reduce syncs)
-    const int t = t0 + team;
-    const long long row = t < Tb ? g.logy_at(t, b, 0) : 0;
-    float m = -INFINITY;
-    for (long long k = lane; t < Tb && k < g.C; k += kTeam) m = MaxOp{}(m, load_f(probs, row + k));
-    m = team_reduce(m, scratch, kTeam, MaxOp{});
-    float z = 0.0f;
-    for (long long k = lane; t < Tb && k < g.C; k += kTeam) z += expf(load_f(probs, row + k) - m);
-    z = team_reduce(z, scratch, kTeam, SumOp{});
-    const float log_z = logf(z);
-    for (long long k = lane; t < Tb && k < g.C; k += kTeam) w.logy[row + k] = (load_f(probs, row + k) - m) - log_z;
-  }
+  const long long r = blockIdx.x * static_cast<long long>(kBlock / kTeam) + team;  // every thread reaches the syncs
+  const bool live = r < rows;
+  const long long row = live ? r * g.C : 0;
+  float m = -INFINITY;
+  for (long long k = lane; live && k < g.C; k += kTeam) m = MaxOp{}(m, load_f(probs, row + k));
+  m = team_reduce(m, scratch, kTeam, MaxOp{});
+  float z = 0.0f;
+  for (long long k = lane; live && k < g.C; k += kTeam) z += expf(load_f(probs, row + k) - m);
+  z = team_reduce(z, scratch, kTeam, SumOp{});
+  const float log_z = logf(z);
+  for (long long k = lane; live && k < g.C; k += kTeam) logy[row + k] = (load_f(probs, row + k) - m) - log_z;
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const T* probs, const float* labels, const float* label_lengths,
-                                                                 const float* input_lengths, float* losses, T* grads, CtcWs w) {
+// V, A, B, L for sequence b = blockIdx.x (after ctc_log_probs_kernel).
+__global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const float* labels, const float* label_lengths,
+                                                                 const float* input_lengths, float* losses, CtcWs w) {
   const long long b = blockIdx.x;
   int Tb = 0, Lb = 0;
   if (!ctc_validate(g, b, labels, label_lengths, input_lengths, w, &Tb, &Lb)) {
-    for (long long i = threadIdx.x; i < g.T * g.C; i += blockDim.x) store_f(grads, g.logy_at(i / g.C, b, i % g.C), NAN);
-    if (threadIdx.x == 0) losses[b] = NAN;
+    if (threadIdx.x == 0) losses[b] = NAN, w.tb[b] = -1;
     return;  // the whole block: the verdict is shared
   }
-  for (long long i = Tb * g.C + threadIdx.x; i < g.T * g.C; i += blockDim.x) store_f(grads, g.logy_at(i / g.C, b, i % g.C), 0.0f);
-  ctc_log_probs(g, b, Tb, probs, w);
-  __syncthreads();
 
   const int S = 2 * Lb + 1;
   const int* lab = w.lab + b * g.L;
@@ -190,32 +192,40 @@ __global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const
       __syncthreads();
     }
   }
-  // L: the loss. logp is read by every thread after the barrier.
+  // L: the loss, and what G needs.
   const float* last = alpha + (Tb - 1) * g.Smax;
   const float logp = lse3(last[S - 1], S > 1 ? last[S - 2] : -INFINITY, -INFINITY);
-  if (threadIdx.x == 0) losses[b] = -logp;
-  __syncthreads();  // every thread has read the last alpha row before O overwrites it
-  if (logp == -INFINITY) {  // no alignment of nonzero probability: zero gradient
-    for (long long i = threadIdx.x; i < Tb * g.C; i += blockDim.x) store_f(grads, g.logy_at(i / g.C, b, i % g.C), 0.0f);
-    return;
-  }
-  // O: occupancies over alpha.
-  for (long long i = threadIdx.x; i < Tb * S; i += blockDim.x) {
-    const long long o = (i / S) * g.Smax + i % S;
-    alpha[o] = expf((alpha[o] + beta[o]) - logp);
-  }
-  __syncthreads();
-  // G: the gradient, threads over (t, k).
-  const int* head = w.head + b * g.C;
-  const int* next = w.next + b * g.L;
-  for (long long i = threadIdx.x; i < Tb * g.C; i += blockDim.x) {
-    const long long t = i / g.C, k = i % g.C, o = g.logy_at(t, b, k);
-    const float* occ = alpha + t * g.Smax;
+  if (threadIdx.x == 0) losses[b] = -logp, w.tb[b] = Tb, w.lb[b] = Lb, w.logp[b] = logp;
+}
+
+// G: the gradient of every element o = (t * N + b) * C + k (the probs layout), after ctc_alpha_beta_kernel.
+template <typename T>
+__global__ void __launch_bounds__(kBlock) ctc_grads_kernel(CtcGeom g, const T* probs, T* grads, CtcWs w) {
+  const long long total = g.T * g.N * g.C;
+  for (long long o = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; o < total;
+       o += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long k = o % g.C, b = (o / g.C) % g.N, t = o / (g.C * g.N);
+    const int Tb = w.tb[b];
+    if (Tb < 0) {  // V refused the sequence
+      store_f(grads, o, NAN);
+      continue;
+    }
+    const float logp = w.logp[b];
+    if (t >= Tb || logp == -INFINITY) {  // past the sequence, or no alignment of nonzero probability
+      store_f(grads, o, 0.0f);
+      continue;
+    }
+    const float* alpha = w.alpha + (b * g.T + t) * g.Smax;
+    const float* beta = w.beta + (b * g.T + t) * g.Smax;
+    auto occ = [&](long long s) { return expf((alpha[s] + beta[s]) - logp); };
     float gamma = 0.0f;
-    if (k == g.blank)
-      for (int s = 0; s < S; s += 2) gamma += occ[s];
-    else
-      for (int j = head[k]; j >= 0; j = next[j]) gamma += occ[2 * j + 1];
+    if (k == g.blank) {
+      const long long S = 2 * static_cast<long long>(w.lb[b]) + 1;
+      for (long long s = 0; s < S; s += 2) gamma += occ(s);
+    } else {
+      const int* next = w.next + b * g.L;
+      for (int j = w.head[b * g.C + k]; j >= 0; j = next[j]) gamma += occ(2 * j + 1);
+    }
     float d;
     if (g.softmax) {
       d = expf(w.logy[o]) - gamma;
@@ -229,7 +239,7 @@ __global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const
 
 // The workspace regions, each 256-byte aligned.
 struct WsLayout {
-  std::size_t logy, alpha, beta, lab, head, next, total;
+  std::size_t logy, alpha, beta, lab, head, next, tb, lb, logp, total;
 };
 WsLayout ws_layout(const CtcProblem& p) {
   auto up = [](std::size_t v) { return (v + 255) / 256 * 256; };
@@ -241,7 +251,10 @@ WsLayout ws_layout(const CtcProblem& p) {
   w.lab = w.beta + up(ab);
   w.head = w.lab + up(static_cast<std::size_t>(p.n * p.l) * i);
   w.next = w.head + up(static_cast<std::size_t>(p.n * p.c) * i);
-  w.total = w.next + up(static_cast<std::size_t>(p.n * p.l) * i);
+  w.tb = w.next + up(static_cast<std::size_t>(p.n * p.l) * i);
+  w.lb = w.tb + up(static_cast<std::size_t>(p.n) * i);
+  w.logp = w.lb + up(static_cast<std::size_t>(p.n) * i);
+  w.total = w.logp + up(static_cast<std::size_t>(p.n) * f);
   return w;
 }
 
@@ -250,8 +263,9 @@ class CtcAlphaBeta final : public TypedOpSolver<CtcProblem> {
   std::string name() const override { return "ctc.alpha_beta"; }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return "log-space alpha/beta, one block per sequence, threads over the 2L+1 states; loss and gradient "
-           "(softmax over C on the device, or probabilities); fp32 compute, fp32/fp16/bf16 storage";
+    return "log-space alpha/beta, one block per sequence, threads over the 2L+1 states (alpha and beta together where they fit); "
+           "log-softmax and gradient over the whole grid; loss and gradient (softmax over C on the device, or probabilities); "
+           "fp32 compute, fp32/fp16/bf16 storage";
   }
 
  protected:
@@ -261,15 +275,23 @@ class CtcAlphaBeta final : public TypedOpSolver<CtcProblem> {
     const CtcGeom g{p.t, p.n, p.c, p.l, 2 * p.l + 1, p.blank, p.softmax};
     const WsLayout l = ws_layout(p);
     auto* base = static_cast<unsigned char*>(workspace);
-    const CtcWs w{reinterpret_cast<float*>(base), reinterpret_cast<float*>(base + l.alpha), reinterpret_cast<float*>(base + l.beta),
-                  reinterpret_cast<int*>(base + l.lab), reinterpret_cast<int*>(base + l.head), reinterpret_cast<int*>(base + l.next)};
+    const CtcWs w{reinterpret_cast<float*>(base),        reinterpret_cast<float*>(base + l.alpha), reinterpret_cast<float*>(base + l.beta),
+                  reinterpret_cast<int*>(base + l.lab),   reinterpret_cast<int*>(base + l.head),    reinterpret_cast<int*>(base + l.next),
+                  reinterpret_cast<int*>(base + l.tb),    reinterpret_cast<int*>(base + l.lb),      reinterpret_cast<float*>(base + l.logp)};
     const auto s = static_cast<hipStream_t>(stream);
     const std::string ctx = "running " + name() + " on " + to_string(p);
+    const long long rows = p.t * p.n, elements = rows * p.c;
     dispatch_dtype(p.dtype, [&]<typename T>() {
-      hipLaunchKernelGGL(ctc_alpha_beta_kernel<T>, dim3(static_cast<unsigned>(p.n)), dim3(kBlock), 0, s, g, static_cast<const T*>(b[0]),
-                         static_cast<const float*>(b[1]), static_cast<const float*>(b[2]), static_cast<const float*>(b[3]),
-                         static_cast<float*>(b[4]), static_cast<T*>(b[5]), w);
+      const T* probs = static_cast<const T*>(b[0]);
+      const unsigned row_blocks = static_cast<unsigned>((rows + kBlock / kTeam - 1) / (kBlock / kTeam));
+      hipLaunchKernelGGL(ctc_log_probs_kernel<T>, dim3(row_blocks), dim3(kBlock), 0, s, g, probs, w.logy);
+      HIPRIM_CHECK_LAUNCH("ctc_log_probs_kernel", ctx);
+      hipLaunchKernelGGL(ctc_alpha_beta_kernel, dim3(static_cast<unsigned>(p.n)), dim3(kBlock), 0, s, g, static_cast<const float*>(b[1]),
+                         static_cast<const float*>(b[2]), static_cast<const float*>(b[3]), static_cast<float*>(b[4]), w);
       HIPRIM_CHECK_LAUNCH("ctc_alpha_beta_kernel", ctx);
+      const unsigned grad_blocks = static_cast<unsigned>(std::min<long long>((elements + kBlock - 1) / kBlock, 1LL << 20));
+      hipLaunchKernelGGL(ctc_grads_kernel<T>, dim3(grad_blocks), dim3(kBlock), 0, s, g, probs, static_cast<T*>(b[5]), w);
+      HIPRIM_CHECK_LAUNCH("ctc_grads_kernel", ctx);
     });
   }
 };

@@ -18,7 +18,7 @@ namespace hiprim::gpu {
 
 OpSolverList ctc_solvers();
 // Workspace of ctc.alpha_beta for p: log y [T][N][C], alpha and beta [N][T][2L+1] (fp32), the label
-// ids [N][L], their per-class chains head [N][C] and next [N][L] (int32).
+// ids [N][L], their per-class chains head [N][C] and next [N][L], T_b and L_b [N] (int32), log p [N] (fp32).
 std::size_t ctc_alpha_beta_workspace(const CtcProblem& p);
 
 }  // namespace hiprim::gpu
