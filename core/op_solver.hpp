@@ -74,11 +74,27 @@ class TypedOpSolver : public OpSolver {
     check_op_run(name(), p, q != nullptr, buffers.size(), ws_bytes, q ? workspace_for(*q) : 0);
     run_typed(*q, buffers, workspace, stream);
   }
+  // A solver without perf configs: OpSolver's (its default only). With configs: config "" or one of
+  // configs_for(p) (InputError otherwise), the cast and run()'s checks, then run_typed_config with
+  // the config resolved ("" -> default_config_for(p)).
+  void run_config(const OpProblem& p, const std::vector<void*>& buffers, void* workspace, std::size_t ws_bytes, void* stream,
+                  const std::string& config) const final {
+    if (perf_configs().empty()) return OpSolver::run_config(p, buffers, workspace, ws_bytes, stream, config);
+    check_config(name(), p.str(), configs_for(p), config);
+    const P* q = op_problem_cast<P>(p);
+    check_op_run(name(), p, q != nullptr, buffers.size(), ws_bytes, q ? workspace_for(*q) : 0);
+    run_typed_config(*q, buffers, workspace, stream, config.empty() ? default_config_for(p) : config);
+  }
 
  protected:
   virtual Applicability applicable_to(const P& p) const = 0;
   virtual std::size_t workspace_for(const P&) const { return 0; }
   virtual void run_typed(const P& p, const std::vector<void*>& buffers, void* workspace, void* stream) const = 0;
+  // The run of one perf config (never ""): solvers with perf configs override it.
+  virtual void run_typed_config(const P& p, const std::vector<void*>& buffers, void* workspace, void* stream,
+                                const std::string& /*config*/) const {
+    run_typed(p, buffers, workspace, stream);
+  }
 };
 
 }  // namespace hiprim

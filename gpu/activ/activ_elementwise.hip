@@ -101,25 +101,20 @@ class ActivElementwise final : public TypedOpSolver<ActivProblem> {
     return "elementwise, 16-byte packs, 1-4 packs in flight per thread, one-pass grid, fp32 math; all 13 modes, fwd and bwd; "
            "fp32/fp16/bf16; all layouts, 2D/3D";
   }
-
- public:
   std::vector<std::string> perf_configs() const override { return chunk_shape_configs(); }
   std::string default_config_for(const OpProblem& p) const override {
     const ActivProblem* q = op_problem_cast<ActivProblem>(p);
     return q ? default_for(*q) : default_chunk_shape(0);
-  }
-  void run_config(const OpProblem& p, const std::vector<void*>& b, void*, std::size_t ws_bytes, void* stream,
-                  const std::string& config) const override {
-    check_config(name(), p.str(), configs_for(p), config);
-    const ActivProblem* q = op_problem_cast<ActivProblem>(p);
-    check_op_run(name(), p, q != nullptr, b.size(), ws_bytes, 0);
-    launch(*q, b, stream, chunk_shape_of(config.empty() ? default_for(*q) : config));
   }
 
  protected:
   Applicability applicable_to(const ActivProblem&) const override { return Applicability::yes(); }
   void run_typed(const ActivProblem& p, const std::vector<void*>& b, void*, void* stream) const override {
     launch(p, b, stream, chunk_shape_of(default_for(p)));
+  }
+  void run_typed_config(const ActivProblem& p, const std::vector<void*>& b, void*, void* stream,
+                        const std::string& config) const override {
+    launch(p, b, stream, chunk_shape_of(config));
   }
 
  private:

@@ -264,12 +264,11 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
     const TensorOpProblem* q = op_problem_cast<TensorOpProblem>(p);
     return q ? default_for(*q) : kBcastConfig;
   }
-  void run_config(const OpProblem& p, const std::vector<void*>& buf, void*, std::size_t ws_bytes, void* stream,
-                  const std::string& config) const override {
-    check_config(name(), p.str(), configs_for(p), config);
-    const TensorOpProblem* q = op_problem_cast<TensorOpProblem>(p);
-    check_op_run(name(), p, q != nullptr, buf.size(), ws_bytes, 0);
-    launch(*q, buf, stream, config.empty() ? default_for(*q) : config);
+
+ protected:
+  void run_typed_config(const TensorOpProblem& p, const std::vector<void*>& buf, void*, void* stream,
+                        const std::string& config) const override {
+    launch(p, buf, stream, config);
   }
 
  private:

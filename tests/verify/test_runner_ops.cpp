@@ -199,3 +199,49 @@ TEST(OpRunner, BrokenSolversAreCaught) {
   PreparedCase other(parse_op_problem("activ fwd tanh fp32 nchw n1 c2 in5x5 alpha1 beta1"), o);
   EXPECT_EQ(run_case(other, FaultyRelu(Fault::none), o).verdict.status, Status::unsupported);
 }
+
+namespace {
+
+// A typed solver with perf configs "a" and "b" (default "b") that records which config ran.
+class TwoConfigs final : public TypedOpSolver<ActivProblem> {
+ public:
+  std::string name() const override { return "test.relu.two_configs"; }
+  Backend backend() const override { return Backend::host; }
+  std::string summary() const override { return "test"; }
+  std::vector<std::string> perf_configs() const override { return {"a", "b"}; }
+  std::string default_config_for(const OpProblem&) const override { return "b"; }
+  mutable std::string ran;
+
+ protected:
+  Applicability applicable_to(const ActivProblem&) const override { return Applicability::yes(); }
+  void run_typed(const ActivProblem&, const std::vector<void*>&, void*, void*) const override { ran = "run_typed"; }
+  void run_typed_config(const ActivProblem&, const std::vector<void*>&, void*, void*, const std::string& config) const override {
+    ran = config;
+  }
+};
+
+}  // namespace
+
+// TypedOpSolver::run_config: "" resolves to the default, a listed config runs as given, anything else
+// and a problem of another op are refused naming the solver (before any run).
+TEST(OpRunner, TypedRunConfigResolvesChecksAndDispatches) {
+  const OpProblemPtr p = parse_op_problem("activ fwd relu fp32 nchw n1 c2 in5x5");
+  TwoConfigs s;
+  std::vector<void*> b(p->tensors().size(), nullptr);
+  s.run_config(*p, b, nullptr, 0, nullptr, "");
+  EXPECT_EQ(s.ran, "b");
+  s.run_config(*p, b, nullptr, 0, nullptr, "a");
+  EXPECT_EQ(s.ran, "a");
+  s.ran.clear();
+  try {
+    s.run_config(*p, b, nullptr, 0, nullptr, "c");
+    ADD_FAILURE() << "config c ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.relu.two_configs"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s.ran, "");
+  const OpProblemPtr other = parse_op_problem("softmax fwd log channel fp32 nchw n2 c10 in1x1");
+  EXPECT_THROW(s.run_config(*other, std::vector<void*>(other->tensors().size(), nullptr), nullptr, 0, nullptr, "a"), InputError);
+  EXPECT_EQ(s.ran, "");
+  EXPECT_THROW(s.run_config(*p, std::vector<void*>(1, nullptr), nullptr, 0, nullptr, "a"), InputError);  // buffer count
+}
