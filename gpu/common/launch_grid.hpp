@@ -128,20 +128,7 @@ inline unsigned chunk_grid(long long items, int unroll, int block) {
   return static_cast<unsigned>(std::clamp<long long>((items + chunk - 1) / chunk, 1, 1LL << 24));
 }
 
-// Perf configs of the one-pass walks (stream_chunks): "b<B>", the block size B; a block covers
-// unroll*B items. The default is b256 (the copy shape measured best on large tensors, s19).
-inline const std::vector<std::string>& chunk_block_configs() {
-  static const std::vector<std::string> configs = {"b64", "b128", "b256", "b512"};
-  return configs;
-}
-// B of a config of chunk_block_configs() (InputError otherwise: callers check_config first).
-inline int chunk_block_of(const std::string& config) {
-  for (const std::string& c : chunk_block_configs())
-    if (c == config) return std::stoi(c.substr(1));
-  throw InputError("unknown block config '" + config + "' (b64, b128, b256, b512)");
-}
-// The default config for `items` 16-byte items at `unroll` items per thread.
-inline std::string default_chunk_block(long long /*items*/, int /*unroll*/) { return "b256"; }
+// The one-pass walks' perf configs (U and B): gpu/common/chunk_shape.hpp.
 
 // After a launch: throws like HIPRIM_CHECK_LAUNCH, building the context string only on failure.
 template <typename F>
