@@ -239,10 +239,11 @@ def ctc_call(torch, row, rotate_bytes):
     sequence is full length (T_b = T, L_b = L, labels uniform over the non-blank ids): hiprim's fill
     mixes shorter sequences too, but its time is set by its full-length ones (one block per sequence,
     all in parallel). With blank 0 and L < 256 the targets are one concatenated int32 device tensor
-    and the lengths int32 device tensors: torch then takes cuDNN's CTC (its tensor overload), whose
-    host-side length checks are skipped under stream capture, so the call can be graph-captured (s22:
-    host-list lengths made torch's native kernel copy them to the device inside the call, which
-    capture refuses). Otherwise lengths are host lists (torch's native CUDA kernels)."""
+    and the lengths int32 tensors in pinned host memory: torch then takes cuDNN's CTC (its tensor
+    overload), which reads the lengths on the host (s23 call 1: device lengths were copied to pageable
+    host memory inside the call, 132 copies, and capture refused it; s22: host-list lengths made
+    torch's native kernel copy them to the device). Otherwise lengths are host lists (torch's native
+    CUDA kernels)."""
     import re
     F = torch.nn.functional
     m = re.match(r"^ctc (fp32|fp16|bf16) t(\d+) n(\d+) c(\d+) l(\d+) blank(\d+) (softmax|probs)$", row["problem"])
@@ -255,8 +256,10 @@ def ctc_call(torch, row, rotate_bytes):
         raise ValueError(f"L = {L} > T = {T}: full-length sequences need L <= T")
     cudnn_form = blank == 0 and L < 256
     if cudnn_form:
-        in_lens = torch.full((N,), T, dtype=torch.int32, device=DEVICE)
-        tg_lens = torch.full((N,), L, dtype=torch.int32, device=DEVICE)
+        in_lens = torch.full((N,), T, dtype=torch.int32)
+        tg_lens = torch.full((N,), L, dtype=torch.int32)
+        if DEVICE == "cuda":
+            in_lens, tg_lens = in_lens.pin_memory(), tg_lens.pin_memory()
     else:
         in_lens, tg_lens = [T] * N, [L] * N
 
@@ -278,7 +281,7 @@ def ctc_call(torch, row, rotate_bytes):
         return loss, grad
 
     data, read = rotating(torch, make_set, rotate_bytes)
-    form = "int32 device targets and lengths (cuDNN's CTC where torch takes it)" if cudnn_form else "host-list lengths"
+    form = "int32 device targets, pinned int32 host lengths (cuDNN's CTC where torch takes it)" if cudnn_form else "host-list lengths"
     return Call(data, fn, read, "F.ctc_loss(reduction=none, " + form + ") + autograd.grad w.r.t. " +
                 ("the logits" if softmax else "the probabilities"))
 
