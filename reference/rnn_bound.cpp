@@ -1,5 +1,7 @@
 // The running error bound of reference/rnn_bound.hpp: the model evaluated in double with, for every
-// quantity, its value v and the bound e on the fp32 solver's deviation from it.
+// quantity, its value v and the bound e on the fp32 solver's deviation from it. A GEMM row's Sum
+// (v, prop, abs) is three sums of products in one fixed order (reference/rnn.cpp's), evaluated for
+// the whole batch by the ordered products of reference/rnn_gemm.hpp over planes of the operands.
 #include "reference/rnn_bound.hpp"
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include "core/error.hpp"
 #include "reference/error_model.hpp"
 #include "reference/rnn_chunks.hpp"
+#include "reference/rnn_gemm.hpp"
 
 namespace hiprim::ref {
 namespace {
@@ -65,6 +68,43 @@ struct Sizes {
       : T(p.seq), N(p.n), H(p.hidden), G(p.gates()), D(p.directions()), L(p.layers), GH(p.gates() * p.hidden) {}
 };
 
+// Ev operands of the products as planes (ordered_gemm's operands): values v, bounds e, mag = |v| + e.
+struct Planes {
+  std::vector<double> v, e, mag;
+  explicit Planes(std::size_t size = 0) : v(size), e(size), mag(size) {}
+  void put(std::size_t i, Ev x) { v[i] = x.v, e[i] = x.e, mag[i] = hiprim::ref::mag(x); }
+};
+Planes planes_of(const Ev* x, std::size_t size) {
+  Planes p(size);
+  for (std::size_t i = 0; i < size; ++i) p.put(i, x[i]);
+  return p;
+}
+
+// Many Sums' running v, prop and abs (their term counts kept by the caller), as planes.
+struct SumPlanes {
+  std::vector<double> v, prop, abs;
+  explicit SumPlanes(std::size_t size = 0) : v(size), prop(size), abs(size) {}
+  Sum at(std::size_t i, long long terms) const { return Sum{v[i], prop[i], abs[i], terms}; }
+};
+
+// Exact weights as ordered_gemm's right operand: w and |w|, B(r, j) = m[r][j] ([K][N]), or m[j][r]
+// when transposed ([N][K]).
+struct ExactB {
+  PackedB w, abs;
+  ExactB(const std::vector<double>& m, long long K, long long N, bool transposed)
+      : w(GemmTerm::product, {rows_of(m.data(), transposed ? N : K, transposed ? K : N, transposed)}, K, N),
+        abs(GemmTerm::product, {rows_of(m.data(), transposed ? N : K, transposed ? K : N, transposed, true)}, K, N) {}
+};
+
+// sums [M][b.N] continue Sum::term(w[r][j], x_i[r]) for r in order: v += w x.v, prop += |w| x.e,
+// abs += |w| mag(x); rows(plane) views the rows x_i of one of x's planes.
+template <typename Rows>
+void add_weighted(SumPlanes& sums, long long M, const Planes& x, Rows&& rows, const ExactB& b) {
+  ordered_gemm(sums.v.data(), b.w.N, M, {rows(x.v)}, b.w);
+  ordered_gemm(sums.prop.data(), b.w.N, M, {rows(x.e)}, b.abs);
+  ordered_gemm(sums.abs.data(), b.w.N, M, {rows(x.mag)}, b.abs);
+}
+
 // One layer and direction's forward with bounds; per step s (processing order): pre-activations
 // a [s][n][G*H] (GRU n rows: P_n + r Q_n), gates act, c, h, q (GRU: R_n h + bR_n).
 struct EvTrace {
@@ -77,61 +117,80 @@ std::vector<Ev> exact(const std::vector<double>& v) {
   return r;
 }
 
+// Step s's cells for samples [lo, hi): a [s][n] holds P = W x + bW on entry, q_sums [n] R h_prev's sums.
+void forward_cells(const RnnProblem& p, const Sizes& d, const RnnLayerWeights& lw, EvTrace& tr, const SumPlanes& q_sums,
+                   const Ev* h0, const Ev* c0, long long s, long long lo, long long hi) {
+  const long long H = d.H;
+  std::vector<Ev> Q(d.GH);
+  for (long long n = lo; n < hi; ++n) {
+    const Ev* hp = s == 0 ? h0 + n * H : &tr.h[((s - 1) * d.N + n) * H];
+    const Ev* cp = s == 0 ? c0 + n * H : &tr.c[((s - 1) * d.N + n) * H];
+    for (long long g = 0; g < d.GH; ++g) {
+      Sum sq = q_sums.at(n * d.GH + g, H);
+      if (p.bias) sq.plus(Ev{lw.br[g], 0});
+      Q[g] = sq.done();
+    }
+    Ev* a = &tr.a[(s * d.N + n) * d.GH];  // P on entry
+    Ev* act = &tr.act[(s * d.N + n) * d.GH];
+    const long long o = (s * d.N + n) * H;
+    for (long long j = 0; j < H; ++j) {
+      switch (p.mode) {
+        case RnnMode::relu:
+        case RnnMode::tanh:
+          a[j] = add(a[j], Q[j]);
+          tr.h[o + j] = act[j] = p.mode == RnnMode::relu ? relu(a[j]) : tnh(a[j]);
+          break;
+        case RnnMode::lstm: {
+          for (int k = 0; k < 4; ++k) a[k * H + j] = add(a[k * H + j], Q[k * H + j]);
+          const Ev i = sig(a[j]), f = sig(a[H + j]), og = sig(a[2 * H + j]), g = tnh(a[3 * H + j]);
+          act[j] = i, act[H + j] = f, act[2 * H + j] = og, act[3 * H + j] = g;
+          tr.c[o + j] = add(mul(f, cp[j]), mul(i, g));
+          tr.h[o + j] = mul(og, tnh(tr.c[o + j]));
+          break;
+        }
+        case RnnMode::gru: {
+          a[j] = add(a[j], Q[j]), a[H + j] = add(a[H + j], Q[H + j]);
+          const Ev z = sig(a[j]), r = sig(a[H + j]);
+          tr.q[o + j] = Q[2 * H + j];
+          a[2 * H + j] = add(a[2 * H + j], mul(r, Q[2 * H + j]));
+          const Ev nn = tnh(a[2 * H + j]);
+          act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
+          tr.h[o + j] = add(mul(one_minus(z), nn), mul(z, hp[j]));
+          break;
+        }
+      }
+    }
+  }
+}
+
 EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in_dim, const std::vector<Ev>& in,
                           const Ev* h0, const Ev* c0, bool reverse) {
   const Sizes d(p);
   EvTrace tr;
   tr.a.resize(d.T * d.N * d.GH), tr.act.resize(tr.a.size());
   tr.h.resize(d.T * d.N * d.H), tr.c.resize(tr.h.size()), tr.q.resize(tr.h.size());
-  for_rnn_chunks(d.N, [&](long long, long long n_lo, long long n_hi) {
-  std::vector<Ev> P(d.GH), Q(d.GH);
-  for (long long s = 0; s < d.T; ++s) {
-    const long long t = reverse ? d.T - 1 - s : s;
-    for (long long n = n_lo; n < n_hi; ++n) {
-      const Ev* x = &in[(t * d.N + n) * in_dim];
-      const Ev* hp = s == 0 ? h0 + n * d.H : &tr.h[((s - 1) * d.N + n) * d.H];
-      const Ev* cp = s == 0 ? c0 + n * d.H : &tr.c[((s - 1) * d.N + n) * d.H];
-      for (long long g = 0; g < d.GH; ++g) {
-        Sum sp, sq;
-        for (long long k = 0; k < in_dim; ++k) sp.term(lw.w[g * in_dim + k], x[k]);
-        for (long long k = 0; k < d.H; ++k) sq.term(lw.r[g * d.H + k], hp[k]);
-        if (p.bias) sp.plus(Ev{lw.bw[g], 0}), sq.plus(Ev{lw.br[g], 0});
-        P[g] = sp.done(), Q[g] = sq.done();
+  {  // P = sum_k term(w[g][k], x[k]) (k ascending) + bW of every step at once (no recurrence in it): a [s][n][g].
+    const Planes x = planes_of(in.data(), in.size());
+    SumPlanes sums(tr.a.size());
+    auto rows = [&](const std::vector<double>& plane) { return sequence_rows(plane.data(), d.T, d.N, in_dim, reverse); };
+    add_weighted(sums, d.T * d.N, x, rows, ExactB(lw.w, in_dim, d.GH, true));
+    for_rnn_parts(d.T * d.N, kRnnElementWork * d.T * d.N * d.GH, [&](long long lo, long long hi) {
+      for (long long i = lo * d.GH; i < hi * d.GH; ++i) {
+        Sum sp = sums.at(i, in_dim);
+        if (p.bias) sp.plus(Ev{lw.bw[i % d.GH], 0});
+        tr.a[i] = sp.done();
       }
-      Ev* a = &tr.a[(s * d.N + n) * d.GH];
-      Ev* act = &tr.act[(s * d.N + n) * d.GH];
-      const long long o = (s * d.N + n) * d.H;
-      for (long long j = 0; j < d.H; ++j) {
-        const long long H = d.H;
-        switch (p.mode) {
-          case RnnMode::relu:
-          case RnnMode::tanh:
-            a[j] = add(P[j], Q[j]);
-            tr.h[o + j] = act[j] = p.mode == RnnMode::relu ? relu(a[j]) : tnh(a[j]);
-            break;
-          case RnnMode::lstm: {
-            for (int k = 0; k < 4; ++k) a[k * H + j] = add(P[k * H + j], Q[k * H + j]);
-            const Ev i = sig(a[j]), f = sig(a[H + j]), og = sig(a[2 * H + j]), g = tnh(a[3 * H + j]);
-            act[j] = i, act[H + j] = f, act[2 * H + j] = og, act[3 * H + j] = g;
-            tr.c[o + j] = add(mul(f, cp[j]), mul(i, g));
-            tr.h[o + j] = mul(og, tnh(tr.c[o + j]));
-            break;
-          }
-          case RnnMode::gru: {
-            a[j] = add(P[j], Q[j]), a[H + j] = add(P[H + j], Q[H + j]);
-            const Ev z = sig(a[j]), r = sig(a[H + j]);
-            tr.q[o + j] = Q[2 * H + j];
-            a[2 * H + j] = add(P[2 * H + j], mul(r, Q[2 * H + j]));
-            const Ev nn = tnh(a[2 * H + j]);
-            act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
-            tr.h[o + j] = add(mul(one_minus(z), nn), mul(z, hp[j]));
-            break;
-          }
-        }
-      }
-    }
+    });
   }
-  });
+  // Q = sum_k term(r[g][k], h_prev[k]) + bR per step, then the cells.
+  const ExactB rt(lw.r, d.H, d.GH, true);
+  for (long long s = 0; s < d.T; ++s) {
+    const Planes hp = planes_of(s == 0 ? h0 : &tr.h[(s - 1) * d.N * d.H], d.N * d.H);
+    SumPlanes q_sums(d.N * d.GH);
+    add_weighted(q_sums, d.N, hp, [&](const std::vector<double>& plane) { return rows_of(plane.data(), d.N, d.H); }, rt);
+    for_rnn_parts(d.N, kRnnElementWork * d.N * d.GH,
+                  [&](long long lo, long long hi) { forward_cells(p, d, lw, tr, q_sums, h0, c0, s, lo, hi); });
+  }
   return tr;
 }
 
@@ -182,6 +241,111 @@ std::vector<Ev> maybe(const std::vector<double>& v, std::size_t size) { return v
 
 // ---- backward ----
 
+// One layer and direction's backward recursion with bounds (rnn.cpp's Backward): per step s the
+// planes of da and drec [s][n][G*H] (drec: GRU only, the other modes' is da), GRU's dh_direct [n][H],
+// the running dh_next, dc_next [n][H].
+struct EvBackward {
+  const RnnProblem& p;
+  const Sizes& d;
+  const EvTrace& tr;
+  const std::vector<Ev>& d_out;  // the layer output's gradient [T][N][D*H]
+  long long dir;
+  const Ev *h0, *c0;  // [N][H]
+  std::vector<Ev> dh_next, dc_next, dh_direct;
+  Planes da, drec;
+
+  const Planes& rec() const { return p.mode == RnnMode::gru ? drec : da; }
+
+  // Step s's cell derivatives for samples [lo, hi).
+  void cells(long long s, long long lo, long long hi) {
+    const long long H = d.H, t = dir == 1 ? d.T - 1 - s : s;
+    for (long long n = lo; n < hi; ++n) {
+      const Ev* hp = s == 0 ? h0 + n * H : &tr.h[((s - 1) * d.N + n) * H];
+      const Ev* cp = s == 0 ? c0 + n * H : &tr.c[((s - 1) * d.N + n) * H];
+      const Ev* a = &tr.a[(s * d.N + n) * d.GH];
+      const Ev* act = &tr.act[(s * d.N + n) * d.GH];
+      const long long o = (s * d.N + n) * H, row = (s * d.N + n) * d.GH;
+      Ev* dhn = &dh_next[n * H];
+      Ev* dcn = &dc_next[n * H];
+      for (long long j = 0; j < H; ++j) {
+        const Ev dh = add(d_out[(t * d.N + n) * d.D * H + dir * H + j], dhn[j]);
+        switch (p.mode) {
+          case RnnMode::relu: da.put(row + j, relu_back(a[j], dh)); break;
+          case RnnMode::tanh: da.put(row + j, mul(dh, one_minus(mul(act[j], act[j])))); break;
+          case RnnMode::lstm: {
+            const Ev i = act[j], f = act[H + j], og = act[2 * H + j], g = act[3 * H + j], tc = tnh(tr.c[o + j]);
+            const Ev dc = add(dcn[j], mul(mul(dh, og), one_minus(mul(tc, tc))));
+            da.put(row + j, mul(mul(dc, g), mul(i, one_minus(i))));
+            da.put(row + H + j, mul(mul(dc, cp[j]), mul(f, one_minus(f))));
+            da.put(row + 2 * H + j, mul(mul(dh, tc), mul(og, one_minus(og))));
+            da.put(row + 3 * H + j, mul(mul(dc, i), one_minus(mul(g, g))));
+            dcn[j] = mul(dc, f);
+            break;
+          }
+          case RnnMode::gru: {
+            const Ev z = act[j], r = act[H + j], nn = act[2 * H + j];
+            const Ev dn = mul(mul(dh, one_minus(z)), one_minus(mul(nn, nn)));
+            const Ev dz = mul(mul(dh, sub(hp[j], nn)), mul(z, one_minus(z)));
+            const Ev dr = mul(mul(dn, tr.q[o + j]), mul(r, one_minus(r)));
+            da.put(row + j, dz), da.put(row + H + j, dr), da.put(row + 2 * H + j, dn);
+            drec.put(row + j, dz), drec.put(row + H + j, dr), drec.put(row + 2 * H + j, mul(dn, r));
+            dh_direct[n * H + j] = mul(dh, z);
+            break;
+          }
+        }
+      }
+    }
+  }
+};
+
+// total = the chunk sums (reference/rnn_chunks.hpp) merged in chunk order (the first copied, then
+// Sum::merge); form(part, order) forms chunk c's sums over its (s, n) order into part (zeros).
+template <typename Form>
+void merge_chunk_sums(SumPlanes& total, const Sizes& d, Form&& form) {
+  for (long long c = 0; c < rnn_chunks(d.N); ++c) {
+    SumPlanes part(total.v.size());
+    form(part, rnn_chunk_order(d.T, d.N, c));
+    for (auto [to, from] : {std::pair{&total.v, &part.v}, std::pair{&total.prop, &part.prop}, std::pair{&total.abs, &part.abs}})
+      for (std::size_t i = 0; i < to->size(); ++i) (*to)[i] = c == 0 ? (*from)[i] : (*to)[i] + (*from)[i];
+  }
+}
+
+// total [rows][cols]: sums over (s, n) of Sum::term(a(s, n)[g], b(s, n)[k]), the Ev operands' rows at
+// a_off(s, n) in a's planes and b_off(s, n) in b's; per chunk, merged in chunk order.
+template <typename AOff, typename BOff>
+void chunked_products(SumPlanes& total, long long rows, long long cols, const Sizes& d, const Planes& a, AOff&& a_off,
+                      const Planes& b, BOff&& b_off) {
+  merge_chunk_sums(total, d, [&](SumPlanes& part, const std::vector<std::pair<long long, long long>>& order) {
+    auto view = [&](const std::vector<double>& plane, auto&& off, bool transposed, bool abs) {
+      return rows_by(order, [&](long long s, long long n) { return plane.data() + off(s, n); }, transposed, abs);
+    };
+    const long long K = static_cast<long long>(order.size());
+    ordered_gemm(part.v.data(), cols, rows, {view(a.v, a_off, true, false)},  // v += a.v b.v
+                 PackedB(GemmTerm::product, {view(b.v, b_off, false, false)}, K, cols));
+    ordered_gemm(part.prop.data(), cols, rows, {view(a.e, a_off, true, false), view(a.v, a_off, true, true)},
+                 PackedB(GemmTerm::cross, {view(b.v, b_off, false, true), view(b.e, b_off, false, false)}, K, cols));
+    ordered_gemm(part.abs.data(), cols, rows, {view(a.mag, a_off, true, false)},  // abs += mag(a) mag(b)
+                 PackedB(GemmTerm::product, {view(b.mag, b_off, false, false)}, K, cols));
+  });
+}
+
+// total [rows]: sums over (s, n) of Sum::plus(a(s, n)[g]); per chunk, merged in chunk order.
+template <typename AOff>
+void chunked_sums(SumPlanes& total, long long rows, const Sizes& d, const Planes& a, AOff&& a_off) {
+  merge_chunk_sums(total, d, [&](SumPlanes& part, const std::vector<std::pair<long long, long long>>& order) {
+    for (auto [s, n] : order)
+      for (long long g = 0, i = a_off(s, n); g < rows; ++g, ++i)
+        part.v[g] += a.v[i], part.prop[g] += a.e[i], part.abs[g] += a.mag[i];
+  });
+}
+
+void finish(const SumPlanes& sums, long long terms, std::vector<double>& v, std::vector<double>& e) {
+  for (std::size_t i = 0; i < sums.v.size(); ++i) {
+    const Ev r = sums.at(i, terms).done();
+    v[i] = r.v, e[i] = r.e;
+  }
+}
+
 void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::vector<Ev>& dy, const std::vector<Ev>& dhy,
                          const std::vector<Ev>& dcy, const EvPass& ps, RnnBounds& out) {
   const Sizes d(p);
@@ -191,98 +355,55 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
   std::vector<Ev> d_out = dy;
   for (long long l = d.L - 1; l >= 0; --l) {
     const long long in_dim = p.layer_input(l);
-    const std::vector<Ev>& lin = ps.layer_in[l];
-    std::vector<Sum> d_in(lin.size());  // over both directions: D*GH terms each
+    const Planes x = planes_of(ps.layer_in[l].data(), ps.layer_in[l].size());
+    SumPlanes d_in(x.v.size());  // over both directions: D*GH terms each
     for (long long dir = 0; dir < d.D; ++dir) {
       const long long idx = l * d.D + dir, so = idx * d.N * H;
       const EvTrace& tr = ps.traces[idx];
       const RnnLayerWeights& lw = in.weights[idx];
-      // Weight gradients: sums over (t, n) of T*N products, per chunk of samples, merged in chunk order.
-      struct Sums {
-        std::vector<Sum> w, r, bw, br;
-      };
-      std::vector<Sums> parts(rnn_chunks(d.N), Sums{std::vector<Sum>(GH * in_dim), std::vector<Sum>(GH * H), std::vector<Sum>(GH), std::vector<Sum>(GH)});
-      std::vector<Ev> dh_next(dhy.begin() + so, dhy.begin() + so + d.N * H);
-      std::vector<Ev> dc_next = p.lstm() ? std::vector<Ev>(dcy.begin() + so, dcy.begin() + so + d.N * H) : std::vector<Ev>(d.N * H);
-      for_rnn_chunks(d.N, [&](long long chunk, long long n_lo, long long n_hi) {
-      std::vector<Sum>&sw = parts[chunk].w, &sr = parts[chunk].r, &sbw = parts[chunk].bw, &sbr = parts[chunk].br;
-      std::vector<Ev> da(GH), drec(GH), dh_direct(H);
+      EvBackward bw{p, d, tr, d_out, dir, &ps.h0[so], &ps.c0[so], {}, {}, std::vector<Ev>(d.N * H), Planes(d.T * d.N * GH),
+                    Planes(p.mode == RnnMode::gru ? d.T * d.N * GH : 0)};
+      bw.dh_next.assign(dhy.begin() + so, dhy.begin() + so + d.N * H);
+      bw.dc_next = p.lstm() ? std::vector<Ev>(dcy.begin() + so, dcy.begin() + so + d.N * H) : std::vector<Ev>(d.N * H);
+      const ExactB r_rows(lw.r, GH, H, false);
       for (long long s = d.T - 1; s >= 0; --s) {
-        const long long t = dir == 1 ? d.T - 1 - s : s;
-        for (long long n = n_lo; n < n_hi; ++n) {
-          const Ev* x = &lin[(t * d.N + n) * in_dim];
-          const Ev* hp = s == 0 ? &ps.h0[so + n * H] : &tr.h[((s - 1) * d.N + n) * H];
-          const Ev* cp = s == 0 ? &ps.c0[so + n * H] : &tr.c[((s - 1) * d.N + n) * H];
-          const Ev* a = &tr.a[(s * d.N + n) * GH];
-          const Ev* act = &tr.act[(s * d.N + n) * GH];
-          const long long o = (s * d.N + n) * H;
-          Ev* dhn = &dh_next[n * H];
-          Ev* dcn = &dc_next[n * H];
-          for (long long j = 0; j < H; ++j) {
-            const Ev dh = add(d_out[(t * d.N + n) * d.D * H + dir * H + j], dhn[j]);
-            switch (p.mode) {
-              case RnnMode::relu: da[j] = relu_back(a[j], dh); break;
-              case RnnMode::tanh: da[j] = mul(dh, one_minus(mul(act[j], act[j]))); break;
-              case RnnMode::lstm: {
-                const Ev i = act[j], f = act[H + j], og = act[2 * H + j], g = act[3 * H + j], tc = tnh(tr.c[o + j]);
-                const Ev dc = add(dcn[j], mul(mul(dh, og), one_minus(mul(tc, tc))));
-                da[j] = mul(mul(dc, g), mul(i, one_minus(i)));
-                da[H + j] = mul(mul(dc, cp[j]), mul(f, one_minus(f)));
-                da[2 * H + j] = mul(mul(dh, tc), mul(og, one_minus(og)));
-                da[3 * H + j] = mul(mul(dc, i), one_minus(mul(g, g)));
-                dcn[j] = mul(dc, f);
-                break;
-              }
-              case RnnMode::gru: {
-                const Ev z = act[j], r = act[H + j], nn = act[2 * H + j];
-                const Ev dn = mul(mul(dh, one_minus(z)), one_minus(mul(nn, nn)));
-                da[j] = mul(mul(dh, sub(hp[j], nn)), mul(z, one_minus(z)));
-                da[H + j] = mul(mul(dn, tr.q[o + j]), mul(r, one_minus(r)));
-                da[2 * H + j] = dn;
-                drec[2 * H + j] = mul(dn, r);
-                dh_direct[j] = mul(dh, z);
-                break;
-              }
-            }
-          }
-          for (long long g = 0; g < GH; ++g)
-            if (p.mode != RnnMode::gru || g < 2 * H) drec[g] = da[g];
-          for (long long g = 0; g < GH; ++g) {
-            for (long long k = 0; k < in_dim; ++k) {
-              sw[g * in_dim + k].term(da[g], x[k]);
-              d_in[(t * d.N + n) * in_dim + k].term(lw.w[g * in_dim + k], da[g]);
-            }
-            for (long long k = 0; k < H; ++k) sr[g * H + k].term(drec[g], hp[k]);
-            sbw[g].plus(da[g]), sbr[g].plus(drec[g]);
-          }
-          for (long long k = 0; k < H; ++k) {
-            Sum v;
-            for (long long g = 0; g < GH; ++g) v.term(lw.r[g * H + k], drec[g]);
-            if (p.mode == RnnMode::gru) v.plus(dh_direct[k]);
-            dhn[k] = v.done();
-          }
+        for_rnn_parts(d.N, kRnnElementWork * d.N * GH, [&](long long lo, long long hi) { bw.cells(s, lo, hi); });
+        // dh_prev[n][k]: Sum over g ascending of term(r[g][k], drec[n][g]), then GRU's dh_direct.
+        SumPlanes dh(d.N * H);
+        auto step_rows = [&](const std::vector<double>& plane) { return rows_of(&plane[s * d.N * GH], d.N, GH); };
+        add_weighted(dh, d.N, bw.rec(), step_rows, r_rows);
+        for (long long i = 0; i < d.N * H; ++i) {
+          Sum v = dh.at(i, GH);
+          if (p.mode == RnnMode::gru) v.plus(bw.dh_direct[i]);
+          bw.dh_next[i] = v.done();
         }
       }
-      });
-      Sums all = parts[0];
-      for (std::size_t c = 1; c < parts.size(); ++c)
-        for (auto [to, from] : {std::pair{&all.w, &parts[c].w}, std::pair{&all.r, &parts[c].r}, std::pair{&all.bw, &parts[c].bw}, std::pair{&all.br, &parts[c].br}})
-          for (std::size_t i = 0; i < to->size(); ++i) (*to)[i].merge((*from)[i]);
-      const std::vector<Sum>&sw = all.w, &sr = all.r, &sbw = all.bw, &sbr = all.br;
-      std::copy(dh_next.begin(), dh_next.end(), dhx.begin() + so);
-      if (p.lstm()) std::copy(dc_next.begin(), dc_next.end(), dcx.begin() + so);
-      auto finish = [](const std::vector<Sum>& sums, std::vector<double>& v, std::vector<double>& e) {
-        for (std::size_t i = 0; i < sums.size(); ++i) {
-          const Ev r = sums[i].done();
-          v[i] = r.v, e[i] = r.e;
-        }
-      };
-      finish(sw, dvals[idx].w, dbounds[idx].w);
-      finish(sr, dvals[idx].r, dbounds[idx].r);
-      if (p.bias) finish(sbw, dvals[idx].bw, dbounds[idx].bw), finish(sbr, dvals[idx].br, dbounds[idx].br);
+      // d_in[t][n][k] continues its Sum with term(w[g][k], da[s][n][g]) (g ascending).
+      auto da_rows = [&](const std::vector<double>& plane) { return sequence_rows(plane.data(), d.T, d.N, GH, dir == 1); };
+      add_weighted(d_in, d.T * d.N, bw.da, da_rows, ExactB(lw.w, GH, in_dim, false));
+      // The parameters: W x rows take da, R h rows drec; h_prev [s][n][H] = h0, then h of steps 0 .. T-2.
+      std::vector<Ev> h_prev(ps.h0.begin() + so, ps.h0.begin() + so + d.N * H);
+      h_prev.insert(h_prev.end(), tr.h.begin(), tr.h.end() - d.N * H);
+      const Planes hp = planes_of(h_prev.data(), h_prev.size());
+      auto da_off = [&](long long s, long long n) { return (s * d.N + n) * GH; };
+      auto x_off = [&](long long s, long long n) { return ((dir == 1 ? d.T - 1 - s : s) * d.N + n) * in_dim; };
+      auto h_off = [&](long long s, long long n) { return (s * d.N + n) * H; };
+      SumPlanes sw(GH * in_dim), sr(GH * H);
+      chunked_products(sw, GH, in_dim, d, bw.da, da_off, x, x_off);
+      chunked_products(sr, GH, H, d, bw.rec(), da_off, hp, h_off);
+      finish(sw, d.T * d.N, dvals[idx].w, dbounds[idx].w);
+      finish(sr, d.T * d.N, dvals[idx].r, dbounds[idx].r);
+      if (p.bias) {
+        SumPlanes sbw(GH), sbr(GH);
+        chunked_sums(sbw, GH, d, bw.da, da_off);
+        chunked_sums(sbr, GH, d, bw.rec(), da_off);
+        finish(sbw, d.T * d.N, dvals[idx].bw, dbounds[idx].bw), finish(sbr, d.T * d.N, dvals[idx].br, dbounds[idx].br);
+      }
+      std::copy(bw.dh_next.begin(), bw.dh_next.end(), dhx.begin() + so);
+      if (p.lstm()) std::copy(bw.dc_next.begin(), bw.dc_next.end(), dcx.begin() + so);
     }
-    d_out.assign(d_in.size(), Ev{});
-    for (std::size_t i = 0; i < d_in.size(); ++i) d_out[i] = d_in[i].done();
+    d_out.assign(d_in.v.size(), Ev{});
+    for (std::size_t i = 0; i < d_out.size(); ++i) d_out[i] = d_in.at(i, d.D * GH).done();
   }
   split(d_out, out.bwd_values.dx, out.bwd.dx);
   split(dhx, out.bwd_values.dhx, out.bwd.dhx);
