@@ -12,7 +12,8 @@
 # output verified, the peer's plans too; PEER_MAX_PLANS: the peer's plans autotuned per problem, default the bench's 24).
 # With $BIN/test_bench present, its device cases (OpBenchDevice.*: the fused-graph peer) run first; with the
 # ResNet-50 fusion suite, scripts/resnet50_inference.py sums the report into the whole-net inference
-# time (inference_total.json). SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. CONFIG_PERSIST_CTAS: caps .p's grid in
+# time (inference_total.json), and PyTorch's unfused eager sequence of each chain is timed in the same run
+# (scripts/torch_fusion.py via torch_crosscheck.py --problems: torch_fusion.json, TORCH_S). SKIP_CONFIGS=1 / FUZZ_S=0 leave those steps out. CONFIG_PERSIST_CTAS: caps .p's grid in
 # the config checks (HIPRIM_IGEMM_PERSIST_CTAS: several tiles per CTA on the suite's small problems). Files in $OUT (default out/device_fusion): fusion.log,
 # fusion_check_exact.json, fusion_check_bounded.json, fusion_config_<config>.json, fusion_fuzz.json,
 # perf_fusion_h200.json.
@@ -55,5 +56,11 @@ if [ -n "${BENCH_SUITE:-}" ]; then
     fstep inference_total 60 python3 scripts/resnet50_inference.py "$OUT/perf_fusion_h200.json" --json "$OUT/inference_total.json"
     grep "ResNet-50 inference" "$log" ;;
   esac
+  # PyTorch's unfused eager sequence of every chain in the same run (scripts/torch_fusion.py), joined with
+  # the bench report: the cross-check of the fused-graph peer (TORCH_S, default 120; 0 skips it).
+  if [ "${TORCH_S:-120}" -gt 0 ]; then
+    fstep torch $((${TORCH_S:-120} + 60)) python3 scripts/torch_crosscheck.py --problems "$BENCH_SUITE" --replays 5 --target-ms 3 \
+      --time-budget "${TORCH_S:-120}" --out "$OUT/torch_fusion.json" --bench "$OUT/perf_fusion_h200.json"
+  fi
 fi
 grep -E "^-- " "$log"

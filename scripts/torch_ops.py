@@ -294,4 +294,7 @@ def make_call(torch, row, parsed, rotate_bytes):
     if parsed["op"] == "rnn":
         import torch_rnn  # scripts/torch_rnn.py: nn.RNN / nn.LSTM / nn.GRU
         return torch_rnn.rnn_call(torch, row, rotate_bytes)
+    if parsed["op"] == "fusion":
+        import torch_fusion  # scripts/torch_fusion.py: the chain as eager unfused steps
+        return torch_fusion.fusion_call(torch, row, rotate_bytes)
     return op_call(torch, row, parsed, rotate_bytes)

@@ -184,6 +184,36 @@ def bench_case(problem, solver, ms, best=False, peer_ms=None, status="passed", c
             "timing": {"median_ms": ms} if ms is not None else None, "peer": peer}
 
 
+class FusionStrings(unittest.TestCase):
+    """scripts/torch_fusion.py's reading of hiprim's fusion strings (the torch call itself needs torch)."""
+
+    def test_every_line_of_the_fusion_bench_suite_reads(self):
+        import torch_fusion
+        rows = tc.problem_list(read(os.path.join(REPO, "bench", "suites", "resnet50_fusion_bf16_nhwc.txt")))
+        self.assertEqual(len(rows), 73)
+        kinds = set()
+        for r in rows:
+            p = torch_fusion.parse_fusion(r["problem"])
+            self.assertEqual((p["dtype"], p["layout"]), ("bf16", "nhwc"))
+            self.assertEqual(p["conv"]["n"], [32])
+            kinds.add(tuple(name for name, _ in p["steps"]))
+        self.assertEqual(kinds, {(), ("bias",), ("bias", "activ"), ("bias", "add", "activ")})
+
+    def test_steps_and_their_arguments(self):
+        import torch_fusion
+        p = torch_fusion.parse_fusion("fusion fwd fp16 nhwc conv(n1 c4 k8 in7x9 f3x5 pad0x1 str2x1 dil1x2 g2) bias "
+                                      "bnorm-infer(eps0.001) add(alpha0.5 beta2) activ(leakyrelu alpha0.25)")
+        self.assertEqual(p["conv"], {"n": [1], "c": [4], "k": [8], "in": [7, 9], "f": [3, 5], "pad": [0, 1], "str": [2, 1],
+                                     "dil": [1, 2], "g": [2]})
+        self.assertEqual([name for name, _ in p["steps"]], ["bias", "bnorm-infer", "add", "activ"])
+        self.assertEqual(p["steps"][1][1]["eps"], [0.001])
+        self.assertEqual((p["steps"][2][1]["alpha"], p["steps"][2][1]["beta"]), ([0.5], [2]))
+        self.assertEqual((p["steps"][3][1]["mode"], p["steps"][3][1]["alpha"]), ("leakyrelu", [0.25]))
+        for bad in ("fusion bwd bf16 nhwc conv(n1 c4 k8 in7x7 f3x3)", "fusion fwd bf16 nhwc bias", "conv fwd bf16 nhwc n1"):
+            with self.assertRaises(ValueError):
+                torch_fusion.parse_fusion(bad)
+
+
 class Comparison(unittest.TestCase):
     def rows(self):
         mk = lambda p, d, c, t: dict(problem=p, kind="conv", group=d, dtype="bf16", layout="nhwc", count=c, torch_ms=t)
