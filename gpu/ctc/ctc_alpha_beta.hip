@@ -8,9 +8,10 @@
 //      softmax: (x - m) - logf(sum expf(x - m)) by a team of kTeam threads per row (team_reduce: fixed
 //      order); probabilities: logf(y). Rows t >= T_b are computed too and never read.
 //   (ctc_alpha_beta_kernel, one block per sequence b, phases separated by block barriers)
-//   V  thread 0 checks b's data (T_b, L_b integers in range, label ids in [0, C) and not the blank,
-//      L_b + repeats <= T_b): a violation sets T_b = -1 and losses[b] = NaN and ends the block; else it
-//      copies the ids to lab and links each class's label positions (head/next)
+//   V  b's data checked (T_b, L_b integers in range, label ids in [0, C) and not the blank,
+//      L_b + repeats <= T_b; the labels over the block's threads): a violation sets T_b = -1 and
+//      losses[b] = NaN and ends the block; else the ids go to lab and each class's label positions
+//      are linked (head/next)
 //   A  alpha_t(s) = lse3(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) if skip(s)) + log y_t(l'_s),
 //      threads over the S = 2 L_b + 1 states, one barrier per step; where 2 S <= kBlock, half the
 //      block runs A while the other half runs B (step i: alpha_i and beta_{T_b-1-i}); l' = (blank, l_1, blank, ..., blank),
@@ -67,35 +68,49 @@ __device__ __forceinline__ float lse3(float a, float b, float c) {
 __device__ __forceinline__ bool int_in(float v, float lo, float hi) { return v == floorf(v) && v >= lo && v <= hi; }
 
 // Phase V; every thread returns the block's verdict (true: the sequence is valid; *Tb, *Lb set).
+// Thread 0 reads the lengths; the labels are checked and their repeats counted over the block's
+// threads (block sums), and each position j finds its chain links itself: next[j] = the next position
+// with j's label, head[k] = the first position of label k (the chains the serial loop built before
+// s23, whose global read-after-write per label made V a serial chain of L round trips).
 __device__ bool ctc_validate(const CtcGeom& g, long long b, const float* labels, const float* label_lengths,
                              const float* input_lengths, const CtcWs& w, int* Tb, int* Lb) {
   __shared__ int ok, tb, lb;
+  __shared__ int scratch[kBlock];
   int* head = w.head + b * g.C;
   for (long long k = threadIdx.x; k < g.C; k += blockDim.x) head[k] = -1;
-  __syncthreads();
   if (threadIdx.x == 0) {
     const float tv = input_lengths[b], lv = label_lengths[b];
     ok = int_in(tv, 1.0f, static_cast<float>(g.T)) && int_in(lv, 0.0f, static_cast<float>(g.L));
     tb = ok ? static_cast<int>(tv) : 0;
     lb = ok ? static_cast<int>(lv) : 0;
-    int repeats = 0;
-    for (int j = 0; ok && j < lb; ++j) {
-      const float id = labels[b * g.L + j];
-      ok = int_in(id, 0.0f, static_cast<float>(g.C - 1)) && id != static_cast<float>(g.blank);
-      if (ok) w.lab[b * g.L + j] = static_cast<int>(id);
-      if (ok && j > 0 && w.lab[b * g.L + j] == w.lab[b * g.L + j - 1]) ++repeats;
-    }
-    ok = ok && lb + repeats <= tb;
-    for (int j = ok ? lb - 1 : -1; j >= 0; --j) {  // chains in increasing position
-      const int k = w.lab[b * g.L + j];
-      w.next[b * g.L + j] = head[k];
-      head[k] = j;
-    }
   }
   __syncthreads();
+  const float* ids = labels + b * g.L;
+  int bad = 0, repeats = 0;
+  for (int j = static_cast<int>(threadIdx.x); j < lb; j += static_cast<int>(blockDim.x)) {
+    const float id = ids[j];
+    if (!int_in(id, 0.0f, static_cast<float>(g.C - 1)) || id == static_cast<float>(g.blank)) {
+      bad = 1;
+      continue;
+    }
+    w.lab[b * g.L + j] = static_cast<int>(id);
+    if (j > 0 && ids[j - 1] == id) ++repeats;
+  }
+  bad = team_reduce(bad, scratch, static_cast<int>(blockDim.x), SumOp{});  // its barriers also order head's -1s
+  repeats = team_reduce(repeats, scratch, static_cast<int>(blockDim.x), SumOp{});
+  const bool valid = ok && bad == 0 && lb + repeats <= tb;
+  for (int j = static_cast<int>(threadIdx.x); valid && j < lb; j += static_cast<int>(blockDim.x)) {
+    const float id = ids[j];
+    int next = -1;
+    for (int q = j + 1; q < lb && next < 0; ++q)
+      if (ids[q] == id) next = q;
+    w.next[b * g.L + j] = next;
+    bool first = true;
+    for (int q = 0; q < j && first; ++q) first = ids[q] != id;
+    if (first) head[static_cast<int>(id)] = j;
+  }
   *Tb = tb, *Lb = lb;
-  const bool valid = ok != 0;
-  __syncthreads();  // every thread has read ok/tb/lb before thread 0 could write them again
+  __syncthreads();  // lab, next, head written before the phases that read them
   return valid;
 }
 
