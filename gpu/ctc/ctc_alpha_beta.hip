@@ -44,6 +44,7 @@ namespace hiprim::gpu {
 namespace {
 
 constexpr int kBlock = 256, kTeam = 32;  // kTeam threads per softmax row: kBlock / kTeam rows at once
+constexpr int kSmemStates = 512;         // S up to this: the recursions' previous rows in shared memory
 
 struct CtcGeom {
   long long T, N, C, L, Smax, blank;
@@ -161,14 +162,28 @@ __global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const
 #endif
   auto ly = [&](int t, int s) { return w.logy[g.logy_at(t, b, ext(s))]; };
 
-  // A and B. Step functions over the states s = lane, lane + stride, ... of one time step t.
+  // A and B. Step functions over the states s = lane, lane + stride, ... of one time step t. Every
+  // row also goes to the workspace (G reads it); where S <= kSmemStates the recursion reads the
+  // previous row from a shared-memory copy (two rows per recursion, by step parity) instead.
+  __shared__ float arow[2][kSmemStates], brow[2][kSmemStates];
+  const bool in_smem = S <= kSmemStates;
+  auto a_row = [&](int t) -> const float* { return in_smem ? arow[t & 1] : alpha + t * g.Smax; };
+  auto b_row = [&](int t) -> const float* { return in_smem ? brow[t & 1] : beta + t * g.Smax; };
+  auto a_put = [&](int t, int s, float v) {
+    alpha[t * g.Smax + s] = v;
+    if (in_smem) arow[t & 1][s] = v;
+  };
+  auto b_put = [&](int t, int s, float v) {
+    beta[t * g.Smax + s] = v;
+    if (in_smem) brow[t & 1][s] = v;
+  };
   auto alpha_step = [&](int t, int lane, int stride) {
-    const float* prev = alpha + (t - 1) * g.Smax;
+    const float* prev = a_row(t - 1);
     for (int s = lane; s < S; s += stride)
-      alpha[t * g.Smax + s] = lse3(prev[s], s >= 1 ? prev[s - 1] : -INFINITY, skip(s) ? prev[s - 2] : -INFINITY) + ly(t, s);
+      a_put(t, s, lse3(prev[s], s >= 1 ? prev[s - 1] : -INFINITY, skip(s) ? prev[s - 2] : -INFINITY) + ly(t, s));
   };
   auto beta_step = [&](int t, int lane, int stride) {
-    const float* next = beta + (t + 1) * g.Smax;
+    const float* next = b_row(t + 1);
 #if HIPRIM_CTC_MUTANT == 2
     const int ty = t;
 #else
@@ -178,13 +193,13 @@ __global__ void __launch_bounds__(kBlock) ctc_alpha_beta_kernel(CtcGeom g, const
       const float q0 = next[s] + ly(ty, s);
       const float q1 = s + 1 < S ? next[s + 1] + ly(ty, s + 1) : -INFINITY;
       const float q2 = s + 2 < S && skip(s + 2) ? next[s + 2] + ly(ty, s + 2) : -INFINITY;
-      beta[t * g.Smax + s] = lse3(q0, q1, q2);
+      b_put(t, s, lse3(q0, q1, q2));
     }
   };
   const int block = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
   for (int s = tid; s < S; s += block) {
-    alpha[s] = s < 2 ? ly(0, s) : -INFINITY;
-    beta[(Tb - 1) * g.Smax + s] = s >= S - 2 ? 0.0f : -INFINITY;
+    a_put(0, s, s < 2 ? ly(0, s) : -INFINITY);
+    b_put(Tb - 1, s, s >= S - 2 ? 0.0f : -INFINITY);
   }
   __syncthreads();
   if (2 * S <= block) {

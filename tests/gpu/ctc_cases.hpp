@@ -18,11 +18,12 @@
 namespace hiprim::test_ctc {
 
 // Beyond smoke_ops/ops: sequences on more blocks than sequences per kind, C < a team, T = 1 with
-// probabilities, a blank inside, fp16 probabilities.
+// probabilities, a blank inside, fp16 probabilities, more states than the shared-memory rows hold.
 inline const std::vector<const char*> kProblems = {
     "ctc fp32 t7 n9 c3 l4 blank2 softmax", "ctc fp16 t5 n6 c7 l3 blank3 probs", "ctc bf16 t1 n5 c3 l1 blank0 softmax",
     "ctc fp32 t33 n5 c2 l20 blank0 probs",  // C = 2: every label repeats its neighbour
     "ctc fp32 t25 n5 c70 l12 blank69 softmax",
+    "ctc fp32 t700 n3 c6 l300 blank0 softmax",  // S up to 601: past the kernel's shared-memory rows (512)
 };
 
 // Runs a solver on host tensors (tensors() order) and returns every tensor after the run.
