@@ -283,42 +283,40 @@ class TensorOpVec final : public TypedOpSolver<TensorOpProblem> {
     const TensorOpGeom g = tensorop_geom(p);
     const bool chunked = config.rfind("chunks.", 0) == 0;
     const ChunkShape walk = chunked ? chunk_shape_of(config.substr(7)) : ChunkShape{kUnroll, kBlock};
-    with_unroll(walk.unroll, [&]<int U>() {
-      dispatch_dtype(p.dtype, [&]<typename T>() {
-        constexpr int V = kVec<T>;
-        const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
-        auto go = [&](auto kernel, int lanes, bool chunks) {
-          const long long items = g.total / lanes;
-          const unsigned grid = chunks ? chunk_grid(items, U, walk.block) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
-          hipLaunchKernelGGL(kernel, dim3(grid), dim3(chunks ? walk.block : kBlock), 0, static_cast<hipStream_t>(stream), g,
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      constexpr int V = kVec<T>;
+      const bool wide = all_aligned<T, V>({buf[0], buf[1], buf[2]});
+      auto go = [&](auto kernel, int lanes, bool chunks) {
+        const long long items = g.total / lanes;
+        const unsigned grid = chunks ? chunk_grid(items, walk.unroll, walk.block) : stream_grid(kernel, kBlock, (items + kUnroll - 1) / kUnroll);
+        hipLaunchKernelGGL(kernel, dim3(grid), dim3(chunks ? walk.block : kBlock), 0, static_cast<hipStream_t>(stream), g,
+                           static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
+        check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
+      };
+      if (wide && row_broadcast(g)) {
+        const auto kernel = &tensorop_row_packs<T, V>;
+        const long long resident = static_cast<long long>(std::max(resident_per_mp(kernel, kBlock, 0), 1)) * multiprocessors();
+        const long long want = (g.total / V + kUnroll * kBlock - 1) / (kUnroll * kBlock);
+        const long long grid = stationary_grid(g.ext[1], kBlock, V, want, resident);
+        if (grid > 0) {
+          hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
                              static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
-          check_launch_lazy("tensorop_packs", [&] { return "running tensorop.vec on " + to_string(p); });
-        };
-        if (wide && row_broadcast(g)) {
-          const auto kernel = &tensorop_row_packs<T, V>;
-          const long long resident = static_cast<long long>(std::max(resident_per_mp(kernel, kBlock, 0), 1)) * multiprocessors();
-          const long long want = (g.total / V + kUnroll * kBlock - 1) / (kUnroll * kBlock);
-          const long long grid = stationary_grid(g.ext[1], kBlock, V, want, resident);
-          if (grid > 0) {
-            hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0, static_cast<hipStream_t>(stream), g,
-                               static_cast<const T*>(buf[0]), static_cast<const T*>(buf[1]), static_cast<T*>(buf[2]));
-            check_launch_lazy("tensorop_row_packs", [&] { return "running tensorop.vec on " + to_string(p); });
-            return;
-          }
+          check_launch_lazy("tensorop_row_packs", [&] { return "running tensorop.vec on " + to_string(p); });
+          return;
         }
-        if (g.same_shape()) {
-          if (chunked) {
-            if (wide) go(&tensorop_packs<T, V, true, true, U>, V, true);
-            else go(&tensorop_packs<T, 1, true, true, U>, 1, true);
-          } else {
-            if (wide) go(&tensorop_packs<T, V, true, false>, V, false);
-            else go(&tensorop_packs<T, 1, true, false>, 1, false);
-          }
-        } else {
-          if (wide) go(&tensorop_packs<T, V, false, false>, V, false);
-          else go(&tensorop_packs<T, 1, false, false>, 1, false);
-        }
-      });
+      }
+      if (g.same_shape() && chunked) {  // the one-pass walk, U packs per thread
+        with_unroll(walk.unroll, [&]<int U>() {
+          if (wide) go(&tensorop_packs<T, V, true, true, U>, V, true);
+          else go(&tensorop_packs<T, 1, true, true, U>, 1, true);
+        });
+      } else if (g.same_shape()) {
+        if (wide) go(&tensorop_packs<T, V, true, false>, V, false);
+        else go(&tensorop_packs<T, 1, true, false>, 1, false);
+      } else {
+        if (wide) go(&tensorop_packs<T, V, false, false>, V, false);
+        else go(&tensorop_packs<T, 1, false, false>, 1, false);
+      }
     });
   }
 };
