@@ -66,7 +66,7 @@ def fusion_call(torch, row, rotate_bytes):
     wo = (w_ + 2 * pad[1] - dil[1] * (s - 1) - 1) // st[1] + 1
     names = [name for name, _ in p["steps"]]
     mk = lambda shape: torch_ops.make_tensor(torch, shape, dt, cl)
-    bias = mk([k]).reshape(k) if "bias" in names else None
+    bias = mk([k]) if "bias" in names else None
     bn = None
     for name, a in p["steps"]:
         if name == "bnorm-infer":
