@@ -48,9 +48,13 @@ Ev relu_back(Ev a, Ev dh) {
 }
 
 // A GEMM row: sum_k w[k*ws] x[k] + extra (exact weights, Ev operands, an optional bias or partial).
+// pieces, unit: each term may be computed as `pieces` exact partial products added with relative
+// error < unit (WeightGemm below); the defaults are fp32's adds of the terms.
 struct Sum {
   double v = 0, prop = 0, abs = 0;
   long long terms = 0;
+  long long pieces = 1;
+  double unit = u;
   void term(double w, Ev x) {
     v += w * x.v, prop += std::fabs(w) * x.e, abs += std::fabs(w) * mag(x), ++terms;
   }
@@ -59,7 +63,7 @@ struct Sum {
   }
   void plus(Ev x) { v += x.v, prop += x.e, abs += mag(x), ++terms; }
   void merge(const Sum& o) { v += o.v, prop += o.prop, abs += o.abs, terms += o.terms; }
-  Ev done() const { return {v, terms ? prop + gamma_n(terms, u) * abs + terms * tiny : 0.0}; }
+  Ev done() const { return {v, terms ? prop + gamma_n(terms * pieces, unit) * abs + terms * pieces * tiny : 0.0}; }
 };
 
 struct Sizes {
@@ -80,29 +84,51 @@ Planes planes_of(const Ev* x, std::size_t size) {
   return p;
 }
 
-// Many Sums' running v, prop and abs (their term counts kept by the caller), as planes.
+// How the GEMMs against the weights (P, Q, dh_prev, dx) may run: fp32 adds of the K products
+// (rnn.gemm) or, for bf16 problems, tensor cores (rnn.mma, gpu/rnn/rnn_plan.hpp's bf16x3 engines):
+// the fp32 operand split in three bf16 pieces, 3K exact products accumulated with truncating adds
+// (|delta| < 2u: f = 2 of reference/error_model.hpp), each operand short of its pieces' sum by < 4 2^-126
+// (pieces below bf16's normal range, flushed or not). The bound covers both: gamma_{2u}(3 K'),
+// 3 K' 2^-126 for underflowing products, and 4 2^-126 sum_k |w_k| per row.
+struct WeightGemm {
+  long long pieces = 1;
+  double unit = u, loss = 0;
+};
+WeightGemm weight_gemm(const RnnProblem& p) { return p.dtype == DType::bf16 ? WeightGemm{3, 2 * u, 4 * tiny} : WeightGemm{}; }
+
+// Many Sums' running v, prop and abs (their term counts kept by the caller), as planes; g: how the
+// GEMM that forms them may run (the default: fp32 adds).
 struct SumPlanes {
   std::vector<double> v, prop, abs;
-  explicit SumPlanes(std::size_t size = 0) : v(size), prop(size), abs(size) {}
-  Sum at(std::size_t i, long long terms) const { return Sum{v[i], prop[i], abs[i], terms}; }
+  WeightGemm g;
+  explicit SumPlanes(std::size_t size = 0, WeightGemm gemm = {}) : v(size), prop(size), abs(size), g(gemm) {}
+  Sum at(std::size_t i, long long terms) const { return Sum{v[i], prop[i], abs[i], terms, g.pieces, g.unit}; }
 };
 
 // Exact weights as ordered_gemm's right operand: w and |w|, B(r, j) = m[r][j] ([K][N]), or m[j][r]
-// when transposed ([N][K]).
+// when transposed ([N][K]); col_abs[j] = sum_r |B(r, j)|.
 struct ExactB {
   PackedB w, abs;
+  std::vector<double> col_abs;
   ExactB(const std::vector<double>& m, long long K, long long N, bool transposed)
       : w(GemmTerm::product, {rows_of(m.data(), transposed ? N : K, transposed ? K : N, transposed)}, K, N),
-        abs(GemmTerm::product, {rows_of(m.data(), transposed ? N : K, transposed ? K : N, transposed, true)}, K, N) {}
+        abs(GemmTerm::product, {rows_of(m.data(), transposed ? N : K, transposed ? K : N, transposed, true)}, K, N),
+        col_abs(N) {
+    for (long long r = 0; r < K; ++r)
+      for (long long j = 0; j < N; ++j) col_abs[j] += std::fabs(transposed ? m[j * K + r] : m[r * N + j]);
+  }
 };
 
 // sums [M][b.N] continue Sum::term(w[r][j], x_i[r]) for r in order: v += w x.v, prop += |w| x.e,
-// abs += |w| mag(x); rows(plane) views the rows x_i of one of x's planes.
+// abs += |w| mag(x); rows(plane) views the rows x_i of one of x's planes. The operand's split loss
+// (sums.g.loss per element) adds loss sum_r |w[r][j]| to prop.
 template <typename Rows>
 void add_weighted(SumPlanes& sums, long long M, const Planes& x, Rows&& rows, const ExactB& b) {
   ordered_gemm(sums.v.data(), b.w.N, M, {rows(x.v)}, b.w);
   ordered_gemm(sums.prop.data(), b.w.N, M, {rows(x.e)}, b.abs);
   ordered_gemm(sums.abs.data(), b.w.N, M, {rows(x.mag)}, b.abs);
+  if (sums.g.loss > 0)
+    for (std::size_t i = 0; i < sums.prop.size(); ++i) sums.prop[i] += sums.g.loss * b.col_abs[i % b.col_abs.size()];
 }
 
 // One layer and direction's forward with bounds; per step s (processing order): pre-activations
@@ -171,7 +197,7 @@ EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long l
   tr.h.resize(d.T * d.N * d.H), tr.c.resize(tr.h.size()), tr.q.resize(tr.h.size());
   {  // P = sum_k term(w[g][k], x[k]) (k ascending) + bW of every step at once (no recurrence in it): a [s][n][g].
     const Planes x = planes_of(in.data(), in.size());
-    SumPlanes sums(tr.a.size());
+    SumPlanes sums(tr.a.size(), weight_gemm(p));
     auto rows = [&](const std::vector<double>& plane) { return sequence_rows(plane.data(), d.T, d.N, in_dim, reverse); };
     add_weighted(sums, d.T * d.N, x, rows, ExactB(lw.w, in_dim, d.GH, true));
     for_rnn_parts(d.T * d.N, kRnnElementWork * d.T * d.N * d.GH, [&](long long lo, long long hi) {
@@ -186,7 +212,7 @@ EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long l
   const ExactB rt(lw.r, d.H, d.GH, true);
   for (long long s = 0; s < d.T; ++s) {
     const Planes hp = planes_of(s == 0 ? h0 : &tr.h[(s - 1) * d.N * d.H], d.N * d.H);
-    SumPlanes q_sums(d.N * d.GH);
+    SumPlanes q_sums(d.N * d.GH, weight_gemm(p));
     add_weighted(q_sums, d.N, hp, [&](const std::vector<double>& plane) { return rows_of(plane.data(), d.N, d.H); }, rt);
     for_rnn_parts(d.N, kRnnElementWork * d.N * d.GH,
                   [&](long long lo, long long hi) { forward_cells(p, d, lw, tr, q_sums, h0, c0, s, lo, hi); });
@@ -356,7 +382,7 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
   for (long long l = d.L - 1; l >= 0; --l) {
     const long long in_dim = p.layer_input(l);
     const Planes x = planes_of(ps.layer_in[l].data(), ps.layer_in[l].size());
-    SumPlanes d_in(x.v.size());  // over both directions: D*GH terms each
+    SumPlanes d_in(x.v.size(), weight_gemm(p));  // over both directions: D*GH terms each
     for (long long dir = 0; dir < d.D; ++dir) {
       const long long idx = l * d.D + dir, so = idx * d.N * H;
       const EvTrace& tr = ps.traces[idx];
@@ -369,7 +395,7 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
       for (long long s = d.T - 1; s >= 0; --s) {
         for_rnn_parts(d.N, kRnnElementWork * d.N * GH, [&](long long lo, long long hi) { bw.cells(s, lo, hi); });
         // dh_prev[n][k]: Sum over g ascending of term(r[g][k], drec[n][g]), then GRU's dh_direct.
-        SumPlanes dh(d.N * H);
+        SumPlanes dh(d.N * H, weight_gemm(p));
         auto step_rows = [&](const std::vector<double>& plane) { return rows_of(&plane[s * d.N * GH], d.N, GH); };
         add_weighted(dh, d.N, bw.rec(), step_rows, r_rows);
         for (long long i = 0; i < d.N * H; ++i) {

@@ -233,9 +233,9 @@ struct GemmKernel<GemmMmaTile> {
                      int K, int m_tile0, int batch0, int k_splits, int k_chunk, const Epilogue& ep,
                      const std::string& context) {
     static_assert(kMmaOperand<T>, "the mma GEMM takes __half or bf16 operands");
-    gemm_mma_kernel<T, Epilogue><<<grid, dim3(GemmMmaTile::threads), 0, stream>>>(
-        mma_operand(a.ptr, a.map, false), mma_operand(b.ptr, b.map, true), M, N, K, m_tile0, batch0, k_splits,
-        k_chunk, ep);
+    hipLaunchKernelGGL((gemm_mma_kernel<T, Epilogue>), grid, dim3(GemmMmaTile::threads), 0, stream,
+                       mma_operand(a.ptr, a.map, false), mma_operand(b.ptr, b.map, true), M, N, K, m_tile0, batch0,
+                       k_splits, k_chunk, ep);
     HIPRIM_CHECK_LAUNCH("gemm_mma_kernel", context);
   }
 };

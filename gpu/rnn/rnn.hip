@@ -1,6 +1,6 @@
-// rnn.gemm.fwd, rnn.gemm.bwd_data, rnn.gemm.bwd_weights: recurrent networks (core/rnn_problem.hpp:
-// relu/tanh, LSTM, GRU; stacked, bidirectional, with or without biases; fp32/fp16/bf16 storage)
-// as GEMMs on the project's SIMT tiled GEMM (gpu/gemm/gemm_tile.hpp's launch_gemm / launch_gemm_split_k:
+// rnn.gemm.{fwd,bwd_data,bwd_weights} and rnn.mma.{fwd,bwd_data,bwd_weights}: recurrent networks
+// (core/rnn_problem.hpp: relu/tanh, LSTM, GRU; stacked, bidirectional, with or without biases;
+// fp32/fp16/bf16 storage) as GEMMs. rnn.gemm runs them on the project's SIMT tiled GEMM (gpu/gemm/gemm_tile.hpp's launch_gemm / launch_gemm_split_k:
 // fp32 operands addressed by MatrixMaps, so the transposed operands need no copy, fp32 accumulation in
 // ascending k, bitwise reproducible; an epilogue of its own here, RnnEpilogue, because gemm()'s
 // StoreEpilogue adds its bias per row and these biases run along the columns) plus the fused step kernels of
@@ -22,11 +22,19 @@
 //   dW = da^T in                    M = G*H, N = in_l, K = S (sum over t and n in ascending (t, n))
 //   dR = drec^T h_prev              the boundary step (h_prev = hx) first, then the other T-1 steps added
 //   dbW, dbR = column sums of da, drec (ascending rows)
+// rnn.mma (bf16 problems, NVIDIA sm_80+): the GEMMs against the weights (P, RH, dh_next, dIn) run on
+// the tensor-core GEMM (gpu/gemm/gemm_mma.hpp) with the fp32 left operand split into three bf16
+// pieces (rnn_split_bf16x3) against the bf16 weights read three times (RnnEngine, rnn_plan.hpp): the
+// products are exact, only the accumulation differs (reference/rnn_bound.hpp covers both); the
+// weight gradients stay on the SIMT GEMM.
 // Every sum has a fixed order: the results are the same every run.
 #include <memory>
+#include <type_traits>
 #include <string>
 
 #include "core/rnn_problem.hpp"
+#include "gpu/gemm/gemm.hpp"
+#include "gpu/gemm/gemm_mma.hpp"
 #include "gpu/gemm/gemm_tile.hpp"
 #include "gpu/rnn/rnn_kernels.hpp"
 #include "gpu/rnn/rnn_plan.hpp"
@@ -61,26 +69,56 @@ struct RnnEpilogue {
 // One run: the problem, its buffers and workspace, the stream.
 struct RnnRun {
   const RnnProblem& p;
+  const RnnEngine engine;
   const RnnPlan k;
   float* ws;
   hipStream_t stream;
   std::string ctx;
   long long T, N, H, D, L, GH, S;
-  RnnRun(const RnnProblem& pr, void* w, hipStream_t st, std::string c)
-      : p(pr), k(plan_rnn(pr)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n), H(pr.hidden),
-        D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n) {}
+  const hiprim_bf16_t* w16 = nullptr;  // split engines: the packed weights as given (bf16)
+  const hiprim_bf16_t* x16 = nullptr;  // split engines: x as given (bf16, one piece)
+  RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
+      : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
+        H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n) {}
   float* at(long long off) const { return ws + off; }
 
-  // out[m][n] = (partial + sum_k A[m][k] B[k][n]) + bias[n] through the tiled GEMM, out rows of ldo floats.
+  // out[m][n] = (partial + sum_k A[m][k] B[k][n]) + bias[n] through the SIMT tiled GEMM in fp32, out rows of ldo floats.
   void gemm(long long m, long long n, long long kk, const float* a, MatrixMap am, const float* b, MatrixMap bm, float* out,
             long long ldo, const float* bias = nullptr, const float* partial = nullptr) const {
     launch_gemm<float>(GemmShape{m, n, kk, 1}, a, am, b, bm, RnnEpilogue{out, ldo, partial, bias}, stream, ctx);
   }
-  // The same for a per-step GEMM, split over K when its few output tiles would leave the GPU idle.
-  void step_gemm(long long m, long long n, long long kk, const float* a, MatrixMap am, const float* b, MatrixMap bm, float* out,
-                 long long ldo, const float* bias = nullptr, const float* partial = nullptr) const {
-    const GemmShape s{m, n, kk, 1};
-    launch_gemm_split_k<float>(s, rnn_step_splits(s), at(k.splitk), a, am, b, bm, RnnEpilogue{out, ldo, partial, bias}, stream, ctx);
+  // The same with B a block of the packed weights (at w_off; bm: rows k, columns n) and A fp32 rows
+  // [m][kk] lda apart, on the run's engine. step: a per-step GEMM, split over K when its few output
+  // tiles would leave the GPU idle. a16 (split engines): A's values as bf16 rows, one piece, no split.
+  void wgemm(bool step, long long m, long long n, long long kk, const float* a, long long lda, long long w_off, MatrixMap bm,
+             float* out, long long ldo, const float* bias = nullptr, const float* partial = nullptr,
+             const hiprim_bf16_t* a16 = nullptr) const {
+    const RnnEpilogue ep{out, ldo, partial, bias};
+    const GemmShape shape{m, n, kk, 1};
+    const std::int64_t splits = step ? rnn_step_splits(shape, engine) : 1;
+    if (!rnn_split(engine)) {
+      launch_gemm_split_k<float>(shape, splits, at(k.splitk), a, rows_map(lda), at(k.wf) + w_off, bm, ep, stream, ctx);
+      return;
+    }
+    // A' [m][3 kk]: piece q of A[i][c] at k' = q kk + c; B' [3 kk][n]: B's rows repeated (k' -> k' mod kk).
+    MatrixMap am = rows_map(lda), bm3 = bm;
+    long long pieces = 1;
+    if (a16 == nullptr) {
+      auto* planes = reinterpret_cast<hiprim_bf16_t*>(at(k.planes));
+      if (m * kk > 0) {
+        hipLaunchKernelGGL(rnn_split_bf16x3, dim3(grid_stride_blocks(m * kk, kBlock)), dim3(kBlock), 0, stream, a, lda, m, kk,
+                           planes);
+        HIPRIM_CHECK_LAUNCH("rnn_split_bf16x3", ctx);
+      }
+      a16 = planes, pieces = 3;
+      am = MatrixMap{DimMap::plain(kk), DimMap::split(static_cast<std::int32_t>(kk), 1, m * kk), DimMap::plain(0)};
+      bm3.rows = DimMap::split(static_cast<std::int32_t>(kk), bm.rows.inner_stride, 0);
+    }
+    const GemmShape s3{m, n, pieces * kk, 1};
+    if (engine == RnnEngine::bf16x3_mma)
+      launch_gemm_split_k<hiprim_bf16_t, GemmMmaTile>(s3, splits, at(k.splitk), a16, am, w16 + w_off, bm3, ep, stream, ctx);
+    else
+      launch_gemm_split_k<hiprim_bf16_t>(s3, splits, at(k.splitk), a16, am, w16 + w_off, bm3, ep, stream, ctx);
   }
   template <typename TIn, typename TOut>
   void copy(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) const {
@@ -145,13 +183,13 @@ void forward(const RnnRun& r, bool keep) {
       const float* bias_w = r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr;
       const float* bias_r = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
       // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
-      r.gemm(r.S, r.GH, in_dim, r.layer_in(l), rows_map(in_dim), r.at(r.k.wf) + pk.w, cols_map(in_dim), r.at(r.k.p),
-             r.GH, bias_w);
+      r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr,
+              l == 0 ? r.x16 : nullptr);
       for (long long s = 0; s < r.T; ++s) {
         const long long t = r.t_of(s, dir);
         const RnnRows hp = r.h_prev(l, dir, s);
         // RH[n][g] = sum_k h_prev[n][k] R[g][k] + bR[g]
-        r.step_gemm(r.N, r.GH, r.H, hp.ptr, rows_map(hp.ld), r.at(r.k.wf) + pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
+        r.wgemm(true, r.N, r.GH, r.H, hp.ptr, hp.ld, pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
         RnnStepFwd st{};
         st.p = r.at(r.k.p) + t * r.N * r.GH, st.rh = r.at(r.k.rh);
         st.h_prev = hp, st.c_prev = r.cell(l, dir, s - 1), st.c = r.cell(l, dir, s);
@@ -221,16 +259,16 @@ const float* backward(const RnnRun& r, const T* dy, const T* dhy, const T* dcy, 
         st.N = static_cast<int>(r.N), st.H = static_cast<int>(r.H);
         with_cell(r.p.mode, [&]<RnnCell C>() { launch_step_bwd<C>(r, st); });
         // dh_next[n][k] = sum_g drec[n][g] R[g][k] (+ the GRU's direct part the step kernel left there)
-        r.step_gemm(r.N, r.H, r.GH, st.drec, rows_map(r.GH), r.at(r.k.wf) + pk.r, rows_map(r.H), r.at(r.k.dh), r.H, nullptr,
-               r.p.mode == RnnMode::gru ? r.at(r.k.dh) : nullptr);
+        r.wgemm(true, r.N, r.H, r.GH, st.drec, r.GH, pk.r, rows_map(r.H), r.at(r.k.dh), r.H, nullptr,
+                r.p.mode == RnnMode::gru ? r.at(r.k.dh) : nullptr);
       }
       if (dhx) r.copy(r.at(r.k.dh), 0, dhx + idx * r.N * r.H, 0, 1, r.N * r.H);
       if (dcx) r.copy(r.at(r.k.dc), 0, dcx + idx * r.N * r.H, 0, 1, r.N * r.H);
       if (weights) weight_gradients(r, l, dir);
       // dIn[row][i] (+)= sum_g da[row][g] W[g][i]
       if (l > 0 || !weights)
-        r.gemm(r.S, in_dim, r.GH, r.at(r.k.da), rows_map(r.GH), r.at(r.k.wf) + pk.w, rows_map(in_dim), d_in, in_dim,
-               nullptr, dir == 0 ? nullptr : d_in);
+        r.wgemm(false, r.S, in_dim, r.GH, r.at(r.k.da), r.GH, pk.w, rows_map(in_dim), d_in, in_dim, nullptr,
+                dir == 0 ? nullptr : d_in);
     }
     std::swap(d_out, d_in);
   }
@@ -239,31 +277,39 @@ const float* backward(const RnnRun& r, const T* dy, const T* dhy, const T* dcy, 
 
 class RnnGemm final : public TypedOpSolver<RnnProblem> {
  public:
-  explicit RnnGemm(RnnDir dir) : dir_(dir) {}
+  RnnGemm(RnnDir dir, RnnEngine engine) : dir_(dir), engine_(engine) {}
   std::string name() const override {
-    return dir_ == RnnDir::fwd ? "rnn.gemm.fwd" : dir_ == RnnDir::bwd_data ? "rnn.gemm.bwd_data" : "rnn.gemm.bwd_weights";
+    const char* family = engine_ == RnnEngine::fp32_simt ? "rnn.gemm." : engine_ == RnnEngine::bf16x3_mma ? "rnn.mma." : "rnn.split_simt.";
+    return family + std::string(dir_ == RnnDir::fwd ? "fwd" : dir_ == RnnDir::bwd_data ? "bwd_data" : "bwd_weights");
   }
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
-    return std::string(rnn_dir_name(dir_)) +
-           ": input projection as one GEMM, per step a GEMM with R and a fused gate kernel (SIMT tiled GEMM, fp32 state and "
-           "accumulation); relu/tanh/LSTM/GRU, stacked, bidirectional, fp32/fp16/bf16";
+    const std::string what = std::string(rnn_dir_name(dir_)) + ": input projection as one GEMM, per step a GEMM with R and a fused gate kernel";
+    if (engine_ == RnnEngine::fp32_simt)
+      return what + " (SIMT tiled GEMM, fp32 state and accumulation); relu/tanh/LSTM/GRU, stacked, bidirectional, fp32/fp16/bf16";
+    return what + "; the GEMMs against the weights on " + (engine_ == RnnEngine::bf16x3_mma ? "tensor cores" : "the SIMT tile") +
+           " with the fp32 operand split in three bf16 pieces (exact products), fp32 state; bf16 only";
   }
 
  protected:
   Applicability applicable_to(const RnnProblem& p) const override {
     if (p.dir != dir_) return Applicability::no("solves rnn " + std::string(rnn_dir_name(dir_)) + " only");
+    if (rnn_split(engine_) && p.dtype != DType::bf16)
+      return Applicability::no("bf16 only: the split GEMMs read the weights as given, exact only when they are bf16");
+    if (engine_ == RnnEngine::bf16x3_mma)
+      if (const std::string why = gemm_mma_unavailable(); !why.empty()) return Applicability::no(why);
     return Applicability::yes();
   }
-  std::size_t workspace_for(const RnnProblem& p) const override { return plan_rnn(p).bytes(); }
+  std::size_t workspace_for(const RnnProblem& p) const override { return plan_rnn(p, engine_).bytes(); }
   void run_typed(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream) const override {
-    const RnnRun r(p, ws, static_cast<hipStream_t>(stream), "running " + name() + " on " + to_string(p));
+    RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " on " + to_string(p));
     const bool lstm = p.lstm();
     // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
     const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;
     dispatch_dtype(p.dtype, [&]<typename T>() {
       auto in = [&](std::size_t i) { return static_cast<const T*>(b[i]); };
       auto out = [&](std::size_t i) { return static_cast<T*>(b[i]); };
+      if constexpr (std::is_same_v<T, hiprim_bf16_t>) r.w16 = in(w_at), r.x16 = in(0);
       load_inputs<T>(r, in(0), in(1), lstm ? in(2) : nullptr, in(w_at));
       if (p.dir == RnnDir::fwd) {
         forward(r, false);
@@ -291,13 +337,21 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
 
  private:
   RnnDir dir_;
+  RnnEngine engine_;
 };
 
 }  // namespace
 
-OpSolverList rnn_solvers() {
-  return {std::make_shared<RnnGemm>(RnnDir::fwd), std::make_shared<RnnGemm>(RnnDir::bwd_data),
-          std::make_shared<RnnGemm>(RnnDir::bwd_weights)};
+namespace {
+OpSolverList rnn_solver_list(RnnEngine split) {
+  OpSolverList list;
+  for (RnnEngine e : {RnnEngine::fp32_simt, split})
+    for (RnnDir d : {RnnDir::fwd, RnnDir::bwd_data, RnnDir::bwd_weights}) list.push_back(std::make_shared<RnnGemm>(d, e));
+  return list;
 }
+}  // namespace
+
+OpSolverList rnn_solvers() { return rnn_solver_list(RnnEngine::bf16x3_mma); }
+OpSolverList rnn_solvers_split_on_simt() { return rnn_solver_list(RnnEngine::bf16x3_simt); }
 
 }  // namespace hiprim::gpu

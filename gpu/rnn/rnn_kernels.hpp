@@ -145,6 +145,24 @@ __global__ void rnn_copy_rows(const TIn* in, long long ldi, TOut* out, long long
   }
 }
 
+// The three bf16 pieces of fp32 rows, for the tensor-core GEMMs of the rnn.mma solvers:
+//   v = p0 + p1 + p2, p0 = bf16(v), p1 = bf16(v - p0), p2 = bf16(v - p0 - p1)  (round to nearest even)
+// Each remainder is exact in fp32 and the third is exact in bf16 (24 = 8 + 8 + 8 significand bits),
+// so the sum is v unless a piece falls below 2^-126 (bf16 subnormals; the bound takes a loss < 4 2^-126).
+// out: planes [3][rows][cols] (plane q at out + q * rows * cols, rows of cols elements).
+__global__ void rnn_split_bf16x3(const float* in, long long ldi, long long rows, long long cols, hiprim_bf16_t* out) {
+  const long long total = rows * cols;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = e / cols, j = e - r * cols;
+    float rest = in[r * ldi + j];
+    for (int q = 0; q < 3; ++q) {
+      store_f(out, q * total + e, rest);
+      rest -= load_f(out, q * total + e);
+    }
+  }
+}
+
 // out[j] = sum_{r = 0, 1, ..., rows-1} in[r * ld + j] (the bias gradients: sums over all steps and
 // samples, one thread per column, ascending r: deterministic).
 __global__ void rnn_column_sums(const float* in, long long ld, long long rows, long long cols, float* out) {

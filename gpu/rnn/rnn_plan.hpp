@@ -1,4 +1,4 @@
-// Workspace layout of the rnn.gemm solvers (gpu/rnn/rnn.hip); host-only, so tests can check it.
+// Workspace layout of the rnn.gemm and rnn.mma solvers (gpu/rnn/rnn.hip); host-only, so tests can check it.
 // Every region holds fp32 values (the state and every intermediate is fp32 for every storage dtype),
 // offsets in floats, each region starting on a 64-float (256-byte) boundary. S = T*N rows, GH = G*H.
 //   wf   [weights()]         the packed weights converted to fp32 (MIOpen's packing, core/rnn_problem.hpp)
@@ -16,6 +16,8 @@
 //   its input), dwf [weights()] (bwd-weights: dw in fp32, MIOpen's packing).
 //   splitk: the fp32 partial sums of the per-step GEMMs when they run split-K (rnn_step_splits: a
 //   step's GEMM has few output tiles, N x G*H or N x H, and a long K).
+//   planes (bf16x3 engines only): the three bf16 pieces [3][rows][K] of one GEMM's fp32 left operand
+//   (the largest: S x max(X, D*H), or S x G*H backward), 2 per float.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -26,19 +28,37 @@
 
 namespace hiprim::gpu {
 
-// K slices of a per-step GEMM (deterministic split-K, gpu/gemm/gemm_index.hpp) on the default 64 x 64 tile.
-inline std::int64_t rnn_step_splits(const GemmShape& s) { return plan_split_k(s, 64, 64); }
+// How the GEMMs against the weights (input projection, R h_prev, drec R, da W) run:
+//   fp32_simt:   fp32 operands on the SIMT tile (every dtype)
+//   bf16x3_mma:  bf16 problems on tensor cores (mma.sync): the fp32 left operand split into three bf16
+//                pieces (gpu/rnn/rnn_kernels.hpp), K' = 3K against the bf16 weights repeated three times:
+//                every product exact, fp32 accumulation in the tensor cores' order
+//   bf16x3_simt: the same split GEMM on the SIMT tile (tests: the split path on the host emulation)
+// The weight gradients run on the SIMT tile in fp32 in every engine.
+enum class RnnEngine { fp32_simt, bf16x3_mma, bf16x3_simt };
+inline bool rnn_split(RnnEngine e) { return e != RnnEngine::fp32_simt; }
+inline int rnn_tile_edge(RnnEngine e) { return e == RnnEngine::bf16x3_mma ? 128 : 64; }  // GemmMmaTile / GemmTileDefault
+// The GEMM a weight GEMM of shape s runs as: K tripled for the split engines.
+inline GemmShape rnn_engine_shape(GemmShape s, RnnEngine e) {
+  if (rnn_split(e)) s.k *= 3;
+  return s;
+}
+// K slices of a per-step GEMM (deterministic split-K, gpu/gemm/gemm_index.hpp) as the engine runs it.
+inline std::int64_t rnn_step_splits(const GemmShape& s, RnnEngine e = RnnEngine::fp32_simt) {
+  const int edge = rnn_tile_edge(e);
+  return plan_split_k(rnn_engine_shape(s, e), edge, edge);
+}
 inline GemmShape rnn_rh_shape(const RnnProblem& p) { return {p.n, p.gates() * p.hidden, p.hidden, 1}; }  // R h_prev
 inline GemmShape rnn_dh_shape(const RnnProblem& p) { return {p.n, p.hidden, p.gates() * p.hidden, 1}; }  // drec R
 
 struct RnnPlan {
   std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;
-  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0;
+  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0, planes = 0;
   std::int64_t floats = 0;  // total
   std::size_t bytes() const { return static_cast<std::size_t>(floats) * sizeof(float); }
 };
 
-inline RnnPlan plan_rnn(const RnnProblem& pr) {
+inline RnnPlan plan_rnn(const RnnProblem& pr, RnnEngine e = RnnEngine::fp32_simt) {
   const std::int64_t T = pr.seq, N = pr.n, H = pr.hidden, D = pr.directions(), L = pr.layers, GH = pr.gates() * H;
   const std::int64_t S = T * N, states = L * D * N * H;
   const bool bwd = pr.dir != RnnDir::fwd;
@@ -66,8 +86,10 @@ inline RnnPlan plan_rnn(const RnnProblem& pr) {
   take(k.d1, bwd ? S * std::max(pr.input, D * H) : 0);
   take(k.dwf, pr.dir == RnnDir::bwd_weights ? pr.weights() : 0);
   const GemmShape rh = rnn_rh_shape(pr), dh = rnn_dh_shape(pr);
-  take(k.splitk, static_cast<std::int64_t>(std::max(split_k_workspace_bytes(rh, rnn_step_splits(rh)),
-                                                    bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh)) : 0) / sizeof(float)));
+  take(k.splitk, static_cast<std::int64_t>(std::max(split_k_workspace_bytes(rh, rnn_step_splits(rh, e)),
+                                                    bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh, e)) : 0) / sizeof(float)));
+  const std::int64_t widest = std::max({pr.input, D * H, bwd ? GH : 0});  // K of the largest left operand (S rows)
+  take(k.planes, rnn_split(e) ? (3 * S * widest + 1) / 2 : 0);
   k.floats = at;
   return k;
 }

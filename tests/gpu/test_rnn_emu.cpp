@@ -25,16 +25,16 @@ namespace verify {
 std::vector<HostTensor> rnn_fill(const OpProblem& op, std::uint64_t seed);
 }
 namespace gpu_emu {
-OpSolverList rnn_solvers();
+OpSolverList rnn_solvers_split_on_simt();
 }
 namespace gpu_emu_m1 {
-OpSolverList rnn_solvers();
+OpSolverList rnn_solvers_split_on_simt();
 }
 namespace gpu_emu_m2 {
-OpSolverList rnn_solvers();
+OpSolverList rnn_solvers_split_on_simt();
 }
 namespace gpu_emu_m3 {
-OpSolverList rnn_solvers();
+OpSolverList rnn_solvers_split_on_simt();
 }
 
 namespace {
@@ -91,7 +91,7 @@ Judged judge(const OpSolverList& solvers, const std::string& problem) {
 
 TEST(RnnEmulated, EveryOutputWithinTheDerivedBound) {
   for (const char* s : test_rnn::kProblems) {
-    const Judged j = judge(gpu_emu::rnn_solvers(), s);
+    const Judged j = judge(gpu_emu::rnn_solvers_split_on_simt(), s);
     ASSERT_TRUE(j.ran) << s;
     EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
     EXPECT_GT(j.checked, 0) << s;
@@ -99,6 +99,27 @@ TEST(RnnEmulated, EveryOutputWithinTheDerivedBound) {
     // not wrong; print it for the report).
     std::printf("%-70s worst error / bound %.3g over %lld values\n", s, j.worst, j.checked);
   }
+}
+
+// The split engine alone (rnn.split_simt.*: the fp32 operands of the weight GEMMs as three bf16
+// pieces, K' = 3K, gpu/rnn/rnn_plan.hpp) on every bf16 problem: within the bound, and it did run.
+TEST(RnnEmulated, SplitEngineWithinTheDerivedBound) {
+  OpSolverList split;
+  for (const auto& s : gpu_emu::rnn_solvers_split_on_simt())
+    if (s->name().rfind("rnn.split_simt.", 0) == 0) split.push_back(s);
+  ASSERT_EQ(split.size(), 3u);
+  int ran = 0;
+  for (const char* s : test_rnn::kProblems) {
+    if (std::string(s).find(" bf16 ") == std::string::npos) continue;
+    const Judged j = judge(split, s);
+    ASSERT_TRUE(j.ran) << s;
+    ++ran;
+    EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
+    std::printf("split engine: %-60s worst error / bound %.3g over %lld values\n", s, j.worst, j.checked);
+  }
+  EXPECT_GE(ran, 5);
+  // fp32 and fp16 problems are refused (the weights are not bf16 values).
+  EXPECT_FALSE(judge(split, "rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias").ran);
 }
 
 // The bound is not vacuous on these sizes: a perturbation of one ulp-scale relative 1e-3 of any
@@ -119,12 +140,12 @@ TEST(RnnEmulated, MutantsFail) {
     std::vector<const char*> problems;
   };
   const M mutants[] = {
-      {"wrong gate order", gpu_emu_m1::rnn_solvers(),
+      {"wrong gate order", gpu_emu_m1::rnn_solvers_split_on_simt(),
        {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn fwd gru fp32 layers1 hidden4 input3 seq3 n2 uni bias",
         "rnn bwd-data lstm fp32 layers1 hidden3 input3 seq2 n2 uni bias"}},
-      {"no reverse-direction flip", gpu_emu_m2::rnn_solvers(),
+      {"no reverse-direction flip", gpu_emu_m2::rnn_solvers_split_on_simt(),
        {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights gru fp32 layers1 hidden3 input3 seq3 n2 bidir bias"}},
-      {"dropped recurrent bias", gpu_emu_m3::rnn_solvers(),
+      {"dropped recurrent bias", gpu_emu_m3::rnn_solvers_split_on_simt(),
        {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"}},
   };
   for (const auto& m : mutants)
@@ -135,7 +156,7 @@ TEST(RnnEmulated, MutantsFail) {
     }
   // The unmutated solvers pass the same problems.
   for (const char* s : {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"})
-    EXPECT_EQ(judge(gpu_emu::rnn_solvers(), s).outside, 0) << s;
+    EXPECT_EQ(judge(gpu_emu::rnn_solvers_split_on_simt(), s).outside, 0) << s;
 }
 
 // The same solvers through the op runner (the registered fill and reference, guarded buffers,
@@ -146,9 +167,12 @@ TEST(RnnEmulated, SmokeOpsThroughTheRunner) {
     if (p->op() == "rnn") problems.push_back(p);
   ASSERT_GE(problems.size(), 12u);
   OpSolverList emulated;
-  for (const auto& s : gpu_emu::rnn_solvers()) emulated.push_back(std::make_shared<EmulatedOpSolver>(s));
+  for (const auto& s : gpu_emu::rnn_solvers_split_on_simt()) emulated.push_back(std::make_shared<EmulatedOpSolver>(s));
   const auto ran = test_ops::expect_solvers_pass(problems, emulated);
   for (const char* name : {"rnn.gemm.fwd", "rnn.gemm.bwd_data", "rnn.gemm.bwd_weights"}) EXPECT_EQ(ran.count(name) ? ran.at(name) : 0, 4) << name;
+  // one bf16 line per direction
+  for (const char* name : {"rnn.split_simt.fwd", "rnn.split_simt.bwd_data", "rnn.split_simt.bwd_weights"})
+    EXPECT_EQ(ran.count(name) ? ran.at(name) : 0, 1) << name;
 }
 
 TEST(RnnPlan, WorkspaceRegionsAreDisjointAndSized) {

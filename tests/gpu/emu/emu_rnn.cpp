@@ -4,6 +4,12 @@
 // (emu_runtime.cpp, linked once, defines the unmutated build's).
 #include "gpu/rnn/rnn.hip"
 
+// The emulation has no tensor cores: rnn.mma.* refuse (the tests take rnn.split_simt.*, the same split
+// GEMMs on the SIMT tile).
+namespace hiprim::gpu {
+std::string gemm_mma_unavailable() { return "host emulation: no tensor cores"; }
+}  // namespace hiprim::gpu
+
 #if HIPRIM_RNN_MUTANT != 0
 namespace hiprim::gpu {
 void check_result(hipError_t, const char*, const std::string&) {}
