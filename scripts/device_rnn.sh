@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One GPU-machine call over the recurrent networks (issue 18: rnn.gemm.fwd, .bwd_data, .bwd_weights),
+# One GPU-machine call over the recurrent networks (issue 18: rnn.gemm.* and rnn.mma.*: fwd, bwd_data, bwd_weights),
 # from the repository root with devbin/ made by
 #   scripts/device_build.sh hiprim test_gpu_ops_rnn
 # Steps (each under its own time limit; the whole run stays under the 10-minute command limit):
-#   1. hiprim check --require-gpu on the rnn lines of verify/suites/smoke_ops.txt and on
-#      verify/suites/rnn_large.txt (batch x seq > 65,536 rows, fp16 batches > 100)      [CHECK_S, 150]
+#   1. hiprim check --require-gpu on the rnn lines of verify/suites/smoke_ops.txt, on
+#      verify/suites/rnn_large.txt (batch x seq > 65,536 rows, fp16 batches > 100) and on
+#      verify/suites/rnn_mma.txt (bf16 shapes for rnn.mma.*)                           [CHECK_S, 150]
 #   2. the rnn GPU test (test_gpu_ops_rnn: the emulation's problems on the device)      [90]
 #   3. a GPU fuzz campaign of rnn (FUZZ_S seconds, default 60; failures shrunk and saved)
 #   4. compute-sanitizer memcheck over the smoke rnn lines                               [SAN_S, 120]
@@ -35,8 +36,8 @@ devbin/hiprim --version > "$W/build_version.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$W/nvidia_smi.txt" 2>&1
 say "device_rnn: $(head -1 "$W/build_version.txt"); $(tail -1 "$W/nvidia_smi.txt")"
 grep -E '^rnn ' verify/suites/smoke_ops.txt > "$W/rnn_smoke.txt"
-cat "$W/rnn_smoke.txt" verify/suites/rnn_large.txt > "$W/rnn_check.txt"
-say "suites: $(wc -l < "$W/rnn_smoke.txt") smoke lines, $(grep -c '^rnn ' verify/suites/rnn_large.txt) large lines"
+cat "$W/rnn_smoke.txt" verify/suites/rnn_large.txt verify/suites/rnn_mma.txt > "$W/rnn_check.txt"
+say "suites: $(wc -l < "$W/rnn_smoke.txt") smoke lines, $(grep -c '^rnn ' verify/suites/rnn_large.txt) large lines, $(grep -c '^rnn ' verify/suites/rnn_mma.txt) rnn_mma lines"
 
 if [ "${BENCH_ONLY:-0}" != 1 ]; then
 echo "== 1. check"
