@@ -76,7 +76,7 @@ struct RnnRun {
   std::string ctx;
   long long T, N, H, D, L, GH, S;
   const hiprim_bf16_t* w16 = nullptr;  // split engines: the packed weights as given (bf16)
-  const hiprim_bf16_t* x16 = nullptr;  // split engines: x as given (bf16, one piece)
+  RnnPieces x16;  // split engines: x as given (bf16, one piece)
   RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
       : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
         H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n) {}
@@ -89,10 +89,10 @@ struct RnnRun {
   }
   // The same with B a block of the packed weights (at w_off; bm: rows k, columns n) and A fp32 rows
   // [m][kk] lda apart, on the run's engine. step: a per-step GEMM, split over K when its few output
-  // tiles would leave the GPU idle. a16 (split engines): A's values as bf16 rows, one piece, no split.
+  // tiles would leave the GPU idle. a16 (split engines): A's bf16 pieces already formed (x itself, or
+  // the pieces the step kernels wrote), else A is split here.
   void wgemm(bool step, long long m, long long n, long long kk, const float* a, long long lda, long long w_off, MatrixMap bm,
-             float* out, long long ldo, const float* bias = nullptr, const float* partial = nullptr,
-             const hiprim_bf16_t* a16 = nullptr) const {
+             float* out, long long ldo, const float* bias = nullptr, const float* partial = nullptr, RnnPieces a16 = {}) const {
     const RnnEpilogue ep{out, ldo, partial, bias};
     const GemmShape shape{m, n, kk, 1};
     const std::int64_t splits = step ? rnn_step_splits(shape, engine) : 1;
@@ -100,25 +100,34 @@ struct RnnRun {
       launch_gemm_split_k<float>(shape, splits, at(k.splitk), a, rows_map(lda), at(k.wf) + w_off, bm, ep, stream, ctx);
       return;
     }
-    // A' [m][3 kk]: piece q of A[i][c] at k' = q kk + c; B' [3 kk][n]: B's rows repeated (k' -> k' mod kk).
-    MatrixMap am = rows_map(lda), bm3 = bm;
-    long long pieces = 1;
-    if (a16 == nullptr) {
-      auto* planes = reinterpret_cast<hiprim_bf16_t*>(at(k.planes));
-      if (m * kk > 0) {
-        hipLaunchKernelGGL(rnn_split_bf16x3, dim3(grid_stride_blocks(m * kk, kBlock)), dim3(kBlock), 0, stream, a, lda, m, kk,
-                           planes);
-        HIPRIM_CHECK_LAUNCH("rnn_split_bf16x3", ctx);
-      }
-      a16 = planes, pieces = 3;
-      am = MatrixMap{DimMap::plain(kk), DimMap::split(static_cast<std::int32_t>(kk), 1, m * kk), DimMap::plain(0)};
+    if (a16.ptr == nullptr) {
+      a16 = RnnPieces{reinterpret_cast<hiprim_bf16_t*>(at(k.planes)), kk, m * kk, 3};
+      split(a, lda, m, kk, a16);
+    }
+    // A' [m][count kk]: piece q of A[i][c] at k' = q kk + c; B' [count kk][n]: B's rows repeated (k' -> k' mod kk).
+    MatrixMap am = rows_map(a16.ld), bm3 = bm;
+    if (a16.count > 1) {
+      am.cols = DimMap::split(static_cast<std::int32_t>(kk), 1, a16.plane);
       bm3.rows = DimMap::split(static_cast<std::int32_t>(kk), bm.rows.inner_stride, 0);
     }
-    const GemmShape s3{m, n, pieces * kk, 1};
+    const GemmShape s3{m, n, a16.count * kk, 1};
     if (engine == RnnEngine::bf16x3_mma)
-      launch_gemm_split_k<hiprim_bf16_t, GemmMmaTile>(s3, splits, at(k.splitk), a16, am, w16 + w_off, bm3, ep, stream, ctx);
+      launch_gemm_split_k<hiprim_bf16_t, GemmMmaTile>(s3, splits, at(k.splitk), a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
     else
-      launch_gemm_split_k<hiprim_bf16_t>(s3, splits, at(k.splitk), a16, am, w16 + w_off, bm3, ep, stream, ctx);
+      launch_gemm_split_k<hiprim_bf16_t>(s3, splits, at(k.splitk), a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
+  }
+  // The three bf16 pieces of fp32 rows [rows][cols] (ld apart) into `to` (its rows cols apart, planes to.plane apart).
+  void split(const float* a, long long ld, long long rows, long long cols, const RnnPieces& to) const {
+    if (rows * cols == 0) return;
+    hipLaunchKernelGGL(rnn_split_bf16x3, dim3(grid_stride_blocks(rows * cols, kBlock)), dim3(kBlock), 0, stream, a, ld, rows,
+                       cols, to);
+    HIPRIM_CHECK_LAUNCH("rnn_split_bf16x3", ctx);
+  }
+  // Split engines: the pieces of layer l's output rows (written by the forward step kernel; layers
+  // alternate between two buffers), rows of D*H, planes S*D*H apart; {} for fp32_simt.
+  RnnPieces out_pieces(long long l) const {
+    if (!rnn_split(engine)) return {};
+    return RnnPieces{reinterpret_cast<hiprim_bf16_t*>(at(k.out_pieces)) + (l % 2) * 3 * S * D * H, D * H, S * D * H, 3};
   }
   template <typename TIn, typename TOut>
   void copy(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) const {
@@ -184,16 +193,18 @@ void forward(const RnnRun& r, bool keep) {
       const float* bias_r = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
       // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
       r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr,
-              l == 0 ? r.x16 : nullptr);
+              l == 0 ? r.x16 : r.out_pieces(l - 1));
       for (long long s = 0; s < r.T; ++s) {
         const long long t = r.t_of(s, dir);
         const RnnRows hp = r.h_prev(l, dir, s);
         // RH[n][g] = sum_k h_prev[n][k] R[g][k] + bR[g]
-        r.wgemm(true, r.N, r.GH, r.H, hp.ptr, hp.ld, pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
+        const RnnPieces hp16 = s == 0 ? RnnPieces{} : r.out_pieces(l).offset(r.t_of(s - 1, dir) * r.N * r.D * r.H + dir * r.H);
+        r.wgemm(true, r.N, r.GH, r.H, hp.ptr, hp.ld, pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r, nullptr, hp16);
         RnnStepFwd st{};
         st.p = r.at(r.k.p) + t * r.N * r.GH, st.rh = r.at(r.k.rh);
         st.h_prev = hp, st.c_prev = r.cell(l, dir, s - 1), st.c = r.cell(l, dir, s);
         st.h = RnnRows{r.layer_out(l) + t * r.N * r.D * r.H + dir * r.H, r.D * r.H};
+        st.hp = r.out_pieces(l).offset(t * r.N * r.D * r.H + dir * r.H);
         st.act = keep ? r.at(r.k.act) + (idx * r.T + s) * r.N * r.GH : nullptr;
         st.q = keep && r.p.mode == RnnMode::gru ? r.at(r.k.q) + (idx * r.T + s) * r.N * r.H : nullptr;
         st.N = static_cast<int>(r.N), st.H = static_cast<int>(r.H);
@@ -309,7 +320,8 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
     dispatch_dtype(p.dtype, [&]<typename T>() {
       auto in = [&](std::size_t i) { return static_cast<const T*>(b[i]); };
       auto out = [&](std::size_t i) { return static_cast<T*>(b[i]); };
-      if constexpr (std::is_same_v<T, hiprim_bf16_t>) r.w16 = in(w_at), r.x16 = in(0);
+      if constexpr (std::is_same_v<T, hiprim_bf16_t>)  // x is read only: one piece of rows of X
+        r.w16 = in(w_at), r.x16 = RnnPieces{const_cast<hiprim_bf16_t*>(in(0)), p.input, 0, 1};
       load_inputs<T>(r, in(0), in(1), lstm ? in(2) : nullptr, in(w_at));
       if (p.dir == RnnDir::fwd) {
         forward(r, false);

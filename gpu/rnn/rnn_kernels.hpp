@@ -34,16 +34,38 @@ struct RnnRows {
   __device__ __forceinline__ float& at(long long row, long long j) const { return ptr[row * ld + j]; }
 };
 
+// bf16 pieces of fp32 rows (the rnn.mma solvers' GEMM operands): `count` planes `plane` elements
+// apart, rows ld apart; piece q of element (r, j) at ptr[q * plane + r * ld + j].
+struct RnnPieces {
+  hiprim_bf16_t* ptr = nullptr;
+  long long ld = 0, plane = 0;
+  int count = 0;
+  RnnPieces offset(long long e) const { return RnnPieces{ptr ? ptr + e : nullptr, ld, plane, count}; }  // {} stays {}
+};
+
+// The three bf16 pieces of v into to at element offset o (see rnn_split_bf16x3):
+//   v = p0 + p1 + p2, p0 = bf16(v), p1 = bf16(v - p0), p2 = bf16(v - p0 - p1)  (round to nearest even)
+// Each remainder is exact in fp32 and the third is exact in bf16 (24 = 8 + 8 + 8 significand bits),
+// so the sum is v unless a piece falls below 2^-126 (bf16 subnormals; the bound takes a loss < 4 2^-126).
+__device__ __forceinline__ void rnn_write_pieces(const RnnPieces& to, long long o, float v) {
+  for (int q = 0; q < 3; ++q) {
+    store_f(to.ptr, q * to.plane + o, v);
+    v -= load_f(to.ptr, q * to.plane + o);
+  }
+}
+
 // One forward step of one layer and direction, for every (n, j), n < N, j < H:
 //   a = p + rh (p = W x_t + bW: the step's rows of the input projection [N][GH]; rh = R h_prev + bR [N][GH])
 //   relu/tanh: h = f(a)                   LSTM (i, f, o, g): c = f c_prev + i g, h = o tanh(c)
 //   GRU (z, r, n): n = tanh(p_n + r rh_n), h = (1 - z) n + z h_prev
-// Writes h (the layer's output rows at time t), c (LSTM), and when act is set the gate activations
-// [N][GH] (and q = rh_n [N][H] for GRU), which the backward step reads.
+// Writes h (the layer's output rows at time t; and its bf16 pieces into hp when set, rows of hp.ld),
+// c (LSTM), and when act is set the gate activations [N][GH] (and q = rh_n [N][H] for GRU), which the
+// backward step reads.
 struct RnnStepFwd {
   const float* p;   // [N][GH]
   const float* rh;  // [N][GH]
   RnnRows h_prev, c_prev, h, c;
+  RnnPieces hp;
   float* act;       // [N][GH] or nullptr
   float* q;         // [N][H] (GRU) or nullptr
   int N, H;
@@ -58,26 +80,28 @@ __global__ void rnn_step_fwd(RnnStepFwd s) {
     const float* p = s.p + n * GH;
     const float* rh = s.rh + n * GH;
     float* act = s.act ? s.act + n * GH : nullptr;
+    float h;
     if constexpr (C == RnnCell::relu || C == RnnCell::tanh) {
       const float a = p[j] + rh[j];
-      const float h = C == RnnCell::relu ? fmaxf(a, 0.0f) : tanhf(a);
-      s.h.at(n, j) = h;
+      h = C == RnnCell::relu ? fmaxf(a, 0.0f) : tanhf(a);
       if (act) act[j] = h;
     } else if constexpr (C == RnnCell::lstm) {
       const float i = rnn_sigmoid(p[j] + rh[j]), f = rnn_sigmoid(p[H + j] + rh[H + j]);
       const float o = rnn_sigmoid(p[kLstmO * H + j] + rh[kLstmO * H + j]), g = tanhf(p[kLstmG * H + j] + rh[kLstmG * H + j]);
       const float c = f * s.c_prev.at(n, j) + i * g;
       s.c.at(n, j) = c;
-      s.h.at(n, j) = o * tanhf(c);
+      h = o * tanhf(c);
       if (act) act[j] = i, act[H + j] = f, act[2 * H + j] = o, act[3 * H + j] = g;
     } else {
       const float z = rnn_sigmoid(p[kGruZ * H + j] + rh[kGruZ * H + j]), r = rnn_sigmoid(p[kGruR * H + j] + rh[kGruR * H + j]);
       const float qn = rh[2 * H + j];
       const float nn = tanhf(p[2 * H + j] + r * qn);
-      s.h.at(n, j) = (1.0f - z) * nn + z * s.h_prev.at(n, j);
+      h = (1.0f - z) * nn + z * s.h_prev.at(n, j);
       if (act) act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
       if (s.q) s.q[n * H + j] = qn;
     }
+    s.h.at(n, j) = h;
+    if (s.hp.ptr) rnn_write_pieces(s.hp, n * s.hp.ld + j, h);
   }
 }
 
@@ -145,21 +169,13 @@ __global__ void rnn_copy_rows(const TIn* in, long long ldi, TOut* out, long long
   }
 }
 
-// The three bf16 pieces of fp32 rows, for the tensor-core GEMMs of the rnn.mma solvers:
-//   v = p0 + p1 + p2, p0 = bf16(v), p1 = bf16(v - p0), p2 = bf16(v - p0 - p1)  (round to nearest even)
-// Each remainder is exact in fp32 and the third is exact in bf16 (24 = 8 + 8 + 8 significand bits),
-// so the sum is v unless a piece falls below 2^-126 (bf16 subnormals; the bound takes a loss < 4 2^-126).
-// out: planes [3][rows][cols] (plane q at out + q * rows * cols, rows of cols elements).
-__global__ void rnn_split_bf16x3(const float* in, long long ldi, long long rows, long long cols, hiprim_bf16_t* out) {
+// rnn_write_pieces of every element of fp32 rows [rows][cols] (ld apart) into `to`.
+__global__ void rnn_split_bf16x3(const float* in, long long ldi, long long rows, long long cols, RnnPieces to) {
   const long long total = rows * cols;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long r = e / cols, j = e - r * cols;
-    float rest = in[r * ldi + j];
-    for (int q = 0; q < 3; ++q) {
-      store_f(out, q * total + e, rest);
-      rest -= load_f(out, q * total + e);
-    }
+    rnn_write_pieces(to, r * to.ld + j, in[r * ldi + j]);
   }
 }
 

@@ -18,6 +18,9 @@
 //   step's GEMM has few output tiles, N x G*H or N x H, and a long K).
 //   planes (bf16x3 engines only): the three bf16 pieces [3][rows][K] of one GEMM's fp32 left operand
 //   (the largest: S x max(X, D*H), or S x G*H backward), 2 per float.
+//   out_pieces (bf16x3 engines only): [min(L, 2)][3][S][D*H] bf16, the pieces of a layer's output as
+//   the forward step kernel writes them (layer l in buffer l % 2: the next layer's input, the next
+//   step's h_prev).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -53,7 +56,7 @@ inline GemmShape rnn_dh_shape(const RnnProblem& p) { return {p.n, p.hidden, p.ga
 
 struct RnnPlan {
   std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;
-  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0, planes = 0;
+  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0, planes = 0, out_pieces = 0;
   std::int64_t floats = 0;  // total
   std::size_t bytes() const { return static_cast<std::size_t>(floats) * sizeof(float); }
 };
@@ -90,6 +93,7 @@ inline RnnPlan plan_rnn(const RnnProblem& pr, RnnEngine e = RnnEngine::fp32_simt
                                                     bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh, e)) : 0) / sizeof(float)));
   const std::int64_t widest = std::max({pr.input, D * H, bwd ? GH : 0});  // K of the largest left operand (S rows)
   take(k.planes, rnn_split(e) ? (3 * S * widest + 1) / 2 : 0);
+  take(k.out_pieces, rnn_split(e) ? std::min<std::int64_t>(L, 2) * 3 * S * D * H / 2 + 1 : 0);
   k.floats = at;
   return k;
 }

@@ -23,6 +23,8 @@ inline constexpr const char* kProblems[] = {
     // the split engine's GEMMs with K' = 3K split over K (dh_prev: K' = 3 G*H = 864; R h: K' = 3 H = 768)
     "rnn bwd-data gru bf16 layers1 hidden96 input8 seq2 n2 uni bias",
     "rnn fwd lstm bf16 layers2 hidden256 input16 seq2 n1 bidir bias",
+    // three layers: the split engine's layer-output pieces alternate between two buffers
+    "rnn bwd-weights gru bf16 layers3 hidden8 input5 seq5 n3 bidir bias",
 };
 
 }  // namespace hiprim::test_rnn
