@@ -84,7 +84,7 @@ Planes planes_of(const Ev* x, std::size_t size) {
   return p;
 }
 
-// How the GEMMs against the weights (P, Q, dh_prev, dx) may run: fp32 adds of the K products
+// How the whole-sequence GEMMs against the weights (P, dx) may run: fp32 adds of the K products
 // (rnn.gemm) or, for bf16 problems, tensor cores (rnn.mma, gpu/rnn/rnn_plan.hpp's bf16x3 engines):
 // the fp32 operand split in three bf16 pieces, 3K exact products accumulated with truncating adds
 // (|delta| < 2u: f = 2 of reference/error_model.hpp), each operand short of its pieces' sum by < 4 2^-126
@@ -212,7 +212,7 @@ EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long l
   const ExactB rt(lw.r, d.H, d.GH, true);
   for (long long s = 0; s < d.T; ++s) {
     const Planes hp = planes_of(s == 0 ? h0 : &tr.h[(s - 1) * d.N * d.H], d.N * d.H);
-    SumPlanes q_sums(d.N * d.GH, weight_gemm(p));
+    SumPlanes q_sums(d.N * d.GH);
     add_weighted(q_sums, d.N, hp, [&](const std::vector<double>& plane) { return rows_of(plane.data(), d.N, d.H); }, rt);
     for_rnn_parts(d.N, kRnnElementWork * d.N * d.GH,
                   [&](long long lo, long long hi) { forward_cells(p, d, lw, tr, q_sums, h0, c0, s, lo, hi); });
@@ -395,7 +395,7 @@ void rnn_backward_bounds(const RnnProblem& p, const RnnInputs& in, const std::ve
       for (long long s = d.T - 1; s >= 0; --s) {
         for_rnn_parts(d.N, kRnnElementWork * d.N * GH, [&](long long lo, long long hi) { bw.cells(s, lo, hi); });
         // dh_prev[n][k]: Sum over g ascending of term(r[g][k], drec[n][g]), then GRU's dh_direct.
-        SumPlanes dh(d.N * H, weight_gemm(p));
+        SumPlanes dh(d.N * H);
         auto step_rows = [&](const std::vector<double>& plane) { return rows_of(&plane[s * d.N * GH], d.N, GH); };
         add_weighted(dh, d.N, bw.rec(), step_rows, r_rows);
         for (long long i = 0; i < d.N * H; ++i) {

@@ -8,7 +8,7 @@
 // fuses a product into a sum); only the outputs are rounded to the dtype at the store.
 //   GEMMs: P = W x + bW (all steps), Q = R h_prev + bR (each step), dh_prev = R^T drec (+ GRU's z dh),
 //          dx = sum over directions W^T da, dW = sum_{t,n} da x^T, dR = sum_{t,n} drec h_prev^T, bias sums.
-//          bf16 problems may run P, Q, dh_prev and dx on tensor cores (rnn.mma): the fp32 operand split
+//          bf16 problems may run P and dx on tensor cores (rnn.mma): the fp32 operand split
 //          in three bf16 pieces (exact but for pieces under 2^-126), 3K exact products added with
 //          truncation (|delta| < 2u); those sums' bounds take gamma_{2u}(3K') and the split loss, so
 //          they hold for both solvers.

@@ -22,11 +22,11 @@
 //   dW = da^T in                    M = G*H, N = in_l, K = S (sum over t and n in ascending (t, n))
 //   dR = drec^T h_prev              the boundary step (h_prev = hx) first, then the other T-1 steps added
 //   dbW, dbR = column sums of da, drec (ascending rows)
-// rnn.mma (bf16 problems, NVIDIA sm_80+): the GEMMs against the weights (P, RH, dh_next, dIn) run on
+// rnn.mma (bf16 problems, NVIDIA sm_80+): the whole-sequence GEMMs against the weights (P, dIn) run on
 // the tensor-core GEMM (gpu/gemm/gemm_mma.hpp) with the fp32 left operand split into three bf16
-// pieces (rnn_split_bf16x3) against the bf16 weights read three times (RnnEngine, rnn_plan.hpp): the
-// products are exact, only the accumulation differs (reference/rnn_bound.hpp covers both); the
-// weight gradients stay on the SIMT GEMM.
+// pieces (the forward step kernel writes h's; rnn_split_bf16x3 da's) against the bf16 weights read
+// three times (RnnEngine, rnn_plan.hpp): the products are exact, only the accumulation differs
+// (reference/rnn_bound.hpp covers both); the per-step GEMMs and the weight gradients stay on the SIMT GEMM.
 // Every sum has a fixed order: the results are the same every run.
 #include <memory>
 #include <type_traits>
@@ -88,15 +88,15 @@ struct RnnRun {
     launch_gemm<float>(GemmShape{m, n, kk, 1}, a, am, b, bm, RnnEpilogue{out, ldo, partial, bias}, stream, ctx);
   }
   // The same with B a block of the packed weights (at w_off; bm: rows k, columns n) and A fp32 rows
-  // [m][kk] lda apart, on the run's engine. step: a per-step GEMM, split over K when its few output
-  // tiles would leave the GPU idle. a16 (split engines): A's bf16 pieces already formed (x itself, or
-  // the pieces the step kernels wrote), else A is split here.
+  // [m][kk] lda apart. step: a per-step GEMM, on the SIMT tile in fp32 for every engine, split over K
+  // when its few output tiles would leave the GPU idle; else on the run's engine. a16 (split engines):
+  // A's bf16 pieces already formed (x itself, or the pieces the step kernels wrote), else A is split here.
   void wgemm(bool step, long long m, long long n, long long kk, const float* a, long long lda, long long w_off, MatrixMap bm,
              float* out, long long ldo, const float* bias = nullptr, const float* partial = nullptr, RnnPieces a16 = {}) const {
     const RnnEpilogue ep{out, ldo, partial, bias};
     const GemmShape shape{m, n, kk, 1};
-    const std::int64_t splits = step ? rnn_step_splits(shape, engine) : 1;
-    if (!rnn_split(engine)) {
+    if (!rnn_split(engine) || step) {
+      const std::int64_t splits = step ? rnn_step_splits(shape) : 1;
       launch_gemm_split_k<float>(shape, splits, at(k.splitk), a, rows_map(lda), at(k.wf) + w_off, bm, ep, stream, ctx);
       return;
     }
@@ -112,9 +112,9 @@ struct RnnRun {
     }
     const GemmShape s3{m, n, a16.count * kk, 1};
     if (engine == RnnEngine::bf16x3_mma)
-      launch_gemm_split_k<hiprim_bf16_t, GemmMmaTile>(s3, splits, at(k.splitk), a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
+      launch_gemm<hiprim_bf16_t, GemmMmaTile>(s3, a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
     else
-      launch_gemm_split_k<hiprim_bf16_t>(s3, splits, at(k.splitk), a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
+      launch_gemm<hiprim_bf16_t>(s3, a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
   }
   // The three bf16 pieces of fp32 rows [rows][cols] (ld apart) into `to` (its rows cols apart, planes to.plane apart).
   void split(const float* a, long long ld, long long rows, long long cols, const RnnPieces& to) const {
@@ -198,8 +198,7 @@ void forward(const RnnRun& r, bool keep) {
         const long long t = r.t_of(s, dir);
         const RnnRows hp = r.h_prev(l, dir, s);
         // RH[n][g] = sum_k h_prev[n][k] R[g][k] + bR[g]
-        const RnnPieces hp16 = s == 0 ? RnnPieces{} : r.out_pieces(l).offset(r.t_of(s - 1, dir) * r.N * r.D * r.H + dir * r.H);
-        r.wgemm(true, r.N, r.GH, r.H, hp.ptr, hp.ld, pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r, nullptr, hp16);
+        r.wgemm(true, r.N, r.GH, r.H, hp.ptr, hp.ld, pk.r, cols_map(r.H), r.at(r.k.rh), r.GH, bias_r);
         RnnStepFwd st{};
         st.p = r.at(r.k.p) + t * r.N * r.GH, st.rh = r.at(r.k.rh);
         st.h_prev = hp, st.c_prev = r.cell(l, dir, s - 1), st.c = r.cell(l, dir, s);
@@ -298,8 +297,9 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
     const std::string what = std::string(rnn_dir_name(dir_)) + ": input projection as one GEMM, per step a GEMM with R and a fused gate kernel";
     if (engine_ == RnnEngine::fp32_simt)
       return what + " (SIMT tiled GEMM, fp32 state and accumulation); relu/tanh/LSTM/GRU, stacked, bidirectional, fp32/fp16/bf16";
-    return what + "; the GEMMs against the weights on " + (engine_ == RnnEngine::bf16x3_mma ? "tensor cores" : "the SIMT tile") +
-           " with the fp32 operand split in three bf16 pieces (exact products), fp32 state; bf16 only";
+    return what + "; the input projection and the input gradient on " +
+           (engine_ == RnnEngine::bf16x3_mma ? "tensor cores" : "the SIMT tile") +
+           " with the fp32 operand split in three bf16 pieces (exact products), the per-step GEMMs on the SIMT tile, fp32 state; bf16 only";
   }
 
  protected:

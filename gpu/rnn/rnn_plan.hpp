@@ -16,8 +16,7 @@
 //   its input), dwf [weights()] (bwd-weights: dw in fp32, MIOpen's packing).
 //   splitk: the fp32 partial sums of the per-step GEMMs when they run split-K (rnn_step_splits: a
 //   step's GEMM has few output tiles, N x G*H or N x H, and a long K).
-//   planes (bf16x3 engines only): the three bf16 pieces [3][rows][K] of one GEMM's fp32 left operand
-//   (the largest: S x max(X, D*H), or S x G*H backward), 2 per float.
+//   planes (bf16x3 engines, backward only): the three bf16 pieces [3][S][G*H] of da (dIn = da W), 2 per float.
 //   out_pieces (bf16x3 engines only): [min(L, 2)][3][S][D*H] bf16, the pieces of a layer's output as
 //   the forward step kernel writes them (layer l in buffer l % 2: the next layer's input, the next
 //   step's h_prev).
@@ -31,26 +30,19 @@
 
 namespace hiprim::gpu {
 
-// How the GEMMs against the weights (input projection, R h_prev, drec R, da W) run:
+// How the whole-sequence GEMMs against the weights (the input projection W x, the input gradient
+// da W) run:
 //   fp32_simt:   fp32 operands on the SIMT tile (every dtype)
 //   bf16x3_mma:  bf16 problems on tensor cores (mma.sync): the fp32 left operand split into three bf16
-//                pieces (gpu/rnn/rnn_kernels.hpp), K' = 3K against the bf16 weights repeated three times:
-//                every product exact, fp32 accumulation in the tensor cores' order
+//                pieces (gpu/rnn/rnn_kernels.hpp), K' = 3K against the bf16 weights repeated three times
+//                (x itself: one piece): every product exact, fp32 accumulation in the tensor cores' order
 //   bf16x3_simt: the same split GEMM on the SIMT tile (tests: the split path on the host emulation)
-// The weight gradients run on the SIMT tile in fp32 in every engine.
+// The per-step GEMMs (R h_prev, drec R) and the weight gradients run on the SIMT tile in fp32 in every
+// engine: on the mma.sync kernel the per-step GEMM (N x G*H, K' = 3H) was 4x slower (s24).
 enum class RnnEngine { fp32_simt, bf16x3_mma, bf16x3_simt };
 inline bool rnn_split(RnnEngine e) { return e != RnnEngine::fp32_simt; }
-inline int rnn_tile_edge(RnnEngine e) { return e == RnnEngine::bf16x3_mma ? 128 : 64; }  // GemmMmaTile / GemmTileDefault
-// The GEMM a weight GEMM of shape s runs as: K tripled for the split engines.
-inline GemmShape rnn_engine_shape(GemmShape s, RnnEngine e) {
-  if (rnn_split(e)) s.k *= 3;
-  return s;
-}
-// K slices of a per-step GEMM (deterministic split-K, gpu/gemm/gemm_index.hpp) as the engine runs it.
-inline std::int64_t rnn_step_splits(const GemmShape& s, RnnEngine e = RnnEngine::fp32_simt) {
-  const int edge = rnn_tile_edge(e);
-  return plan_split_k(rnn_engine_shape(s, e), edge, edge);
-}
+// K slices of a per-step GEMM (deterministic split-K, gpu/gemm/gemm_index.hpp) on the default 64 x 64 tile.
+inline std::int64_t rnn_step_splits(const GemmShape& s) { return plan_split_k(s, 64, 64); }
 inline GemmShape rnn_rh_shape(const RnnProblem& p) { return {p.n, p.gates() * p.hidden, p.hidden, 1}; }  // R h_prev
 inline GemmShape rnn_dh_shape(const RnnProblem& p) { return {p.n, p.hidden, p.gates() * p.hidden, 1}; }  // drec R
 
@@ -89,10 +81,9 @@ inline RnnPlan plan_rnn(const RnnProblem& pr, RnnEngine e = RnnEngine::fp32_simt
   take(k.d1, bwd ? S * std::max(pr.input, D * H) : 0);
   take(k.dwf, pr.dir == RnnDir::bwd_weights ? pr.weights() : 0);
   const GemmShape rh = rnn_rh_shape(pr), dh = rnn_dh_shape(pr);
-  take(k.splitk, static_cast<std::int64_t>(std::max(split_k_workspace_bytes(rh, rnn_step_splits(rh, e)),
-                                                    bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh, e)) : 0) / sizeof(float)));
-  const std::int64_t widest = std::max({pr.input, D * H, bwd ? GH : 0});  // K of the largest left operand (S rows)
-  take(k.planes, rnn_split(e) ? (3 * S * widest + 1) / 2 : 0);
+  take(k.splitk, static_cast<std::int64_t>(std::max(split_k_workspace_bytes(rh, rnn_step_splits(rh)),
+                                                    bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh)) : 0) / sizeof(float)));
+  take(k.planes, rnn_split(e) && bwd ? (3 * S * GH + 1) / 2 : 0);  // da's pieces (dIn = da W)
   take(k.out_pieces, rnn_split(e) ? std::min<std::int64_t>(L, 2) * 3 * S * D * H / 2 + 1 : 0);
   k.floats = at;
   return k;

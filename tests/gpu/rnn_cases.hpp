@@ -20,7 +20,7 @@ inline constexpr const char* kProblems[] = {
     // per-step GEMMs split over K (gpu/rnn/rnn_plan.hpp: K = G*H = 512 in dh_prev = drec R; K = H = 512 in R h)
     "rnn bwd-weights lstm fp32 layers1 hidden128 input8 seq2 n2 uni bias",
     "rnn fwd tanh fp16 layers1 hidden512 input4 seq2 n1 uni bias",
-    // the split engine's GEMMs with K' = 3K split over K (dh_prev: K' = 3 G*H = 864; R h: K' = 3 H = 768)
+    // bf16 at widths where the step GEMMs run split over K and the split engine's dIn has K' = 3 G*H
     "rnn bwd-data gru bf16 layers1 hidden96 input8 seq2 n2 uni bias",
     "rnn fwd lstm bf16 layers2 hidden256 input16 seq2 n1 bidir bias",
     // three layers: the split engine's layer-output pieces alternate between two buffers
