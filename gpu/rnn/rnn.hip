@@ -28,15 +28,17 @@
 // three times (RnnEngine, rnn_plan.hpp): the products are exact, only the accumulation differs
 // (reference/rnn_bound.hpp covers both); the per-step GEMMs and the weight gradients stay on the SIMT GEMM.
 // Every sum has a fixed order: the results are the same every run.
+#include <exception>
 #include <memory>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "core/rnn_problem.hpp"
 #include "gpu/gemm/gemm.hpp"
 #include "gpu/gemm/gemm_mma.hpp"
 #include "gpu/gemm/gemm_tile.hpp"
 #include "gpu/rnn/rnn_kernels.hpp"
+#include "gpu/rnn/rnn_persist.hpp"
 #include "gpu/rnn/rnn_plan.hpp"
 #include "gpu/rnn/solvers.hpp"
 #include "gpu/runtime/check.hpp"
@@ -76,7 +78,8 @@ struct RnnRun {
   std::string ctx;
   long long T, N, H, D, L, GH, S;
   const hiprim_bf16_t* w16 = nullptr;  // split engines: the packed weights as given (bf16)
-  RnnPieces x16;  // split engines: x as given (bf16, one piece)
+  RnnPieces x16;         // split engines: x as given (bf16, one piece)
+  bool persist = false;  // config steps.persist: each layer's steps in one launch (rnn_persist.hpp)
   RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
       : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
         H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n) {}
@@ -182,6 +185,46 @@ void load_inputs(const RnnRun& r, const T* x, const T* hx, const T* cx, const T*
   if (r.p.lstm()) r.copy(cx, 0, r.at(r.k.c0), 0, 1, states);
 }
 
+// Whether rnn_persist_fwd can run p: its shape allows p and all its blocks are resident at once on
+// the current device (without a device to ask: the shape alone; nothing runs there).
+bool persist_fits(const RnnProblem& p) {
+  const RnnPersistShape sh = rnn_persist_shape(p);
+  if (!sh.refusal.empty()) return false;
+  bool fits = true;
+  with_cell(p.mode, [&]<RnnCell C>() {
+    try {
+      fits = static_cast<long long>(resident_per_mp(rnn_persist_fwd<C>, sh.threads, sh.smem)) * multiprocessors() >= sh.blocks;
+    } catch (const std::exception&) {
+      fits = true;
+    }
+  });
+  return fits;
+}
+
+// The steps of layer l, direction dir in one persistent launch (config steps.persist, which only
+// persist_fits problems list; P in the workspace).
+void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
+  const RnnPersistShape sh = rnn_persist_shape(r.p);
+  const long long idx = l * r.D + dir;
+  const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
+  with_cell(r.p.mode, [&]<RnnCell C>() {
+    RnnPersistFwd a{};
+    a.p = r.at(r.k.p), a.r = r.at(r.k.wf) + pk.r;
+    a.br = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
+    a.h0 = RnnRows{r.at(r.k.h0) + idx * r.N * r.H, r.H}, a.c0 = r.cell(l, dir, -1);
+    a.out = RnnRows{r.layer_out(l) + dir * r.H, r.D * r.H};
+    a.c = r.p.lstm() ? r.cell(l, dir, 0).ptr : nullptr;
+    a.act = keep ? r.at(r.k.act) + idx * r.T * r.N * r.GH : nullptr;
+    a.q = keep && r.p.mode == RnnMode::gru ? r.at(r.k.q) + idx * r.T * r.N * r.H : nullptr;
+    a.hp = r.out_pieces(l).offset(dir * r.H);
+    a.N = static_cast<int>(r.N), a.H = static_cast<int>(r.H), a.T = static_cast<int>(r.T), a.hu = sh.hu, a.ki = sh.ki;
+    a.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
+    launch_cooperative(rnn_persist_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(static_cast<unsigned>(sh.threads)),
+                       sh.smem, r.stream, a);
+    HIPRIM_CHECK_LAUNCH("rnn_persist_fwd", r.ctx);
+  });
+}
+
 // The forward pass of every layer into the workspace; keep: the gate activations (backward).
 void forward(const RnnRun& r, bool keep) {
   for (long long l = 0; l < r.L; ++l) {
@@ -194,6 +237,10 @@ void forward(const RnnRun& r, bool keep) {
       // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
       r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr,
               l == 0 ? r.x16 : r.out_pieces(l - 1));
+      if (r.persist) {
+        persist_fwd(r, l, dir, keep);
+        continue;
+      }
       for (long long s = 0; s < r.T; ++s) {
         const long long t = r.t_of(s, dir);
         const RnnRows hp = r.h_prev(l, dir, s);
@@ -293,6 +340,19 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
     return family + std::string(dir_ == RnnDir::fwd ? "fwd" : dir_ == RnnDir::bwd_data ? "bwd_data" : "bwd_weights");
   }
   Backend backend() const override { return Backend::device; }
+  // steps.persist: each layer's steps in one cooperative launch (gpu/rnn/rnn_persist.hpp; listed, and
+  // the default, where persist_fits); steps.gemm: per step a GEMM with R and a gate kernel.
+  std::vector<std::string> perf_configs() const override { return {"steps.persist", "steps.gemm"}; }
+  std::vector<std::string> configs_for(const OpProblem& p) const override {
+    const RnnProblem* q = op_problem_cast<RnnProblem>(p);
+    if (q == nullptr || !applicable(p)) return {};
+    if (!persist_fits(*q)) return {"steps.gemm"};
+    return perf_configs();
+  }
+  std::string default_config_for(const OpProblem& p) const override {
+    const RnnProblem* q = op_problem_cast<RnnProblem>(p);
+    return q != nullptr ? default_for(*q) : "steps.gemm";
+  }
   std::string summary() const override {
     const std::string what = std::string(rnn_dir_name(dir_)) + ": input projection as one GEMM, per step a GEMM with R and a fused gate kernel";
     if (engine_ == RnnEngine::fp32_simt)
@@ -313,7 +373,12 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   }
   std::size_t workspace_for(const RnnProblem& p) const override { return plan_rnn(p, engine_).bytes(); }
   void run_typed(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream) const override {
-    RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " on " + to_string(p));
+    run_typed_config(p, b, ws, stream, default_for(p));
+  }
+  void run_typed_config(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream,
+                        const std::string& config) const override {
+    RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " (" + config + ") on " + to_string(p));
+    r.persist = config == "steps.persist";
     const bool lstm = p.lstm();
     // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
     const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;
@@ -348,6 +413,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   }
 
  private:
+  static std::string default_for(const RnnProblem& p) { return persist_fits(p) ? "steps.persist" : "steps.gemm"; }
   RnnDir dir_;
   RnnEngine engine_;
 };

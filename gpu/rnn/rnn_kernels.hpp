@@ -4,6 +4,7 @@
 // written operation by operation as the bound's model has it (reference/rnn_bound.hpp); a compiler
 // may fuse a product into a sum (FMA), which the bound covers.
 #pragma once
+#include "core/host_device.hpp"
 #include "gpu/common/numeric.hpp"
 #include "gpu/runtime/hip_compat.hpp"
 
@@ -40,7 +41,7 @@ struct RnnPieces {
   hiprim_bf16_t* ptr = nullptr;
   long long ld = 0, plane = 0;
   int count = 0;
-  RnnPieces offset(long long e) const { return RnnPieces{ptr ? ptr + e : nullptr, ld, plane, count}; }  // {} stays {}
+  HIPRIM_HOST_DEVICE RnnPieces offset(long long e) const { return RnnPieces{ptr ? ptr + e : nullptr, ld, plane, count}; }  // {} stays {}
 };
 
 // The three bf16 pieces of v into to at element offset o (see rnn_split_bf16x3):
@@ -71,37 +72,44 @@ struct RnnStepFwd {
   int N, H;
 };
 
+// The cell of element (n, j) of step s: gate g's p at p[g * H] and rh at rh[g * rs] (the step kernel's
+// rows, or the persistent kernel's gathered sums, rs = 1).
+template <RnnCell C>
+__device__ __forceinline__ void rnn_cell_fwd(const RnnStepFwd& s, long long n, long long j, const float* p, const float* rh,
+                                             long long rs) {
+  const long long H = s.H, GH = kRnnGates<C> * s.H;
+  float* act = s.act ? s.act + n * GH : nullptr;
+  float h;
+  if constexpr (C == RnnCell::relu || C == RnnCell::tanh) {
+    const float a = p[0] + rh[0];
+    h = C == RnnCell::relu ? fmaxf(a, 0.0f) : tanhf(a);
+    if (act) act[j] = h;
+  } else if constexpr (C == RnnCell::lstm) {
+    const float i = rnn_sigmoid(p[0] + rh[0]), f = rnn_sigmoid(p[H] + rh[rs]);
+    const float o = rnn_sigmoid(p[kLstmO * H] + rh[kLstmO * rs]), g = tanhf(p[kLstmG * H] + rh[kLstmG * rs]);
+    const float c = f * s.c_prev.at(n, j) + i * g;
+    s.c.at(n, j) = c;
+    h = o * tanhf(c);
+    if (act) act[j] = i, act[H + j] = f, act[2 * H + j] = o, act[3 * H + j] = g;
+  } else {
+    const float z = rnn_sigmoid(p[kGruZ * H] + rh[kGruZ * rs]), r = rnn_sigmoid(p[kGruR * H] + rh[kGruR * rs]);
+    const float qn = rh[2 * rs];
+    const float nn = tanhf(p[2 * H] + r * qn);
+    h = (1.0f - z) * nn + z * s.h_prev.at(n, j);
+    if (act) act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
+    if (s.q) s.q[n * H + j] = qn;
+  }
+  s.h.at(n, j) = h;
+  if (s.hp.ptr) rnn_write_pieces(s.hp, n * s.hp.ld + j, h);
+}
+
 template <RnnCell C>
 __global__ void rnn_step_fwd(RnnStepFwd s) {
   const long long total = static_cast<long long>(s.N) * s.H, GH = kRnnGates<C> * s.H;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long n = e / s.H, j = e - n * s.H, H = s.H;
-    const float* p = s.p + n * GH;
-    const float* rh = s.rh + n * GH;
-    float* act = s.act ? s.act + n * GH : nullptr;
-    float h;
-    if constexpr (C == RnnCell::relu || C == RnnCell::tanh) {
-      const float a = p[j] + rh[j];
-      h = C == RnnCell::relu ? fmaxf(a, 0.0f) : tanhf(a);
-      if (act) act[j] = h;
-    } else if constexpr (C == RnnCell::lstm) {
-      const float i = rnn_sigmoid(p[j] + rh[j]), f = rnn_sigmoid(p[H + j] + rh[H + j]);
-      const float o = rnn_sigmoid(p[kLstmO * H + j] + rh[kLstmO * H + j]), g = tanhf(p[kLstmG * H + j] + rh[kLstmG * H + j]);
-      const float c = f * s.c_prev.at(n, j) + i * g;
-      s.c.at(n, j) = c;
-      h = o * tanhf(c);
-      if (act) act[j] = i, act[H + j] = f, act[2 * H + j] = o, act[3 * H + j] = g;
-    } else {
-      const float z = rnn_sigmoid(p[kGruZ * H + j] + rh[kGruZ * H + j]), r = rnn_sigmoid(p[kGruR * H + j] + rh[kGruR * H + j]);
-      const float qn = rh[2 * H + j];
-      const float nn = tanhf(p[2 * H + j] + r * qn);
-      h = (1.0f - z) * nn + z * s.h_prev.at(n, j);
-      if (act) act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
-      if (s.q) s.q[n * H + j] = qn;
-    }
-    s.h.at(n, j) = h;
-    if (s.hp.ptr) rnn_write_pieces(s.hp, n * s.hp.ld + j, h);
+    const long long n = e / s.H, j = e - n * s.H;
+    rnn_cell_fwd<C>(s, n, j, s.p + n * GH + j, s.rh + n * GH + j, s.H);
   }
 }
 

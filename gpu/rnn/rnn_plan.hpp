@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/rnn_problem.hpp"
 #include "gpu/gemm/gemm_index.hpp"
@@ -45,6 +46,33 @@ inline bool rnn_split(RnnEngine e) { return e != RnnEngine::fp32_simt; }
 inline std::int64_t rnn_step_splits(const GemmShape& s) { return plan_split_k(s, 64, 64); }
 inline GemmShape rnn_rh_shape(const RnnProblem& p) { return {p.n, p.gates() * p.hidden, p.hidden, 1}; }  // R h_prev
 inline GemmShape rnn_dh_shape(const RnnProblem& p) { return {p.n, p.hidden, p.gates() * p.hidden, 1}; }  // drec R
+
+// The persistent forward kernel (gpu/rnn/rnn_persist.hpp, config "steps.persist"): hu hidden units per
+// block (all G gates: rows = G*hu rows of R), 16 threads per row, each holding 4 ki values of its row
+// (ki = ceil(H / 64) <= kRnnPersistMaxKi: H <= 1024), blocks = ceil(H / hu) all resident at once;
+// shared memory: kRnnPersistNb rows of h_prev (64 ki floats each), the lanes' partial sums and the
+// gathered sums. refusal: why p cannot take it (empty when it can, residency aside).
+inline constexpr int kRnnPersistNb = 16, kRnnPersistMaxKi = 16;
+struct RnnPersistShape {
+  int hu = 0, rows = 0, threads = 0, ki = 0, blocks = 0;
+  std::size_t smem = 0;
+  std::string refusal;
+};
+inline RnnPersistShape rnn_persist_shape(const RnnProblem& p) {
+  RnnPersistShape s;
+  const std::int64_t G = p.gates(), H = p.hidden;
+  if (H > 64 * kRnnPersistMaxKi) {
+    s.refusal = "hidden " + std::to_string(H) + " > " + std::to_string(64 * kRnnPersistMaxKi) + " (R's registers: 64 per thread)";
+    return s;
+  }
+  s.hu = static_cast<int>(std::min<std::int64_t>(32 / G, H));
+  s.rows = static_cast<int>(G) * s.hu;
+  s.threads = 16 * s.rows;
+  s.ki = static_cast<int>((H + 63) / 64);
+  s.blocks = static_cast<int>((H + s.hu - 1) / s.hu);
+  s.smem = static_cast<std::size_t>(kRnnPersistNb) * (64 * s.ki + 17 * s.rows) * sizeof(float);
+  return s;
+}
 
 struct RnnPlan {
   std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;

@@ -5,8 +5,10 @@
 // flip, a dropped recurrent bias) must fail that judgement, so the judgement can fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/op_solver.hpp"
 #include "emu/emulated_solver.hpp"
@@ -47,12 +49,17 @@ struct Judged {
 };
 
 // Runs the solver of p's direction from `solvers` on p's fill (seed 1) and compares every output with
-// the reference's values and bounds.
-Judged judge(const OpSolverList& solvers, const std::string& problem) {
+// the reference's values and bounds. config: a perf config (solvers that do not list it for p are
+// skipped), or "" for each solver's default.
+Judged judge(const OpSolverList& solvers, const std::string& problem, const std::string& config = "") {
   const OpProblemPtr p = make_op_problem(parse_rnn_problem(problem));
   Judged j;
   for (const auto& s : solvers) {
     if (!s->applicable(*p)) continue;
+    if (!config.empty()) {
+      const auto listed = s->configs_for(*p);
+      if (std::find(listed.begin(), listed.end(), config) == listed.end()) continue;
+    }
     std::vector<HostTensor> t = verify::rnn_fill(*p, 1);
     const auto tensors = p->tensors();
     std::vector<std::vector<unsigned char>> bytes;
@@ -65,7 +72,7 @@ Judged judge(const OpSolverList& solvers, const std::string& problem) {
     }
     for (auto& b : bytes) buffers.push_back(b.data());
     std::vector<unsigned char> ws(s->workspace_bytes(*p));
-    s->run(*p, buffers, ws.data(), ws.size(), nullptr);
+    s->run_config(*p, buffers, ws.data(), ws.size(), nullptr, config);
     const auto expected = ref::rnn_expected(*p, inputs);
     for (const auto& e : expected) {
       std::size_t i = 0;
@@ -120,6 +127,29 @@ TEST(RnnEmulated, SplitEngineWithinTheDerivedBound) {
   EXPECT_GE(ran, 5);
   // fp32 and fp16 problems are refused (the weights are not bf16 values).
   EXPECT_FALSE(judge(split, "rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias").ran);
+}
+
+// Both step configs (steps.persist: one cooperative launch per layer and direction, gpu/rnn/rnn_persist.hpp;
+// steps.gemm: a GEMM and a gate kernel per step) within the bound wherever listed; the persistent one
+// is listed (its blocks fit the emulated device's 4 resident blocks) on enough problems to cover
+// every cell, both directions, stacked layers and the backward's recompute.
+TEST(RnnEmulated, BothStepConfigsWithinTheDerivedBound) {
+  int persist = 0;
+  for (const char* s : test_rnn::kProblems)
+    for (const char* config : {"steps.persist", "steps.gemm"}) {
+      const Judged j = judge(gpu_emu::rnn_solvers_split_on_simt(), s, config);
+      if (!j.ran) {
+        EXPECT_STREQ(config, "steps.persist") << s << ": steps.gemm is always listed";
+        continue;
+      }
+      persist += std::string(config) == "steps.persist";
+      EXPECT_EQ(j.outside, 0) << s << " " << config << ": " << j.where;
+    }
+  EXPECT_GE(persist, 12);
+  // A problem whose blocks outnumber the emulated device's resident ones lists steps.gemm only.
+  const OpProblemPtr wide = make_op_problem(parse_rnn_problem("rnn fwd lstm fp32 layers1 hidden128 input8 seq2 n2 uni bias"));
+  for (const auto& s : gpu_emu::rnn_solvers_split_on_simt())
+    if (s->applicable(*wide)) EXPECT_EQ(s->configs_for(*wide), std::vector<std::string>{"steps.gemm"}) << s->name();
 }
 
 // The bound is not vacuous on these sizes: a perturbation of one ulp-scale relative 1e-3 of any
