@@ -1,6 +1,9 @@
 // The persistent forward kernel of the rnn solvers' "steps.persist" config (include from gpu/rnn/rnn.hip
 // only): every step of one layer and direction in ONE cooperative launch, the steps separated by
-// grid-wide barriers, R held in registers for the whole sequence.
+// grid-wide barriers, R held in registers for the whole sequence. Measured (s24, H100, hidden 1024,
+// batch 64): about 80 us a step, slower than a step GEMM plus gate kernel (~40 us): each block
+// stages all of h_prev through a grid-stride loop of single loads (latency-bound), and the lanes'
+// partial sums are gathered with 16-way bank conflicts; both are the next things to fix.
 //
 // Block b owns the hidden units j in [b*hu, (b+1)*hu) (all G gates of them: rows = G*hu rows of R,
 // row r = g*hu + jj for unit j = b*hu + jj), so it finishes those units' cells itself; the shape comes

@@ -8,6 +8,7 @@
 // GEMMs on the SIMT tile).
 namespace hiprim::gpu {
 std::string gemm_mma_unavailable() { return "host emulation: no tensor cores"; }
+bool device_available(std::string*) { return true; }
 }  // namespace hiprim::gpu
 
 #if HIPRIM_RNN_MUTANT != 0
