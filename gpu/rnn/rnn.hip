@@ -27,6 +27,8 @@
 // pieces (the forward step kernel writes h's; rnn_split_bf16x3 da's) against the bf16 weights read
 // three times (RnnEngine, rnn_plan.hpp): the products are exact, only the accumulation differs
 // (reference/rnn_bound.hpp covers both); the per-step GEMMs and the weight gradients stay on the SIMT GEMM.
+// Perf configs: steps.gemm (the loops above, the default) and steps.persist (forward steps of a layer
+// and direction in one cooperative launch, gpu/rnn/rnn_persist.hpp; the backward's recompute too).
 // Every sum has a fixed order: the results are the same every run.
 #include <exception>
 #include <memory>
