@@ -19,6 +19,8 @@
 #      reference is what the check shows: s23's fwd lines 0.0019, the bf16 rounding of y), then
 #      PyTorch's nn.LSTM / nn.GRU (cuDNN) on the same strings (scripts/torch_crosscheck.py; TORCH_S,
 #      default 120), joined with the bench report.
+#   6. (TUNE_FILTER, a regex over bench/suites/rnn.txt's lines) hiprim tune --no-record of both step configs
+#      (steps.gemm, steps.persist) of every rnn solver on those lines, each verified, then timed (TUNE_S per line).
 #   BENCH_ONLY=1 skips steps 1-4. TOTAL_S (default 570) keeps the call under the 10-minute command
 #   limit: the bench gets what is left after steps 1-4 less TORCH_S (at most BENCH_S), and is skipped,
 #   saying so, when under 120 s are left (then run it in a call of its own: BENCH_ONLY=1).
@@ -88,6 +90,14 @@ elif [ "${BENCH:-1}" = 1 ]; then
     "${bench_arg[@]}" > "$W/torch.log" 2>&1
   say "torch rc=$?"
   tail -25 "$W/torch.log" | cut -c1-220 | tee -a "$S"
+fi
+if [ -n "${TUNE_FILTER:-}" ]; then
+  echo "== 6. tune (every step config of the lines matching TUNE_FILTER)"
+  grep -E "${TUNE_FILTER}" bench/suites/rnn.txt | grep -E '^rnn ' | while read -r line; do
+    timeout "${TUNE_S:-90}" devbin/hiprim tune --no-record "$line" --solver 'rnn.*' --time-budget-ms 200 --no-determinism-check
+  done > "$W/tune.log" 2>&1
+  grep -E '^tuned' "$W/tune.log" | cut -c1-260 | tee -a "$S"
+  pack
 fi
 say "device_rnn done in $(( $(date +%s) - start )) s"
 pack
