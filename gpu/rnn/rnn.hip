@@ -222,6 +222,7 @@ void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
     a.hp = r.out_pieces(l).offset(dir * r.H);
     a.N = static_cast<int>(r.N), a.H = static_cast<int>(r.H), a.T = static_cast<int>(r.T), a.hu = sh.hu, a.ki = sh.ki;
     a.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
+    a.vec = r.H % 4 == 0;
     launch_cooperative(rnn_persist_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(static_cast<unsigned>(sh.threads)),
                        sh.smem, r.stream, a);
     HIPRIM_CHECK_LAUNCH("rnn_persist_fwd", r.ctx);
@@ -346,7 +347,8 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   // steps.gemm (the default): per step a GEMM with R and a gate kernel; steps.persist: each layer's
   // steps in one cooperative launch (gpu/rnn/rnn_persist.hpp; listed where persist_fits). s24 on an
   // H100, LSTM/GRU fwd at hidden 1024, batch 64, 128 steps, bf16: steps.persist 23.0 / 22.0 ms against
-  // steps.gemm's 12.4 / 10.9 (rnn.mma), so it is not the default (its h_prev staging loop is latency-bound).
+  // steps.gemm's 12.4 / 10.9 (rnn.mma), so it is not the default (its h_prev staging was latency-bound;
+  // the 16-byte staging since has not run on a GPU).
   std::vector<std::string> perf_configs() const override { return {"steps.persist", "steps.gemm"}; }
   std::vector<std::string> configs_for(const OpProblem& p) const override {
     const RnnProblem* q = op_problem_cast<RnnProblem>(p);

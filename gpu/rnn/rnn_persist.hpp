@@ -1,9 +1,11 @@
 // The persistent forward kernel of the rnn solvers' "steps.persist" config (include from gpu/rnn/rnn.hip
 // only): every step of one layer and direction in ONE cooperative launch, the steps separated by
-// grid-wide barriers, R held in registers for the whole sequence. Measured (s24, H100, hidden 1024,
-// batch 64): about 80 us a step, slower than a step GEMM plus gate kernel (~40 us): each block
-// stages all of h_prev through a grid-stride loop of single loads (latency-bound), and the lanes'
-// partial sums are gathered with 16-way bank conflicts; both are the next things to fix.
+// grid-wide barriers, R held in registers for the whole sequence. Measured (s24 call 5, H100, hidden
+// 1024, batch 64): about 80 us a step, slower than a step GEMM plus gate kernel (~40 us): each block
+// staged all of h_prev through a grid-stride loop of single loads (latency-bound) and gathered the
+// lanes' partial sums with 16-way bank conflicts. Since (not yet run on a GPU): the staging takes 8
+// 16-byte loads per thread in flight at once where H % 4 == 0, and the partial sums' rows are padded
+// to 17 floats (conflict-free gather).
 //
 // Block b owns the hidden units j in [b*hu, (b+1)*hu) (all G gates of them: rows = G*hu rows of R,
 // row r = g*hu + jj for unit j = b*hu + jj), so it finishes those units' cells itself; the shape comes
@@ -11,7 +13,8 @@
 // c = t % 16, which holds R[g*H + j][k] in registers for k = 64 i + 4 c + e (i < ki, e < 4; zero past H).
 // Per step s (t = s, or T-1-s reversed), per chunk of up to kRnnPersistNb samples:
 //   hs[nn][k]       = h_prev[n0 + nn][k] (zero past H)                       shared memory, rows of 64 ki
-//   part[nn][r][c]  = sum_i sum_e R[row r][64 i + 4 c + e] hs[nn][64 i + 4 c + e]   (fmaf chain, i, e ascending)
+//   part[nn][r][c]  = sum_i sum_e R[row r][64 i + 4 c + e] hs[nn][64 i + 4 c + e]   (fmaf chain, i, e ascending;
+//                     rows of 17 floats)
 //   qs[nn][r]       = (sum_{c ascending} part[nn][r][c]) + bR[row r]        (one fp32 sum of the H products, then the bias)
 //   the cells of (n0 + nn, j) with rnn_cell_fwd (a = p + qs, as rnn_step_fwd does with the GEMM's R h_prev + bR)
 // then grid_sync() before the next step reads the h it wrote. The products' sum runs in a different
@@ -35,7 +38,37 @@ struct RnnPersistFwd {
   RnnPieces hp;      // h's bf16 pieces, rows like out (hp.ld), or {}
   int N, H, T, hu, ki;
   bool reverse;
+  bool vec;          // H % 4 == 0: h_prev's rows (h0's and out's) are 16-byte aligned runs of H floats
 };
+
+// hs[nn][k] = h_prev[n0 + nn][k] for nn < nb, k < hs_w (zero from H on).
+__device__ __forceinline__ void rnn_persist_stage(const RnnRows& h_prev, int n0, int nb, int H, int hs_w, bool vec, float* hs) {
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  if (!vec) {
+    for (int e = tid; e < nb * hs_w; e += threads) {
+      const int nn = e / hs_w, k = e - nn * hs_w;
+      hs[e] = k < H ? h_prev.at(n0 + nn, k) : 0.0f;
+    }
+    return;
+  }
+  constexpr int kInFlight = 8;  // 16-byte loads per thread issued before any is stored
+  const int w4 = hs_w / 4, h4 = H / 4, total = nb * w4;
+  float4 zero;
+  zero.x = zero.y = zero.z = zero.w = 0.0f;
+  for (int base = 0; base < total; base += kInFlight * threads) {
+    float4 v[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int e = base + u * threads + tid, nn = e / w4, k4 = e - nn * w4;
+      v[u] = e < total && k4 < h4 ? *reinterpret_cast<const float4*>(&h_prev.at(n0 + nn, 4 * k4)) : zero;
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const int e = base + u * threads + tid;
+      if (e < total) *reinterpret_cast<float4*>(hs + 4 * e) = v[u];
+    }
+  }
+}
 
 template <RnnCell C>
 __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
@@ -44,8 +77,8 @@ __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
   constexpr int G = static_cast<int>(kRnnGates<C>);
   const int N = a.N, H = a.H, hu = a.hu, rows = G * hu, hs_w = 64 * a.ki;
   float* hs = smem;                                  // [kRnnPersistNb][hs_w]
-  float* part = hs + kRnnPersistNb * hs_w;           // [kRnnPersistNb][rows][16]
-  float* qs = part + kRnnPersistNb * rows * 16;      // [kRnnPersistNb][rows]
+  float* part = hs + kRnnPersistNb * hs_w;           // [kRnnPersistNb][rows][17]
+  float* qs = part + kRnnPersistNb * rows * 17;      // [kRnnPersistNb][rows]
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   const int lane = tid % 16, r = tid / 16, j0 = static_cast<int>(blockIdx.x) * hu;
   const long long GH = static_cast<long long>(G) * H;
@@ -81,10 +114,7 @@ __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
     for (int n0 = 0; n0 < N; n0 += kRnnPersistNb) {
       const int nb = N - n0 < kRnnPersistNb ? N - n0 : kRnnPersistNb;
       __syncthreads();  // the previous chunk's readers of hs and qs are done
-      for (int e = tid; e < nb * hs_w; e += threads) {
-        const int nn = e / hs_w, k = e - nn * hs_w;
-        hs[e] = k < H ? st.h_prev.at(n0 + nn, k) : 0.0f;
-      }
+      rnn_persist_stage(st.h_prev, n0, nb, H, hs_w, a.vec, hs);
       __syncthreads();
       if (r < rows) {
         for (int nn = 0; nn < nb; ++nn) {
@@ -99,13 +129,13 @@ __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
               acc = fmaf(rk[4 * i + 3], v.w, acc);
             }
           }
-          part[(nn * rows + r) * 16 + lane] = acc;
+          part[(nn * rows + r) * 17 + lane] = acc;
         }
       }
       __syncthreads();
       for (int o = tid; o < nb * rows; o += threads) {
         float q = 0.0f;
-        for (int l = 0; l < 16; ++l) q += part[o * 16 + l];
+        for (int l = 0; l < 16; ++l) q += part[o * 17 + l];
         const int rr = o % rows, j = j0 + rr % hu;
         if (a.br != nullptr && j < H) q = q + a.br[static_cast<long long>(rr / hu) * H + j];
         qs[o] = q;

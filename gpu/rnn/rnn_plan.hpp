@@ -70,7 +70,7 @@ inline RnnPersistShape rnn_persist_shape(const RnnProblem& p) {
   s.threads = 16 * s.rows;
   s.ki = static_cast<int>((H + 63) / 64);
   s.blocks = static_cast<int>((H + s.hu - 1) / s.hu);
-  s.smem = static_cast<std::size_t>(kRnnPersistNb) * (64 * s.ki + 17 * s.rows) * sizeof(float);
+  s.smem = static_cast<std::size_t>(kRnnPersistNb) * (64 * s.ki + 18 * s.rows) * sizeof(float);  // hs, part (17 a row), qs
   return s;
 }
 

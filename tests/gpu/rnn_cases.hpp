@@ -23,6 +23,8 @@ inline constexpr const char* kProblems[] = {
     // bf16 at widths where the step GEMMs run split over K and the split engine's dIn has K' = 3 G*H
     "rnn bwd-data gru bf16 layers1 hidden96 input8 seq2 n2 uni bias",
     "rnn fwd lstm bf16 layers2 hidden256 input16 seq2 n1 bidir bias",
+    // more than 16 samples: the persistent kernel's h_prev chunks (kRnnPersistNb), H % 4 == 0 (16-byte staging)
+    "rnn bwd-data lstm fp32 layers2 hidden4 input3 seq3 n20 bidir bias",
     // three layers: the split engine's layer-output pieces alternate between two buffers
     "rnn bwd-weights gru bf16 layers3 hidden8 input5 seq5 n3 bidir bias",
 };

@@ -148,8 +148,11 @@ TEST(RnnEmulated, BothStepConfigsWithinTheDerivedBound) {
   EXPECT_GE(persist, 12);
   // A problem whose blocks outnumber the emulated device's resident ones lists steps.gemm only.
   const OpProblemPtr wide = make_op_problem(parse_rnn_problem("rnn fwd lstm fp32 layers1 hidden128 input8 seq2 n2 uni bias"));
-  for (const auto& s : gpu_emu::rnn_solvers_split_on_simt())
-    if (s->applicable(*wide)) EXPECT_EQ(s->configs_for(*wide), std::vector<std::string>{"steps.gemm"}) << s->name();
+  for (const auto& s : gpu_emu::rnn_solvers_split_on_simt()) {
+    if (s->applicable(*wide)) {
+      EXPECT_EQ(s->configs_for(*wide), std::vector<std::string>{"steps.gemm"}) << s->name();
+    }
+  }
 }
 
 // The bound is not vacuous on these sizes: a perturbation of one ulp-scale relative 1e-3 of any
