@@ -53,6 +53,8 @@ std::vector<std::string> RnnProblem::validate() const {
   for (auto [name, v] : {std::pair{"layers", layers}, std::pair{"hidden", hidden}, std::pair{"input", input},
                          std::pair{"seq", seq}, std::pair{"n", n}})
     if (v < 1) e.push_back(std::string("rnn ") + name + " = " + std::to_string(v) + " must be >= 1");
+  if (math == RnnMath::h16 && dtype == DType::fp32)
+    e.push_back("rnn math=h16 is defined for fp16/bf16 data only (it rounds h to the data type; fp32 data keeps it exact)");
   if (!e.empty()) return e;
   // Every index a kernel forms (rows T*N times the widest row, the weight buffer, the states) stays
   // below 2^31 with room for a GEMM tile (gpu/gemm/gemm_index.hpp's kGemmMaxSize).
@@ -108,7 +110,7 @@ std::string to_string(const RnnProblem& p) {
   return "rnn " + std::string(rnn_dir_name(p.dir)) + " " + std::string(rnn_mode_name(p.mode)) + " " +
          std::string(dtype_name(p.dtype)) + " layers" + std::to_string(p.layers) + " hidden" + std::to_string(p.hidden) +
          " input" + std::to_string(p.input) + " seq" + std::to_string(p.seq) + " n" + std::to_string(p.n) +
-         (p.bidirectional ? " bidir" : " uni") + (p.bias ? " bias" : " nobias");
+         (p.bidirectional ? " bidir" : " uni") + (p.bias ? " bias" : " nobias") + (p.math == RnnMath::h16 ? " math=h16" : "");
 }
 
 RnnProblem parse_rnn_problem_unchecked(std::string_view s) {
@@ -135,7 +137,8 @@ RnnProblem parse_rnn_problem_unchecked(std::string_view s) {
   const auto bias = t.one_of({"bias", "nobias"}, "bias mode");
   if (!bias) t.missing("bias mode bias|nobias");
   p.bias = *bias == "bias";
-  t.finish("fwd|bwd-data|bwd-weights, relu|tanh|lstm|gru, fp32|fp16|bf16, layers<L>, hidden<H>, input<X>, seq<T>, n<N>, uni|bidir, bias|nobias");
+  if (t.word("math=h16")) p.math = RnnMath::h16;
+  t.finish("fwd|bwd-data|bwd-weights, relu|tanh|lstm|gru, fp32|fp16|bf16, layers<L>, hidden<H>, input<X>, seq<T>, n<N>, uni|bidir, bias|nobias, math=h16");
   return p;
 }
 

@@ -45,8 +45,14 @@
 // batch-major or padded layouts, skip input mode (miopenRNNskip), dropout between layers, and
 // projections. Only fixed-length sequence-major data with a linear input.
 //
+// Math mode (math=h16, fp16/bf16 data only, opt-in): a solver may round the hidden state h to the data
+// type where it is a GEMM operand in the forward pass (R h_prev of every step after the first, and the
+// layer output as the next layer's input), as cuDNN's and PyTorch's fp16/bf16 RNNs keep h in the data
+// type; the state itself (the cells' h_prev, c) stays fp32. The reference is the same exact result;
+// reference/rnn_bound.hpp widens the bound by that rounding. Default: every state fp32 (math=exact).
+//
 // Canonical string:
-//   rnn <fwd|bwd-data|bwd-weights> <relu|tanh|lstm|gru> <dtype> layers<L> hidden<H> input<X> seq<T> n<N> <uni|bidir> <bias|nobias>
+//   rnn <fwd|bwd-data|bwd-weights> <relu|tanh|lstm|gru> <dtype> layers<L> hidden<H> input<X> seq<T> n<N> <uni|bidir> <bias|nobias> [math=h16]
 //   e.g. "rnn fwd lstm fp32 layers2 hidden16 input8 seq5 n3 bidir bias"
 #pragma once
 #include <cstdint>
@@ -61,6 +67,7 @@ namespace hiprim {
 
 enum class RnnMode { relu, tanh, lstm, gru };  // MIOpen's miopenRNNMode_t order
 enum class RnnDir { fwd, bwd_data, bwd_weights };
+enum class RnnMath { exact, h16 };  // h16: see "Math mode" above
 std::string_view rnn_mode_name(RnnMode m);
 std::string_view rnn_dir_name(RnnDir d);  // "fwd", "bwd-data", "bwd-weights"
 
@@ -77,6 +84,7 @@ struct RnnProblem {
   DType dtype = DType::fp32;
   std::int64_t layers = 1, hidden = 1, input = 1, seq = 1, n = 1;
   bool bidirectional = false, bias = true;
+  RnnMath math = RnnMath::exact;
 
   int gates() const;       // 1 (relu, tanh), 4 (lstm), 3 (gru)
   int directions() const { return bidirectional ? 2 : 1; }

@@ -1,5 +1,5 @@
 // The generator of rnn problems (core/rnn_problem.hpp): direction of work, mode (relu, tanh, LSTM,
-// GRU), uni/bidirectional, bias or not, dtype; layers 1..3, seq, n, hidden, input corner-biased. Its
+// GRU), uni/bidirectional, bias or not, dtype (16-bit: math=h16 in half the cases); layers 1..3, seq, n, hidden, input corner-biased. Its
 // corners: seq 1 (no recurrence), one sample, hidden 1, stacked bidirectional layers (layer 1 reads
 // 2H), G*H and T*N past the GEMM's 64-wide tile. Shrinks seq, n, hidden, input and layers toward 1,
 // fp32, fwd, relu, uni and bias first. The case cost (the double reference and its bound walk
@@ -69,11 +69,12 @@ class RnnGen final : public TypedOpGen<RnnProblem> {
     const auto sizes = rc::gen::tuple(pick<std::int64_t>({{3, 1}, {2, 2}, {1, 3}}), corner_size(1, 2 * lim.max_n),
                                       corner_size(1, 80), corner_size(1, 80), corner_size(1, 40));
     return rc::gen::map(rc::gen::tuple(enum_gen(d, "dir", kDirs, rnn_dir_name), enum_gen(d, "rnn", kModes, rnn_mode_name), any_of(bidir),
-                                       any_of(bias), op_dtype_gen(d), sizes),
-                        [lim](const std::tuple<RnnDir, RnnMode, bool, bool, DType, Sizes>& t) {
+                                       any_of(bias), op_dtype_gen(d), sizes, any_of(std::vector<bool>{false, true})),
+                        [lim](const std::tuple<RnnDir, RnnMode, bool, bool, DType, Sizes, bool>& t) {
                           RnnProblem p;
-                          std::tie(p.dir, p.mode, p.bidirectional, p.bias, p.dtype, std::ignore) = t;
+                          std::tie(p.dir, p.mode, p.bidirectional, p.bias, p.dtype, std::ignore, std::ignore) = t;
                           std::tie(p.layers, p.n, p.hidden, p.input, p.seq) = std::get<5>(t);
+                          if (std::get<6>(t) && p.dtype != DType::fp32) p.math = RnnMath::h16;  // half the 16-bit cases
                           fit_rnn(p, lim.max_elements);
                           return p;
                         });

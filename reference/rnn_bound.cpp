@@ -84,6 +84,24 @@ Planes planes_of(const Ev* x, std::size_t size) {
   return p;
 }
 
+// A forward GEMM's operand h (a computed state: a layer output, h_prev after the first step) as the
+// solver may read it under math=h16: x~ rounded to the dtype, |round(x~) - x~| <= u16 |x~| + tiny16
+// (round to nearest: u16 = 2^-8 bf16, 2^-11 fp16; tiny16 half the subnormal spacing, 2^-134 / 2^-25;
+// |x~| <= mag(x)), so e grows by u16 mag + tiny16; fp16 overflows past 65504 (then no bound). Exact
+// inputs (x, hx: dtype values) and math=exact pass unchanged.
+Planes gemm_operand(const RnnProblem& p, const Ev* x, std::size_t size, bool computed) {
+  if (p.math != RnnMath::h16 || !computed) return planes_of(x, size);
+  const bool bf16 = p.dtype == DType::bf16;
+  const double u16 = bf16 ? 0x1p-8 : 0x1p-11, tiny16 = bf16 ? 0x1p-134 : 0x1p-25;
+  Planes r(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    const double m = mag(x[i]);
+    const double e = !bf16 && m > 65504.0 ? INFINITY : x[i].e + u16 * m + tiny16;
+    r.put(i, Ev{x[i].v, e});
+  }
+  return r;
+}
+
 // How the whole-sequence GEMMs against the weights (P, dx) may run: fp32 adds of the K products
 // (rnn.gemm) or, for bf16 problems, tensor cores (rnn.mma, gpu/rnn/rnn_plan.hpp's bf16x3 engines):
 // the fp32 operand split in three bf16 pieces, 3K exact products accumulated with truncating adds
@@ -95,6 +113,12 @@ struct WeightGemm {
   double unit = u, loss = 0;
 };
 WeightGemm weight_gemm(const RnnProblem& p) { return p.dtype == DType::bf16 ? WeightGemm{3, 2 * u, 4 * tiny} : WeightGemm{}; }
+// math=h16 (core/rnn_problem.hpp): the forward GEMMs' operands h are rounded to the dtype first
+// (gemm_operand below), so the input projection and the per-step R h_prev may run on tensor cores
+// with one piece: K exact products (16-bit operands), truncating fp32 adds (2u). Otherwise P as
+// weight_gemm and R h_prev in fp32 adds.
+WeightGemm input_gemm(const RnnProblem& p) { return p.math == RnnMath::h16 ? WeightGemm{1, 2 * u, 0} : weight_gemm(p); }
+WeightGemm step_gemm(const RnnProblem& p) { return p.math == RnnMath::h16 ? WeightGemm{1, 2 * u, 0} : WeightGemm{}; }
 
 // Many Sums' running v, prop and abs (their term counts kept by the caller), as planes; g: how the
 // GEMM that forms them may run (the default: fp32 adds).
@@ -189,15 +213,16 @@ void forward_cells(const RnnProblem& p, const Sizes& d, const RnnLayerWeights& l
   }
 }
 
+// computed_in: `in` is a layer output (not x).
 EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long long in_dim, const std::vector<Ev>& in,
-                          const Ev* h0, const Ev* c0, bool reverse) {
+                          bool computed_in, const Ev* h0, const Ev* c0, bool reverse) {
   const Sizes d(p);
   EvTrace tr;
   tr.a.resize(d.T * d.N * d.GH), tr.act.resize(tr.a.size());
   tr.h.resize(d.T * d.N * d.H), tr.c.resize(tr.h.size()), tr.q.resize(tr.h.size());
   {  // P = sum_k term(w[g][k], x[k]) (k ascending) + bW of every step at once (no recurrence in it): a [s][n][g].
-    const Planes x = planes_of(in.data(), in.size());
-    SumPlanes sums(tr.a.size(), weight_gemm(p));
+    const Planes x = gemm_operand(p, in.data(), in.size(), computed_in);
+    SumPlanes sums(tr.a.size(), input_gemm(p));
     auto rows = [&](const std::vector<double>& plane) { return sequence_rows(plane.data(), d.T, d.N, in_dim, reverse); };
     add_weighted(sums, d.T * d.N, x, rows, ExactB(lw.w, in_dim, d.GH, true));
     for_rnn_parts(d.T * d.N, kRnnElementWork * d.T * d.N * d.GH, [&](long long lo, long long hi) {
@@ -211,8 +236,8 @@ EvTrace forward_direction(const RnnProblem& p, const RnnLayerWeights& lw, long l
   // Q = sum_k term(r[g][k], h_prev[k]) + bR per step, then the cells.
   const ExactB rt(lw.r, d.H, d.GH, true);
   for (long long s = 0; s < d.T; ++s) {
-    const Planes hp = planes_of(s == 0 ? h0 : &tr.h[(s - 1) * d.N * d.H], d.N * d.H);
-    SumPlanes q_sums(d.N * d.GH);
+    const Planes hp = gemm_operand(p, s == 0 ? h0 : &tr.h[(s - 1) * d.N * d.H], d.N * d.H, s > 0);
+    SumPlanes q_sums(d.N * d.GH, step_gemm(p));
     add_weighted(q_sums, d.N, hp, [&](const std::vector<double>& plane) { return rows_of(plane.data(), d.N, d.H); }, rt);
     for_rnn_parts(d.N, kRnnElementWork * d.N * d.GH,
                   [&](long long lo, long long hi) { forward_cells(p, d, lw, tr, q_sums, h0, c0, s, lo, hi); });
@@ -242,7 +267,7 @@ EvPass forward(const RnnProblem& p, const RnnInputs& in) {
     std::vector<Ev> out(d.T * d.N * d.D * d.H);
     for (long long dir = 0; dir < d.D; ++dir) {
       const long long idx = l * d.D + dir, so = idx * d.N * d.H;
-      EvTrace tr = forward_direction(p, in.weights[idx], p.layer_input(l), cur, &ps.h0[so], &ps.c0[so], dir == 1);
+      EvTrace tr = forward_direction(p, in.weights[idx], p.layer_input(l), cur, l > 0, &ps.h0[so], &ps.c0[so], dir == 1);
       for (long long s = 0; s < d.T; ++s) {
         const long long t = dir == 1 ? d.T - 1 - s : s;
         for (long long k = 0; k < d.N * d.H; ++k) out[(t * d.N + k / d.H) * d.D * d.H + dir * d.H + k % d.H] = tr.h[s * d.N * d.H + k];

@@ -12,6 +12,10 @@
 //          in three bf16 pieces (exact but for pieces under 2^-126), 3K exact products added with
 //          truncation (|delta| < 2u); those sums' bounds take gamma_{2u}(3K') and the split loss, so
 //          they hold for both solvers.
+//          math=h16 problems (core/rnn_problem.hpp): the operand h of R h_prev (steps after the first)
+//          and of the next layer's P may be the dtype's rounding of the fp32 h (e grows by u16 |h| +
+//          half the subnormal spacing, u16 = 2^-8 bf16 / 2^-11 fp16), those two GEMMs' sums then take
+//          gamma_{2u}(K') (tensor-core adds, one piece); a solver that keeps h in fp32 stays within it.
 //   Gates: the cell formulas of core/rnn_problem.hpp operation by operation (a = P + Q; LSTM
 //          c = f c_prev + i g, h = o tanh(c); GRU n = tanh(P_n + r Q_n), h = (1 - z) n + z h_prev),
 //          sigma(a) = 1 / (1 + expf(-a)) (relative error <= 8u: expf 2 ulp, the add, the divide),

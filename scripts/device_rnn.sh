@@ -8,7 +8,7 @@
 #      verify/suites/rnn_mma.txt (bf16 shapes for rnn.mma.*)                           [CHECK_S, 150]
 #   2. the rnn GPU test (test_gpu_ops_rnn: the emulation's problems on the device)      [90]
 #   3. a GPU fuzz campaign of rnn (FUZZ_S seconds, default 60; failures shrunk and saved)
-#   4. compute-sanitizer memcheck over the smoke rnn lines                               [SAN_S, 120]
+#   4. compute-sanitizer memcheck over the smoke rnn lines and rnn_mma's first two math=h16 lines [SAN_S, 120]
 #   5. (BENCH=1, the default) hiprim bench --op rnn --suite bench/suites/rnn.txt (LSTM and GRU, 2 layers,
 #      hidden 1024, batch 64, seq 128, bf16; fwd, bwd-data, bwd-weights; every timed output verified in
 #      full first; BENCH_FILTER a regex over its lines, default every line: the CPU reference and its
@@ -19,8 +19,9 @@
 #      reference is what the check shows: s23's fwd lines 0.0019, the bf16 rounding of y), then
 #      PyTorch's nn.LSTM / nn.GRU (cuDNN) on the same strings (scripts/torch_crosscheck.py; TORCH_S,
 #      default 120), joined with the bench report.
-#   6. (TUNE_FILTER, a regex over bench/suites/rnn.txt's lines) hiprim tune --no-record of both step configs
-#      (steps.gemm, steps.persist) of every rnn solver on those lines, each verified, then timed (TUNE_S per line).
+#   6. (TUNE_FILTER, a regex over bench/suites/rnn.txt's lines) hiprim tune --no-record of every step config
+#      (steps.gemm, steps.persist, steps.tc) of the solvers TUNE_SOLVER (default 'rnn.*') on those lines, each
+#      verified, then timed (TUNE_S per line).
 #   BENCH_ONLY=1 skips steps 1-4. TOTAL_S (default 570) keeps the call under the 10-minute command
 #   limit: the bench gets what is left after steps 1-4 less TORCH_S (at most BENCH_S), and is skipped,
 #   saying so, when under 120 s are left (then run it in a call of its own: BENCH_ONLY=1).
@@ -38,6 +39,7 @@ devbin/hiprim --version > "$W/build_version.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$W/nvidia_smi.txt" 2>&1
 say "device_rnn: $(head -1 "$W/build_version.txt"); $(tail -1 "$W/nvidia_smi.txt")"
 grep -E '^rnn ' verify/suites/smoke_ops.txt > "$W/rnn_smoke.txt"
+{ cat "$W/rnn_smoke.txt"; grep -E '^rnn .*math=h16' verify/suites/rnn_mma.txt | head -2; } > "$W/rnn_sanitize.txt"
 cat "$W/rnn_smoke.txt" verify/suites/rnn_large.txt verify/suites/rnn_mma.txt > "$W/rnn_check.txt"
 say "suites: $(wc -l < "$W/rnn_smoke.txt") smoke lines, $(grep -c '^rnn ' verify/suites/rnn_large.txt) large lines, $(grep -c '^rnn ' verify/suites/rnn_mma.txt) rnn_mma lines"
 
@@ -66,7 +68,7 @@ fi
 pack
 
 echo "== 4. memcheck"
-timeout "${SAN_S:-120}" compute-sanitizer --tool memcheck --error-exitcode 99 devbin/hiprim check --suite "$W/rnn_smoke.txt" \
+timeout "${SAN_S:-120}" compute-sanitizer --tool memcheck --error-exitcode 99 devbin/hiprim check --suite "$W/rnn_sanitize.txt" \
   --solver 'rnn.*' > "$W/sanitizer_memcheck.log" 2>&1
 say "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$W/sanitizer_memcheck.log" | tail -1)"
 pack
@@ -94,7 +96,7 @@ fi
 if [ -n "${TUNE_FILTER:-}" ]; then
   echo "== 6. tune (every step config of the lines matching TUNE_FILTER)"
   grep -E "${TUNE_FILTER}" bench/suites/rnn.txt | grep -E '^rnn ' | while read -r line; do
-    timeout "${TUNE_S:-90}" devbin/hiprim tune --no-record "$line" --solver 'rnn.*' --time-budget-ms 200 --no-determinism-check
+    timeout "${TUNE_S:-90}" devbin/hiprim tune --no-record "$line" --solver "${TUNE_SOLVER:-rnn.*}" --time-budget-ms 200 --no-determinism-check
   done > "$W/tune.log" 2>&1
   grep -E '^tuned' "$W/tune.log" | cut -c1-260 | tee -a "$S"
   pack

@@ -18,7 +18,7 @@ Sequence-major x [T, N, X], hx / cx [L*D, N, H], as hiprim's tensors.
 import re
 
 RNN_RE = re.compile(r"^rnn (fwd|bwd-data|bwd-weights) (relu|tanh|lstm|gru) (fp32|fp16|bf16) layers(\d+) hidden(\d+) "
-                    r"input(\d+) seq(\d+) n(\d+) (uni|bidir) (bias|nobias)$")
+                    r"input(\d+) seq(\d+) n(\d+) (uni|bidir) (bias|nobias)( math=h16)?$")
 
 
 def parse_rnn(problem):
@@ -26,9 +26,10 @@ def parse_rnn(problem):
     m = RNN_RE.match(problem)
     if not m:
         raise ValueError(f"not a canonical rnn problem string: '{problem}'")
-    d, mode, dtype, layers, hidden, inp, seq, n, bidir, bias = m.groups()
+    # math=h16 (h rounded to the dtype where it is a GEMM operand) is what cuDNN's bf16/fp16 RNNs do anyway
+    d, mode, dtype, layers, hidden, inp, seq, n, bidir, bias, math = m.groups()
     return dict(dir=d, mode=mode, dtype=dtype, layers=int(layers), hidden=int(hidden), input=int(inp), seq=int(seq), n=int(n),
-                bidirectional=bidir == "bidir", bias=bias == "bias")
+                bidirectional=bidir == "bidir", bias=bias == "bias", h16=math is not None)
 
 
 def make_module(torch, p, device, dtype):

@@ -27,8 +27,11 @@
 // pieces (the forward step kernel writes h's; rnn_split_bf16x3 da's) against the bf16 weights read
 // three times (RnnEngine, rnn_plan.hpp): the products are exact, only the accumulation differs
 // (reference/rnn_bound.hpp covers both); the per-step GEMMs and the weight gradients stay on the SIMT GEMM.
+// math=h16 problems (h rounded to bf16 where it is a GEMM operand, core/rnn_problem.hpp): one piece,
+// bf16(h), in place of three, so P's K' = K.
 // Perf configs: steps.gemm (the loops above, the default) and steps.persist (forward steps of a layer
-// and direction in one cooperative launch, gpu/rnn/rnn_persist.hpp; the backward's recompute too).
+// and direction in one cooperative launch, gpu/rnn/rnn_persist.hpp; the backward's recompute too);
+// steps.tc (rnn.mma, math=h16: the same on tensor cores, gpu/rnn/rnn_persist_tc.hpp, the default where listed).
 // Every sum has a fixed order: the results are the same every run.
 #include <exception>
 #include <memory>
@@ -41,6 +44,7 @@
 #include "gpu/gemm/gemm_tile.hpp"
 #include "gpu/rnn/rnn_kernels.hpp"
 #include "gpu/rnn/rnn_persist.hpp"
+#include "gpu/rnn/rnn_persist_tc.hpp"
 #include "gpu/rnn/rnn_plan.hpp"
 #include "gpu/rnn/solvers.hpp"
 #include "gpu/runtime/check.hpp"
@@ -82,10 +86,14 @@ struct RnnRun {
   long long T, N, H, D, L, GH, S;
   const hiprim_bf16_t* w16 = nullptr;  // split engines: the packed weights as given (bf16)
   RnnPieces x16;         // split engines: x as given (bf16, one piece)
+  const hiprim_bf16_t* hx16 = nullptr;  // split engines: hx as given (steps.tc's first h_prev)
+  const int pieces;      // split engines: h's bf16 pieces (3: exact; 1 under math=h16: bf16(h)); else 0
   bool persist = false;  // config steps.persist: each layer's steps in one launch (rnn_persist.hpp)
+  bool tc = false;       // config steps.tc: the same on tensor cores (rnn_persist_tc.hpp)
   RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
       : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
-        H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n) {}
+        H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n),
+        pieces(!rnn_split(e) ? 0 : pr.math == RnnMath::h16 ? 1 : 3) {}
   float* at(long long off) const { return ws + off; }
 
   // out[m][n] = (partial + sum_k A[m][k] B[k][n]) + bias[n] through the SIMT tiled GEMM in fp32, out rows of ldo floats.
@@ -133,7 +141,7 @@ struct RnnRun {
   // alternate between two buffers), rows of D*H, planes S*D*H apart; {} for fp32_simt.
   RnnPieces out_pieces(long long l) const {
     if (!rnn_split(engine)) return {};
-    return RnnPieces{reinterpret_cast<hiprim_bf16_t*>(at(k.out_pieces)) + (l % 2) * 3 * S * D * H, D * H, S * D * H, 3};
+    return RnnPieces{reinterpret_cast<hiprim_bf16_t*>(at(k.out_pieces)) + (l % 2) * 3 * S * D * H, D * H, S * D * H, pieces};
   }
   template <typename TIn, typename TOut>
   void copy(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) const {
@@ -229,6 +237,50 @@ void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
   });
 }
 
+// Whether rnn_tc_fwd can run p on this engine: its shape allows p and all its blocks are resident at
+// once (without a device: the shape alone).
+bool tc_fits(const RnnProblem& p, RnnEngine e) {
+  if (!rnn_split(e)) return false;
+  const RnnTcShape sh = rnn_tc_shape(p, max_dynamic_smem_or_portable());
+  if (!sh.refusal.empty()) return false;
+  bool fits = true;
+  with_cell(p.mode, [&]<RnnCell C>() {
+    try {
+      fits = static_cast<long long>(resident_per_mp(rnn_tc_fwd<C>, kRnnTcThreads, sh.smem)) * multiprocessors() >= sh.blocks;
+    } catch (const std::exception&) {
+      fits = true;
+    }
+  });
+  return fits;
+}
+
+// The steps of layer l, direction dir on tensor cores in one persistent launch (config steps.tc, which
+// only tc_fits problems list; P in the workspace, h's bf16 rounding in out_pieces(l)).
+void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
+  const RnnTcShape sh = rnn_tc_shape(r.p, max_dynamic_smem());
+  const long long idx = l * r.D + dir;
+  const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
+  const RnnPieces hp = r.out_pieces(l).offset(dir * r.H);
+  with_cell(r.p.mode, [&]<RnnCell C>() {
+    RnnTcFwd a{};
+    a.p = r.at(r.k.p), a.r = reinterpret_cast<const std::uint16_t*>(r.w16 + pk.r);
+    a.br = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
+    a.h0 = RnnRows16{reinterpret_cast<const std::uint16_t*>(r.hx16 + idx * r.N * r.H), r.H};
+    a.fp32_h0 = RnnRows{r.at(r.k.h0) + idx * r.N * r.H, r.H}, a.c0 = r.cell(l, dir, -1);
+    a.out = RnnRows{r.layer_out(l) + dir * r.H, r.D * r.H};
+    a.out16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(hp.ptr), hp.ld};
+    a.hp = hp;
+    a.c = r.p.lstm() ? r.cell(l, dir, 0).ptr : nullptr;
+    a.act = keep ? r.at(r.k.act) + idx * r.T * r.N * r.GH : nullptr;
+    a.q = keep && r.p.mode == RnnMode::gru ? r.at(r.k.q) + idx * r.T * r.N * r.H : nullptr;
+    a.N = static_cast<int>(r.N), a.H = static_cast<int>(r.H), a.T = static_cast<int>(r.T), a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
+    a.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
+    a.vec = r.H % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.h0.ptr) % 16 == 0 && reinterpret_cast<std::uintptr_t>(a.out16.ptr) % 16 == 0;
+    launch_cooperative(rnn_tc_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(kRnnTcThreads), sh.smem, r.stream, a);
+    HIPRIM_CHECK_LAUNCH("rnn_tc_fwd", r.ctx);
+  });
+}
+
 // The forward pass of every layer into the workspace; keep: the gate activations (backward).
 void forward(const RnnRun& r, bool keep) {
   for (long long l = 0; l < r.L; ++l) {
@@ -241,8 +293,8 @@ void forward(const RnnRun& r, bool keep) {
       // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
       r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr,
               l == 0 ? r.x16 : r.out_pieces(l - 1));
-      if (r.persist) {
-        persist_fwd(r, l, dir, keep);
+      if (r.tc || r.persist) {
+        (r.tc ? tc_fwd : persist_fwd)(r, l, dir, keep);
         continue;
       }
       for (long long s = 0; s < r.T; ++s) {
@@ -349,16 +401,22 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   // H100, LSTM/GRU fwd at hidden 1024, batch 64, 128 steps, bf16: steps.persist 23.0 / 22.0 ms against
   // steps.gemm's 12.4 / 10.9 (rnn.mma), so it is not the default (its h_prev staging was latency-bound;
   // the 16-byte staging since has not run on a GPU).
-  std::vector<std::string> perf_configs() const override { return {"steps.persist", "steps.gemm"}; }
+  std::vector<std::string> perf_configs() const override {
+    if (rnn_split(engine_)) return {"steps.tc", "steps.persist", "steps.gemm"};
+    return {"steps.persist", "steps.gemm"};
+  }
   std::vector<std::string> configs_for(const OpProblem& p) const override {
     const RnnProblem* q = op_problem_cast<RnnProblem>(p);
     if (q == nullptr || !applicable(p)) return {};
-    if (!persist_fits(*q)) return {"steps.gemm"};
-    return perf_configs();
+    std::vector<std::string> c;
+    if (tc_fits(*q, engine_)) c.push_back("steps.tc");
+    if (persist_fits(*q)) c.push_back("steps.persist");
+    c.push_back("steps.gemm");
+    return c;
   }
   std::string default_config_for(const OpProblem& p) const override {
     const RnnProblem* q = op_problem_cast<RnnProblem>(p);
-    return q != nullptr ? default_for(*q) : "steps.gemm";
+    return q != nullptr ? default_for(*q, engine_) : "steps.gemm";
   }
   std::string summary() const override {
     const std::string what = std::string(rnn_dir_name(dir_)) + ": input projection as one GEMM, per step a GEMM with R and a fused gate kernel";
@@ -382,12 +440,12 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   }
   std::size_t workspace_for(const RnnProblem& p) const override { return plan_rnn(p, engine_).bytes(); }
   void run_typed(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream) const override {
-    run_typed_config(p, b, ws, stream, default_for(p));
+    run_typed_config(p, b, ws, stream, default_for(p, engine_));
   }
   void run_typed_config(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream,
                         const std::string& config) const override {
     RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " (" + config + ") on " + to_string(p));
-    r.persist = config == "steps.persist";
+    r.persist = config == "steps.persist", r.tc = config == "steps.tc";  // listed only where they fit (run_config checks)
     const bool lstm = p.lstm();
     // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
     const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;
@@ -395,7 +453,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
       auto in = [&](std::size_t i) { return static_cast<const T*>(b[i]); };
       auto out = [&](std::size_t i) { return static_cast<T*>(b[i]); };
       if constexpr (std::is_same_v<T, hiprim_bf16_t>)  // x is read only: one piece of rows of X
-        r.w16 = in(w_at), r.x16 = RnnPieces{const_cast<hiprim_bf16_t*>(in(0)), p.input, 0, 1};
+        r.w16 = in(w_at), r.x16 = RnnPieces{const_cast<hiprim_bf16_t*>(in(0)), p.input, 0, 1}, r.hx16 = in(1);
       load_inputs<T>(r, in(0), in(1), lstm ? in(2) : nullptr, in(w_at));
       if (p.dir == RnnDir::fwd) {
         forward(r, false);
@@ -422,7 +480,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   }
 
  private:
-  static std::string default_for(const RnnProblem&) { return "steps.gemm"; }
+  static std::string default_for(const RnnProblem& p, RnnEngine e) { return tc_fits(p, e) ? "steps.tc" : "steps.gemm"; }
   RnnDir dir_;
   RnnEngine engine_;
 };

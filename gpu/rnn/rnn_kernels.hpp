@@ -44,12 +44,12 @@ struct RnnPieces {
   HIPRIM_HOST_DEVICE RnnPieces offset(long long e) const { return RnnPieces{ptr ? ptr + e : nullptr, ld, plane, count}; }  // {} stays {}
 };
 
-// The three bf16 pieces of v into to at element offset o (see rnn_split_bf16x3):
+// The bf16 pieces of v into to at element offset o, to.count of them (three: see rnn_split_bf16x3):
 //   v = p0 + p1 + p2, p0 = bf16(v), p1 = bf16(v - p0), p2 = bf16(v - p0 - p1)  (round to nearest even)
 // Each remainder is exact in fp32 and the third is exact in bf16 (24 = 8 + 8 + 8 significand bits),
 // so the sum is v unless a piece falls below 2^-126 (bf16 subnormals; the bound takes a loss < 4 2^-126).
 __device__ __forceinline__ void rnn_write_pieces(const RnnPieces& to, long long o, float v) {
-  for (int q = 0; q < 3; ++q) {
+  for (int q = 0; q < to.count; ++q) {  // count 1 (math=h16): bf16(v) alone
     store_f(to.ptr, q * to.plane + o, v);
     v -= load_f(to.ptr, q * to.plane + o);
   }

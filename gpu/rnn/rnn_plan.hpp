@@ -74,6 +74,42 @@ inline RnnPersistShape rnn_persist_shape(const RnnProblem& p) {
   return s;
 }
 
+// The tensor-core persistent forward kernel (gpu/rnn/rnn_persist_tc.hpp, config "steps.tc" of rnn.mma:
+// bf16 problems with math=h16): 256 threads, hu = 32 / G hidden units per block (all G gates in 32
+// rows of R, two m-tiles), k in ks = ceil(H / 64) steps of 16 per warp quarter (H <= 64 kRnnTcMaxKs),
+// samples in chunks of nb (64, or 32/16/8 where the shared memory is smaller); blocks = ceil(H / hu),
+// all resident at once. Shared memory: hs [nb][64 ks + 8] bf16, the quarters' partial sums
+// [4][32][nb], qs [nb][32] and the emulation's mma scratch (8 warps x 384 floats).
+inline constexpr int kRnnTcThreads = 256, kRnnTcMaxNb = 64, kRnnTcMaxKs = 16;
+inline constexpr std::size_t rnn_tc_hs_bytes(int nb, int ks) { return (static_cast<std::size_t>(nb) * (64 * ks + 8) * 2 + 15) / 16 * 16; }
+inline constexpr std::size_t rnn_tc_smem(int nb, int ks) {
+  return rnn_tc_hs_bytes(nb, ks) + static_cast<std::size_t>(4 * 32 * nb + nb * 32 + 8 * 384) * sizeof(float);
+}
+struct RnnTcShape {
+  int hu = 0, ks = 0, nb = 0, blocks = 0;
+  std::size_t smem = 0;
+  std::string refusal;
+};
+// smem_limit: the device's shared memory per block.
+inline RnnTcShape rnn_tc_shape(const RnnProblem& p, std::size_t smem_limit) {
+  RnnTcShape s;
+  if (p.math != RnnMath::h16 || p.dtype != DType::bf16) {
+    s.refusal = "bf16 with math=h16 only (R h_prev on tensor cores reads h rounded to bf16)";
+    return s;
+  }
+  if (p.hidden > 64 * kRnnTcMaxKs) {
+    s.refusal = "hidden " + std::to_string(p.hidden) + " > " + std::to_string(64 * kRnnTcMaxKs) + " (R's fragments: 64 registers per thread)";
+    return s;
+  }
+  s.hu = 32 / p.gates();
+  s.ks = static_cast<int>((p.hidden + 63) / 64);
+  s.blocks = static_cast<int>((p.hidden + s.hu - 1) / s.hu);
+  for (s.nb = kRnnTcMaxNb; s.nb > 8 && rnn_tc_smem(s.nb, s.ks) > smem_limit;) s.nb /= 2;
+  s.smem = rnn_tc_smem(s.nb, s.ks);
+  if (s.smem > smem_limit) s.refusal = "needs " + std::to_string(s.smem) + " bytes of shared memory per block";
+  return s;
+}
+
 struct RnnPlan {
   std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;
   std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0, planes = 0, out_pieces = 0;

@@ -24,7 +24,8 @@ class Parse(unittest.TestCase):
         for line in lines:
             p = torch_rnn.parse_rnn(line)
             back = (f"rnn {p['dir']} {p['mode']} {p['dtype']} layers{p['layers']} hidden{p['hidden']} input{p['input']} "
-                    f"seq{p['seq']} n{p['n']} {'bidir' if p['bidirectional'] else 'uni'} {'bias' if p['bias'] else 'nobias'}")
+                    f"seq{p['seq']} n{p['n']} {'bidir' if p['bidirectional'] else 'uni'} {'bias' if p['bias'] else 'nobias'}"
+                    f"{' math=h16' if p['h16'] else ''}")
             self.assertEqual(back, line)
 
     def test_bench_lines_are_the_issue_cases(self):

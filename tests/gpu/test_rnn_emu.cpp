@@ -50,9 +50,11 @@ struct Judged {
 
 // Runs the solver of p's direction from `solvers` on p's fill (seed 1) and compares every output with
 // the reference's values and bounds. config: a perf config (solvers that do not list it for p are
-// skipped), or "" for each solver's default.
-Judged judge(const OpSolverList& solvers, const std::string& problem, const std::string& config = "") {
+// skipped), or "" for each solver's default. bound_of: judge with this problem's bound instead (the
+// same tensors, another math mode).
+Judged judge(const OpSolverList& solvers, const std::string& problem, const std::string& config = "", const std::string& bound_of = "") {
   const OpProblemPtr p = make_op_problem(parse_rnn_problem(problem));
+  const OpProblemPtr judged = make_op_problem(parse_rnn_problem(bound_of.empty() ? problem : bound_of));
   Judged j;
   for (const auto& s : solvers) {
     if (!s->applicable(*p)) continue;
@@ -73,7 +75,7 @@ Judged judge(const OpSolverList& solvers, const std::string& problem, const std:
     for (auto& b : bytes) buffers.push_back(b.data());
     std::vector<unsigned char> ws(s->workspace_bytes(*p));
     s->run_config(*p, buffers, ws.data(), ws.size(), nullptr, config);
-    const auto expected = ref::rnn_expected(*p, inputs);
+    const auto expected = ref::rnn_expected(*judged, inputs);
     for (const auto& e : expected) {
       std::size_t i = 0;
       while (tensors[i].name != e.tensor) ++i;
@@ -155,6 +157,37 @@ TEST(RnnEmulated, BothStepConfigsWithinTheDerivedBound) {
   }
 }
 
+// steps.tc (gpu/rnn/rnn_persist_tc.hpp: R h_prev on tensor cores from h rounded to bf16, math=h16; on
+// the emulation each mma formed from the fragment maps) within the math=h16 bound, listed and the
+// default for those problems: every cell, both directions, stacked layers, H not a multiple of 8 (scalar
+// staging), more than 64 samples (two chunks), the backward's recompute. Judged by the exact model's
+// bound instead, the same outputs fall outside: h really is rounded, and the widened bound is needed.
+TEST(RnnEmulated, TensorCoreStepsWithinTheH16Bound) {
+  const char* problems[] = {
+      "rnn fwd lstm bf16 layers2 hidden16 input8 seq4 n5 uni bias math=h16",
+      "rnn fwd gru bf16 layers2 hidden12 input5 seq3 n3 bidir bias math=h16",
+      "rnn fwd relu bf16 layers1 hidden40 input4 seq3 n2 uni nobias math=h16",
+      "rnn fwd tanh bf16 layers2 hidden24 input6 seq3 n2 bidir bias math=h16",
+      "rnn bwd-data lstm bf16 layers1 hidden8 input3 seq3 n70 uni bias math=h16",
+      "rnn bwd-weights gru bf16 layers2 hidden8 input5 seq3 n3 bidir bias math=h16",
+  };
+  for (const char* s : problems) {
+    const Judged j = judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc");
+    ASSERT_TRUE(j.ran) << s << ": steps.tc not listed";
+    EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
+    std::printf("steps.tc: %-66s worst error / bound %.3g over %lld values\n", s, j.worst, j.checked);
+    const OpProblemPtr p = make_op_problem(parse_rnn_problem(s));
+    for (const auto& solver : gpu_emu::rnn_solvers_split_on_simt())
+      if (solver->name().rfind("rnn.split_simt.", 0) == 0 && solver->applicable(*p)) EXPECT_EQ(solver->default_config_for(*p), "steps.tc") << s;
+  }
+  const std::string h16 = problems[0], exact = h16.substr(0, h16.size() - std::string(" math=h16").size());
+  EXPECT_GT(judge(gpu_emu::rnn_solvers_split_on_simt(), h16, "steps.tc", exact).outside, 0);
+  // Not listed: math=exact, fp16, or blocks beyond the emulated device's resident ones.
+  for (const char* s : {"rnn fwd lstm bf16 layers1 hidden16 input8 seq3 n2 uni bias", "rnn fwd lstm fp16 layers1 hidden16 input8 seq3 n2 uni bias math=h16",
+                        "rnn fwd lstm bf16 layers1 hidden64 input8 seq2 n2 uni bias math=h16"})
+    EXPECT_FALSE(judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc").ran) << s;
+}
+
 // The bound is not vacuous on these sizes: a perturbation of one ulp-scale relative 1e-3 of any
 // output would exceed it (the comparison can fail).
 TEST(RnnEmulated, BoundIsTightEnoughToCatchSmallErrors) {
@@ -175,11 +208,13 @@ TEST(RnnEmulated, MutantsFail) {
   const M mutants[] = {
       {"wrong gate order", gpu_emu_m1::rnn_solvers_split_on_simt(),
        {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn fwd gru fp32 layers1 hidden4 input3 seq3 n2 uni bias",
-        "rnn bwd-data lstm fp32 layers1 hidden3 input3 seq2 n2 uni bias"}},
+        "rnn bwd-data lstm fp32 layers1 hidden3 input3 seq2 n2 uni bias", "rnn fwd lstm bf16 layers1 hidden8 input3 seq3 n2 uni bias math=h16"}},
       {"no reverse-direction flip", gpu_emu_m2::rnn_solvers_split_on_simt(),
-       {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights gru fp32 layers1 hidden3 input3 seq3 n2 bidir bias"}},
+       {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights gru fp32 layers1 hidden3 input3 seq3 n2 bidir bias",
+        "rnn fwd gru bf16 layers1 hidden8 input3 seq3 n2 bidir bias math=h16"}},
       {"dropped recurrent bias", gpu_emu_m3::rnn_solvers_split_on_simt(),
-       {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"}},
+       {"rnn fwd lstm fp32 layers1 hidden4 input3 seq3 n2 uni bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias",
+        "rnn fwd tanh bf16 layers1 hidden8 input3 seq3 n2 uni bias math=h16"}},
   };
   for (const auto& m : mutants)
     for (const char* s : m.problems) {

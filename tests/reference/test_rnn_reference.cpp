@@ -49,7 +49,12 @@ TEST(RnnProblem, CanonicalStringRoundTripsAndBadOnesSayWhy) {
   EXPECT_EQ(parse_rnn_problem(to_string(p)), p);
   EXPECT_EQ(p.gates(), 3);
   EXPECT_EQ(p.layer_input(1), 32);
+  const RnnProblem h = parse_rnn_problem("rnn fwd lstm bf16 math=h16 layers1 hidden4 input4 seq2 n1 uni bias");
+  EXPECT_EQ(h.math, RnnMath::h16);
+  EXPECT_EQ(to_string(h), "rnn fwd lstm bf16 layers1 hidden4 input4 seq2 n1 uni bias math=h16");
+  EXPECT_EQ(parse_rnn_problem(to_string(h)), h);
   auto message = [](const char* s) { return test::input_error_of([&] { parse_rnn_problem(s); }); };
+  EXPECT_NE(message("rnn fwd lstm fp32 layers1 hidden4 input4 seq2 n1 uni bias math=h16").find("fp16/bf16 data only"), std::string::npos);
   EXPECT_NE(message("rnn fwd lstm fp32 layers0 hidden4 input4 seq2 n1 uni bias").find("layers = 0"), std::string::npos);
   EXPECT_NE(message("rnn fwd lstm fp32 layers1 hidden4 input4 seq2 n1 bias").find("direction mode"), std::string::npos);
   EXPECT_NE(message("rnn fwd lstm gru fp32 layers1 hidden4 input4 seq2 n1 uni bias").find("mode"), std::string::npos);

@@ -1,0 +1,195 @@
+// The persistent forward kernel on tensor cores, config "steps.tc" of the rnn.mma solvers (bf16
+// problems with math=h16, core/rnn_problem.hpp; include from gpu/rnn/rnn.hip only): every step of one
+// layer and direction in ONE cooperative launch, R h_prev by mma.sync m16n8k16 (bf16 operands, fp32
+// accumulation) with R held in registers for the whole sequence, the steps separated by grid barriers.
+//
+// Block b owns the hidden units j in [b*hu, (b+1)*hu), hu = rnn_tc_shape's (32 / G: all G gates of
+// them in 32 rows, row r = gate r / hu, unit r % hu, R's row (r / hu) H + j; rows from G*hu on are
+// zero). 8 warps: warp w takes rows 16 (w % 2) .. + 16 (one m-tile) and the k quarter kq = w / 2:
+// k-steps [kq ks, (kq + 1) ks) of 16, ks = ceil(H / 64) (K padded with zeros to 64 ks); its A
+// fragments (4 ks registers) are loaded once. Per step, per chunk of up to nb samples (nb / 8 n-tiles):
+//   hs[n][k]          = bf16 h_prev[n0 + n][k] (the previous step's h rounded by the cell kernel, hx
+//                       at the first step; zero past H and past the chunk)   shared memory, rows of LDH
+//   part[kq][r][n]    = sum over the quarter's k of R[row r][k] hs[n][k]     mma.sync, n-tiles of 8
+//   qs[n][r]          = ((part[0] + part[1]) + part[2]) + part[3] + bR[row r]
+//   the cells of (n0 + n, j) with rnn_cell_fwd (which also writes h's bf16 rounding for the next step)
+// then grid_sync(). hs rows are LDH = 64 ks + 8 elements: a B fragment's 32-bit loads (8 samples x 4
+// k pairs) fall on 8 distinct bank quadruples. The products are exact (bf16 x bf16 in fp32) and
+// summed in the tensor cores' order: reference/rnn_bound.hpp's gamma_{2u}(K') for math=h16.
+// On the host emulation one warp's mma is formed through shared memory by the block together
+// (rnn_tc_mma: every thread of the block makes the same calls, so its barriers are uniform).
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "gpu/common/async_copy.hpp"
+#include "gpu/common/launch_grid.hpp"
+#include "gpu/gemm/gemm_mma.hpp"
+#include "gpu/gemm/mma_fragment.hpp"
+#include "gpu/rnn/rnn_kernels.hpp"
+#include "gpu/rnn/rnn_plan.hpp"
+
+namespace hiprim::gpu {
+
+// h_prev in bf16: rows of ld elements (the layer output's rounding, or hx as given).
+struct RnnRows16 {
+  const std::uint16_t* ptr = nullptr;
+  long long ld = 0;
+};
+
+struct RnnTcFwd {
+  const float* p;           // [T][N][GH] the input projection, time order
+  const std::uint16_t* r;   // R [GH][H] bf16 (the weights as given)
+  const float* br;          // [GH] fp32 or nullptr
+  RnnRows16 h0;             // hx [N][H] bf16
+  RnnRows c0;               // LSTM: cx [N][H] fp32
+  RnnRows out;              // fp32 h of time t, sample n at out.ptr[(t N + n) out.ld]
+  RnnRows16 out16;          // its bf16 rounding (the hp pieces the cells write), same rows
+  float* c;                 // LSTM: [T][N][H] in processing order s, else nullptr
+  float* act;               // [T][N][GH] in processing order, or nullptr
+  float* q;                 // GRU: [T][N][H] in processing order, or nullptr
+  RnnRows fp32_h0;          // hx in fp32 (the GRU cell's h_prev at the first step)
+  RnnPieces hp;             // where the cells write h's bf16 rounding (one piece, = out16)
+  int N, H, T, hu, ks, nb;
+  bool reverse;
+  bool vec;                 // 16-byte staging: H % 8 == 0 and both row sources 16-byte aligned
+};
+
+__device__ __forceinline__ float rnn_bf16_bits_to_float(std::uint16_t b) {
+  const std::uint32_t w = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &w, sizeof f);
+  return f;
+}
+
+// d += A[16x16] B[16x8] for one warp's fragments (gpu/gemm/mma_fragment.hpp's maps). Emulation: the
+// warp's fragments meet in `scratch` (384 floats of this warp), the whole block calls together.
+__device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2], float* scratch,
+                                           int lane) {
+#if HIPRIM_MMA_SM80
+  (void)scratch, (void)lane;
+  mma_detail::mma_16816<hiprim_bf16_t>(d, a, b);
+#elif HIPRIM_PLATFORM_EMU
+  float* A = scratch;        // [16][16]
+  float* B = scratch + 256;  // [16 k][8 n]
+  for (int i = 0; i < 8; ++i)
+    A[mma_a_row(lane, i) * 16 + mma_a_col(lane, i)] = rnn_bf16_bits_to_float(static_cast<std::uint16_t>(a[i / 2] >> (16 * (i % 2))));
+  for (int i = 0; i < 4; ++i)
+    B[mma_b_row(lane, i) * 8 + mma_b_col(lane, i)] = rnn_bf16_bits_to_float(static_cast<std::uint16_t>(b[i / 2] >> (16 * (i % 2))));
+  __syncthreads();
+  for (int i = 0; i < 4; ++i) {
+    const int row = mma_c_row(lane, i), col = mma_c_col(lane, i);
+    float s = d[i];
+    for (int k = 0; k < 16; ++k) s = fmaf(A[row * 16 + k], B[k * 8 + col], s);
+    d[i] = s;
+  }
+  __syncthreads();
+#else
+  (void)d, (void)a, (void)b, (void)scratch, (void)lane;  // not listed without mma.sync (rnn.hip refuses)
+#endif
+}
+
+// hs[n][k] = h_prev[n0 + n][k] for n < live, k < H; zero elsewhere in [0, nb) x [0, 64 ks).
+__device__ __forceinline__ void rnn_tc_stage(const RnnRows16& h, int n0, int live, int nb, int H, int kpad, bool vec, std::uint16_t* hs) {
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x), ldh = kpad + 8;
+  const int v8 = kpad / 8, total = nb * v8;
+  for (int e = tid; e < total; e += threads) {  // 8 elements each; cp.async puts all of a thread's in flight
+    const int n = e / v8, k = 8 * (e - n * v8);
+    std::uint16_t* dst = hs + n * ldh + k;
+    const std::uint16_t* src = h.ptr + (n0 + n) * h.ld + k;
+    if (n < live && vec && k < H) {
+      async_copy(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src));
+    } else {
+      for (int i = 0; i < 8; ++i) dst[i] = n < live && k + i < H ? src[i] : std::uint16_t{0};
+    }
+  }
+  async_copy_wait();
+}
+
+template <RnnCell C>
+__global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
+  HIPRIM_DYNAMIC_SMEM(raw);
+  constexpr int G = static_cast<int>(kRnnGates<C>);
+  const int N = a.N, H = a.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
+  std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw);               // [nb][ldh]
+  float* part = reinterpret_cast<float*>(raw + rnn_tc_hs_bytes(nbm, ks));   // [4][32][nb]
+  float* qs = part + 4 * 32 * nbm;                                          // [nb][rows]
+  float* scratch = qs + nbm * 32;                                           // emulation: 384 floats per warp
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % 2, kq = warp / 2;
+  const int j0 = static_cast<int>(blockIdx.x) * hu;
+  const long long GH = static_cast<long long>(G) * H;
+  float* my_scratch = scratch + warp * 384;
+
+  // A fragments: register 2j of k-step i holds R(row, k), R(row, k + 1) for the fragment's (row, k).
+  std::uint32_t af[kRnnTcMaxKs][4];
+#pragma unroll
+  for (int i = 0; i < kRnnTcMaxKs; ++i)
+#pragma unroll
+    for (int jr = 0; jr < 4; ++jr) {
+      const int r = 16 * mt + mma_a_row(lane, 2 * jr), k = 16 * (kq * ks + i) + mma_a_col(lane, 2 * jr), j = j0 + r % hu;
+      const bool live = i < ks && r < rows && j < H;
+      const std::uint16_t* row = a.r + (static_cast<long long>(r / hu) * H + j) * H;
+      const std::uint32_t lo = live && k < H ? row[k] : 0u, hi = live && k + 1 < H ? row[k + 1] : 0u;
+      af[i][jr] = lo | (hi << 16);
+    }
+
+  for (int s = 0; s < a.T; ++s) {
+    const int t = a.reverse ? a.T - 1 - s : s, tp = a.reverse ? t + 1 : t - 1;
+    RnnStepFwd st{};
+    st.p = a.p + static_cast<long long>(t) * N * GH;
+    st.h_prev = s == 0 ? a.fp32_h0 : RnnRows{a.out.ptr + static_cast<long long>(tp) * N * a.out.ld, a.out.ld};
+    st.h = RnnRows{a.out.ptr + static_cast<long long>(t) * N * a.out.ld, a.out.ld};
+    if (a.c) {
+      st.c_prev = s == 0 ? a.c0 : RnnRows{a.c + static_cast<long long>(s - 1) * N * H, H};
+      st.c = RnnRows{a.c + static_cast<long long>(s) * N * H, H};
+    }
+    st.hp = a.hp.offset(static_cast<long long>(t) * N * a.hp.ld);
+    st.act = a.act ? a.act + static_cast<long long>(s) * N * GH : nullptr;
+    st.q = a.q ? a.q + static_cast<long long>(s) * N * H : nullptr;
+    st.N = N, st.H = H;
+    const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(tp) * N * a.out16.ld, a.out16.ld};
+    for (int n0 = 0; n0 < N; n0 += nbm) {
+      const int nb = N - n0 < nbm ? N - n0 : nbm;
+      __syncthreads();  // the previous chunk's readers of hs, part and qs are done
+      rnn_tc_stage(h16, n0, nb, nbm, H, kpad, a.vec, hs);
+      __syncthreads();
+      float acc[8][4] = {};
+#pragma unroll
+      for (int i = 0; i < kRnnTcMaxKs; ++i) {
+        if (i >= ks) break;  // uniform over the block
+        const int kb = 16 * (kq * ks + i) + 2 * (lane % 4);
+#pragma unroll
+        for (int nt = 0; nt < 8; ++nt) {
+          if (nt >= ntiles) break;  // uniform
+          const std::uint16_t* col = hs + (8 * nt + lane / 4) * ldh + kb;  // B(k, n) = hs[n][k]
+          std::uint32_t bf[2];
+          bf[0] = *reinterpret_cast<const std::uint32_t*>(col);
+          bf[1] = *reinterpret_cast<const std::uint32_t*>(col + 8);
+          rnn_tc_mma(acc[nt], af[i], bf, my_scratch, lane);
+        }
+      }
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) {
+        if (nt >= ntiles) break;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) part[(kq * 32 + 16 * mt + mma_c_row(lane, e)) * nbm + 8 * nt + mma_c_col(lane, e)] = acc[nt][e];
+      }
+      __syncthreads();
+      for (int o = tid; o < nb * rows; o += kRnnTcThreads) {
+        const int nn = o / rows, rr = o - nn * rows, j = j0 + rr % hu;
+        const float* pr = part + rr * nbm + nn;
+        float q = ((pr[0] + pr[32 * nbm]) + pr[64 * nbm]) + pr[96 * nbm];
+        if (a.br != nullptr && j < H) q = q + a.br[static_cast<long long>(rr / hu) * H + j];
+        qs[o] = q;
+      }
+      __syncthreads();
+      for (int e = tid; e < nb * hu; e += kRnnTcThreads) {
+        const int nn = e / hu, jj = e - nn * hu, j = j0 + jj, n = n0 + nn;
+        if (j < H) rnn_cell_fwd<C>(st, n, j, st.p + n * GH + j, qs + nn * rows + jj, hu);
+      }
+    }
+    grid_sync();  // this step's h (fp32 and bf16) and c reach every block before the next step reads them
+  }
+}
+
+}  // namespace hiprim::gpu
