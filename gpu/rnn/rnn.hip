@@ -276,6 +276,7 @@ void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
     a.N = static_cast<int>(r.N), a.H = static_cast<int>(r.H), a.T = static_cast<int>(r.T), a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
     a.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
     a.vec = r.H % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.h0.ptr) % 16 == 0 && reinterpret_cast<std::uintptr_t>(a.out16.ptr) % 16 == 0;
+    (void)resident_per_mp(rnn_tc_fwd<C>, kRnnTcThreads, sh.smem);  // raises the kernel's shared memory limit (> 48 KiB)
     launch_cooperative(rnn_tc_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(kRnnTcThreads), sh.smem, r.stream, a);
     HIPRIM_CHECK_LAUNCH("rnn_tc_fwd", r.ctx);
   });

@@ -72,11 +72,11 @@ struct RnnStepFwd {
   int N, H;
 };
 
-// The cell of element (n, j) of step s: gate g's p at p[g * H] and rh at rh[g * rs] (the step kernel's
-// rows, or the persistent kernel's gathered sums, rs = 1).
+// The cell of element (n, j) of step s: gate g's p at p[g * ps] and rh at rh[g * rs] (the step kernel's
+// rows, ps = rs = H; or the persistent kernels' gathered sums and prefetched p).
 template <RnnCell C>
 __device__ __forceinline__ void rnn_cell_fwd(const RnnStepFwd& s, long long n, long long j, const float* p, const float* rh,
-                                             long long rs) {
+                                             long long rs, long long ps) {
   const long long H = s.H, GH = kRnnGates<C> * s.H;
   float* act = s.act ? s.act + n * GH : nullptr;
   float h;
@@ -85,16 +85,16 @@ __device__ __forceinline__ void rnn_cell_fwd(const RnnStepFwd& s, long long n, l
     h = C == RnnCell::relu ? fmaxf(a, 0.0f) : tanhf(a);
     if (act) act[j] = h;
   } else if constexpr (C == RnnCell::lstm) {
-    const float i = rnn_sigmoid(p[0] + rh[0]), f = rnn_sigmoid(p[H] + rh[rs]);
-    const float o = rnn_sigmoid(p[kLstmO * H] + rh[kLstmO * rs]), g = tanhf(p[kLstmG * H] + rh[kLstmG * rs]);
+    const float i = rnn_sigmoid(p[0] + rh[0]), f = rnn_sigmoid(p[ps] + rh[rs]);
+    const float o = rnn_sigmoid(p[kLstmO * ps] + rh[kLstmO * rs]), g = tanhf(p[kLstmG * ps] + rh[kLstmG * rs]);
     const float c = f * s.c_prev.at(n, j) + i * g;
     s.c.at(n, j) = c;
     h = o * tanhf(c);
     if (act) act[j] = i, act[H + j] = f, act[2 * H + j] = o, act[3 * H + j] = g;
   } else {
-    const float z = rnn_sigmoid(p[kGruZ * H] + rh[kGruZ * rs]), r = rnn_sigmoid(p[kGruR * H] + rh[kGruR * rs]);
+    const float z = rnn_sigmoid(p[kGruZ * ps] + rh[kGruZ * rs]), r = rnn_sigmoid(p[kGruR * ps] + rh[kGruR * rs]);
     const float qn = rh[2 * rs];
-    const float nn = tanhf(p[2 * H] + r * qn);
+    const float nn = tanhf(p[2 * ps] + r * qn);
     h = (1.0f - z) * nn + z * s.h_prev.at(n, j);
     if (act) act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
     if (s.q) s.q[n * H + j] = qn;
@@ -109,7 +109,7 @@ __global__ void rnn_step_fwd(RnnStepFwd s) {
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long n = e / s.H, j = e - n * s.H;
-    rnn_cell_fwd<C>(s, n, j, s.p + n * GH + j, s.rh + n * GH + j, s.H);
+    rnn_cell_fwd<C>(s, n, j, s.p + n * GH + j, s.rh + n * GH + j, s.H, s.H);
   }
 }
 

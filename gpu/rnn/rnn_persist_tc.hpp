@@ -12,7 +12,8 @@
 //                       at the first step; zero past H and past the chunk)   shared memory, rows of LDH
 //   part[kq][r][n]    = sum over the quarter's k of R[row r][k] hs[n][k]     mma.sync, n-tiles of 8
 //   qs[n][r]          = ((part[0] + part[1]) + part[2]) + part[3] + bR[row r]
-//   the cells of (n0 + n, j) with rnn_cell_fwd (which also writes h's bf16 rounding for the next step)
+//   the cells of (n0 + n, j) with rnn_cell_fwd (which also writes h's bf16 rounding for the next step);
+//   their p values are loaded before the staging, so that latency hides behind the products
 // then grid_sync(). hs rows are LDH = 64 ks + 8 elements: a B fragment's 32-bit loads (8 samples x 4
 // k pairs) fall on 8 distinct bank quadruples. The products are exact (bf16 x bf16 in fp32) and
 // summed in the tensor cores' order: reference/rnn_bound.hpp's gamma_{2u}(K') for math=h16.
@@ -110,6 +111,7 @@ template <RnnCell C>
 __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
   HIPRIM_DYNAMIC_SMEM(raw);
   constexpr int G = static_cast<int>(kRnnGates<C>);
+  constexpr int kCells = (kRnnTcMaxNb * (32 / G) + kRnnTcThreads - 1) / kRnnTcThreads;  // cells per thread, at most
   const int N = a.N, H = a.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
   std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw);               // [nb][ldh]
   float* part = reinterpret_cast<float*>(raw + rnn_tc_hs_bytes(nbm, ks));   // [4][32][nb]
@@ -150,6 +152,14 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
     const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(tp) * N * a.out16.ld, a.out16.ld};
     for (int n0 = 0; n0 < N; n0 += nbm) {
       const int nb = N - n0 < nbm ? N - n0 : nbm;
+      // The thread's cells e = tid + c * threads (< nb hu): their G values of p, in flight during the products.
+      float pf[kCells][G];
+#pragma unroll
+      for (int c = 0; c < kCells; ++c) {
+        const int e = tid + c * kRnnTcThreads, nn = e / hu, j = j0 + e % hu;
+#pragma unroll
+        for (int g = 0; g < G; ++g) pf[c][g] = e < nb * hu && j < H ? st.p[(n0 + nn) * GH + g * H + j] : 0.0f;
+      }
       __syncthreads();  // the previous chunk's readers of hs, part and qs are done
       rnn_tc_stage(h16, n0, nb, nbm, H, kpad, a.vec, hs);
       __syncthreads();
@@ -183,9 +193,10 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
         qs[o] = q;
       }
       __syncthreads();
-      for (int e = tid; e < nb * hu; e += kRnnTcThreads) {
-        const int nn = e / hu, jj = e - nn * hu, j = j0 + jj, n = n0 + nn;
-        if (j < H) rnn_cell_fwd<C>(st, n, j, st.p + n * GH + j, qs + nn * rows + jj, hu);
+#pragma unroll
+      for (int c = 0; c < kCells; ++c) {
+        const int e = tid + c * kRnnTcThreads, nn = e / hu, jj = e - nn * hu, j = j0 + jj;
+        if (e < nb * hu && j < H) rnn_cell_fwd<C>(st, n0 + nn, j, pf[c], qs + nn * rows + jj, hu, 1);
       }
     }
     grid_sync();  // this step's h (fp32 and bf16) and c reach every block before the next step reads them
