@@ -50,8 +50,10 @@ struct RnnPieces {
 // so the sum is v unless a piece falls below 2^-126 (bf16 subnormals; the bound takes a loss < 4 2^-126).
 __device__ __forceinline__ void rnn_write_pieces(const RnnPieces& to, long long o, float v) {
   for (int q = 0; q < to.count; ++q) {  // count 1 (math=h16): bf16(v) alone
-    store_f(to.ptr, q * to.plane + o, v);
-    v -= load_f(to.ptr, q * to.plane + o);
+    hiprim_bf16_t b[1];
+    store_f(b, 0, v);  // the rounding, in a register
+    to.ptr[q * to.plane + o] = b[0];
+    v -= load_f(b, 0);
   }
 }
 
@@ -72,11 +74,19 @@ struct RnnStepFwd {
   int N, H;
 };
 
+// The carried value the cell of (n, j) reads: c_prev (LSTM), h_prev (GRU), none (relu/tanh).
+template <RnnCell C>
+__device__ __forceinline__ float rnn_cell_prev(const RnnStepFwd& s, long long n, long long j) {
+  if constexpr (C == RnnCell::lstm) return s.c_prev.at(n, j);
+  else if constexpr (C == RnnCell::gru) return s.h_prev.at(n, j);
+  else return 0.0f;
+}
+
 // The cell of element (n, j) of step s: gate g's p at p[g * ps] and rh at rh[g * rs] (the step kernel's
-// rows, ps = rs = H; or the persistent kernels' gathered sums and prefetched p).
+// rows, ps = rs = H; or the persistent kernels' gathered sums and prefetched p); prev = rnn_cell_prev.
 template <RnnCell C>
 __device__ __forceinline__ void rnn_cell_fwd(const RnnStepFwd& s, long long n, long long j, const float* p, const float* rh,
-                                             long long rs, long long ps) {
+                                             long long rs, long long ps, float prev) {
   const long long H = s.H, GH = kRnnGates<C> * s.H;
   float* act = s.act ? s.act + n * GH : nullptr;
   float h;
@@ -87,7 +97,7 @@ __device__ __forceinline__ void rnn_cell_fwd(const RnnStepFwd& s, long long n, l
   } else if constexpr (C == RnnCell::lstm) {
     const float i = rnn_sigmoid(p[0] + rh[0]), f = rnn_sigmoid(p[ps] + rh[rs]);
     const float o = rnn_sigmoid(p[kLstmO * ps] + rh[kLstmO * rs]), g = tanhf(p[kLstmG * ps] + rh[kLstmG * rs]);
-    const float c = f * s.c_prev.at(n, j) + i * g;
+    const float c = f * prev + i * g;
     s.c.at(n, j) = c;
     h = o * tanhf(c);
     if (act) act[j] = i, act[H + j] = f, act[2 * H + j] = o, act[3 * H + j] = g;
@@ -95,7 +105,7 @@ __device__ __forceinline__ void rnn_cell_fwd(const RnnStepFwd& s, long long n, l
     const float z = rnn_sigmoid(p[kGruZ * ps] + rh[kGruZ * rs]), r = rnn_sigmoid(p[kGruR * ps] + rh[kGruR * rs]);
     const float qn = rh[2 * rs];
     const float nn = tanhf(p[2 * ps] + r * qn);
-    h = (1.0f - z) * nn + z * s.h_prev.at(n, j);
+    h = (1.0f - z) * nn + z * prev;
     if (act) act[j] = z, act[H + j] = r, act[2 * H + j] = nn;
     if (s.q) s.q[n * H + j] = qn;
   }
@@ -109,7 +119,7 @@ __global__ void rnn_step_fwd(RnnStepFwd s) {
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long n = e / s.H, j = e - n * s.H;
-    rnn_cell_fwd<C>(s, n, j, s.p + n * GH + j, s.rh + n * GH + j, s.H, s.H);
+    rnn_cell_fwd<C>(s, n, j, s.p + n * GH + j, s.rh + n * GH + j, s.H, s.H, rnn_cell_prev<C>(s, n, j));
   }
 }
 

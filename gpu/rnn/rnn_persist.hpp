@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
       __syncthreads();
       for (int e = tid; e < nb * hu; e += threads) {
         const int nn = e / hu, jj = e - nn * hu, j = j0 + jj, n = n0 + nn;
-        if (j < H) rnn_cell_fwd<C>(st, n, j, st.p + n * GH + j, qs + nn * rows + jj, hu, H);
+        if (j < H) rnn_cell_fwd<C>(st, n, j, st.p + n * GH + j, qs + nn * rows + jj, hu, H, rnn_cell_prev<C>(st, n, j));
       }
     }
     grid_sync();  // this step's h (and c) reach every block before the next step reads them

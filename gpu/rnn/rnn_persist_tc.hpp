@@ -10,8 +10,9 @@
 // fragments (4 ks registers) are loaded once. Per step, per chunk of up to nb samples (nb / 8 n-tiles):
 //   hs[n][k]          = bf16 h_prev[n0 + n][k] (the previous step's h rounded by the cell kernel, hx
 //                       at the first step; zero past H and past the chunk)   shared memory, rows of LDH
-//   part[kq][r][n]    = sum over the quarter's k of R[row r][k] hs[n][k]     mma.sync, n-tiles of 8
-//   qs[n][r]          = ((part[0] + part[1]) + part[2]) + part[3] + bR[row r]
+//   part[kq][r][n]    = sum over the quarter's k of R[row r][k] hs[n][k]     mma.sync, n-tiles of 8 (rows nb + 8 apart)
+//   qs[r][n]          = ((part[0] + part[1]) + part[2]) + part[3] + bR[row r]   (n fastest over the threads:
+//                       consecutive words, no bank conflicts; s25 call 1 had r fastest, 32-way, ~5 us a step)
 //   the cells of (n0 + n, j) with rnn_cell_fwd (which also writes h's bf16 rounding for the next step);
 //   their p values are loaded before the staging, so that latency hides behind the products
 // then grid_sync(). hs rows are LDH = 64 ks + 8 elements: a B fragment's 32-bit loads (8 samples x 4
@@ -56,6 +57,10 @@ struct RnnTcFwd {
   bool vec;                 // 16-byte staging: H % 8 == 0 and both row sources 16-byte aligned
 };
 
+struct alignas(8) RnnFloatPair {  // one 8-byte shared-memory store
+  float x, y;
+};
+
 __device__ __forceinline__ float rnn_bf16_bits_to_float(std::uint16_t b) {
   const std::uint32_t w = static_cast<std::uint32_t>(b) << 16;
   float f;
@@ -93,9 +98,11 @@ __device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&
 // hs[n][k] = h_prev[n0 + n][k] for n < live, k < H; zero elsewhere in [0, nb) x [0, 64 ks).
 __device__ __forceinline__ void rnn_tc_stage(const RnnRows16& h, int n0, int live, int nb, int H, int kpad, bool vec, std::uint16_t* hs) {
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x), ldh = kpad + 8;
-  const int v8 = kpad / 8, total = nb * v8;
-  for (int e = tid; e < total; e += threads) {  // 8 elements each; cp.async puts all of a thread's in flight
-    const int n = e / v8, k = 8 * (e - n * v8);
+  const int v8 = kpad / 8, dn = threads / v8, dk = 8 * (threads % v8);
+  int n = tid / v8, k = 8 * (tid % v8);
+  for (; n < nb; n += dn, k += dk) {  // chunks of 8 elements, tid + i * threads; cp.async puts a thread's all in flight
+    if (k >= kpad) k -= kpad, ++n;
+    if (n >= nb) break;
     std::uint16_t* dst = hs + n * ldh + k;
     const std::uint16_t* src = h.ptr + (n0 + n) * h.ld + k;
     if (n < live && vec && k < H) {
@@ -114,9 +121,11 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
   constexpr int kCells = (kRnnTcMaxNb * (32 / G) + kRnnTcThreads - 1) / kRnnTcThreads;  // cells per thread, at most
   const int N = a.N, H = a.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
   std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw);               // [nb][ldh]
-  float* part = reinterpret_cast<float*>(raw + rnn_tc_hs_bytes(nbm, ks));   // [4][32][nb]
-  float* qs = part + 4 * 32 * nbm;                                          // [nb][rows]
+  const int lp = nbm + 8;                                                    // part's row stride (see below)
+  float* part = reinterpret_cast<float*>(raw + rnn_tc_hs_bytes(nbm, ks));   // [4][32][lp]
+  float* qs = part + 4 * 32 * lp;                                           // [32][nb]
   float* scratch = qs + nbm * 32;                                           // emulation: 384 floats per warp
+  float* brs = scratch + 8 * 384;                                           // bR of the block's 32 rows
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % 2, kq = warp / 2;
   const int j0 = static_cast<int>(blockIdx.x) * hu;
   const long long GH = static_cast<long long>(G) * H;
@@ -135,6 +144,11 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
       af[i][jr] = lo | (hi << 16);
     }
 
+  if (tid < 32) {
+    const int j = j0 + tid % hu;
+    brs[tid] = a.br != nullptr && tid < rows && j < H ? a.br[static_cast<long long>(tid / hu) * H + j] : 0.0f;
+  }  // read after the first chunk's barriers
+
   for (int s = 0; s < a.T; ++s) {
     const int t = a.reverse ? a.T - 1 - s : s, tp = a.reverse ? t + 1 : t - 1;
     RnnStepFwd st{};
@@ -152,13 +166,16 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
     const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(tp) * N * a.out16.ld, a.out16.ld};
     for (int n0 = 0; n0 < N; n0 += nbm) {
       const int nb = N - n0 < nbm ? N - n0 : nbm;
-      // The thread's cells e = tid + c * threads (< nb hu): their G values of p, in flight during the products.
-      float pf[kCells][G];
+      // The thread's cells e = tid + c * threads (< nb hu): their G values of p and the carried c_prev /
+      // h_prev, in flight during the products.
+      float pf[kCells][G], prev[kCells];
 #pragma unroll
       for (int c = 0; c < kCells; ++c) {
         const int e = tid + c * kRnnTcThreads, nn = e / hu, j = j0 + e % hu;
+        const bool live = e < nb * hu && j < H;
 #pragma unroll
-        for (int g = 0; g < G; ++g) pf[c][g] = e < nb * hu && j < H ? st.p[(n0 + nn) * GH + g * H + j] : 0.0f;
+        for (int g = 0; g < G; ++g) pf[c][g] = live ? st.p[(n0 + nn) * GH + g * H + j] : 0.0f;
+        prev[c] = live ? rnn_cell_prev<C>(st, n0 + nn, j) : 0.0f;
       }
       __syncthreads();  // the previous chunk's readers of hs, part and qs are done
       rnn_tc_stage(h16, n0, nb, nbm, H, kpad, a.vec, hs);
@@ -178,25 +195,33 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
           rnn_tc_mma(acc[nt], af[i], bf, my_scratch, lane);
         }
       }
+      // (d0, d1) and (d2, d3) are column pairs: 8-byte stores; rows lp = nb + 8 words apart put a
+      // warp's 8 rows x 4 pairs on distinct banks in two wavefronts (rows nb apart: 8-way conflicts).
 #pragma unroll
       for (int nt = 0; nt < 8; ++nt) {
         if (nt >= ntiles) break;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) part[(kq * 32 + 16 * mt + mma_c_row(lane, e)) * nbm + 8 * nt + mma_c_col(lane, e)] = acc[nt][e];
+        for (int e = 0; e < 4; e += 2) {
+          RnnFloatPair v;
+          v.x = acc[nt][e], v.y = acc[nt][e + 1];
+          *reinterpret_cast<RnnFloatPair*>(&part[(kq * 32 + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e)]) = v;
+        }
       }
       __syncthreads();
-      for (int o = tid; o < nb * rows; o += kRnnTcThreads) {
-        const int nn = o / rows, rr = o - nn * rows, j = j0 + rr % hu;
-        const float* pr = part + rr * nbm + nn;
-        float q = ((pr[0] + pr[32 * nbm]) + pr[64 * nbm]) + pr[96 * nbm];
-        if (a.br != nullptr && j < H) q = q + a.br[static_cast<long long>(rr / hu) * H + j];
+      const int lg = nbm == 64 ? 6 : nbm == 32 ? 5 : nbm == 16 ? 4 : 3;  // nbm: a power of two
+      for (int o = tid; o < rows * nbm; o += kRnnTcThreads) {
+        const int nn = o & (nbm - 1), rr = o >> lg, j = j0 + rr % hu;
+        if (nn >= nb) continue;
+        const float* pr = part + rr * lp + nn;  // part[0][rr][nn]
+        float q = ((pr[0] + pr[32 * lp]) + pr[64 * lp]) + pr[96 * lp];
+        if (a.br != nullptr && j < H) q = q + brs[rr];
         qs[o] = q;
       }
       __syncthreads();
 #pragma unroll
       for (int c = 0; c < kCells; ++c) {
         const int e = tid + c * kRnnTcThreads, nn = e / hu, jj = e - nn * hu, j = j0 + jj;
-        if (e < nb * hu && j < H) rnn_cell_fwd<C>(st, n0 + nn, j, pf[c], qs + nn * rows + jj, hu, 1);
+        if (e < nb * hu && j < H) rnn_cell_fwd<C>(st, n0 + nn, j, pf[c], qs + jj * nbm + nn, hu * nbm, 1, prev[c]);
       }
     }
     grid_sync();  // this step's h (fp32 and bf16) and c reach every block before the next step reads them

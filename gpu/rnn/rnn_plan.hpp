@@ -79,11 +79,11 @@ inline RnnPersistShape rnn_persist_shape(const RnnProblem& p) {
 // rows of R, two m-tiles), k in ks = ceil(H / 64) steps of 16 per warp quarter (H <= 64 kRnnTcMaxKs),
 // samples in chunks of nb (64, or 32/16/8 where the shared memory is smaller); blocks = ceil(H / hu),
 // all resident at once. Shared memory: hs [nb][64 ks + 8] bf16, the quarters' partial sums
-// [4][32][nb], qs [nb][32] and the emulation's mma scratch (8 warps x 384 floats).
+// [4][32][nb + 8], qs [32][nb], the emulation's mma scratch (8 warps x 384 floats) and bR's 32 rows.
 inline constexpr int kRnnTcThreads = 256, kRnnTcMaxNb = 64, kRnnTcMaxKs = 16;
 inline constexpr std::size_t rnn_tc_hs_bytes(int nb, int ks) { return (static_cast<std::size_t>(nb) * (64 * ks + 8) * 2 + 15) / 16 * 16; }
 inline constexpr std::size_t rnn_tc_smem(int nb, int ks) {
-  return rnn_tc_hs_bytes(nb, ks) + static_cast<std::size_t>(4 * 32 * nb + nb * 32 + 8 * 384) * sizeof(float);
+  return rnn_tc_hs_bytes(nb, ks) + static_cast<std::size_t>(4 * 32 * (nb + 8) + nb * 32 + 8 * 384 + 32) * sizeof(float);
 }
 struct RnnTcShape {
   int hu = 0, ks = 0, nb = 0, blocks = 0;
