@@ -8,7 +8,7 @@
 #   3. hiprim check --require-gpu of verify/suites/rnn_mma.txt's math=h16 lines over rnn.* (rnn.mma's
 #      default there is steps.tc)                                                                     [CHECK_S, 90]
 #   4. a GPU fuzz campaign of rnn.mma.fwd (half its bf16 cases math=h16)                              [FUZZ_S, 20]
-#   5. per-kernel GPU time of rnn.mma.fwd on the LSTM line (scripts/ncu_kernel_table.sh), then ncu sections
+#   5. per-kernel GPU time of rnn.mma.fwd on the LSTM line (scripts/ncu_kernel_table.sh; NCU_TABLE=0 skips it), then ncu sections
 #      (speed of light, warp states with details, scheduler, memory) of one rnn_tc_fwd launch      [NCU=1]
 # Writes $OUT/summary.txt and the logs/JSONs beside it (at most 8 files).
 set -u
@@ -37,8 +37,10 @@ if [ "${FUZZ_S:-20}" -gt 0 ]; then
 fi
 if [ "${NCU:-1}" = 1 ]; then
   L=$(grep -E '^rnn fwd lstm .*math=h16' bench/suites/rnn.txt | head -1)
-  timeout 120 scripts/ncu_kernel_table.sh "$L" rnn.mma.fwd > "$OUT/ncu_table.txt" 2>&1
-  head -5 "$OUT/ncu_table.txt" | tee -a "$S"
+  if [ "${NCU_TABLE:-1}" = 1 ]; then
+    timeout 120 scripts/ncu_kernel_table.sh "$L" rnn.mma.fwd > "$OUT/ncu_table.txt" 2>&1
+    head -5 "$OUT/ncu_table.txt" | tee -a "$S"
+  fi
   HIPRIM_SOLVER=rnn.mma.fwd timeout 100 ncu --clock-control none --cache-control none -k regex:rnn_tc_fwd --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --print-details all \
     devbin/hiprim run "$L" --no-determinism-check > "$OUT/ncu_tc.txt" 2>&1
