@@ -164,6 +164,21 @@ struct RnnRun {
     if (s < 0) return RnnRows{at(k.c0) + (l * D + dir) * N * H, H};
     return RnnRows{at(k.c) + ((l * D + dir) * T + s) * N * H, H};
   }
+  // Layer l, direction dir's sequence buffers for the persistent kernels (keep: the gate activations).
+  RnnSeqFwd seq_fwd(long long l, long long dir, bool keep) const {
+    const long long idx = l * D + dir;
+    RnnSeqFwd q{};
+    q.p = at(k.p);
+    q.h0 = RnnRows{at(k.h0) + idx * N * H, H}, q.c0 = cell(l, dir, -1);
+    q.out = RnnRows{layer_out(l) + dir * H, D * H};
+    q.c = p.lstm() ? cell(l, dir, 0).ptr : nullptr;
+    q.act = keep ? at(k.act) + idx * T * N * GH : nullptr;
+    q.q = keep && p.mode == RnnMode::gru ? at(k.q) + idx * T * N * H : nullptr;
+    q.hp = out_pieces(l).offset(dir * H);
+    q.N = static_cast<int>(N), q.H = static_cast<int>(H), q.T = static_cast<int>(T), q.G = p.gates();
+    q.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
+    return q;
+  }
 };
 
 template <RnnCell C>
@@ -216,20 +231,12 @@ bool persist_fits(const RnnProblem& p) {
 // persist_fits problems list; P in the workspace).
 void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
   const RnnPersistShape sh = rnn_persist_shape(r.p);
-  const long long idx = l * r.D + dir;
   const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
   with_cell(r.p.mode, [&]<RnnCell C>() {
     RnnPersistFwd a{};
-    a.p = r.at(r.k.p), a.r = r.at(r.k.wf) + pk.r;
+    a.seq = r.seq_fwd(l, dir, keep), a.r = r.at(r.k.wf) + pk.r;
     a.br = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
-    a.h0 = RnnRows{r.at(r.k.h0) + idx * r.N * r.H, r.H}, a.c0 = r.cell(l, dir, -1);
-    a.out = RnnRows{r.layer_out(l) + dir * r.H, r.D * r.H};
-    a.c = r.p.lstm() ? r.cell(l, dir, 0).ptr : nullptr;
-    a.act = keep ? r.at(r.k.act) + idx * r.T * r.N * r.GH : nullptr;
-    a.q = keep && r.p.mode == RnnMode::gru ? r.at(r.k.q) + idx * r.T * r.N * r.H : nullptr;
-    a.hp = r.out_pieces(l).offset(dir * r.H);
-    a.N = static_cast<int>(r.N), a.H = static_cast<int>(r.H), a.T = static_cast<int>(r.T), a.hu = sh.hu, a.ki = sh.ki;
-    a.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
+    a.hu = sh.hu, a.ki = sh.ki;
     a.vec = r.H % 4 == 0;
     launch_cooperative(rnn_persist_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(static_cast<unsigned>(sh.threads)),
                        sh.smem, r.stream, a);
@@ -260,21 +267,13 @@ void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
   const RnnTcShape sh = rnn_tc_shape(r.p, max_dynamic_smem());
   const long long idx = l * r.D + dir;
   const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
-  const RnnPieces hp = r.out_pieces(l).offset(dir * r.H);
   with_cell(r.p.mode, [&]<RnnCell C>() {
     RnnTcFwd a{};
-    a.p = r.at(r.k.p), a.r = reinterpret_cast<const std::uint16_t*>(r.w16 + pk.r);
+    a.seq = r.seq_fwd(l, dir, keep), a.r = reinterpret_cast<const std::uint16_t*>(r.w16 + pk.r);
     a.br = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
     a.h0 = RnnRows16{reinterpret_cast<const std::uint16_t*>(r.hx16 + idx * r.N * r.H), r.H};
-    a.fp32_h0 = RnnRows{r.at(r.k.h0) + idx * r.N * r.H, r.H}, a.c0 = r.cell(l, dir, -1);
-    a.out = RnnRows{r.layer_out(l) + dir * r.H, r.D * r.H};
-    a.out16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(hp.ptr), hp.ld};
-    a.hp = hp;
-    a.c = r.p.lstm() ? r.cell(l, dir, 0).ptr : nullptr;
-    a.act = keep ? r.at(r.k.act) + idx * r.T * r.N * r.GH : nullptr;
-    a.q = keep && r.p.mode == RnnMode::gru ? r.at(r.k.q) + idx * r.T * r.N * r.H : nullptr;
-    a.N = static_cast<int>(r.N), a.H = static_cast<int>(r.H), a.T = static_cast<int>(r.T), a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
-    a.reverse = dir == 1 && HIPRIM_RNN_MUTANT != 2;
+    a.out16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(a.seq.hp.ptr), a.seq.hp.ld};
+    a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
     a.vec = r.H % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.h0.ptr) % 16 == 0 && reinterpret_cast<std::uintptr_t>(a.out16.ptr) % 16 == 0;
     (void)resident_per_mp(rnn_tc_fwd<C>, kRnnTcThreads, sh.smem);  // raises the kernel's shared memory limit (> 48 KiB)
     launch_cooperative(rnn_tc_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(kRnnTcThreads), sh.smem, r.stream, a);

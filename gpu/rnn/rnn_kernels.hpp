@@ -74,6 +74,38 @@ struct RnnStepFwd {
   int N, H;
 };
 
+// One layer and direction's buffers over the whole sequence, as the persistent kernels (gpu/rnn/rnn_persist.hpp,
+// rnn_persist_tc.hpp) walk it: step(s) is step s's RnnStepFwd (t = s, or T-1-s reversed; h_prev = h0 at s = 0,
+// else the output row block of the previous step's time).
+struct RnnSeqFwd {
+  const float* p;    // [T][N][GH] the input projection, time order
+  RnnRows h0, c0;    // [N][H] (c0: LSTM)
+  RnnRows out;       // h of time t, sample n at out.ptr[(t N + n) out.ld] (the direction's columns)
+  float* c;          // LSTM: [T][N][H] in processing order s, else nullptr
+  float* act;        // [T][N][GH] in processing order, or nullptr
+  float* q;          // GRU: [T][N][H] in processing order, or nullptr
+  RnnPieces hp;      // h's bf16 pieces, rows like out (hp.ld), or {}
+  int N, H, T, G;
+  bool reverse;
+  __device__ __forceinline__ int time(int s) const { return reverse ? T - 1 - s : s; }
+  __device__ RnnStepFwd step(int s) const {
+    const long long t = time(s), tp = reverse ? t + 1 : t - 1, GH = static_cast<long long>(G) * H;
+    RnnStepFwd st{};
+    st.p = p + t * N * GH;
+    st.h_prev = s == 0 ? h0 : RnnRows{out.ptr + tp * N * out.ld, out.ld};
+    st.h = RnnRows{out.ptr + t * N * out.ld, out.ld};
+    if (c) {
+      st.c_prev = s == 0 ? c0 : RnnRows{c + static_cast<long long>(s - 1) * N * H, H};
+      st.c = RnnRows{c + static_cast<long long>(s) * N * H, H};
+    }
+    st.hp = hp.offset(t * N * hp.ld);
+    st.act = act ? act + static_cast<long long>(s) * N * GH : nullptr;
+    st.q = q ? q + static_cast<long long>(s) * N * H : nullptr;
+    st.N = N, st.H = H;
+    return st;
+  }
+};
+
 // The carried value the cell of (n, j) reads: c_prev (LSTM), h_prev (GRU), none (relu/tanh).
 template <RnnCell C>
 __device__ __forceinline__ float rnn_cell_prev(const RnnStepFwd& s, long long n, long long j) {

@@ -27,17 +27,10 @@
 namespace hiprim::gpu {
 
 struct RnnPersistFwd {
-  const float* p;    // [T][N][GH] the input projection, time order
+  RnnSeqFwd seq;     // the sequence's buffers (seq.G = G)
   const float* r;    // R [GH][H]
   const float* br;   // [GH] or nullptr
-  RnnRows h0, c0;    // [N][H] (c0: LSTM)
-  RnnRows out;       // h of time t, sample n at out.ptr[(t N + n) out.ld] (the direction's columns)
-  float* c;          // LSTM: [T][N][H] in processing order s, else nullptr
-  float* act;        // [T][N][GH] in processing order, or nullptr
-  float* q;          // GRU: [T][N][H] in processing order, or nullptr
-  RnnPieces hp;      // h's bf16 pieces, rows like out (hp.ld), or {}
-  int N, H, T, hu, ki;
-  bool reverse;
+  int hu, ki;
   bool vec;          // H % 4 == 0: h_prev's rows (h0's and out's) are 16-byte aligned runs of H floats
 };
 
@@ -75,7 +68,7 @@ __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
   HIPRIM_DYNAMIC_SMEM(raw);
   float* smem = reinterpret_cast<float*>(raw);
   constexpr int G = static_cast<int>(kRnnGates<C>);
-  const int N = a.N, H = a.H, hu = a.hu, rows = G * hu, hs_w = 64 * a.ki;
+  const int N = a.seq.N, H = a.seq.H, hu = a.hu, rows = G * hu, hs_w = 64 * a.ki;
   float* hs = smem;                                  // [kRnnPersistNb][hs_w]
   float* part = hs + kRnnPersistNb * hs_w;           // [kRnnPersistNb][rows][17]
   float* qs = part + kRnnPersistNb * rows * 17;      // [kRnnPersistNb][rows]
@@ -97,20 +90,8 @@ __global__ void __launch_bounds__(512) rnn_persist_fwd(RnnPersistFwd a) {
       }
   }
 
-  for (int s = 0; s < a.T; ++s) {
-    const int t = a.reverse ? a.T - 1 - s : s, tp = a.reverse ? t + 1 : t - 1;
-    RnnStepFwd st{};
-    st.p = a.p + static_cast<long long>(t) * N * GH;
-    st.h_prev = s == 0 ? a.h0 : RnnRows{a.out.ptr + static_cast<long long>(tp) * N * a.out.ld, a.out.ld};
-    st.h = RnnRows{a.out.ptr + static_cast<long long>(t) * N * a.out.ld, a.out.ld};
-    if (a.c) {
-      st.c_prev = s == 0 ? a.c0 : RnnRows{a.c + static_cast<long long>(s - 1) * N * H, H};
-      st.c = RnnRows{a.c + static_cast<long long>(s) * N * H, H};
-    }
-    st.hp = a.hp.offset(static_cast<long long>(t) * N * a.hp.ld);
-    st.act = a.act ? a.act + static_cast<long long>(s) * N * GH : nullptr;
-    st.q = a.q ? a.q + static_cast<long long>(s) * N * H : nullptr;
-    st.N = N, st.H = H;
+  for (int s = 0; s < a.seq.T; ++s) {
+    const RnnStepFwd st = a.seq.step(s);
     for (int n0 = 0; n0 < N; n0 += kRnnPersistNb) {
       const int nb = N - n0 < kRnnPersistNb ? N - n0 : kRnnPersistNb;
       __syncthreads();  // the previous chunk's readers of hs and qs are done

@@ -40,20 +40,12 @@ struct RnnRows16 {
 };
 
 struct RnnTcFwd {
-  const float* p;           // [T][N][GH] the input projection, time order
+  RnnSeqFwd seq;            // the sequence's buffers (fp32 h in seq.out, its bf16 rounding in seq.hp, one piece)
   const std::uint16_t* r;   // R [GH][H] bf16 (the weights as given)
   const float* br;          // [GH] fp32 or nullptr
-  RnnRows16 h0;             // hx [N][H] bf16
-  RnnRows c0;               // LSTM: cx [N][H] fp32
-  RnnRows out;              // fp32 h of time t, sample n at out.ptr[(t N + n) out.ld]
-  RnnRows16 out16;          // its bf16 rounding (the hp pieces the cells write), same rows
-  float* c;                 // LSTM: [T][N][H] in processing order s, else nullptr
-  float* act;               // [T][N][GH] in processing order, or nullptr
-  float* q;                 // GRU: [T][N][H] in processing order, or nullptr
-  RnnRows fp32_h0;          // hx in fp32 (the GRU cell's h_prev at the first step)
-  RnnPieces hp;             // where the cells write h's bf16 rounding (one piece, = out16)
-  int N, H, T, hu, ks, nb;
-  bool reverse;
+  RnnRows16 h0;             // hx [N][H] bf16: the first step's staged h_prev
+  RnnRows16 out16;          // seq.hp's rows as 16-bit words: the later steps' staged h_prev
+  int hu, ks, nb;
   bool vec;                 // 16-byte staging: H % 8 == 0 and both row sources 16-byte aligned
 };
 
@@ -119,7 +111,7 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
   HIPRIM_DYNAMIC_SMEM(raw);
   constexpr int G = static_cast<int>(kRnnGates<C>);
   constexpr int kCells = (kRnnTcMaxNb * (32 / G) + kRnnTcThreads - 1) / kRnnTcThreads;  // cells per thread, at most
-  const int N = a.N, H = a.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
+  const int N = a.seq.N, H = a.seq.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
   std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw);               // [nb][ldh]
   const int lp = nbm + 8;                                                    // part's row stride (see below)
   float* part = reinterpret_cast<float*>(raw + rnn_tc_hs_bytes(nbm, ks));   // [4][32][lp]
@@ -149,20 +141,9 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
     brs[tid] = a.br != nullptr && tid < rows && j < H ? a.br[static_cast<long long>(tid / hu) * H + j] : 0.0f;
   }  // read after the first chunk's barriers
 
-  for (int s = 0; s < a.T; ++s) {
-    const int t = a.reverse ? a.T - 1 - s : s, tp = a.reverse ? t + 1 : t - 1;
-    RnnStepFwd st{};
-    st.p = a.p + static_cast<long long>(t) * N * GH;
-    st.h_prev = s == 0 ? a.fp32_h0 : RnnRows{a.out.ptr + static_cast<long long>(tp) * N * a.out.ld, a.out.ld};
-    st.h = RnnRows{a.out.ptr + static_cast<long long>(t) * N * a.out.ld, a.out.ld};
-    if (a.c) {
-      st.c_prev = s == 0 ? a.c0 : RnnRows{a.c + static_cast<long long>(s - 1) * N * H, H};
-      st.c = RnnRows{a.c + static_cast<long long>(s) * N * H, H};
-    }
-    st.hp = a.hp.offset(static_cast<long long>(t) * N * a.hp.ld);
-    st.act = a.act ? a.act + static_cast<long long>(s) * N * GH : nullptr;
-    st.q = a.q ? a.q + static_cast<long long>(s) * N * H : nullptr;
-    st.N = N, st.H = H;
+  for (int s = 0; s < a.seq.T; ++s) {
+    const RnnStepFwd st = a.seq.step(s);
+    const int t = a.seq.time(s), tp = a.seq.reverse ? t + 1 : t - 1;
     const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(tp) * N * a.out16.ld, a.out16.ld};
     for (int n0 = 0; n0 < N; n0 += nbm) {
       const int nb = N - n0 < nbm ? N - n0 : nbm;
