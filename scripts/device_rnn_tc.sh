@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One GPU-machine call over rnn.mma's tensor-core steps (config steps.tc, math=h16; issue 18), from the
 # repository root with devbin/ made by scripts/device_build.sh hiprim:
-#   1. hiprim tune --no-record of rnn.mma.fwd's configs (steps.tc, steps.persist, steps.gemm; each verified in
-#      full, then timed by graph replay) on bench/suites/rnn.txt's math=h16 fwd lines (LSTM, GRU)   [TUNE_S each, 60]
+#   1. hiprim tune --no-record of rnn.mma's configs (steps.tc, steps.persist, steps.gemm; each verified in
+#      full, then timed by graph replay) on bench/suites/rnn.txt's math=h16 lines matching DIRS (a regex,
+#      default 'fwd'; 'fwd|bwd-data' adds the backward, whose reference takes longer)        [TUNE_S each, 60]
 #   2. PyTorch's nn.LSTM / nn.GRU (cuDNN) on the same lines without math=h16 (cuDNN keeps h in bf16 anyway)
 #      by scripts/torch_crosscheck.py, same run                                                      [TORCH_S, 70]
 #   3. hiprim check --require-gpu of verify/suites/rnn_mma.txt's math=h16 lines over rnn.* (rnn.mma's
@@ -18,12 +19,12 @@ for a in devbin/*.tar.xz; do [ -f "$a" ] && tar -xJf "$a" -C devbin && rm -f "$a
 S="$OUT/summary.txt"
 say() { echo "$*" | tee -a "$S"; }
 say "device_rnn_tc: $(devbin/hiprim --version | head -1); $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader)"
-grep -E '^rnn fwd .*math=h16' bench/suites/rnn.txt | while read -r line; do
-  timeout "${TUNE_S:-60}" devbin/hiprim tune --no-record "$line" --solver 'rnn.mma.fwd' --time-budget-ms 200 --no-determinism-check 2>&1 |
+grep -E "^rnn (${DIRS:-fwd}) .*math=h16" bench/suites/rnn.txt | while read -r line; do
+  timeout "${TUNE_S:-60}" devbin/hiprim tune --no-record "$line" --solver 'rnn.mma.*' --time-budget-ms 200 --no-determinism-check 2>&1 |
     grep -E '^tune|^tuned'
 done > /tmp/rnn_tc_tune.log
 cut -c1-240 /tmp/rnn_tc_tune.log | tee -a "$S"
-grep -E '^rnn fwd .*math=h16' bench/suites/rnn.txt | sed 's/ math=h16$//' > /tmp/rnn_tc_torch.txt
+grep -E "^rnn (${DIRS:-fwd}) .*math=h16" bench/suites/rnn.txt | sed 's/ math=h16$//' > /tmp/rnn_tc_torch.txt
 timeout "${TORCH_S:-70}" python3 scripts/torch_crosscheck.py --problems /tmp/rnn_tc_torch.txt --out "$OUT/torch_rnn.json" > "$OUT/torch.log" 2>&1
 say "torch rc=$? $(grep -E ' ms,' "$OUT/torch.log" | tr '\n' ' ')"
 grep -E '^rnn .*math=h16' verify/suites/rnn_mma.txt > /tmp/rnn_tc_check.txt
