@@ -31,12 +31,14 @@
 // bf16(h), in place of three, so P's K' = K.
 // Perf configs: steps.gemm (the loops above, the default) and steps.persist (forward steps of a layer
 // and direction in one cooperative launch, gpu/rnn/rnn_persist.hpp; the backward's recompute too);
-// steps.tc (rnn.mma, math=h16: the same on tensor cores, gpu/rnn/rnn_persist_tc.hpp, the default where listed).
+// steps.tc and steps.tc.r64 (rnn.mma, math=h16: the same on tensor cores with 32 or 64 gate rows per block,
+// gpu/rnn/rnn_persist_tc.hpp; steps.tc the default where listed).
 // Every sum has a fixed order: the results are the same every run.
 #include <exception>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/rnn_problem.hpp"
 #include "gpu/gemm/gemm.hpp"
@@ -89,7 +91,7 @@ struct RnnRun {
   const hiprim_bf16_t* hx16 = nullptr;  // split engines: hx as given (steps.tc's first h_prev)
   const int pieces;      // split engines: h's bf16 pieces (3: exact; 1 under math=h16: bf16(h)); else 0
   bool persist = false;  // config steps.persist: each layer's steps in one launch (rnn_persist.hpp)
-  bool tc = false;       // config steps.tc: the same on tensor cores (rnn_persist_tc.hpp)
+  int tc = 0;            // configs steps.tc / steps.tc.r64: the same on tensor cores (rnn_persist_tc.hpp), its m-tiles
   RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
       : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
         H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n),
@@ -244,27 +246,42 @@ void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
   });
 }
 
-// Whether rnn_tc_fwd can run p on this engine: its shape allows p and all its blocks are resident at
-// once (without a device: the shape alone).
-bool tc_fits(const RnnProblem& p, RnnEngine e) {
+// rnn_tc_fwd's configs: m-tiles of 16 gate rows per block.
+constexpr std::pair<const char*, int> kTcConfigs[] = {{"steps.tc", 2}, {"steps.tc.r64", 4}};
+int tc_mt(const std::string& config) {
+  for (const auto& [name, mt] : kTcConfigs)
+    if (config == name) return mt;
+  return 0;
+}
+template <typename F>
+void with_mt(int mt, F&& f) {
+  if (mt == 4) f.template operator()<4>();
+  else f.template operator()<2>();
+}
+
+// Whether rnn_tc_fwd with mt m-tiles can run p on this engine: its shape allows p and all its blocks are
+// resident at once (without a device: the shape alone).
+bool tc_fits(const RnnProblem& p, RnnEngine e, int mt) {
   if (!rnn_split(e)) return false;
-  const RnnTcShape sh = rnn_tc_shape(p, max_dynamic_smem_or_portable());
+  const RnnTcShape sh = rnn_tc_shape(p, mt, max_dynamic_smem_or_portable());
   if (!sh.refusal.empty()) return false;
   bool fits = true;
   with_cell(p.mode, [&]<RnnCell C>() {
-    try {
-      fits = static_cast<long long>(resident_per_mp(rnn_tc_fwd<C>, kRnnTcThreads, sh.smem)) * multiprocessors() >= sh.blocks;
-    } catch (const std::exception&) {
-      fits = true;
-    }
+    with_mt(mt, [&]<int MT>() {
+      try {
+        fits = static_cast<long long>(resident_per_mp(rnn_tc_fwd<C, MT>, sh.threads, sh.smem)) * multiprocessors() >= sh.blocks;
+      } catch (const std::exception&) {
+        fits = true;
+      }
+    });
   });
   return fits;
 }
 
-// The steps of layer l, direction dir on tensor cores in one persistent launch (config steps.tc, which
+// The steps of layer l, direction dir on tensor cores in one persistent launch (configs steps.tc*, which
 // only tc_fits problems list; P in the workspace, h's bf16 rounding in out_pieces(l)).
 void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
-  const RnnTcShape sh = rnn_tc_shape(r.p, max_dynamic_smem());
+  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem());
   const long long idx = l * r.D + dir;
   const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
   with_cell(r.p.mode, [&]<RnnCell C>() {
@@ -275,9 +292,12 @@ void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
     a.out16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(a.seq.hp.ptr), a.seq.hp.ld};
     a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
     a.vec = r.H % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.h0.ptr) % 16 == 0 && reinterpret_cast<std::uintptr_t>(a.out16.ptr) % 16 == 0;
-    (void)resident_per_mp(rnn_tc_fwd<C>, kRnnTcThreads, sh.smem);  // raises the kernel's shared memory limit (> 48 KiB)
-    launch_cooperative(rnn_tc_fwd<C>, dim3(static_cast<unsigned>(sh.blocks)), dim3(kRnnTcThreads), sh.smem, r.stream, a);
-    HIPRIM_CHECK_LAUNCH("rnn_tc_fwd", r.ctx);
+    with_mt(sh.mt, [&]<int MT>() {
+      (void)resident_per_mp(rnn_tc_fwd<C, MT>, sh.threads, sh.smem);  // raises the kernel's shared memory limit (> 48 KiB)
+      launch_cooperative(rnn_tc_fwd<C, MT>, dim3(static_cast<unsigned>(sh.blocks)), dim3(static_cast<unsigned>(sh.threads)), sh.smem,
+                         r.stream, a);
+      HIPRIM_CHECK_LAUNCH("rnn_tc_fwd", r.ctx);
+    });
   });
 }
 
@@ -402,14 +422,15 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   // steps.gemm's 12.4 / 10.9 (rnn.mma), so it is not the default (its h_prev staging was latency-bound;
   // the 16-byte staging since has not run on a GPU).
   std::vector<std::string> perf_configs() const override {
-    if (rnn_split(engine_)) return {"steps.tc", "steps.persist", "steps.gemm"};
+    if (rnn_split(engine_)) return {"steps.tc", "steps.tc.r64", "steps.persist", "steps.gemm"};
     return {"steps.persist", "steps.gemm"};
   }
   std::vector<std::string> configs_for(const OpProblem& p) const override {
     const RnnProblem* q = op_problem_cast<RnnProblem>(p);
     if (q == nullptr || !applicable(p)) return {};
     std::vector<std::string> c;
-    if (tc_fits(*q, engine_)) c.push_back("steps.tc");
+    for (const auto& [name, mt] : kTcConfigs)
+      if (tc_fits(*q, engine_, mt)) c.push_back(name);
     if (persist_fits(*q)) c.push_back("steps.persist");
     c.push_back("steps.gemm");
     return c;
@@ -445,7 +466,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   void run_typed_config(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream,
                         const std::string& config) const override {
     RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " (" + config + ") on " + to_string(p));
-    r.persist = config == "steps.persist", r.tc = config == "steps.tc";  // listed only where they fit (run_config checks)
+    r.persist = config == "steps.persist", r.tc = tc_mt(config);  // listed only where they fit (run_config checks)
     const bool lstm = p.lstm();
     // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
     const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;
@@ -480,7 +501,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   }
 
  private:
-  static std::string default_for(const RnnProblem& p, RnnEngine e) { return tc_fits(p, e) ? "steps.tc" : "steps.gemm"; }
+  static std::string default_for(const RnnProblem& p, RnnEngine e) { return tc_fits(p, e, 2) ? "steps.tc" : "steps.gemm"; }
   RnnDir dir_;
   RnnEngine engine_;
 };

@@ -1,13 +1,14 @@
-// The persistent forward kernel on tensor cores, config "steps.tc" of the rnn.mma solvers (bf16
+// The persistent forward kernel on tensor cores, configs "steps.tc*" of the rnn.mma solvers (bf16
 // problems with math=h16, core/rnn_problem.hpp; include from gpu/rnn/rnn.hip only): every step of one
 // layer and direction in ONE cooperative launch, R h_prev by mma.sync m16n8k16 (bf16 operands, fp32
 // accumulation) with R held in registers for the whole sequence, the steps separated by grid barriers.
 //
-// Block b owns the hidden units j in [b*hu, (b+1)*hu), hu = rnn_tc_shape's (32 / G: all G gates of
-// them in 32 rows, row r = gate r / hu, unit r % hu, R's row (r / hu) H + j; rows from G*hu on are
-// zero). 8 warps: warp w takes rows 16 (w % 2) .. + 16 (one m-tile) and the k quarter kq = w / 2:
-// k-steps [kq ks, (kq + 1) ks) of 16, ks = ceil(H / 64) (K padded with zeros to 64 ks); its A
-// fragments (4 ks registers) are loaded once. Per step, per chunk of up to nb samples (nb / 8 n-tiles):
+// MT m-tiles of 16 gate rows per block (configs steps.tc: MT = 2, steps.tc.r64: MT = 4). Block b owns
+// the hidden units j in [b*hu, (b+1)*hu), hu = 16 MT / G (all G gates of them in 16 MT rows, row r =
+// gate r / hu, unit r % hu, R's row (r / hu) H + j; rows from G*hu on are zero). 4 MT warps: warp w
+// takes rows 16 (w % MT) .. + 16 (one m-tile) and the k quarter kq = w / MT: k-steps [kq ks, (kq + 1) ks)
+// of 16, ks = ceil(H / 64) (K padded with zeros to 64 ks); its A fragments (4 ks registers) are loaded
+// once. Per step, per chunk of up to nb samples (nb / 8 n-tiles; nb <= 128 / MT):
 //   hs[n][k]          = bf16 h_prev[n0 + n][k] (the previous step's h rounded by the cell kernel, hx
 //                       at the first step; zero past H and past the chunk)   shared memory, rows of LDH
 //   part[kq][r][n]    = sum over the quarter's k of R[row r][k] hs[n][k]     mma.sync, n-tiles of 8 (rows nb + 8 apart)
@@ -15,7 +16,8 @@
 //                       consecutive words, no bank conflicts; s25 call 1 had r fastest, 32-way, ~5 us a step)
 //   the cells of (n0 + n, j) with rnn_cell_fwd (which also writes h's bf16 rounding for the next step);
 //   their p values are loaded before the staging, so that latency hides behind the products
-// then grid_sync(). hs rows are LDH = 64 ks + 8 elements: a B fragment's 32-bit loads (8 samples x 4
+// then grid_sync(). part and qs reuse hs's shared memory once the products are done (a barrier between).
+// hs rows are LDH = 64 ks + 8 elements: a B fragment's 32-bit loads (8 samples x 4
 // k pairs) fall on 8 distinct bank quadruples. The products are exact (bf16 x bf16 in fp32) and
 // summed in the tensor cores' order: reference/rnn_bound.hpp's gamma_{2u}(K') for math=h16.
 // On the host emulation one warp's mma is formed through shared memory by the block together
@@ -61,24 +63,22 @@ __device__ __forceinline__ float rnn_bf16_bits_to_float(std::uint16_t b) {
 }
 
 // d += A[16x16] B[16x8] for one warp's fragments (gpu/gemm/mma_fragment.hpp's maps). Emulation: the
-// warp's fragments meet in `scratch` (384 floats of this warp), the whole block calls together.
-__device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2], float* scratch,
-                                           int lane) {
+// warp's fragments meet in `scratch` (this warp's 384 bf16 words), the whole block calls together.
+__device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                                           std::uint16_t* scratch, int lane) {
 #if HIPRIM_MMA_SM80
   (void)scratch, (void)lane;
   mma_detail::mma_16816<hiprim_bf16_t>(d, a, b);
 #elif HIPRIM_PLATFORM_EMU
-  float* A = scratch;        // [16][16]
-  float* B = scratch + 256;  // [16 k][8 n]
-  for (int i = 0; i < 8; ++i)
-    A[mma_a_row(lane, i) * 16 + mma_a_col(lane, i)] = rnn_bf16_bits_to_float(static_cast<std::uint16_t>(a[i / 2] >> (16 * (i % 2))));
-  for (int i = 0; i < 4; ++i)
-    B[mma_b_row(lane, i) * 8 + mma_b_col(lane, i)] = rnn_bf16_bits_to_float(static_cast<std::uint16_t>(b[i / 2] >> (16 * (i % 2))));
+  std::uint16_t* A = scratch;        // [16][16]
+  std::uint16_t* B = scratch + 256;  // [16 k][8 n]
+  for (int i = 0; i < 8; ++i) A[mma_a_row(lane, i) * 16 + mma_a_col(lane, i)] = static_cast<std::uint16_t>(a[i / 2] >> (16 * (i % 2)));
+  for (int i = 0; i < 4; ++i) B[mma_b_row(lane, i) * 8 + mma_b_col(lane, i)] = static_cast<std::uint16_t>(b[i / 2] >> (16 * (i % 2)));
   __syncthreads();
   for (int i = 0; i < 4; ++i) {
     const int row = mma_c_row(lane, i), col = mma_c_col(lane, i);
     float s = d[i];
-    for (int k = 0; k < 16; ++k) s = fmaf(A[row * 16 + k], B[k * 8 + col], s);
+    for (int k = 0; k < 16; ++k) s = fmaf(rnn_bf16_bits_to_float(A[row * 16 + k]), rnn_bf16_bits_to_float(B[k * 8 + col]), s);
     d[i] = s;
   }
   __syncthreads();
@@ -106,22 +106,24 @@ __device__ __forceinline__ void rnn_tc_stage(const RnnRows16& h, int n0, int liv
   async_copy_wait();
 }
 
-template <RnnCell C>
-__global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
+template <RnnCell C, int MT>
+__global__ void __launch_bounds__(128 * MT) rnn_tc_fwd(RnnTcFwd a) {
   HIPRIM_DYNAMIC_SMEM(raw);
-  constexpr int G = static_cast<int>(kRnnGates<C>);
-  constexpr int kCells = (kRnnTcMaxNb * (32 / G) + kRnnTcThreads - 1) / kRnnTcThreads;  // cells per thread, at most
+  constexpr int G = static_cast<int>(kRnnGates<C>), kRows = 16 * MT, kThreads = 128 * MT;
+  constexpr int kMaxNt = rnn_tc_max_nb(MT) / 8;                                     // n-tiles of a chunk, at most
+  constexpr int kCells = (rnn_tc_max_nb(MT) * (kRows / G) + kThreads - 1) / kThreads;  // cells per thread, at most
   const int N = a.seq.N, H = a.seq.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
+  const RnnTcSmem sm = rnn_tc_smem(MT, nbm, ks);
   std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw);               // [nb][ldh]
   const int lp = nbm + 8;                                                    // part's row stride (see below)
-  float* part = reinterpret_cast<float*>(raw + rnn_tc_hs_bytes(nbm, ks));   // [4][32][lp]
-  float* qs = part + 4 * 32 * lp;                                           // [32][nb]
-  float* scratch = qs + nbm * 32;                                           // emulation: 384 floats per warp
-  float* brs = scratch + 8 * 384;                                           // bR of the block's 32 rows
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % 2, kq = warp / 2;
+  float* part = reinterpret_cast<float*>(raw);                              // [4][kRows][lp], over hs
+  float* qs = part + 4 * kRows * lp;                                        // [kRows][nb], over hs
+  float* brs = reinterpret_cast<float*>(raw + sm.region);                   // bR of the block's rows
+  std::uint16_t* scratch = reinterpret_cast<std::uint16_t*>(brs + kRows);  // emulation: 384 words per warp
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % MT, kq = warp / MT;
   const int j0 = static_cast<int>(blockIdx.x) * hu;
   const long long GH = static_cast<long long>(G) * H;
-  float* my_scratch = scratch + warp * 384;
+  std::uint16_t* my_scratch = scratch + warp * 384;
 
   // A fragments: register 2j of k-step i holds R(row, k), R(row, k + 1) for the fragment's (row, k).
   std::uint32_t af[kRnnTcMaxKs][4];
@@ -136,7 +138,7 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
       af[i][jr] = lo | (hi << 16);
     }
 
-  if (tid < 32) {
+  if (tid < kRows) {
     const int j = j0 + tid % hu;
     brs[tid] = a.br != nullptr && tid < rows && j < H ? a.br[static_cast<long long>(tid / hu) * H + j] : 0.0f;
   }  // read after the first chunk's barriers
@@ -152,7 +154,7 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
       float pf[kCells][G], prev[kCells];
 #pragma unroll
       for (int c = 0; c < kCells; ++c) {
-        const int e = tid + c * kRnnTcThreads, nn = e / hu, j = j0 + e % hu;
+        const int e = tid + c * kThreads, nn = e / hu, j = j0 + e % hu;
         const bool live = e < nb * hu && j < H;
 #pragma unroll
         for (int g = 0; g < G; ++g) pf[c][g] = live ? st.p[(n0 + nn) * GH + g * H + j] : 0.0f;
@@ -161,13 +163,13 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
       __syncthreads();  // the previous chunk's readers of hs, part and qs are done
       rnn_tc_stage(h16, n0, nb, nbm, H, kpad, a.vec, hs);
       __syncthreads();
-      float acc[8][4] = {};
+      float acc[kMaxNt][4] = {};
 #pragma unroll
       for (int i = 0; i < kRnnTcMaxKs; ++i) {
         if (i >= ks) break;  // uniform over the block
         const int kb = 16 * (kq * ks + i) + 2 * (lane % 4);
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt) {
+        for (int nt = 0; nt < kMaxNt; ++nt) {
           if (nt >= ntiles) break;  // uniform
           const std::uint16_t* col = hs + (8 * nt + lane / 4) * ldh + kb;  // B(k, n) = hs[n][k]
           std::uint32_t bf[2];
@@ -176,32 +178,33 @@ __global__ void __launch_bounds__(kRnnTcThreads) rnn_tc_fwd(RnnTcFwd a) {
           rnn_tc_mma(acc[nt], af[i], bf, my_scratch, lane);
         }
       }
+      __syncthreads();  // every warp's reads of hs are done: part and qs reuse it
       // (d0, d1) and (d2, d3) are column pairs: 8-byte stores; rows lp = nb + 8 words apart put a
       // warp's 8 rows x 4 pairs on distinct banks in two wavefronts (rows nb apart: 8-way conflicts).
 #pragma unroll
-      for (int nt = 0; nt < 8; ++nt) {
+      for (int nt = 0; nt < kMaxNt; ++nt) {
         if (nt >= ntiles) break;
 #pragma unroll
         for (int e = 0; e < 4; e += 2) {
           RnnFloatPair v;
           v.x = acc[nt][e], v.y = acc[nt][e + 1];
-          *reinterpret_cast<RnnFloatPair*>(&part[(kq * 32 + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e)]) = v;
+          *reinterpret_cast<RnnFloatPair*>(&part[(kq * kRows + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e)]) = v;
         }
       }
       __syncthreads();
       const int lg = nbm == 64 ? 6 : nbm == 32 ? 5 : nbm == 16 ? 4 : 3;  // nbm: a power of two
-      for (int o = tid; o < rows * nbm; o += kRnnTcThreads) {
+      for (int o = tid; o < rows * nbm; o += kThreads) {
         const int nn = o & (nbm - 1), rr = o >> lg, j = j0 + rr % hu;
         if (nn >= nb) continue;
         const float* pr = part + rr * lp + nn;  // part[0][rr][nn]
-        float q = ((pr[0] + pr[32 * lp]) + pr[64 * lp]) + pr[96 * lp];
+        float q = ((pr[0] + pr[kRows * lp]) + pr[2 * kRows * lp]) + pr[3 * kRows * lp];
         if (a.br != nullptr && j < H) q = q + brs[rr];
         qs[o] = q;
       }
       __syncthreads();
 #pragma unroll
       for (int c = 0; c < kCells; ++c) {
-        const int e = tid + c * kRnnTcThreads, nn = e / hu, jj = e - nn * hu, j = j0 + jj;
+        const int e = tid + c * kThreads, nn = e / hu, jj = e - nn * hu, j = j0 + jj;
         if (e < nb * hu && j < H) rnn_cell_fwd<C>(st, n0 + nn, j, pf[c], qs + jj * nbm + nn, hu * nbm, 1, prev[c]);
       }
     }

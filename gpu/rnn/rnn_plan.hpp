@@ -74,24 +74,32 @@ inline RnnPersistShape rnn_persist_shape(const RnnProblem& p) {
   return s;
 }
 
-// The tensor-core persistent forward kernel (gpu/rnn/rnn_persist_tc.hpp, config "steps.tc" of rnn.mma:
-// bf16 problems with math=h16): 256 threads, hu = 32 / G hidden units per block (all G gates in 32
-// rows of R, two m-tiles), k in ks = ceil(H / 64) steps of 16 per warp quarter (H <= 64 kRnnTcMaxKs),
-// samples in chunks of nb (64, or 32/16/8 where the shared memory is smaller); blocks = ceil(H / hu),
-// all resident at once. Shared memory: hs [nb][64 ks + 8] bf16, the quarters' partial sums
-// [4][32][nb + 8], qs [32][nb], the emulation's mma scratch (8 warps x 384 floats) and bR's 32 rows.
-inline constexpr int kRnnTcThreads = 256, kRnnTcMaxNb = 64, kRnnTcMaxKs = 16;
-inline constexpr std::size_t rnn_tc_hs_bytes(int nb, int ks) { return (static_cast<std::size_t>(nb) * (64 * ks + 8) * 2 + 15) / 16 * 16; }
-inline constexpr std::size_t rnn_tc_smem(int nb, int ks) {
-  return rnn_tc_hs_bytes(nb, ks) + static_cast<std::size_t>(4 * 32 * (nb + 8) + nb * 32 + 8 * 384 + 32) * sizeof(float);
+// The tensor-core persistent forward kernel (gpu/rnn/rnn_persist_tc.hpp, configs "steps.tc" (mt = 2) and
+// "steps.tc.r64" (mt = 4) of rnn.mma: bf16 problems with math=h16): 128 mt threads, 16 mt gate rows per block
+// (hu = 16 mt / G hidden units, all G gates), k in ks = ceil(H / 64) steps of 16 per warp quarter (H <= 64
+// kRnnTcMaxKs), samples in chunks of nb (rnn_tc_max_nb: 128 / mt, so a warp's accumulators stay 32 registers;
+// halved down to 8 where the shared memory is smaller); blocks =
+// ceil(H / hu), all resident at once. Shared memory: a region holding hs [nb][64 ks + 8] bf16 during the
+// products and then the quarters' partial sums [4][16 mt][nb + 8] and qs [16 mt][nb] (fp32), bR's 16 mt rows
+// and the emulation's mma scratch (4 mt warps x 384 bf16 words).
+inline constexpr int kRnnTcMaxKs = 16;
+inline constexpr int rnn_tc_max_nb(int mt) { return 128 / mt; }
+struct RnnTcSmem {
+  std::size_t region = 0, total = 0;
+};
+inline constexpr RnnTcSmem rnn_tc_smem(int mt, int nb, int ks) {
+  const std::size_t hs = static_cast<std::size_t>(nb) * (64 * ks + 8) * 2;
+  const std::size_t sums = static_cast<std::size_t>(4 * 16 * mt * (nb + 8) + 16 * mt * nb) * 4;
+  const std::size_t region = ((hs > sums ? hs : sums) + 15) / 16 * 16;
+  return {region, region + static_cast<std::size_t>(16 * mt) * 4 + static_cast<std::size_t>(4 * mt * 384) * 2};
 }
 struct RnnTcShape {
-  int hu = 0, ks = 0, nb = 0, blocks = 0;
+  int mt = 0, threads = 0, hu = 0, ks = 0, nb = 0, blocks = 0;
   std::size_t smem = 0;
   std::string refusal;
 };
-// smem_limit: the device's shared memory per block.
-inline RnnTcShape rnn_tc_shape(const RnnProblem& p, std::size_t smem_limit) {
+// mt: m-tiles per block (the config); smem_limit: the device's shared memory per block.
+inline RnnTcShape rnn_tc_shape(const RnnProblem& p, int mt, std::size_t smem_limit) {
   RnnTcShape s;
   if (p.math != RnnMath::h16 || p.dtype != DType::bf16) {
     s.refusal = "bf16 with math=h16 only (R h_prev on tensor cores reads h rounded to bf16)";
@@ -101,11 +109,12 @@ inline RnnTcShape rnn_tc_shape(const RnnProblem& p, std::size_t smem_limit) {
     s.refusal = "hidden " + std::to_string(p.hidden) + " > " + std::to_string(64 * kRnnTcMaxKs) + " (R's fragments: 64 registers per thread)";
     return s;
   }
-  s.hu = 32 / p.gates();
+  s.mt = mt, s.threads = 128 * mt;
+  s.hu = 16 * mt / p.gates();
   s.ks = static_cast<int>((p.hidden + 63) / 64);
   s.blocks = static_cast<int>((p.hidden + s.hu - 1) / s.hu);
-  for (s.nb = kRnnTcMaxNb; s.nb > 8 && rnn_tc_smem(s.nb, s.ks) > smem_limit;) s.nb /= 2;
-  s.smem = rnn_tc_smem(s.nb, s.ks);
+  for (s.nb = rnn_tc_max_nb(mt); s.nb > 8 && rnn_tc_smem(mt, s.nb, s.ks).total > smem_limit;) s.nb /= 2;
+  s.smem = rnn_tc_smem(mt, s.nb, s.ks).total;
   if (s.smem > smem_limit) s.refusal = "needs " + std::to_string(s.smem) + " bytes of shared memory per block";
   return s;
 }

@@ -171,15 +171,21 @@ TEST(RnnEmulated, TensorCoreStepsWithinTheH16Bound) {
       "rnn bwd-data lstm bf16 layers1 hidden8 input3 seq3 n70 uni bias math=h16",
       "rnn bwd-weights gru bf16 layers2 hidden8 input5 seq3 n3 bidir bias math=h16",
   };
+  int r64 = 0;
   for (const char* s : problems) {
     const Judged j = judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc");
     ASSERT_TRUE(j.ran) << s << ": steps.tc not listed";
     EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
     std::printf("steps.tc: %-66s worst error / bound %.3g over %lld values\n", s, j.worst, j.checked);
+    // 64 gate rows per block (twice the units, 16 warps): listed where its fewer blocks fit
+    const Judged j64 = judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc.r64");
+    if (j64.ran) ++r64;
+    EXPECT_EQ(j64.outside, 0) << s << " steps.tc.r64: " << j64.where;
     const OpProblemPtr p = make_op_problem(parse_rnn_problem(s));
     for (const auto& solver : gpu_emu::rnn_solvers_split_on_simt())
       if (solver->name().rfind("rnn.split_simt.", 0) == 0 && solver->applicable(*p)) EXPECT_EQ(solver->default_config_for(*p), "steps.tc") << s;
   }
+  EXPECT_EQ(r64, 6);
   const std::string h16 = problems[0], exact = h16.substr(0, h16.size() - std::string(" math=h16").size());
   EXPECT_GT(judge(gpu_emu::rnn_solvers_split_on_simt(), h16, "steps.tc", exact).outside, 0);
   // Not listed: math=exact, fp16, or blocks beyond the emulated device's resident ones.
