@@ -249,6 +249,35 @@ TEST(RnnEmulated, SmokeOpsThroughTheRunner) {
     EXPECT_EQ(ran.count(name) ? ran.at(name) : 0, 1) << name;
 }
 
+// steps.tc's launch shape (gpu/rnn/rnn_plan.hpp): units per block, blocks, k-steps, the sample chunk that fits
+// the shared memory (the products' region shared by the staged h and the sums), and refusals with reasons.
+TEST(RnnPlan, TensorCoreShapeFitsTheSharedMemory) {
+  const std::size_t h100 = 227 * 1024;
+  const RnnProblem lstm = parse_rnn_problem("rnn fwd lstm bf16 layers2 hidden1024 input1024 seq128 n64 uni bias math=h16");
+  const gpu::RnnTcShape a = gpu::rnn_tc_shape(lstm, 2, h100), b = gpu::rnn_tc_shape(lstm, 4, h100);
+  EXPECT_EQ(a.refusal, "");
+  EXPECT_EQ((std::vector<int>{a.hu, a.blocks, a.ks, a.nb, a.threads}), (std::vector<int>{8, 128, 16, 64, 256}));
+  EXPECT_EQ((std::vector<int>{b.hu, b.blocks, b.ks, b.nb, b.threads}), (std::vector<int>{16, 64, 16, 32, 512}));
+  // hs [64][1032] bf16 is the larger tenant of the shared region; then bR and the emulation's scratch.
+  EXPECT_EQ(a.smem, 64u * 1032 * 2 + 32 * 4 + 8 * 384 * 2);
+  EXPECT_LE(a.smem, h100);
+  // A smaller shared memory takes smaller chunks; too small refuses, saying how much it needs.
+  EXPECT_EQ(gpu::rnn_tc_shape(lstm, 2, 100 * 1024).nb, 32);
+  EXPECT_NE(gpu::rnn_tc_shape(lstm, 2, 8 * 1024).refusal.find("bytes of shared memory"), std::string::npos);
+  const RnnProblem gru = parse_rnn_problem("rnn fwd gru bf16 layers1 hidden1000 input8 seq2 n3 uni bias math=h16");
+  EXPECT_EQ(gpu::rnn_tc_shape(gru, 2, h100).hu, 10);
+  EXPECT_EQ(gpu::rnn_tc_shape(gru, 2, h100).blocks, 100);
+  EXPECT_EQ(gpu::rnn_tc_shape(gru, 2, h100).ks, 16);
+  EXPECT_NE(gpu::rnn_tc_shape(parse_rnn_problem("rnn fwd lstm bf16 layers1 hidden1025 input8 seq2 n3 uni bias math=h16"), 2, h100)
+                .refusal.find("hidden 1025 > 1024"),
+            std::string::npos);
+  EXPECT_NE(gpu::rnn_tc_shape(parse_rnn_problem("rnn fwd lstm bf16 layers1 hidden64 input8 seq2 n3 uni bias"), 2, h100).refusal.find("math=h16"),
+            std::string::npos);
+  EXPECT_NE(gpu::rnn_tc_shape(parse_rnn_problem("rnn fwd lstm fp16 layers1 hidden64 input8 seq2 n3 uni bias math=h16"), 2, h100)
+                .refusal.find("bf16"),
+            std::string::npos);
+}
+
 TEST(RnnPlan, WorkspaceRegionsAreDisjointAndSized) {
   const RnnProblem p = parse_rnn_problem("rnn bwd-weights gru bf16 layers2 hidden5 input3 seq4 n3 bidir bias");
   const gpu::RnnPlan k = gpu::plan_rnn(p);
