@@ -213,19 +213,23 @@ void load_inputs(const RnnRun& r, const T* x, const T* hx, const T* cx, const T*
   if (r.p.lstm()) r.copy(cx, 0, r.at(r.k.c0), 0, 1, states);
 }
 
-// Whether rnn_persist_fwd can run p: its shape allows p and all its blocks are resident at once on
-// the current device (without a device to ask: the shape alone; nothing runs there).
+// Whether `blocks` blocks of a cooperative kernel are resident at once on the current device (without a
+// device to ask: true, the shape alone decides; nothing runs there).
+template <typename K>
+bool resident_at_once(K* kernel, int threads, std::size_t smem, long long blocks) {
+  try {
+    return static_cast<long long>(resident_per_mp(kernel, threads, smem)) * multiprocessors() >= blocks;
+  } catch (const std::exception&) {
+    return true;
+  }
+}
+
+// Whether rnn_persist_fwd can run p: its shape allows p and all its blocks are resident at once.
 bool persist_fits(const RnnProblem& p) {
   const RnnPersistShape sh = rnn_persist_shape(p);
   if (!sh.refusal.empty()) return false;
   bool fits = true;
-  with_cell(p.mode, [&]<RnnCell C>() {
-    try {
-      fits = static_cast<long long>(resident_per_mp(rnn_persist_fwd<C>, sh.threads, sh.smem)) * multiprocessors() >= sh.blocks;
-    } catch (const std::exception&) {
-      fits = true;
-    }
-  });
+  with_cell(p.mode, [&]<RnnCell C>() { fits = resident_at_once(rnn_persist_fwd<C>, sh.threads, sh.smem, sh.blocks); });
   return fits;
 }
 
@@ -260,20 +264,14 @@ void with_mt(int mt, F&& f) {
 }
 
 // Whether rnn_tc_fwd with mt m-tiles can run p on this engine: its shape allows p and all its blocks are
-// resident at once (without a device: the shape alone).
+// resident at once.
 bool tc_fits(const RnnProblem& p, RnnEngine e, int mt) {
   if (!rnn_split(e)) return false;
   const RnnTcShape sh = rnn_tc_shape(p, mt, max_dynamic_smem_or_portable());
   if (!sh.refusal.empty()) return false;
   bool fits = true;
   with_cell(p.mode, [&]<RnnCell C>() {
-    with_mt(mt, [&]<int MT>() {
-      try {
-        fits = static_cast<long long>(resident_per_mp(rnn_tc_fwd<C, MT>, sh.threads, sh.smem)) * multiprocessors() >= sh.blocks;
-      } catch (const std::exception&) {
-        fits = true;
-      }
-    });
+    with_mt(mt, [&]<int MT>() { fits = resident_at_once(rnn_tc_fwd<C, MT>, sh.threads, sh.smem, sh.blocks); });
   });
   return fits;
 }

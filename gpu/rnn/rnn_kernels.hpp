@@ -89,10 +89,10 @@ struct RnnSeqFwd {
   bool reverse;
   __device__ __forceinline__ int time(int s) const { return reverse ? T - 1 - s : s; }
   __device__ RnnStepFwd step(int s) const {
-    const long long t = time(s), tp = reverse ? t + 1 : t - 1, GH = static_cast<long long>(G) * H;
+    const long long t = time(s), GH = static_cast<long long>(G) * H;
     RnnStepFwd st{};
     st.p = p + t * N * GH;
-    st.h_prev = s == 0 ? h0 : RnnRows{out.ptr + tp * N * out.ld, out.ld};
+    st.h_prev = s == 0 ? h0 : RnnRows{out.ptr + static_cast<long long>(time(s - 1)) * N * out.ld, out.ld};
     st.h = RnnRows{out.ptr + t * N * out.ld, out.ld};
     if (c) {
       st.c_prev = s == 0 ? c0 : RnnRows{c + static_cast<long long>(s - 1) * N * H, H};

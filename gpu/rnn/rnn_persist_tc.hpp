@@ -24,14 +24,17 @@
 // (rnn_tc_mma: every thread of the block makes the same calls, so its barriers are uniform).
 #pragma once
 #include <cstdint>
-#include <cstring>
 
 #include "gpu/common/async_copy.hpp"
 #include "gpu/common/launch_grid.hpp"
+#include "gpu/common/vec_pack.hpp"
 #include "gpu/gemm/gemm_mma.hpp"
 #include "gpu/gemm/mma_fragment.hpp"
 #include "gpu/rnn/rnn_kernels.hpp"
 #include "gpu/rnn/rnn_plan.hpp"
+#if HIPRIM_PLATFORM_EMU
+#include "core/dtype.hpp"  // bf16_bits_to_float: the emulated mma's operands
+#endif
 
 namespace hiprim::gpu {
 
@@ -51,17 +54,6 @@ struct RnnTcFwd {
   bool vec;                 // 16-byte staging: H % 8 == 0 and both row sources 16-byte aligned
 };
 
-struct alignas(8) RnnFloatPair {  // one 8-byte shared-memory store
-  float x, y;
-};
-
-__device__ __forceinline__ float rnn_bf16_bits_to_float(std::uint16_t b) {
-  const std::uint32_t w = static_cast<std::uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &w, sizeof f);
-  return f;
-}
-
 // d += A[16x16] B[16x8] for one warp's fragments (gpu/gemm/mma_fragment.hpp's maps). Emulation: the
 // warp's fragments meet in `scratch` (this warp's 384 bf16 words), the whole block calls together.
 __device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
@@ -78,7 +70,7 @@ __device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&
   for (int i = 0; i < 4; ++i) {
     const int row = mma_c_row(lane, i), col = mma_c_col(lane, i);
     float s = d[i];
-    for (int k = 0; k < 16; ++k) s = fmaf(rnn_bf16_bits_to_float(A[row * 16 + k]), rnn_bf16_bits_to_float(B[k * 8 + col]), s);
+    for (int k = 0; k < 16; ++k) s = fmaf(bf16_bits_to_float(A[row * 16 + k]), bf16_bits_to_float(B[k * 8 + col]), s);
     d[i] = s;
   }
   __syncthreads();
@@ -145,8 +137,7 @@ __global__ void __launch_bounds__(128 * MT) rnn_tc_fwd(RnnTcFwd a) {
 
   for (int s = 0; s < a.seq.T; ++s) {
     const RnnStepFwd st = a.seq.step(s);
-    const int t = a.seq.time(s), tp = a.seq.reverse ? t + 1 : t - 1;
-    const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(tp) * N * a.out16.ld, a.out16.ld};
+    const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(a.seq.time(s - 1)) * N * a.out16.ld, a.out16.ld};
     for (int n0 = 0; n0 < N; n0 += nbm) {
       const int nb = N - n0 < nbm ? N - n0 : nbm;
       // The thread's cells e = tid + c * threads (< nb hu): their G values of p and the carried c_prev /
@@ -186,9 +177,8 @@ __global__ void __launch_bounds__(128 * MT) rnn_tc_fwd(RnnTcFwd a) {
         if (nt >= ntiles) break;
 #pragma unroll
         for (int e = 0; e < 4; e += 2) {
-          RnnFloatPair v;
-          v.x = acc[nt][e], v.y = acc[nt][e + 1];
-          *reinterpret_cast<RnnFloatPair*>(&part[(kq * kRows + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e)]) = v;
+          store_raw<float, 2>(part, (kq * kRows + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e),
+                              Pack<float, 2>{{acc[nt][e], acc[nt][e + 1]}});
         }
       }
       __syncthreads();
