@@ -10,8 +10,9 @@
 #      default there is steps.tc)                                                                     [CHECK_S, 90]
 #   4. a GPU fuzz campaign of rnn.mma.fwd (half its bf16 cases math=h16)                              [FUZZ_S, 20]
 #   5. per-kernel GPU time of rnn.mma.fwd on the LSTM line (scripts/ncu_kernel_table.sh; NCU_TABLE=0 skips it), then ncu sections
-#      (speed of light, warp states with details, scheduler, memory) of one rnn_tc_fwd launch      [NCU=1]
-# Writes $OUT/summary.txt and the logs/JSONs beside it (at most 8 files).
+#      (speed of light, warp states, stall reasons, scheduler, memory) of one rnn_tc_fwd launch per config in
+#      NCU_CONFIGS (default steps.tc)                                                                 [NCU=1]
+# Writes $OUT/summary.txt and the logs/JSONs beside it (more than 8 files with several NCU_CONFIGS: pack them).
 set -u
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT}"
@@ -42,8 +43,14 @@ if [ "${NCU:-1}" = 1 ]; then
     timeout 120 scripts/ncu_kernel_table.sh "$L" rnn.mma.fwd > "$OUT/ncu_table.txt" 2>&1
     head -5 "$OUT/ncu_table.txt" | tee -a "$S"
   fi
-  HIPRIM_SOLVER=rnn.mma.fwd timeout 100 ncu --clock-control none --cache-control none -k regex:rnn_tc_fwd --launch-count 1 \
-    --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --print-details all \
-    devbin/hiprim run "$L" --no-determinism-check > "$OUT/ncu_tc.txt" 2>&1
-  grep -E ' Duration |L1/TEX Cache Throughput|Issued Warp Per Scheduler' "$OUT/ncu_tc.txt" | head -4 | tee -a "$S"
+  for cfg in ${NCU_CONFIGS:-steps.tc}; do
+    HIPRIM_SOLVER=rnn.mma.fwd timeout 100 ncu --clock-control none --cache-control none -k regex:rnn_tc_fwd --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --print-details all \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+      devbin/hiprim run "$L" --config "$cfg" --no-determinism-check > "$OUT/ncu_$cfg.txt" 2>&1
+    say "ncu $cfg:"
+    grep -E ' Duration |L1/TEX Cache Throughput|Issued Warp Per Scheduler|Registers Per Thread' "$OUT/ncu_$cfg.txt" | head -4 | tee -a "$S"
+    # stall reasons (warps per issued instruction), largest first
+    grep -E 'issue_stalled_.*ratio' "$OUT/ncu_$cfg.txt" | awk '{print $NF, $1}' | sort -gr | head -8 | tee -a "$S"
+  done
 fi
