@@ -317,6 +317,30 @@ std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& 
   return sm90::make_igemm_launch(pl, config_for(p, pl, config)).workspace_bytes;
 }
 
+std::string igemm_sm90_gemm_fp32_out(DType t, long long m, long long n, long long k, const void* a, const void* b,
+                                     const void* bias, float* out, void* stream, const std::string& context) {
+  if (const std::string why = igemm_sm90_unavailable(); !why.empty()) return why;
+  if (t != DType::fp16 && t != DType::bf16) return "fp16/bf16 operands only";
+  if (k % 8 != 0 || n % 8 != 0) return "k and n multiples of 8 only (16-byte rows)";
+  for (const void* ptr : {a, b, static_cast<const void*>(out)})
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return "operands 16-byte aligned only";
+  ConvProblem p;
+  p.dtype = t, p.channels_last = true, p.n = 1, p.c = k, p.k = n, p.in = {m, 1}, p.bias = bias != nullptr;
+  const IgemmPlan pl = sm90::plan_igemm(p);
+  if (!pl.refusal.empty()) return pl.refusal;
+  if (pl.c_pad > 0) return "channel padding";
+  IgemmConfig c = config_to_run(p, pl);
+  c.splitk = 1, c.se = false, c.persist = false;  // the fp32 epilogue is the plain one's (igemm_epilogue)
+  if (const std::string why = sm90::igemm_config_refusal(pl, c); !why.empty()) return why;
+  sm90::IgemmLaunch L = sm90::make_igemm_launch(pl, c);
+  L.params.fp32_out = true;
+  const sm90::IgemmBuffers buf{a, b, nullptr, bias, out, {}};
+  dispatch_dtype(t, [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, float>) sm90::igemm_sm90_launch<T, IgemmDir::fwd>(L, c, buf, stream, context);
+  });
+  return "";
+}
+
 namespace {
 // fold_bnorm_kernel: a[k] = scale[k] * (1 / sqrt(var[k] + eps)) in fp32, as the bnorm solvers fold it.
 __global__ void __launch_bounds__(kPadThreads)

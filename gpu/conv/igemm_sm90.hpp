@@ -27,6 +27,14 @@ std::size_t igemm_sm90_workspace_bytes(const ConvProblem& p, const std::string& 
 // InputError when the config does not parse or cannot run p (the message says why).
 void igemm_sm90_run(const ConvProblem& p, const ConvTensors& t, const std::string& config);
 
+// out[m][n] = sum_i a[m][i] b[n][i] (+ bias[n]) in fp32, not rounded (rows of n floats; a, b, bias of
+// dtype t, fp16 or bf16, a and b dense rows of k): the fwd kernel on the 1x1 problem x = a as NHWC
+// [1][m][1][k], w = b, with its fp32 epilogue (split 1, no .se or .p; the heuristic's tile otherwise).
+// Products exact, fp32 tensor-core adds (< 2u each). Enqueued on `stream` when it returns "", else
+// nothing ran and the text says why (no sm_90a, a shape the plan refuses, k % 8, 16-byte alignment).
+std::string igemm_sm90_gemm_fp32_out(DType t, long long m, long long n, long long k, const void* a, const void* b,
+                                     const void* bias, float* out, void* stream, const std::string& context);
+
 // The fused fwd epilogue (fusion.igemm.wgmma; sm90::IgemmEpilogue has the math): the chain's device
 // inputs, null where the chain lacks the step (bias and residual: T, 16-byte aligned; bnorm: fp32 [K]).
 struct IgemmFusedSteps {

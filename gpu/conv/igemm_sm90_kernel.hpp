@@ -37,7 +37,8 @@
 // splits > 1: each split writes its fp32 partial sums to the class's partial[split][m][n];
 // igemm_sm90_reduce sums the splits in ascending order (+ bias), rounds and stores to the class's
 // output rows: deterministic, no atomics.
-// fp32_out (.col2im's dcol GEMM, splitk 1): the tile's fp32 sums go to partial[0][m][n] unrounded.
+// fp32_out (splitk 1: .col2im's dcol GEMM, igemm_sm90_gemm_fp32_out): the tile's fp32 sums (+ bias) go to
+// partial[0][m][n] unrounded.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -209,7 +210,8 @@ __device__ __forceinline__ void igemm_epilogue(const IgemmParams& p, const Igemm
       for (int jn = 0; jn < BN / 8; ++jn) {
         const int col = n0 + acc_col(t, 4 * jn);
         if (col < n_cols)
-          *reinterpret_cast<float2*>(prow + col) = make_float2(acc[4 * jn + 2 * half], acc[4 * jn + 2 * half + 1]);
+          *reinterpret_cast<float2*>(prow + col) = make_float2(igemm_epilogue_value(acc[4 * jn + 2 * half], cl.splits > 1 ? nullptr : bias, col),
+                                                               igemm_epilogue_value(acc[4 * jn + 2 * half + 1], cl.splits > 1 ? nullptr : bias, col + 1));
       }
     } else {
       const long long off = out_row_offset(cl.out, row, n_cols);

@@ -28,7 +28,8 @@
 // three times (RnnEngine, rnn_plan.hpp): the products are exact, only the accumulation differs
 // (reference/rnn_bound.hpp covers both); the per-step GEMMs and the weight gradients stay on the SIMT GEMM.
 // math=h16 problems (h rounded to bf16 where it is a GEMM operand, core/rnn_problem.hpp): one piece,
-// bf16(h), in place of three, so P's K' = K.
+// bf16(h), in place of three, so P's K' = K. Where P's input is one piece (x; h under math=h16) and the
+// device is sm_90a, P runs on the convolutions' warpgroup-MMA tile with fp32 output instead.
 // Perf configs: steps.gemm (the loops above, the default) and steps.persist (forward steps of a layer
 // and direction in one cooperative launch, gpu/rnn/rnn_persist.hpp; the backward's recompute too);
 // steps.tc and steps.tc.r64 (rnn.mma, math=h16: the same on tensor cores with 32 or 64 gate rows per block,
@@ -41,6 +42,7 @@
 #include <utility>
 
 #include "core/rnn_problem.hpp"
+#include "gpu/conv/igemm_sm90.hpp"
 #include "gpu/gemm/gemm.hpp"
 #include "gpu/gemm/gemm_mma.hpp"
 #include "gpu/gemm/gemm_tile.hpp"
@@ -131,6 +133,15 @@ struct RnnRun {
       launch_gemm<hiprim_bf16_t, GemmMmaTile>(s3, a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
     else
       launch_gemm<hiprim_bf16_t>(s3, a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
+  }
+  // P = in W^T + bW on the warpgroup-MMA tile (gpu/conv/igemm_sm90.hpp's fp32-output GEMM) where the
+  // input is one bf16 piece in dense rows (x itself, or h's rounding under math=h16) and sm_90a runs it:
+  // the same exact products and truncating fp32 adds as the mma.sync tile. False: nothing ran.
+  bool wgmma_projection(const RnnPieces& in16, long long in_dim, const RnnPacking& pk) const {
+    if (engine != RnnEngine::bf16x3_mma || in16.ptr == nullptr || in16.count != 1 || in16.ld != in_dim) return false;
+    return igemm_sm90_gemm_fp32_out(DType::bf16, S, GH, in_dim, in16.ptr, w16 + pk.w, p.bias ? w16 + pk.bw : nullptr, at(k.p),
+                                    stream, ctx)
+        .empty();
   }
   // The three bf16 pieces of fp32 rows [rows][cols] (ld apart) into `to` (its rows cols apart, planes to.plane apart).
   void split(const float* a, long long ld, long long rows, long long cols, const RnnPieces& to) const {
@@ -309,8 +320,9 @@ void forward(const RnnRun& r, bool keep) {
       const float* bias_w = r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr;
       const float* bias_r = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
       // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
-      r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr,
-              l == 0 ? r.x16 : r.out_pieces(l - 1));
+      const RnnPieces in16 = l == 0 ? r.x16 : r.out_pieces(l - 1);
+      if (!r.wgmma_projection(in16, in_dim, pk))
+        r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr, in16);
       if (r.tc || r.persist) {
         (r.tc ? tc_fwd : persist_fwd)(r, l, dir, keep);
         continue;
@@ -453,8 +465,10 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
       return Applicability::no("bf16 only: the split GEMMs read the weights as given, exact only when they are bf16");
     // Without any device the runner reports the GPU solvers as not run; with one, a device (or build)
     // without mma.sync refuses here.
-    if (engine_ == RnnEngine::bf16x3_mma)
-      if (const std::string why = gemm_mma_unavailable(); !why.empty() && device_available()) return Applicability::no(why);
+    if (engine_ == RnnEngine::bf16x3_mma && device_available()) {
+      if (const std::string why = gemm_mma_unavailable(); !why.empty()) return Applicability::no(why);
+      (void)igemm_sm90_unavailable();  // the wgmma kernels' one-time setup, before any graph capture of run()
+    }
     return Applicability::yes();
   }
   std::size_t workspace_for(const RnnProblem& p) const override { return plan_rnn(p, engine_).bytes(); }
