@@ -3,7 +3,7 @@
 // shared memory, then cached), the grid of a grid-stride kernel (the blocks the device keeps
 // resident at once, fewer when the work is small), cooperative launches whose blocks may meet at
 // grid_sync() (every block resident: the grid comes from the same occupancy query), the dynamic
-// shared memory declaration, and a launch check that builds its message only on failure.
+// shared memory declaration, counted arrivals between blocks, and a launch check that builds its message only on failure.
 // None of these synchronizes the host or allocates, so a solver's run() stays capturable into a
 // CUDA graph (the queries are device attributes, not stream work).
 #pragma once
@@ -44,6 +44,42 @@ __device__ __forceinline__ void grid_sync() {
 #else
   cooperative_groups::this_grid().sync();
 #endif
+}
+
+// Counted arrivals between the blocks of one cooperative launch (every block resident), where a block
+// waits for some blocks only: grid_arrive adds 1 to *counter once the whole block's writes before it are
+// done (block barrier, fence, then the add by thread 0: release); grid_wait_for returns once *counter
+// >= target (thread 0 spins on acquire loads, then the block barrier), and the writes of the arrivals
+// it counted are visible to every thread of the block after it. Counters start at zero (the host
+// clears them before the launch) and only grow.
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+#if HIPRIM_PLATFORM_NVIDIA
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+#else
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+__device__ __forceinline__ void grid_arrive(unsigned* counter) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+#if HIPRIM_PLATFORM_EMU
+    __atomic_fetch_add(counter, 1u, __ATOMIC_RELEASE);
+#else
+    __threadfence();
+    atomicAdd(counter, 1u);
+#endif
+  }
+}
+__device__ __forceinline__ void grid_wait_for(const unsigned* counter, unsigned target) {
+  if (threadIdx.x == 0)
+    while (load_acquire(counter) < target) {
+#if HIPRIM_PLATFORM_EMU
+      ::hiprim_emu::yield_thread();  // the emulated blocks are OS threads on few cores
+#endif
+    }
+  __syncthreads();
 }
 
 namespace detail {

@@ -33,8 +33,11 @@
 // Perf configs: steps.gemm (the loops above, the default) and steps.persist (forward steps of a layer
 // and direction in one cooperative launch, gpu/rnn/rnn_persist.hpp; the backward's recompute too);
 // steps.tc and steps.tc.r64 (rnn.mma, math=h16: the same on tensor cores with 32 or 64 gate rows per block,
-// gpu/rnn/rnn_persist_tc.hpp; steps.tc the default where listed).
+// gpu/rnn/rnn_persist_tc.hpp; steps.tc the default where listed); steps.tc.wave (a unidirectional stack: every
+// layer's steps in one launch, layer l's step s overlapping layer l-1's step s+1, layers >= 1 forming their
+// input projection in the kernel).
 // Every sum has a fixed order: the results are the same every run.
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <string>
@@ -93,7 +96,8 @@ struct RnnRun {
   const hiprim_bf16_t* hx16 = nullptr;  // split engines: hx as given (steps.tc's first h_prev)
   const int pieces;      // split engines: h's bf16 pieces (3: exact; 1 under math=h16: bf16(h)); else 0
   bool persist = false;  // config steps.persist: each layer's steps in one launch (rnn_persist.hpp)
-  int tc = 0;            // configs steps.tc / steps.tc.r64: the same on tensor cores (rnn_persist_tc.hpp), its m-tiles
+  int tc = 0;            // configs steps.tc*: the same on tensor cores (rnn_persist_tc.hpp), its m-tiles
+  bool wave = false;     // config steps.tc.wave: every layer in one such launch
   RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
       : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
         H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n),
@@ -138,10 +142,15 @@ struct RnnRun {
   // input is one bf16 piece in dense rows (x itself, or h's rounding under math=h16) and sm_90a runs it:
   // the same exact products and truncating fp32 adds as the mma.sync tile. False: nothing ran.
   bool wgmma_projection(const RnnPieces& in16, long long in_dim, const RnnPacking& pk) const {
+#if HIPRIM_PLATFORM_NVIDIA
     if (engine != RnnEngine::bf16x3_mma || in16.ptr == nullptr || in16.count != 1 || in16.ld != in_dim) return false;
     return igemm_sm90_gemm_fp32_out(DType::bf16, S, GH, in_dim, in16.ptr, w16 + pk.w, p.bias ? w16 + pk.bw : nullptr, at(k.p),
                                     stream, ctx)
         .empty();
+#else
+    (void)in16, (void)in_dim, (void)pk;
+    return false;  // (no wgmma: the emulation and AMD)
+#endif
   }
   // The three bf16 pieces of fp32 rows [rows][cols] (ld apart) into `to` (its rows cols apart, planes to.plane apart).
   void split(const float* a, long long ld, long long rows, long long cols, const RnnPieces& to) const {
@@ -152,9 +161,11 @@ struct RnnRun {
   }
   // Split engines: the pieces of layer l's output rows (written by the forward step kernel; layers
   // alternate between two buffers), rows of D*H, planes S*D*H apart; {} for fp32_simt.
+  // math=h16 (one piece): layer l in plane l % (3 min(L, 2)) of the same region, each layer of a wave its own.
   RnnPieces out_pieces(long long l) const {
     if (!rnn_split(engine)) return {};
-    return RnnPieces{reinterpret_cast<hiprim_bf16_t*>(at(k.out_pieces)) + (l % 2) * 3 * S * D * H, D * H, S * D * H, pieces};
+    const long long slot = pieces == 1 ? l % (3 * std::min<long long>(L, 2)) : 3 * (l % 2);
+    return RnnPieces{reinterpret_cast<hiprim_bf16_t*>(at(k.out_pieces)) + slot * S * D * H, D * H, S * D * H, pieces};
   }
   template <typename TIn, typename TOut>
   void copy(const TIn* in, long long ldi, TOut* out, long long ldo, long long rows, long long cols) const {
@@ -261,12 +272,17 @@ void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
   });
 }
 
-// rnn_tc_fwd's configs: m-tiles of 16 gate rows per block.
-constexpr std::pair<const char*, int> kTcConfigs[] = {{"steps.tc", 2}, {"steps.tc.r64", 4}};
-int tc_mt(const std::string& config) {
-  for (const auto& [name, mt] : kTcConfigs)
-    if (config == name) return mt;
-  return 0;
+// rnn_tc_fwd's configs: m-tiles of 16 gate rows per block, and whether one launch takes every layer.
+struct TcConfig {
+  const char* name;
+  int mt;
+  bool wave;
+};
+constexpr TcConfig kTcConfigs[] = {{"steps.tc", 2, false}, {"steps.tc.r64", 4, false}, {"steps.tc.wave", 4, true}};
+TcConfig tc_config(const std::string& config) {
+  for (const TcConfig& c : kTcConfigs)
+    if (config == c.name) return c;
+  return TcConfig{"", 0, false};
 }
 template <typename F>
 void with_mt(int mt, F&& f) {
@@ -274,44 +290,86 @@ void with_mt(int mt, F&& f) {
   else f.template operator()<2>();
 }
 
-// Whether rnn_tc_fwd with mt m-tiles can run p on this engine: its shape allows p and all its blocks are
-// resident at once.
-bool tc_fits(const RnnProblem& p, RnnEngine e, int mt) {
+// Whether rnn_tc_fwd in config c can run p on this engine: its shape allows p and all its blocks (every
+// layer's, for a wave) are resident at once.
+bool tc_fits(const RnnProblem& p, RnnEngine e, const TcConfig& c) {
   if (!rnn_split(e)) return false;
-  const RnnTcShape sh = rnn_tc_shape(p, mt, max_dynamic_smem_or_portable());
+  const RnnTcShape sh = rnn_tc_shape(p, c.mt, max_dynamic_smem_or_portable(), c.wave);
   if (!sh.refusal.empty()) return false;
   bool fits = true;
   with_cell(p.mode, [&]<RnnCell C>() {
-    with_mt(mt, [&]<int MT>() { fits = resident_at_once(rnn_tc_fwd<C, MT>, sh.threads, sh.smem, sh.blocks); });
+    with_mt(c.mt, [&]<int MT>() {
+      fits = resident_at_once(rnn_tc_fwd<C, MT>, sh.threads, sh.smem, static_cast<long long>(sh.blocks) * sh.layers);
+    });
   });
   return fits;
 }
 
-// The steps of layer l, direction dir on tensor cores in one persistent launch (configs steps.tc*, which
-// only tc_fits problems list; P in the workspace, h's bf16 rounding in out_pieces(l)).
-void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
-  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem());
+// Layer l, direction dir's part of an rnn_tc_fwd launch (P in the workspace, h's bf16 rounding in
+// out_pieces(l); own_p: P formed in the kernel from W and the layer below's rounding instead).
+RnnTcFwd tc_layer(const RnnRun& r, const RnnTcShape& sh, long long l, long long dir, bool keep, bool own_p) {
   const long long idx = l * r.D + dir;
   const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
+  RnnTcFwd a{};
+  a.seq = r.seq_fwd(l, dir, keep), a.r = reinterpret_cast<const std::uint16_t*>(r.w16 + pk.r);
+  a.br = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
+  a.h0 = RnnRows16{reinterpret_cast<const std::uint16_t*>(r.hx16 + idx * r.N * r.H), r.H};
+  a.out16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(a.seq.hp.ptr), a.seq.hp.ld};
+  if (own_p) {
+    a.w = reinterpret_cast<const std::uint16_t*>(r.w16 + pk.w);
+    a.bw = r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr;
+    a.below16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(r.out_pieces(l - 1).ptr), r.D * r.H};
+  }
+  a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
+  auto aligned = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  a.vec = r.H % 8 == 0 && aligned(a.h0.ptr) && aligned(a.out16.ptr) && (!own_p || aligned(a.below16.ptr));
+  return a;
+}
+
+// rnn_tc_fwd over `layers` (one layer and direction, or every layer of a wave) in one cooperative launch
+// (configs steps.tc*, which only tc_fits problems list).
+void tc_launch(const RnnRun& r, const RnnTcShape& sh, const RnnTcLaunch& launch) {
+  const long long blocks = static_cast<long long>(sh.blocks) * launch.layers;
+  if (launch.layers > 1) {
+    hipLaunchKernelGGL(rnn_tc_clear, dim3(1), dim3(32), 0, r.stream, launch.arrivals, launch.layers);
+    HIPRIM_CHECK_LAUNCH("rnn_tc_clear", r.ctx);
+  }
   with_cell(r.p.mode, [&]<RnnCell C>() {
-    RnnTcFwd a{};
-    a.seq = r.seq_fwd(l, dir, keep), a.r = reinterpret_cast<const std::uint16_t*>(r.w16 + pk.r);
-    a.br = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
-    a.h0 = RnnRows16{reinterpret_cast<const std::uint16_t*>(r.hx16 + idx * r.N * r.H), r.H};
-    a.out16 = RnnRows16{reinterpret_cast<const std::uint16_t*>(a.seq.hp.ptr), a.seq.hp.ld};
-    a.hu = sh.hu, a.ks = sh.ks, a.nb = sh.nb;
-    a.vec = r.H % 8 == 0 && reinterpret_cast<std::uintptr_t>(a.h0.ptr) % 16 == 0 && reinterpret_cast<std::uintptr_t>(a.out16.ptr) % 16 == 0;
     with_mt(sh.mt, [&]<int MT>() {
       (void)resident_per_mp(rnn_tc_fwd<C, MT>, sh.threads, sh.smem);  // raises the kernel's shared memory limit (> 48 KiB)
-      launch_cooperative(rnn_tc_fwd<C, MT>, dim3(static_cast<unsigned>(sh.blocks)), dim3(static_cast<unsigned>(sh.threads)), sh.smem,
-                         r.stream, a);
+      launch_cooperative(rnn_tc_fwd<C, MT>, dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(sh.threads)), sh.smem,
+                         r.stream, launch);
       HIPRIM_CHECK_LAUNCH("rnn_tc_fwd", r.ctx);
     });
   });
 }
 
+// The steps of layer l, direction dir on tensor cores in one persistent launch.
+void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
+  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem());
+  RnnTcLaunch launch{};
+  launch.layer[0] = tc_layer(r, sh, l, dir, keep, false);
+  launch.layers = 1, launch.blocks = sh.blocks;
+  tc_launch(r, sh, launch);
+}
+
+// steps.tc.wave: layer 0's P, then every layer's steps in one launch (a unidirectional stack).
+void tc_wave_fwd(const RnnRun& r, bool keep) {
+  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem(), true);
+  const RnnPacking pk = r.p.packing(0, 0);
+  if (!r.wgmma_projection(r.x16, r.p.input, pk))
+    r.wgemm(false, r.S, r.GH, r.p.input, r.layer_in(0), r.p.input, pk.w, cols_map(r.p.input), r.at(r.k.p), r.GH,
+            r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr, nullptr, r.x16);
+  RnnTcLaunch launch{};
+  for (long long l = 0; l < r.L; ++l) launch.layer[l] = tc_layer(r, sh, l, 0, keep, l > 0);
+  launch.arrivals = reinterpret_cast<unsigned*>(r.at(r.k.arrivals));
+  launch.layers = static_cast<int>(r.L), launch.blocks = sh.blocks;
+  tc_launch(r, sh, launch);
+}
+
 // The forward pass of every layer into the workspace; keep: the gate activations (backward).
 void forward(const RnnRun& r, bool keep) {
+  if (r.wave) return tc_wave_fwd(r, keep);
   for (long long l = 0; l < r.L; ++l) {
     const long long in_dim = r.p.layer_input(l);
     for (long long dir = 0; dir < r.D; ++dir) {
@@ -432,15 +490,15 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   // steps.gemm's 12.4 / 10.9 (rnn.mma), so it is not the default (its h_prev staging was latency-bound;
   // the 16-byte staging since has not run on a GPU).
   std::vector<std::string> perf_configs() const override {
-    if (rnn_split(engine_)) return {"steps.tc", "steps.tc.r64", "steps.persist", "steps.gemm"};
+    if (rnn_split(engine_)) return {"steps.tc", "steps.tc.r64", "steps.tc.wave", "steps.persist", "steps.gemm"};
     return {"steps.persist", "steps.gemm"};
   }
   std::vector<std::string> configs_for(const OpProblem& p) const override {
     const RnnProblem* q = op_problem_cast<RnnProblem>(p);
     if (q == nullptr || !applicable(p)) return {};
     std::vector<std::string> c;
-    for (const auto& [name, mt] : kTcConfigs)
-      if (tc_fits(*q, engine_, mt)) c.push_back(name);
+    for (const TcConfig& tc : kTcConfigs)
+      if (tc_fits(*q, engine_, tc)) c.push_back(tc.name);
     if (persist_fits(*q)) c.push_back("steps.persist");
     c.push_back("steps.gemm");
     return c;
@@ -467,7 +525,9 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
     // without mma.sync refuses here.
     if (engine_ == RnnEngine::bf16x3_mma && device_available()) {
       if (const std::string why = gemm_mma_unavailable(); !why.empty()) return Applicability::no(why);
+#if HIPRIM_PLATFORM_NVIDIA
       (void)igemm_sm90_unavailable();  // the wgmma kernels' one-time setup, before any graph capture of run()
+#endif
     }
     return Applicability::yes();
   }
@@ -478,7 +538,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   void run_typed_config(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream,
                         const std::string& config) const override {
     RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " (" + config + ") on " + to_string(p));
-    r.persist = config == "steps.persist", r.tc = tc_mt(config);  // listed only where they fit (run_config checks)
+    r.persist = config == "steps.persist", r.tc = tc_config(config).mt, r.wave = tc_config(config).wave;  // listed only where they fit
     const bool lstm = p.lstm();
     // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
     const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;
@@ -513,7 +573,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   }
 
  private:
-  static std::string default_for(const RnnProblem& p, RnnEngine e) { return tc_fits(p, e, 2) ? "steps.tc" : "steps.gemm"; }
+  static std::string default_for(const RnnProblem& p, RnnEngine e) { return tc_fits(p, e, kTcConfigs[0]) ? "steps.tc" : "steps.gemm"; }
   RnnDir dir_;
   RnnEngine engine_;
 };

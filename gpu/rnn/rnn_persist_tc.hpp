@@ -50,12 +50,34 @@ struct RnnTcFwd {
   const float* br;          // [GH] fp32 or nullptr
   RnnRows16 h0;             // hx [N][H] bf16: the first step's staged h_prev
   RnnRows16 out16;          // seq.hp's rows as 16-bit words: the later steps' staged h_prev
+  // steps.tc.wave, layers >= 1: the step's P = W h_below + bW formed here (seq.p unused): W [GH][H] bf16
+  // (the weights as given), bW [GH] fp32 or nullptr, and the layer below's out16 (its h at time t)
+  const std::uint16_t* w;
+  const float* bw;
+  RnnRows16 below16;
   int hu, ks, nb;
-  bool vec;                 // 16-byte staging: H % 8 == 0 and both row sources 16-byte aligned
+  bool vec;                 // 16-byte staging: H % 8 == 0 and every staged row source 16-byte aligned
 };
+static_assert(sizeof(RnnTcFwd) <= kRnnTcLayerBytes, "the layer parameters' shared-memory copy");
+
+// One launch: layers x blocks blocks, layer l's blocks from l * blocks. layers > 1 (steps.tc.wave): the
+// steps meet by counted arrivals (arrivals[l]: layer l's blocks that finished a step; layer l's step s
+// waits for arrivals[l] >= blocks s and, l >= 1, arrivals[l - 1] >= blocks (s + 1)); one layer: grid
+// barriers (arrivals unused).
+struct RnnTcLaunch {
+  RnnTcFwd layer[kRnnTcMaxLayers];
+  unsigned* arrivals;
+  int layers, blocks;
+};
+
+// The arrival counters of a wave launch, zeroed before it.
+__global__ void rnn_tc_clear(unsigned* arrivals, int n) {
+  if (static_cast<int>(threadIdx.x) < n) arrivals[threadIdx.x] = 0u;
+}
 
 // d += A[16x16] B[16x8] for one warp's fragments (gpu/gemm/mma_fragment.hpp's maps). Emulation: the
 // warp's fragments meet in `scratch` (this warp's 384 bf16 words), the whole block calls together.
+inline constexpr unsigned kRnnTcEmuBlocks = 8;
 __device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
                                            std::uint16_t* scratch, int lane) {
 #if HIPRIM_MMA_SM80
@@ -98,107 +120,179 @@ __device__ __forceinline__ void rnn_tc_stage(const RnnRows16& h, int n0, int liv
   async_copy_wait();
 }
 
+// The block's products of one staged chunk, then their fixed-order sums into dst:
+//   part[kq][r][n] = sum over warp quarter kq's k of A[r][k] hs[n][k]   (mma.sync; A's fragment of k-step i by a_frag)
+//   dst[r ldd + n] = ((part[0] + part[1]) + part[2]) + part[3] + bias[r]   (r < rows, n < nb; bias: live rows only)
+// part and the qs rows may alias hs (a barrier after the products). Begins with the staging's barrier.
+template <int MT, typename AFrag>
+__device__ __forceinline__ void rnn_tc_products(AFrag&& a_frag, const std::uint16_t* hs, float* part, float* dst, int ldd,
+                                                const float* bias, int rows, int nb, int nbm, int ks, std::uint16_t* scratch) {
+  constexpr int kRows = 16 * MT, kThreads = 128 * MT, kMaxNt = rnn_tc_max_nb(MT) / 8;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % MT, kq = warp / MT;
+  const int ldh = 64 * ks + 8, ntiles = nbm / 8, lp = nbm + 8;  // part's rows lp = nb + 8 words apart (see below)
+  __syncthreads();  // the staging is complete
+  float acc[kMaxNt][4] = {};
+#pragma unroll
+  for (int i = 0; i < kRnnTcMaxKs; ++i) {
+    if (i >= ks) break;  // uniform over the block
+    std::uint32_t af[4];
+    a_frag(i, af);
+    const int kb = 16 * (kq * ks + i) + 2 * (lane % 4);
+#pragma unroll
+    for (int nt = 0; nt < kMaxNt; ++nt) {
+      if (nt >= ntiles) break;  // uniform
+      const std::uint16_t* col = hs + (8 * nt + lane / 4) * ldh + kb;  // B(k, n) = hs[n][k]
+      std::uint32_t bf[2];
+      bf[0] = *reinterpret_cast<const std::uint32_t*>(col);
+      bf[1] = *reinterpret_cast<const std::uint32_t*>(col + 8);
+      rnn_tc_mma(acc[nt], af, bf, scratch, lane);
+    }
+  }
+  __syncthreads();  // every warp's reads of hs are done: part and the sums may reuse it
+  // (d0, d1) and (d2, d3) are column pairs: 8-byte stores; rows lp = nb + 8 words apart put a
+  // warp's 8 rows x 4 pairs on distinct banks in two wavefronts (rows nb apart: 8-way conflicts).
+#pragma unroll
+  for (int nt = 0; nt < kMaxNt; ++nt) {
+    if (nt >= ntiles) break;
+#pragma unroll
+    for (int e = 0; e < 4; e += 2) {
+      store_raw<float, 2>(part, (kq * kRows + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e),
+                          Pack<float, 2>{{acc[nt][e], acc[nt][e + 1]}});
+    }
+  }
+  __syncthreads();
+  const int lg = nbm == 64 ? 6 : nbm == 32 ? 5 : nbm == 16 ? 4 : 3;  // nbm: a power of two
+  for (int o = tid; o < rows * nbm; o += kThreads) {  // n fastest over the threads: consecutive words
+    const int nn = o & (nbm - 1), rr = o >> lg;
+    if (nn >= nb) continue;
+    const float* pr = part + rr * lp + nn;  // part[0][rr][nn]
+    float q = ((pr[0] + pr[kRows * lp]) + pr[2 * kRows * lp]) + pr[3 * kRows * lp];
+    if (bias != nullptr) q = q + bias[rr];
+    dst[rr * ldd + nn] = q;
+  }
+  __syncthreads();
+}
+
+// Rows r < 16 MT of the block's R or W slice: row (r / hu) H + j0 + r % hu of a [G H][H] matrix, zero past
+// G hu rows, past H units and past k >= H. Register 2j of fragment (i) holds (row, k), (row, k + 1).
+__device__ __forceinline__ std::uint32_t rnn_tc_pair(const std::uint16_t* m, int r, int k, int hu, int rows, int j0, int H) {
+  const int j = j0 + r % hu;
+  if (r >= rows || j >= H) return 0u;
+  const std::uint16_t* row = m + (static_cast<long long>(r / hu) * H + j) * H;
+  const std::uint32_t lo = k < H ? row[k] : 0u, hi = k + 1 < H ? row[k + 1] : 0u;
+  return lo | (hi << 16);
+}
+
 template <RnnCell C, int MT>
-__global__ void __launch_bounds__(128 * MT) rnn_tc_fwd(RnnTcFwd a) {
+__global__ void __launch_bounds__(128 * MT) rnn_tc_fwd(const RnnTcLaunch L) {
   HIPRIM_DYNAMIC_SMEM(raw);
   constexpr int G = static_cast<int>(kRnnGates<C>), kRows = 16 * MT, kThreads = 128 * MT;
-  constexpr int kMaxNt = rnn_tc_max_nb(MT) / 8;                                     // n-tiles of a chunk, at most
   constexpr int kCells = (rnn_tc_max_nb(MT) * (kRows / G) + kThreads - 1) / kThreads;  // cells per thread, at most
-  const int N = a.seq.N, H = a.seq.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb, ntiles = nbm / 8;
-  const RnnTcSmem sm = rnn_tc_smem(MT, nbm, ks);
-  std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw);               // [nb][ldh]
-  const int lp = nbm + 8;                                                    // part's row stride (see below)
-  float* part = reinterpret_cast<float*>(raw);                              // [4][kRows][lp], over hs
-  float* qs = part + 4 * kRows * lp;                                        // [kRows][nb], over hs
-  float* brs = reinterpret_cast<float*>(raw + sm.region);                   // bR of the block's rows
-  std::uint16_t* scratch = reinterpret_cast<std::uint16_t*>(brs + kRows);  // emulation: 384 words per warp
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % MT, kq = warp / MT;
-  const int j0 = static_cast<int>(blockIdx.x) * hu;
+  const int layer = static_cast<int>(blockIdx.x) / L.blocks, tid = static_cast<int>(threadIdx.x);
+  const bool wave = L.layers > 1;
+  const int N0 = L.layer[0].seq.N, ks0 = L.layer[0].ks, nb0 = L.layer[0].nb;
+  const RnnTcSmem sm = rnn_tc_smem(MT, nb0, ks0, wave ? N0 : 0);
+  RnnTcFwd* lp = reinterpret_cast<RnnTcFwd*>(raw + sm.layer);
+  if (tid == 0) {  // this block's layer (constant indices: no local copy of the parameter array)
+#pragma unroll
+    for (int l = 0; l < kRnnTcMaxLayers; ++l)
+      if (l == layer) *lp = L.layer[l];
+  }
+  __syncthreads();
+  const RnnTcFwd& a = *lp;
+  const int N = a.seq.N, H = a.seq.H, hu = a.hu, rows = G * hu, ks = a.ks, kpad = 64 * ks, ldh = kpad + 8, nbm = a.nb;
+  std::uint16_t* hs = reinterpret_cast<std::uint16_t*>(raw + sm.region);  // [nb][ldh]
+  float* part = reinterpret_cast<float*>(raw + sm.region);                 // [4][kRows][nb + 8], over hs
+  float* qs = part + 4 * kRows * (nbm + 8);                                // [kRows][nb], over hs
+  float* brs = reinterpret_cast<float*>(raw + sm.bias);                    // bR's rows, then bW's
+  float* bws = brs + kRows;
+  float* ps = reinterpret_cast<float*>(raw + sm.ps);                        // wave layers >= 1: [kRows][N]
+  std::uint16_t* ws = reinterpret_cast<std::uint16_t*>(raw + sm.w);        // wave layers >= 1: W's rows [kRows][ldh]
+  const int lane = tid % 32, warp = tid / 32, mt = warp % MT, kq = warp / MT;
+#if HIPRIM_PLATFORM_EMU  // the emulated mma's scratch: one program-wide array (the emulation runs few blocks)
+  static std::uint16_t emu_scratch[kRnnTcEmuBlocks][4 * MT][384];
+  if (blockIdx.x >= kRnnTcEmuBlocks) __builtin_trap();
+  std::uint16_t* my_scratch = emu_scratch[blockIdx.x][warp];
+#else
+  std::uint16_t* my_scratch = nullptr;
+#endif
+  const int j0 = (static_cast<int>(blockIdx.x) % L.blocks) * hu;
   const long long GH = static_cast<long long>(G) * H;
-  std::uint16_t* my_scratch = scratch + warp * 384;
+  const bool own_p = a.w != nullptr;  // P formed here (wave layers >= 1)
 
-  // A fragments: register 2j of k-step i holds R(row, k), R(row, k + 1) for the fragment's (row, k).
+  // R's A fragments for the whole sequence: register 2j of k-step i holds R(row, k), R(row, k + 1).
   std::uint32_t af[kRnnTcMaxKs][4];
 #pragma unroll
   for (int i = 0; i < kRnnTcMaxKs; ++i)
 #pragma unroll
-    for (int jr = 0; jr < 4; ++jr) {
-      const int r = 16 * mt + mma_a_row(lane, 2 * jr), k = 16 * (kq * ks + i) + mma_a_col(lane, 2 * jr), j = j0 + r % hu;
-      const bool live = i < ks && r < rows && j < H;
-      const std::uint16_t* row = a.r + (static_cast<long long>(r / hu) * H + j) * H;
-      const std::uint32_t lo = live && k < H ? row[k] : 0u, hi = live && k + 1 < H ? row[k + 1] : 0u;
-      af[i][jr] = lo | (hi << 16);
-    }
-
+    for (int jr = 0; jr < 4; ++jr)
+      af[i][jr] = i < ks ? rnn_tc_pair(a.r, 16 * mt + mma_a_row(lane, 2 * jr), 16 * (kq * ks + i) + mma_a_col(lane, 2 * jr), hu, rows, j0, H) : 0u;
   if (tid < kRows) {
     const int j = j0 + tid % hu;
-    brs[tid] = a.br != nullptr && tid < rows && j < H ? a.br[static_cast<long long>(tid / hu) * H + j] : 0.0f;
-  }  // read after the first chunk's barriers
+    const long long g = static_cast<long long>(tid / hu) * H + j;
+    brs[tid] = a.br != nullptr && tid < rows && j < H ? a.br[g] : 0.0f;
+    bws[tid] = a.bw != nullptr && tid < rows && j < H ? a.bw[g] : 0.0f;
+  }
+  if (own_p)  // W's rows, pairs of k (zero past the live rows and k >= H)
+    for (int e = tid; e < kRows * (kpad / 2); e += kThreads) {
+      const int r = e / (kpad / 2), k = 2 * (e % (kpad / 2));
+      *reinterpret_cast<std::uint32_t*>(ws + r * ldh + k) = rnn_tc_pair(a.w, r, k, hu, rows, j0, H);
+    }
+  // (read after the first products' barriers)
+  auto r_frag = [&](int i, std::uint32_t (&f)[4]) {
+#pragma unroll
+    for (int jr = 0; jr < 4; ++jr) f[jr] = af[i][jr];
+  };
+  auto w_frag = [&](int i, std::uint32_t (&f)[4]) {
+#pragma unroll
+    for (int jr = 0; jr < 4; ++jr)
+      f[jr] = *reinterpret_cast<const std::uint32_t*>(ws + (16 * mt + mma_a_row(lane, 2 * jr)) * ldh + 16 * (kq * ks + i) + mma_a_col(lane, 2 * jr));
+  };
 
   for (int s = 0; s < a.seq.T; ++s) {
     const RnnStepFwd st = a.seq.step(s);
+    const int t = a.seq.time(s);
+    if (own_p) {  // P of this step from the layer below's h at time t (its step s), before waiting for this layer
+      grid_wait_for(&L.arrivals[layer - 1], static_cast<unsigned>(L.blocks * (s + 1)));
+      const RnnRows16 below{a.below16.ptr + static_cast<long long>(t) * N * a.below16.ld, a.below16.ld};
+      for (int n0 = 0; n0 < N; n0 += nbm) {
+        const int nb = N - n0 < nbm ? N - n0 : nbm;
+        rnn_tc_stage(below, n0, nb, nbm, H, kpad, a.vec, hs);
+        rnn_tc_products<MT>(w_frag, hs, part, ps + n0, N, a.bw != nullptr ? bws : nullptr, rows, nb, nbm, ks, my_scratch);
+      }
+    }
+    if (wave && s > 0) grid_wait_for(&L.arrivals[layer], static_cast<unsigned>(L.blocks * s));
     const RnnRows16 h16 = s == 0 ? a.h0 : RnnRows16{a.out16.ptr + static_cast<long long>(a.seq.time(s - 1)) * N * a.out16.ld, a.out16.ld};
     for (int n0 = 0; n0 < N; n0 += nbm) {
       const int nb = N - n0 < nbm ? N - n0 : nbm;
       // The thread's cells e = tid + c * threads (< nb hu): their G values of p and the carried c_prev /
-      // h_prev, in flight during the products.
+      // h_prev; from global memory in flight during the products (P formed here: read after them).
       float pf[kCells][G], prev[kCells];
 #pragma unroll
       for (int c = 0; c < kCells; ++c) {
         const int e = tid + c * kThreads, nn = e / hu, j = j0 + e % hu;
         const bool live = e < nb * hu && j < H;
 #pragma unroll
-        for (int g = 0; g < G; ++g) pf[c][g] = live ? st.p[(n0 + nn) * GH + g * H + j] : 0.0f;
+        for (int g = 0; g < G; ++g) pf[c][g] = live && !own_p ? st.p[(n0 + nn) * GH + g * H + j] : 0.0f;
         prev[c] = live ? rnn_cell_prev<C>(st, n0 + nn, j) : 0.0f;
       }
       __syncthreads();  // the previous chunk's readers of hs, part and qs are done
       rnn_tc_stage(h16, n0, nb, nbm, H, kpad, a.vec, hs);
-      __syncthreads();
-      float acc[kMaxNt][4] = {};
-#pragma unroll
-      for (int i = 0; i < kRnnTcMaxKs; ++i) {
-        if (i >= ks) break;  // uniform over the block
-        const int kb = 16 * (kq * ks + i) + 2 * (lane % 4);
-#pragma unroll
-        for (int nt = 0; nt < kMaxNt; ++nt) {
-          if (nt >= ntiles) break;  // uniform
-          const std::uint16_t* col = hs + (8 * nt + lane / 4) * ldh + kb;  // B(k, n) = hs[n][k]
-          std::uint32_t bf[2];
-          bf[0] = *reinterpret_cast<const std::uint32_t*>(col);
-          bf[1] = *reinterpret_cast<const std::uint32_t*>(col + 8);
-          rnn_tc_mma(acc[nt], af[i], bf, my_scratch, lane);
-        }
-      }
-      __syncthreads();  // every warp's reads of hs are done: part and qs reuse it
-      // (d0, d1) and (d2, d3) are column pairs: 8-byte stores; rows lp = nb + 8 words apart put a
-      // warp's 8 rows x 4 pairs on distinct banks in two wavefronts (rows nb apart: 8-way conflicts).
-#pragma unroll
-      for (int nt = 0; nt < kMaxNt; ++nt) {
-        if (nt >= ntiles) break;
-#pragma unroll
-        for (int e = 0; e < 4; e += 2) {
-          store_raw<float, 2>(part, (kq * kRows + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e),
-                              Pack<float, 2>{{acc[nt][e], acc[nt][e + 1]}});
-        }
-      }
-      __syncthreads();
-      const int lg = nbm == 64 ? 6 : nbm == 32 ? 5 : nbm == 16 ? 4 : 3;  // nbm: a power of two
-      for (int o = tid; o < rows * nbm; o += kThreads) {
-        const int nn = o & (nbm - 1), rr = o >> lg, j = j0 + rr % hu;
-        if (nn >= nb) continue;
-        const float* pr = part + rr * lp + nn;  // part[0][rr][nn]
-        float q = ((pr[0] + pr[kRows * lp]) + pr[2 * kRows * lp]) + pr[3 * kRows * lp];
-        if (a.br != nullptr && j < H) q = q + brs[rr];
-        qs[o] = q;
-      }
-      __syncthreads();
+      rnn_tc_products<MT>(r_frag, hs, part, qs, nbm, a.br != nullptr ? brs : nullptr, rows, nb, nbm, ks, my_scratch);
 #pragma unroll
       for (int c = 0; c < kCells; ++c) {
         const int e = tid + c * kThreads, nn = e / hu, jj = e - nn * hu, j = j0 + jj;
-        if (e < nb * hu && j < H) rnn_cell_fwd<C>(st, n0 + nn, j, pf[c], qs + jj * nbm + nn, hu * nbm, 1, prev[c]);
+        if (e < nb * hu && j < H) {
+          if (own_p)
+#pragma unroll
+            for (int g = 0; g < G; ++g) pf[c][g] = ps[(g * hu + jj) * N + n0 + nn];
+          rnn_cell_fwd<C>(st, n0 + nn, j, pf[c], qs + jj * nbm + nn, hu * nbm, 1, prev[c]);
+        }
       }
     }
-    grid_sync();  // this step's h (fp32 and bf16) and c reach every block before the next step reads them
+    // this step's h (fp32 and bf16) and c reach the blocks that read them next
+    if (wave) grid_arrive(&L.arrivals[layer]);
+    else grid_sync();
   }
 }
 

@@ -19,7 +19,9 @@
 //   planes (bf16x3 engines, backward only): the three bf16 pieces [3][S][G*H] of da (dIn = da W), 2 per float.
 //   out_pieces (bf16x3 engines only): [min(L, 2)][3][S][D*H] bf16, the pieces of a layer's output as
 //   the forward step kernel writes them (layer l in buffer l % 2: the next layer's input, the next
-//   step's h_prev).
+//   step's h_prev; math=h16, one piece: layer l in plane l % (3 min(L, 2)), so that up to six layers
+//   running at once (steps.tc.wave) each keep their own).
+//   arrivals (bf16x3 engines, math=h16): steps.tc.wave's per-layer step counters.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -74,32 +76,46 @@ inline RnnPersistShape rnn_persist_shape(const RnnProblem& p) {
   return s;
 }
 
-// The tensor-core persistent forward kernel (gpu/rnn/rnn_persist_tc.hpp, configs "steps.tc" (mt = 2) and
-// "steps.tc.r64" (mt = 4) of rnn.mma: bf16 problems with math=h16): 128 mt threads, 16 mt gate rows per block
+// The tensor-core persistent forward kernel (gpu/rnn/rnn_persist_tc.hpp, configs "steps.tc" (mt = 2), "steps.tc.r64"
+// and "steps.tc.wave" (mt = 4) of rnn.mma: bf16 problems with math=h16): 128 mt threads, 16 mt gate rows per block
 // (hu = 16 mt / G hidden units, all G gates), k in ks = ceil(H / 64) steps of 16 per warp quarter (H <= 64
 // kRnnTcMaxKs), samples in chunks of nb (rnn_tc_max_nb: 128 / mt, so a warp's accumulators stay 32 registers;
-// halved down to 8 where the shared memory is smaller); blocks =
-// ceil(H / hu), all resident at once. Shared memory: a region holding hs [nb][64 ks + 8] bf16 during the
-// products and then the quarters' partial sums [4][16 mt][nb + 8] and qs [16 mt][nb] (fp32), bR's 16 mt rows
-// and the emulation's mma scratch (4 mt warps x 384 bf16 words).
-inline constexpr int kRnnTcMaxKs = 16;
+// halved down to 8 where the shared memory is smaller); blocks = ceil(H / hu) per layer, all resident at once.
+// steps.tc.wave runs every layer of a unidirectional stack in one launch (layers x blocks), each layer >= 1
+// forming its step's input projection from W's rows in shared memory.
+// Shared memory, in order: a region holding hs [nb][64 ks + 8] bf16 during the products and then the quarters'
+// partial sums [4][16 mt][nb + 8] and qs [16 mt][nb] (fp32); bR's and bW's 16 mt rows; wave only: ps [16 mt][N]
+// fp32 (the step's P) and W's rows [16 mt][64 ks + 8] bf16; the block's layer parameters (kRnnTcLayerBytes).
+inline constexpr int kRnnTcMaxKs = 16, kRnnTcMaxLayers = 6;
+inline constexpr std::size_t kRnnTcLayerBytes = 512;
 inline constexpr int rnn_tc_max_nb(int mt) { return 128 / mt; }
 struct RnnTcSmem {
-  std::size_t region = 0, total = 0;
+  std::size_t region = 0, bias = 0, ps = 0, w = 0, layer = 0, total = 0;  // offsets, then the size
 };
-inline constexpr RnnTcSmem rnn_tc_smem(int mt, int nb, int ks) {
-  const std::size_t hs = static_cast<std::size_t>(nb) * (64 * ks + 8) * 2;
-  const std::size_t sums = static_cast<std::size_t>(4 * 16 * mt * (nb + 8) + 16 * mt * nb) * 4;
-  const std::size_t region = ((hs > sums ? hs : sums) + 15) / 16 * 16;
-  return {region, region + static_cast<std::size_t>(16 * mt) * 4 + static_cast<std::size_t>(4 * mt * 384) * 2};
+// wave_n: the samples of a wave launch's ps (0: not a wave launch).
+inline constexpr std::size_t rnn_tc_up16(std::size_t b) { return (b + 15) / 16 * 16; }
+inline constexpr RnnTcSmem rnn_tc_smem(int mt, int nb, int ks, int wave_n = 0) {
+  const std::size_t rows = static_cast<std::size_t>(16 * mt), ldh = static_cast<std::size_t>(64 * ks + 8);
+  const std::size_t hs = static_cast<std::size_t>(nb) * ldh * 2;
+  const std::size_t sums = (4 * rows * static_cast<std::size_t>(nb + 8) + rows * static_cast<std::size_t>(nb)) * 4;
+  RnnTcSmem m;
+  m.region = 0;
+  m.bias = rnn_tc_up16(hs > sums ? hs : sums);
+  m.ps = m.bias + 2 * rows * 4;
+  m.w = rnn_tc_up16(m.ps + rows * static_cast<std::size_t>(wave_n) * 4);
+  m.layer = m.w + (wave_n > 0 ? rows * ldh * 2 : 0);
+  m.total = m.layer + kRnnTcLayerBytes;
+  return m;
 }
 struct RnnTcShape {
-  int mt = 0, threads = 0, hu = 0, ks = 0, nb = 0, blocks = 0;
+  int mt = 0, threads = 0, hu = 0, ks = 0, nb = 0, blocks = 0, layers = 1;  // blocks per layer; layers per launch
+  bool wave = false;
   std::size_t smem = 0;
   std::string refusal;
 };
-// mt: m-tiles per block (the config); smem_limit: the device's shared memory per block.
-inline RnnTcShape rnn_tc_shape(const RnnProblem& p, int mt, std::size_t smem_limit) {
+// mt: m-tiles per block; wave: one launch for all layers (steps.tc.wave); smem_limit: the device's shared
+// memory per block.
+inline RnnTcShape rnn_tc_shape(const RnnProblem& p, int mt, std::size_t smem_limit, bool wave = false) {
   RnnTcShape s;
   if (p.math != RnnMath::h16 || p.dtype != DType::bf16) {
     s.refusal = "bf16 with math=h16 only (R h_prev on tensor cores reads h rounded to bf16)";
@@ -109,19 +125,25 @@ inline RnnTcShape rnn_tc_shape(const RnnProblem& p, int mt, std::size_t smem_lim
     s.refusal = "hidden " + std::to_string(p.hidden) + " > " + std::to_string(64 * kRnnTcMaxKs) + " (R's fragments: 64 registers per thread)";
     return s;
   }
-  s.mt = mt, s.threads = 128 * mt;
+  if (wave && (p.directions() != 1 || p.layers < 2 || p.layers > kRnnTcMaxLayers)) {
+    s.refusal = "one launch for all layers takes a unidirectional stack of 2 to " + std::to_string(kRnnTcMaxLayers) +
+                " layers (a bidirectional layer's output at time t needs both directions' steps)";
+    return s;
+  }
+  s.mt = mt, s.threads = 128 * mt, s.wave = wave, s.layers = wave ? static_cast<int>(p.layers) : 1;
   s.hu = 16 * mt / p.gates();
   s.ks = static_cast<int>((p.hidden + 63) / 64);
   s.blocks = static_cast<int>((p.hidden + s.hu - 1) / s.hu);
-  for (s.nb = rnn_tc_max_nb(mt); s.nb > 8 && rnn_tc_smem(mt, s.nb, s.ks).total > smem_limit;) s.nb /= 2;
-  s.smem = rnn_tc_smem(mt, s.nb, s.ks).total;
+  const int wave_n = wave ? static_cast<int>(p.n) : 0;
+  for (s.nb = rnn_tc_max_nb(mt); s.nb > 8 && rnn_tc_smem(mt, s.nb, s.ks, wave_n).total > smem_limit;) s.nb /= 2;
+  s.smem = rnn_tc_smem(mt, s.nb, s.ks, wave_n).total;
   if (s.smem > smem_limit) s.refusal = "needs " + std::to_string(s.smem) + " bytes of shared memory per block";
   return s;
 }
 
 struct RnnPlan {
   std::int64_t wf = 0, xf = 0, h0 = 0, c0 = 0, out = 0, c = 0, act = 0, q = 0, p = 0, rh = 0;
-  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0, planes = 0, out_pieces = 0;
+  std::int64_t da = 0, drec = 0, dh = 0, dc = 0, d0 = 0, d1 = 0, dwf = 0, splitk = 0, planes = 0, out_pieces = 0, arrivals = 0;
   std::int64_t floats = 0;  // total
   std::size_t bytes() const { return static_cast<std::size_t>(floats) * sizeof(float); }
 };
@@ -158,6 +180,7 @@ inline RnnPlan plan_rnn(const RnnProblem& pr, RnnEngine e = RnnEngine::fp32_simt
                                                     bwd ? split_k_workspace_bytes(dh, rnn_step_splits(dh)) : 0) / sizeof(float)));
   take(k.planes, rnn_split(e) && bwd ? (3 * S * GH + 1) / 2 : 0);  // da's pieces (dIn = da W)
   take(k.out_pieces, rnn_split(e) ? std::min<std::int64_t>(L, 2) * 3 * S * D * H / 2 + 1 : 0);
+  take(k.arrivals, rnn_split(e) && pr.math == RnnMath::h16 ? kRnnTcMaxLayers : 0);  // steps.tc.wave's counters (unsigned)
   k.floats = at;
   return k;
 }

@@ -194,6 +194,30 @@ TEST(RnnEmulated, TensorCoreStepsWithinTheH16Bound) {
     EXPECT_FALSE(judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc").ran) << s;
 }
 
+// steps.tc.wave (every layer of a unidirectional stack in one launch, the layers' steps meeting by counted
+// arrivals, layers >= 1 forming P = W h_below + bW in the kernel) within the math=h16 bound: every cell, 2 and 3
+// layers, H not a multiple of 8, two chunks of samples, the backward's recompute; refused (not listed) for
+// one layer and for a bidirectional stack.
+TEST(RnnEmulated, WaveStepsWithinTheH16Bound) {
+  const char* problems[] = {
+      "rnn fwd lstm bf16 layers2 hidden16 input8 seq4 n5 uni bias math=h16",
+      "rnn fwd gru bf16 layers3 hidden12 input5 seq3 n3 uni bias math=h16",
+      "rnn fwd tanh bf16 layers2 hidden24 input6 seq3 n9 uni nobias math=h16",  // chunks of 8 samples here
+      "rnn fwd relu bf16 layers2 hidden10 input4 seq5 n2 uni bias math=h16",
+      "rnn bwd-data lstm bf16 layers2 hidden8 input3 seq3 n4 uni bias math=h16",
+      "rnn bwd-weights gru bf16 layers2 hidden8 input5 seq3 n3 uni bias math=h16",
+  };
+  for (const char* s : problems) {
+    const Judged j = judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc.wave");
+    ASSERT_TRUE(j.ran) << s << ": steps.tc.wave not listed";
+    EXPECT_EQ(j.outside, 0) << s << ": " << j.where;
+    std::printf("steps.tc.wave: %-66s worst error / bound %.3g over %lld values\n", s, j.worst, j.checked);
+  }
+  for (const char* s : {"rnn fwd lstm bf16 layers1 hidden16 input8 seq3 n2 uni bias math=h16",
+                        "rnn fwd lstm bf16 layers2 hidden16 input8 seq3 n2 bidir bias math=h16"})
+    EXPECT_FALSE(judge(gpu_emu::rnn_solvers_split_on_simt(), s, "steps.tc.wave").ran) << s;
+}
+
 // The bound is not vacuous on these sizes: a perturbation of one ulp-scale relative 1e-3 of any
 // output would exceed it (the comparison can fail).
 TEST(RnnEmulated, BoundIsTightEnoughToCatchSmallErrors) {
@@ -258,8 +282,16 @@ TEST(RnnPlan, TensorCoreShapeFitsTheSharedMemory) {
   EXPECT_EQ(a.refusal, "");
   EXPECT_EQ((std::vector<int>{a.hu, a.blocks, a.ks, a.nb, a.threads}), (std::vector<int>{8, 128, 16, 64, 256}));
   EXPECT_EQ((std::vector<int>{b.hu, b.blocks, b.ks, b.nb, b.threads}), (std::vector<int>{16, 64, 16, 32, 512}));
-  // hs [64][1032] bf16 is the larger tenant of the shared region; then bR and the emulation's scratch.
-  EXPECT_EQ(a.smem, 64u * 1032 * 2 + 32 * 4 + 8 * 384 * 2);
+  // hs [64][1032] bf16 is the larger tenant of the shared region; then bR's and bW's rows, the layer's parameters.
+  EXPECT_EQ(a.smem, 64u * 1032 * 2 + 2 * 32 * 4 + gpu::kRnnTcLayerBytes);
+  // steps.tc.wave adds P's rows for every sample and W's rows; at 64 samples it still fits an H100's 227 KiB.
+  const gpu::RnnTcShape w = gpu::rnn_tc_shape(lstm, 4, h100, true);
+  EXPECT_EQ(w.refusal, "");
+  EXPECT_EQ((std::vector<int>{w.hu, w.blocks, w.layers, w.nb}), (std::vector<int>{16, 64, 2, 32}));
+  EXPECT_EQ(w.smem, 32u * 1032 * 2 + 2 * 64 * 4 + 64 * 64 * 4 + 64 * 1032 * 2 + gpu::kRnnTcLayerBytes);
+  EXPECT_NE(gpu::rnn_tc_shape(parse_rnn_problem("rnn fwd lstm bf16 layers2 hidden64 input8 seq2 n3 bidir bias math=h16"), 4, h100, true)
+                .refusal.find("unidirectional"),
+            std::string::npos);
   EXPECT_LE(a.smem, h100);
   // A smaller shared memory takes smaller chunks; too small refuses, saying how much it needs.
   EXPECT_EQ(gpu::rnn_tc_shape(lstm, 2, 100 * 1024).nb, 32);

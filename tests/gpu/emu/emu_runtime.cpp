@@ -27,6 +27,7 @@ struct Smem {
 
 void syncthreads() { block_barrier->arrive_and_wait(); }
 void grid_sync() { grid_barrier->arrive_and_wait(); }
+void yield_thread() { std::this_thread::yield(); }
 unsigned char* dynamic_smem() { return block_smem; }
 
 // blockDim.x workers walk the blocks together: each runs the body for the block and waits for the

@@ -49,6 +49,7 @@ void launch(dim3 grid, dim3 block, std::size_t smem, const std::function<void()>
 // block with smem bytes of its own dynamic shared memory.
 void launch_cooperative(dim3 grid, dim3 block, std::size_t smem, const std::function<void()>& body);
 void grid_sync();
+void yield_thread();  // std::this_thread::yield: a spinning emulated thread lets the others run
 unsigned char* dynamic_smem();  // the calling thread's block's dynamic shared memory
 inline constexpr int kEmuMultiprocessors = 2, kEmuResidentBlocks = 2;
 inline constexpr int kEmuSharedOptin = 32 * 1024;  // small, so the tests reach the bnorm cache overflow
