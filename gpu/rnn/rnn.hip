@@ -138,19 +138,22 @@ struct RnnRun {
     else
       launch_gemm<hiprim_bf16_t>(s3, a16.ptr, am, w16 + w_off, bm3, ep, stream, ctx);
   }
-  // P = in W^T + bW on the warpgroup-MMA tile (gpu/conv/igemm_sm90.hpp's fp32-output GEMM) where the
-  // input is one bf16 piece in dense rows (x itself, or h's rounding under math=h16) and sm_90a runs it:
-  // the same exact products and truncating fp32 adds as the mma.sync tile. False: nothing ran.
-  bool wgmma_projection(const RnnPieces& in16, long long in_dim, const RnnPacking& pk) const {
-#if HIPRIM_PLATFORM_NVIDIA
-    if (engine != RnnEngine::bf16x3_mma || in16.ptr == nullptr || in16.count != 1 || in16.ld != in_dim) return false;
-    return igemm_sm90_gemm_fp32_out(DType::bf16, S, GH, in_dim, in16.ptr, w16 + pk.w, p.bias ? w16 + pk.bw : nullptr, at(k.p),
-                                    stream, ctx)
-        .empty();
-#else
-    (void)in16, (void)in_dim, (void)pk;
-    return false;  // (no wgmma: the emulation and AMD)
+  // P[s][g] = sum_k in[s][k] W[g][k] + bW[g] of layer l, direction dir, into the workspace's p: on the
+  // warpgroup-MMA tile (gpu/conv/igemm_sm90.hpp's fp32-output GEMM: the same exact products and truncating fp32
+  // adds as the mma.sync tile) where the input is one bf16 piece in dense rows (x itself, or h's rounding under
+  // math=h16) and sm_90a runs it; else on the run's engine (wgemm).
+  void input_projection(long long l, long long dir) const {
+    const long long in_dim = p.layer_input(l);
+    const RnnPacking pk = p.packing(l, static_cast<int>(dir));
+    const RnnPieces in16 = l == 0 ? x16 : out_pieces(l - 1);
+#if HIPRIM_PLATFORM_NVIDIA  // (no wgmma in the emulation and on AMD)
+    if (engine == RnnEngine::bf16x3_mma && in16.ptr != nullptr && in16.count == 1 && in16.ld == in_dim &&
+        igemm_sm90_gemm_fp32_out(DType::bf16, S, GH, in_dim, in16.ptr, w16 + pk.w, p.bias ? w16 + pk.bw : nullptr, at(k.p), stream, ctx)
+            .empty())
+      return;
 #endif
+    wgemm(false, S, GH, in_dim, layer_in(l), in_dim, pk.w, cols_map(in_dim), at(k.p), GH, p.bias ? at(k.wf) + pk.bw : nullptr, nullptr,
+          in16);
   }
   // The three bf16 pieces of fp32 rows [rows][cols] (ld apart) into `to` (its rows cols apart, planes to.plane apart).
   void split(const float* a, long long ld, long long rows, long long cols, const RnnPieces& to) const {
@@ -356,10 +359,7 @@ void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
 // steps.tc.wave: layer 0's P, then every layer's steps in one launch (a unidirectional stack).
 void tc_wave_fwd(const RnnRun& r, bool keep) {
   const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem(), true);
-  const RnnPacking pk = r.p.packing(0, 0);
-  if (!r.wgmma_projection(r.x16, r.p.input, pk))
-    r.wgemm(false, r.S, r.GH, r.p.input, r.layer_in(0), r.p.input, pk.w, cols_map(r.p.input), r.at(r.k.p), r.GH,
-            r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr, nullptr, r.x16);
+  r.input_projection(0, 0);
   RnnTcLaunch launch{};
   for (long long l = 0; l < r.L; ++l) launch.layer[l] = tc_layer(r, sh, l, 0, keep, l > 0);
   launch.arrivals = reinterpret_cast<unsigned*>(r.at(r.k.arrivals));
@@ -371,16 +371,11 @@ void tc_wave_fwd(const RnnRun& r, bool keep) {
 void forward(const RnnRun& r, bool keep) {
   if (r.wave) return tc_wave_fwd(r, keep);
   for (long long l = 0; l < r.L; ++l) {
-    const long long in_dim = r.p.layer_input(l);
     for (long long dir = 0; dir < r.D; ++dir) {
       const long long idx = l * r.D + dir;
       const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
-      const float* bias_w = r.p.bias ? r.at(r.k.wf) + pk.bw : nullptr;
       const float* bias_r = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
-      // P[s][g] = sum_k in[s][k] W[g][k] + bW[g]
-      const RnnPieces in16 = l == 0 ? r.x16 : r.out_pieces(l - 1);
-      if (!r.wgmma_projection(in16, in_dim, pk))
-        r.wgemm(false, r.S, r.GH, in_dim, r.layer_in(l), in_dim, pk.w, cols_map(in_dim), r.at(r.k.p), r.GH, bias_w, nullptr, in16);
+      r.input_projection(l, dir);
       if (r.tc || r.persist) {
         (r.tc ? tc_fwd : persist_fwd)(r, l, dir, keep);
         continue;
