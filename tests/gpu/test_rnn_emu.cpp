@@ -252,6 +252,14 @@ TEST(RnnEmulated, MutantsFail) {
       ASSERT_TRUE(j.ran) << s;
       EXPECT_GT(j.outside, 0) << m.what << " passed " << s;
     }
+  // steps.tc.wave (its own launch path: one launch for both layers, P of layer 2 formed in the kernel) too.
+  const char* stack = "rnn fwd lstm bf16 layers2 hidden8 input3 seq3 n2 uni bias math=h16";
+  for (const M* m : {&mutants[0], &mutants[2]}) {
+    const Judged j = judge(m->solvers, stack, "steps.tc.wave");
+    ASSERT_TRUE(j.ran) << stack;
+    EXPECT_GT(j.outside, 0) << m->what << " passed " << stack << " through steps.tc.wave";
+  }
+  EXPECT_EQ(judge(gpu_emu::rnn_solvers_split_on_simt(), stack, "steps.tc.wave").outside, 0) << stack;
   // The unmutated solvers pass the same problems.
   for (const char* s : {"rnn fwd tanh fp32 layers1 hidden4 input3 seq3 n2 bidir bias", "rnn bwd-weights relu bf16 layers1 hidden4 input3 seq2 n2 uni bias"})
     EXPECT_EQ(judge(gpu_emu::rnn_solvers_split_on_simt(), s).outside, 0) << s;
