@@ -82,6 +82,19 @@ struct RnnEpilogue {
   }
 };
 
+// rnn_tc_fwd's configs: m-tiles of 16 gate rows per block, and whether one launch takes every layer.
+struct TcConfig {
+  const char* name;
+  int mt;
+  bool wave;
+};
+constexpr TcConfig kTcConfigs[] = {{"steps.tc", 2, false}, {"steps.tc.r64", 4, false}, {"steps.tc.wave", 4, true}};
+TcConfig tc_config(const std::string& config) {
+  for (const TcConfig& c : kTcConfigs)
+    if (config == c.name) return c;
+  return TcConfig{"", 0, false};  // mt 0: none of them
+}
+
 // One run: the problem, its buffers and workspace, the stream.
 struct RnnRun {
   const RnnProblem& p;
@@ -96,8 +109,7 @@ struct RnnRun {
   const hiprim_bf16_t* hx16 = nullptr;  // split engines: hx as given (steps.tc's first h_prev)
   const int pieces;      // split engines: h's bf16 pieces (3: exact; 1 under math=h16: bf16(h)); else 0
   bool persist = false;  // config steps.persist: each layer's steps in one launch (rnn_persist.hpp)
-  int tc = 0;            // configs steps.tc*: the same on tensor cores (rnn_persist_tc.hpp), its m-tiles
-  bool wave = false;     // config steps.tc.wave: every layer in one such launch
+  TcConfig tc{"", 0, false};  // configs steps.tc*: the same on tensor cores (rnn_persist_tc.hpp); mt 0: another config
   RnnRun(const RnnProblem& pr, RnnEngine e, void* w, hipStream_t st, std::string c)
       : p(pr), engine(e), k(plan_rnn(pr, e)), ws(static_cast<float*>(w)), stream(st), ctx(std::move(c)), T(pr.seq), N(pr.n),
         H(pr.hidden), D(pr.directions()), L(pr.layers), GH(pr.gates() * pr.hidden), S(pr.seq * pr.n),
@@ -275,18 +287,6 @@ void persist_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
   });
 }
 
-// rnn_tc_fwd's configs: m-tiles of 16 gate rows per block, and whether one launch takes every layer.
-struct TcConfig {
-  const char* name;
-  int mt;
-  bool wave;
-};
-constexpr TcConfig kTcConfigs[] = {{"steps.tc", 2, false}, {"steps.tc.r64", 4, false}, {"steps.tc.wave", 4, true}};
-TcConfig tc_config(const std::string& config) {
-  for (const TcConfig& c : kTcConfigs)
-    if (config == c.name) return c;
-  return TcConfig{"", 0, false};
-}
 template <typename F>
 void with_mt(int mt, F&& f) {
   if (mt == 4) f.template operator()<4>();
@@ -349,7 +349,7 @@ void tc_launch(const RnnRun& r, const RnnTcShape& sh, const RnnTcLaunch& launch)
 
 // The steps of layer l, direction dir on tensor cores in one persistent launch.
 void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
-  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem());
+  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc.mt, max_dynamic_smem());
   RnnTcLaunch launch{};
   launch.layer[0] = tc_layer(r, sh, l, dir, keep, false);
   launch.layers = 1, launch.blocks = sh.blocks;
@@ -358,7 +358,7 @@ void tc_fwd(const RnnRun& r, long long l, long long dir, bool keep) {
 
 // steps.tc.wave: layer 0's P, then every layer's steps in one launch (a unidirectional stack).
 void tc_wave_fwd(const RnnRun& r, bool keep) {
-  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc, max_dynamic_smem(), true);
+  const RnnTcShape sh = rnn_tc_shape(r.p, r.tc.mt, max_dynamic_smem(), true);
   r.input_projection(0, 0);
   RnnTcLaunch launch{};
   for (long long l = 0; l < r.L; ++l) launch.layer[l] = tc_layer(r, sh, l, 0, keep, l > 0);
@@ -369,15 +369,15 @@ void tc_wave_fwd(const RnnRun& r, bool keep) {
 
 // The forward pass of every layer into the workspace; keep: the gate activations (backward).
 void forward(const RnnRun& r, bool keep) {
-  if (r.wave) return tc_wave_fwd(r, keep);
+  if (r.tc.wave) return tc_wave_fwd(r, keep);
   for (long long l = 0; l < r.L; ++l) {
     for (long long dir = 0; dir < r.D; ++dir) {
       const long long idx = l * r.D + dir;
       const RnnPacking pk = r.p.packing(l, static_cast<int>(dir));
       const float* bias_r = r.p.bias && HIPRIM_RNN_MUTANT != 3 ? r.at(r.k.wf) + pk.br : nullptr;
       r.input_projection(l, dir);
-      if (r.tc || r.persist) {
-        (r.tc ? tc_fwd : persist_fwd)(r, l, dir, keep);
+      if (r.tc.mt > 0 || r.persist) {
+        (r.tc.mt > 0 ? tc_fwd : persist_fwd)(r, l, dir, keep);
         continue;
       }
       for (long long s = 0; s < r.T; ++s) {
@@ -533,7 +533,7 @@ class RnnGemm final : public TypedOpSolver<RnnProblem> {
   void run_typed_config(const RnnProblem& p, const std::vector<void*>& b, void* ws, void* stream,
                         const std::string& config) const override {
     RnnRun r(p, engine_, ws, static_cast<hipStream_t>(stream), "running " + name() + " (" + config + ") on " + to_string(p));
-    r.persist = config == "steps.persist", r.tc = tc_config(config).mt, r.wave = tc_config(config).wave;  // listed only where they fit
+    r.persist = config == "steps.persist", r.tc = tc_config(config);  // listed only where they fit (run_config checks)
     const bool lstm = p.lstm();
     // tensors() order (core/rnn_problem.hpp): x, hx, [cx], w, then the direction's own.
     const std::size_t w_at = lstm ? 3 : 2, rest = w_at + 1;

@@ -75,9 +75,11 @@ __global__ void rnn_tc_clear(unsigned* arrivals, int n) {
   if (static_cast<int>(threadIdx.x) < n) arrivals[threadIdx.x] = 0u;
 }
 
+// The emulation's blocks of one launch, at most (rnn_tc_fwd's program-wide mma scratch).
+inline constexpr unsigned kRnnTcEmuBlocks = 8;
+
 // d += A[16x16] B[16x8] for one warp's fragments (gpu/gemm/mma_fragment.hpp's maps). Emulation: the
 // warp's fragments meet in `scratch` (this warp's 384 bf16 words), the whole block calls together.
-inline constexpr unsigned kRnnTcEmuBlocks = 8;
 __device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
                                            std::uint16_t* scratch, int lane) {
 #if HIPRIM_MMA_SM80
