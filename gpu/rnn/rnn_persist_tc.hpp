@@ -104,9 +104,23 @@ __device__ __forceinline__ void rnn_tc_mma(float (&d)[4], const std::uint32_t (&
 }
 
 // hs[n][k] = h_prev[n0 + n][k] for n < live, k < H; zero elsewhere in [0, nb) x [0, 64 ks).
+// Whole rows of 16-byte chunks (every row live, H = kpad, and the block's threads a multiple of a row's
+// chunks): a thread keeps its k and steps its two pointers by dn rows (s27 ncu: the general loop's index
+// arithmetic was 27% of a step).
 __device__ __forceinline__ void rnn_tc_stage(const RnnRows16& h, int n0, int live, int nb, int H, int kpad, bool vec, std::uint16_t* hs) {
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x), ldh = kpad + 8;
   const int v8 = kpad / 8, dn = threads / v8, dk = 8 * (threads % v8);
+  if (vec && live == nb && H == kpad && dk == 0 && h.ld % 8 == 0) {
+    const int n1 = tid / v8, k = 8 * (tid % v8);
+    const uint4* src = reinterpret_cast<const uint4*>(h.ptr + (n0 + n1) * h.ld + k);
+    uint4* dst = reinterpret_cast<uint4*>(hs + n1 * ldh + k);
+    const long long src_step = dn * h.ld / 8;  // uint4 units
+    const int dst_step = dn * ldh / 8;
+#pragma unroll 4
+    for (int n = n1; n < nb; n += dn, src += src_step, dst += dst_step) async_copy(dst, src);
+    async_copy_wait();
+    return;
+  }
   int n = tid / v8, k = 8 * (tid % v8);
   for (; n < nb; n += dn, k += dk) {  // chunks of 8 elements, tid + i * threads; cp.async puts a thread's all in flight
     if (k >= kpad) k -= kpad, ++n;
@@ -122,40 +136,84 @@ __device__ __forceinline__ void rnn_tc_stage(const RnnRows16& h, int n0, int liv
   async_copy_wait();
 }
 
-// The block's products of one staged chunk, then their fixed-order sums into dst:
+// B fragments of the n-tiles nt0 .. nt0 + TILES - 1 (TILES 1 or 2) at k-step base kb of hs ([n][k], rows ldh
+// apart): bf[t] = {hs[n][kb + 2q], hs[n][kb + 2q + 1]}, {the same at kb + 8}, n = 8 (nt0 + t) + lane / 4,
+// q = lane % 4 (the mma's B map). mma.sync targets: one ldmatrix (x4 / x2), matrix m = (tile m / 2, k half
+// m % 2), lane L addresses row L % 8 of matrix L / 8 (x2: lanes 16-31 repeat 0-15); rows 16 (ks * 8 + 1)
+// bytes apart put a matrix's 8 rows on distinct bank quadruples. Elsewhere the same words by 32-bit loads.
+template <int TILES>
+__device__ __forceinline__ void rnn_tc_b_frags(const std::uint16_t* hs, int ldh, int nt0, int kb, int lane, std::uint32_t (*bf)[2]) {
+  static_assert(TILES == 1 || TILES == 2, "one ldmatrix");
+#if HIPRIM_MMA_SM80
+  const int m = (lane / 8) % (2 * TILES);
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(hs + (8 * (nt0 + m / 2) + lane % 8) * ldh + kb + 8 * (m % 2)));
+  if constexpr (TILES == 2)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(bf[0][0]), "=r"(bf[0][1]), "=r"(bf[1][0]), "=r"(bf[1][1])
+                 : "r"(addr));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(bf[0][0]), "=r"(bf[0][1]) : "r"(addr));
+#else
+#pragma unroll
+  for (int t = 0; t < TILES; ++t) {
+    const std::uint16_t* col = hs + (8 * (nt0 + t) + lane / 4) * ldh + kb + 2 * (lane % 4);
+    bf[t][0] = *reinterpret_cast<const std::uint32_t*>(col);
+    bf[t][1] = *reinterpret_cast<const std::uint32_t*>(col + 8);
+  }
+#endif
+}
+
+// The A fragment of rows r0 .. r0 + 15 at k-step base kb of a [row][k] shared-memory tile (rows ld apart):
+// the mma's A map (register j: rows + 8 (j % 2), k + 8 (j / 2)). mma.sync targets: one ldmatrix.x4 (matrix
+// j = register j; lane L addresses row L % 8 + 8 ((L / 8) % 2) at k + 8 (L / 16)).
+__device__ __forceinline__ void rnn_tc_a_frag_smem(const std::uint16_t* m, int ld, int r0, int kb, int lane, std::uint32_t (&f)[4]) {
+#if HIPRIM_MMA_SM80
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(m + (r0 + lane % 8 + 8 * ((lane / 8) % 2)) * ld + kb + 8 * (lane / 16)));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(f[0]), "=r"(f[1]), "=r"(f[2]), "=r"(f[3]) : "r"(addr));
+#else
+#pragma unroll
+  for (int jr = 0; jr < 4; ++jr)
+    f[jr] = *reinterpret_cast<const std::uint32_t*>(m + (r0 + mma_a_row(lane, 2 * jr)) * ld + kb + mma_a_col(lane, 2 * jr));
+#endif
+}
+
+// The block's products of one staged chunk of NT n-tiles, then their fixed-order sums into dst:
 //   part[kq][r][n] = sum over warp quarter kq's k of A[r][k] hs[n][k]   (mma.sync; A's fragment of k-step i by a_frag)
 //   dst[r ldd + n] = ((part[0] + part[1]) + part[2]) + part[3] + bias[r]   (r < rows, n < nb; bias: live rows only)
 // part and the qs rows may alias hs (a barrier after the products). Begins with the staging's barrier.
-template <int MT, typename AFrag>
-__device__ __forceinline__ void rnn_tc_products(AFrag&& a_frag, const std::uint16_t* hs, float* part, float* dst, int ldd,
-                                                const float* bias, int rows, int nb, int nbm, int ks, std::uint16_t* scratch) {
-  constexpr int kRows = 16 * MT, kThreads = 128 * MT, kMaxNt = rnn_tc_max_nb(MT) / 8;
+// NT is a compile-time count so the n-tile loop unrolls without branches; the next k-step's B fragments
+// are loaded before this one's mma (s27 ncu: a branch per mma and every LDS -> HMMA latency exposed).
+template <int MT, int NT, typename AFrag>
+__device__ __forceinline__ void rnn_tc_products_nt(AFrag&& a_frag, const std::uint16_t* hs, float* part, float* dst, int ldd,
+                                                   const float* bias, int rows, int nb, int ks, std::uint16_t* scratch) {
+  constexpr int kRows = 16 * MT, kThreads = 128 * MT, nbm = 8 * NT, kPair = NT >= 2 ? 2 : 1;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32, mt = warp % MT, kq = warp / MT;
-  const int ldh = 64 * ks + 8, ntiles = nbm / 8, lp = nbm + 8;  // part's rows lp = nb + 8 words apart (see below)
+  const int ldh = 64 * ks + 8, lp = nbm + 8;  // part's rows lp = nb + 8 words apart (see below)
   __syncthreads();  // the staging is complete
-  float acc[kMaxNt][4] = {};
+  float acc[NT][4] = {};
+  std::uint32_t bcur[NT][2], bnext[NT][2] = {};
+  auto load_b = [&](int i, std::uint32_t (&bf)[NT][2]) {
+#pragma unroll
+    for (int nt = 0; nt < NT; nt += kPair)
+      rnn_tc_b_frags<kPair>(hs, ldh, nt, 16 * (kq * ks + i), lane, bf + nt);
+  };
+  load_b(0, bcur);
 #pragma unroll
   for (int i = 0; i < kRnnTcMaxKs; ++i) {
     if (i >= ks) break;  // uniform over the block
+    if (i + 1 < ks) load_b(i + 1, bnext);
     std::uint32_t af[4];
     a_frag(i, af);
-    const int kb = 16 * (kq * ks + i) + 2 * (lane % 4);
 #pragma unroll
-    for (int nt = 0; nt < kMaxNt; ++nt) {
-      if (nt >= ntiles) break;  // uniform
-      const std::uint16_t* col = hs + (8 * nt + lane / 4) * ldh + kb;  // B(k, n) = hs[n][k]
-      std::uint32_t bf[2];
-      bf[0] = *reinterpret_cast<const std::uint32_t*>(col);
-      bf[1] = *reinterpret_cast<const std::uint32_t*>(col + 8);
-      rnn_tc_mma(acc[nt], af, bf, scratch, lane);
-    }
+    for (int nt = 0; nt < NT; ++nt) rnn_tc_mma(acc[nt], af, bcur[nt], scratch, lane);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) bcur[nt][0] = bnext[nt][0], bcur[nt][1] = bnext[nt][1];
   }
   __syncthreads();  // every warp's reads of hs are done: part and the sums may reuse it
   // (d0, d1) and (d2, d3) are column pairs: 8-byte stores; rows lp = nb + 8 words apart put a
   // warp's 8 rows x 4 pairs on distinct banks in two wavefronts (rows nb apart: 8-way conflicts).
 #pragma unroll
-  for (int nt = 0; nt < kMaxNt; ++nt) {
-    if (nt >= ntiles) break;
+  for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
     for (int e = 0; e < 4; e += 2) {
       store_raw<float, 2>(part, (kq * kRows + 16 * mt + mma_c_row(lane, e)) * lp + 8 * nt + mma_c_col(lane, e),
@@ -163,7 +221,7 @@ __device__ __forceinline__ void rnn_tc_products(AFrag&& a_frag, const std::uint1
     }
   }
   __syncthreads();
-  const int lg = nbm == 64 ? 6 : nbm == 32 ? 5 : nbm == 16 ? 4 : 3;  // nbm: a power of two
+  constexpr int lg = nbm == 64 ? 6 : nbm == 32 ? 5 : nbm == 16 ? 4 : 3;
   for (int o = tid; o < rows * nbm; o += kThreads) {  // n fastest over the threads: consecutive words
     const int nn = o & (nbm - 1), rr = o >> lg;
     if (nn >= nb) continue;
@@ -173,6 +231,20 @@ __device__ __forceinline__ void rnn_tc_products(AFrag&& a_frag, const std::uint1
     dst[rr * ldd + nn] = q;
   }
   __syncthreads();
+}
+
+// rnn_tc_products_nt for a chunk of nbm (a power of two, 8 .. rnn_tc_max_nb(MT)) samples.
+template <int MT, typename AFrag>
+__device__ __forceinline__ void rnn_tc_products(AFrag&& a_frag, const std::uint16_t* hs, float* part, float* dst, int ldd,
+                                                const float* bias, int rows, int nb, int nbm, int ks, std::uint16_t* scratch) {
+  constexpr int kMaxNt = rnn_tc_max_nb(MT) / 8;
+  constexpr auto cap = [](int nt) { return nt < kMaxNt ? nt : kMaxNt; };
+  switch (nbm) {
+    case 64: rnn_tc_products_nt<MT, cap(8)>(a_frag, hs, part, dst, ldd, bias, rows, nb, ks, scratch); break;
+    case 32: rnn_tc_products_nt<MT, cap(4)>(a_frag, hs, part, dst, ldd, bias, rows, nb, ks, scratch); break;
+    case 16: rnn_tc_products_nt<MT, cap(2)>(a_frag, hs, part, dst, ldd, bias, rows, nb, ks, scratch); break;
+    default: rnn_tc_products_nt<MT, 1>(a_frag, hs, part, dst, ldd, bias, rows, nb, ks, scratch); break;
+  }
 }
 
 // Rows r < 16 MT of the block's R or W slice: row (r / hu) H + j0 + r % hu of a [G H][H] matrix, zero past
@@ -245,11 +317,7 @@ __global__ void __launch_bounds__(128 * MT) rnn_tc_fwd(const RnnTcLaunch L) {
 #pragma unroll
     for (int jr = 0; jr < 4; ++jr) f[jr] = af[i][jr];
   };
-  auto w_frag = [&](int i, std::uint32_t (&f)[4]) {
-#pragma unroll
-    for (int jr = 0; jr < 4; ++jr)
-      f[jr] = *reinterpret_cast<const std::uint32_t*>(ws + (16 * mt + mma_a_row(lane, 2 * jr)) * ldh + 16 * (kq * ks + i) + mma_a_col(lane, 2 * jr));
-  };
+  auto w_frag = [&](int i, std::uint32_t (&f)[4]) { rnn_tc_a_frag_smem(ws, ldh, 16 * mt, 16 * (kq * ks + i), lane, f); };
 
   for (int s = 0; s < a.seq.T; ++s) {
     const RnnStepFwd st = a.seq.step(s);
