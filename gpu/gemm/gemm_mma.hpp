@@ -120,6 +120,20 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const std::uint32_t (&a
   }
 }
 
+// r[j] = lane's two 16-bit elements of 8x8 matrix j (row lane / 4, columns 2 (lane % 4) and + 1), J = 1, 2 or 4
+// matrices; lane L gives the shared-memory address of row L % 8 of matrix L / 8 (16 bytes, 16-byte aligned;
+// lanes from 8 J on: any valid address).
+template <int J>
+__device__ __forceinline__ void ldmatrix(std::uint32_t (&r)[J], const void* row) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  if constexpr (J == 4)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+  else if constexpr (J == 2)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(a));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(a));
+}
+
 }  // namespace mma_detail
 #endif
 

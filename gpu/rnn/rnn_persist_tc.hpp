@@ -146,17 +146,14 @@ __device__ __forceinline__ void rnn_tc_b_frags(const std::uint16_t* hs, int ldh,
   static_assert(TILES == 1 || TILES == 2, "one ldmatrix");
 #if HIPRIM_MMA_SM80
   const int m = (lane / 8) % (2 * TILES);
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(hs + (8 * (nt0 + m / 2) + lane % 8) * ldh + kb + 8 * (m % 2)));
-  if constexpr (TILES == 2)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(bf[0][0]), "=r"(bf[0][1]), "=r"(bf[1][0]), "=r"(bf[1][1])
-                 : "r"(addr));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(bf[0][0]), "=r"(bf[0][1]) : "r"(addr));
+  std::uint32_t r[2 * TILES];
+  mma_detail::ldmatrix<2 * TILES>(r, hs + (8 * (nt0 + m / 2) + lane % 8) * ldh + kb + 8 * (m % 2));
+#pragma unroll
+  for (int t = 0; t < TILES; ++t) bf[t][0] = r[2 * t], bf[t][1] = r[2 * t + 1];
 #else
 #pragma unroll
   for (int t = 0; t < TILES; ++t) {
-    const std::uint16_t* col = hs + (8 * (nt0 + t) + lane / 4) * ldh + kb + 2 * (lane % 4);
+    const std::uint16_t* col = hs + (8 * (nt0 + t) + mma_b_col(lane, 0)) * ldh + kb + mma_b_row(lane, 0);
     bf[t][0] = *reinterpret_cast<const std::uint32_t*>(col);
     bf[t][1] = *reinterpret_cast<const std::uint32_t*>(col + 8);
   }
@@ -168,8 +165,7 @@ __device__ __forceinline__ void rnn_tc_b_frags(const std::uint16_t* hs, int ldh,
 // j = register j; lane L addresses row L % 8 + 8 ((L / 8) % 2) at k + 8 (L / 16)).
 __device__ __forceinline__ void rnn_tc_a_frag_smem(const std::uint16_t* m, int ld, int r0, int kb, int lane, std::uint32_t (&f)[4]) {
 #if HIPRIM_MMA_SM80
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(m + (r0 + lane % 8 + 8 * ((lane / 8) % 2)) * ld + kb + 8 * (lane / 16)));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(f[0]), "=r"(f[1]), "=r"(f[2]), "=r"(f[3]) : "r"(addr));
+  mma_detail::ldmatrix<4>(f, m + (r0 + lane % 8 + 8 * ((lane / 8) % 2)) * ld + kb + 8 * (lane / 16));
 #else
 #pragma unroll
   for (int jr = 0; jr < 4; ++jr)
