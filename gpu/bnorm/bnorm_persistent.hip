@@ -519,18 +519,14 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
                               : (cl ? &bnorm_train_persistent<T, V, kBlock, true> : &bnorm_train_persistent<T, V, kBlock, false>);
     const int tensors = bwd ? 2 : 1;
     const std::size_t pack = sizeof(Pack<T, V>), smem_max = max_dynamic_smem();
-    // Grid: the resident blocks (fewer for small problems: >= 4 visits per thread). Two per multiprocessor
-    // where the registers allow, each with half the shared memory: the same on-chip cache per
-    // multiprocessor, twice the warps in flight (s27 ncu, fp16 NHWC c256 28x28 fwd-train: 32 us at 25%
-    // achieved occupancy with one 108 KB block per SM; cuDNN's kernel 17 us with two 512-thread blocks).
-    const std::size_t smem_cap = block_smem_cap<kBlock>(kernel, smem_max);
-    const long long resident = static_cast<long long>(resident_per_mp(kernel, kBlock, smem_cap)) * multiprocessors();
+    // Grid: the resident blocks at full shared memory (fewer for small problems: >= 4 visits per thread).
+    const long long resident = static_cast<long long>(resident_per_mp(kernel, kBlock, smem_max)) * multiprocessors();
     if (resident < 1) throw RuntimeError(name() + ": the kernel cannot be resident with " + std::to_string(smem_max) + " bytes of shared memory");
     const long long grid = std::clamp<long long>(bn_ceil_div(packs, 4LL * kBlock), 1, std::min(resident, kGridCap));
     BnGeom g = geom_for(p, V, kBlock, grid);
     const std::size_t scratch = bwd ? scratch_bytes<Float2Sum, V>(kBlock, g.tx) : scratch_bytes<float, V>(kBlock, g.tx);
     const long long visits = bn_max_visits(g, grid);
-    const long long fit = static_cast<long long>((smem_cap - scratch) / (pack * tensors * kBlock));
+    const long long fit = static_cast<long long>((smem_max - scratch) / (pack * tensors * kBlock));
     const int K = static_cast<int>(std::min(visits, fit));
     const std::size_t smem = scratch + static_cast<std::size_t>(K) * pack * tensors * kBlock;
     b.part_a = static_cast<float*>(ws);
@@ -540,15 +536,6 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
     (void)resident_per_mp(kernel, kBlock, smem);  // raises the kernel's shared memory limit (smem may exceed 48 KiB)
     launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(kBlock), smem, s, g, b, K);
     check_launch_lazy(bwd ? "bnorm_bwd_persistent" : "bnorm_train_persistent", ctx);
-  }
-  // The shared memory per block: the most at which two blocks stay resident on a multiprocessor (the
-  // largest whole KiB at or below half the limit; 8 tried), else the whole limit (one block).
-  template <int kBlock, typename K>
-  static std::size_t block_smem_cap(K* kernel, std::size_t smem_max) {
-    const std::size_t half = smem_max / 2 / 1024 * 1024;
-    for (std::size_t s = half; s + 8 * 1024 > half && s >= 1024; s -= 1024)
-      if (resident_per_mp(kernel, kBlock, s) >= 2) return s;
-    return smem_max;
   }
   int block_;
 };
