@@ -7,10 +7,10 @@
 // machine's thread count.
 #pragma once
 #include <algorithm>
-#include <thread>
 #include <utility>
 #include <vector>
 
+#include "reference/parallel.hpp"
 #include "reference/rnn_gemm.hpp"
 
 namespace hiprim::ref {
@@ -53,15 +53,7 @@ inline constexpr double kRnnWorkPerThread = 1 << 20;
 inline constexpr double kRnnElementWork = 64;  // one gate element's cell (exp, tanh; the bound's terms)
 template <typename F>
 void for_rnn_parts(long long count, double work, F&& f) {
-  const long long threads = std::min<long long>(
-      {count, std::max(1u, std::thread::hardware_concurrency()), std::max(1LL, static_cast<long long>(work / kRnnWorkPerThread))});
-  if (threads <= 1) {
-    if (count > 0) f(0LL, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (long long t = 0; t < threads; ++t) pool.emplace_back([&, t] { f(count * t / threads, count * (t + 1) / threads); });
-  for (auto& th : pool) th.join();
+  for_parts(count, work, kRnnWorkPerThread, f);
 }
 
 }  // namespace hiprim::ref

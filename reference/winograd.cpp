@@ -2,6 +2,7 @@
 // (reference/winograd.hpp has the order and the bound; core/winograd_transforms.hpp the transforms).
 #include "reference/winograd.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "reference/error_model.hpp"
+#include "reference/parallel.hpp"
 
 namespace hiprim::ref {
 
@@ -47,6 +49,10 @@ struct UnderflowAccount {
   }
 };
 constexpr double kEtaFp32 = 0x1p-150;
+// Threads (reference/parallel.hpp): at least this many operations each; bwd-weights holds the D and V of
+// up to this many transformed entries at once (its blocks of tiles).
+constexpr double kWorkPerThread = 1 << 22;
+constexpr std::int64_t kWgradBlockEntries = 1 << 22;
 
 // lhs [rows][inner] x rhs [inner][cols] -> [rows][cols], each entry one sum over the inner index ascending.
 template <typename S>
@@ -95,8 +101,11 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
           for (int j = 0; j < r; ++j) f[i * r + j] = val(w.at({grp * kg + kk, cc, i, j}));
         u[kk * cg + cc] = mul(mul(g, f, a, r, r), g_t, a, r, a);
       }
-    for (std::int64_t n = 0; n < p.n; ++n)
-      for (std::int64_t th = 0; th < tiles_h; ++th)
+    // Rows of tiles (n, th) in parallel: each output belongs to one tile, computed in the order below.
+    const double tile_work = static_cast<double>(kg * cg + kg * 2 * a * m + cg * 2 * a * a) * a * a;
+    for_parts(p.n * tiles_h, tile_work * static_cast<double>(p.n * tiles_h * tiles_w), kWorkPerThread, [&](long long lo, long long hi) {
+      for (std::int64_t row = lo; row < hi; ++row) {
+        const std::int64_t n = row / tiles_h, th = row % tiles_h;
         for (std::int64_t tw = 0; tw < tiles_w; ++tw) {
           std::vector<std::vector<S>> v(static_cast<std::size_t>(cg));  // V[cc] = B^T d B
           for (std::int64_t cc = 0; cc < cg; ++cc) {
@@ -127,6 +136,8 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
               }
           }
         }
+      }
+    });
   }
   return y;
 }
@@ -149,16 +160,20 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
   auto val = [&](float v) { return absolute ? static_cast<S>(std::fabs(v)) : static_cast<S>(v); };
   // A = (A^T)^T [a][m], G^T [r][a], B [a][a]
   const std::vector<S> a_mat = transpose(at, m, a), g_t = transpose(g, a, r), b = transpose(bt, a, a);
+  const std::int64_t pairs = kg * cg, tiles_img = tiles_h * tiles_w, terms = p.n * tiles_img;
+  const bool split = chunk > 0 && chunk < terms;
   for (std::int64_t grp = 0; grp < p.groups; ++grp) {
-    std::vector<std::vector<S>> acc(static_cast<std::size_t>(kg * cg), std::vector<S>(static_cast<std::size_t>(a * a), S(0)));
+    std::vector<std::vector<S>> acc(static_cast<std::size_t>(pairs), std::vector<S>(static_cast<std::size_t>(a * a), S(0)));
     std::vector<std::vector<S>> total = acc;
-    const std::int64_t terms = p.n * tiles_h * tiles_w;
-    const bool split = chunk > 0 && chunk < terms;
-    std::int64_t term = 0;
-    for (std::int64_t n = 0; n < p.n; ++n)
-      for (std::int64_t th = 0; th < tiles_h; ++th)
-        for (std::int64_t tw = 0; tw < tiles_w; ++tw) {
-          std::vector<std::vector<S>> d(static_cast<std::size_t>(kg)), v(static_cast<std::size_t>(cg));
+    // Tiles (terms) in blocks: the block's D and V in parallel over its tiles, then the sums in parallel
+    // over the (k, c) pairs, each pair's terms ascending (runs of `chunk` as below): the order of one thread.
+    const std::int64_t block = std::max<std::int64_t>(1, std::min<std::int64_t>(terms, kWgradBlockEntries / ((kg + cg) * a * a)));
+    std::vector<std::vector<S>> d(static_cast<std::size_t>(block * kg)), v(static_cast<std::size_t>(block * cg));
+    for (std::int64_t t0 = 0; t0 < terms; t0 += block) {
+      const std::int64_t nt = std::min(block, terms - t0);
+      for_parts(nt, static_cast<double>(nt * (kg + cg)) * 4 * a * a * a, kWorkPerThread, [&](long long lo, long long hi) {
+        for (std::int64_t ti = lo; ti < hi; ++ti) {
+          const std::int64_t term = t0 + ti, n = term / tiles_img, th = term % tiles_img / tiles_w, tw = term % tiles_w;
           for (std::int64_t kk = 0; kk < kg; ++kk) {  // D = A dy_t A^T
             std::vector<S> e(static_cast<std::size_t>(m * m), S(0));
             for (int i = 0; i < m; ++i)
@@ -166,7 +181,7 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
                 const std::int64_t oh = th * m + i, ow = tw * m + j;
                 if (oh < P && ow < Q) e[i * m + j] = val(dy.at({n, grp * kg + kk, oh, ow}));
               }
-            d[kk] = mul(mul(a_mat, e, a, m, m), at, a, m, a);
+            d[ti * kg + kk] = mul(mul(a_mat, e, a, m, m), at, a, m, a);
           }
           for (std::int64_t cc = 0; cc < cg; ++cc) {  // V = B^T x_t B
             std::vector<S> e(static_cast<std::size_t>(a * a), S(0));
@@ -175,22 +190,29 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
                 const std::int64_t h = th * m - p.pad[0] + i, ww = tw * m - p.pad[1] + j;
                 if (h >= 0 && h < H && ww >= 0 && ww < W) e[i * a + j] = val(x.at({n, grp * cg + cc, h, ww}));
               }
-            v[cc] = mul(mul(bt, e, a, a, a), b, a, a, a);
+            v[ti * cg + cc] = mul(mul(bt, e, a, a, a), b, a, a, a);
           }
-          for (std::int64_t kk = 0; kk < kg; ++kk)
-            for (std::int64_t cc = 0; cc < cg; ++cc) {
-              std::vector<S>& s = acc[kk * cg + cc];
-              for (int e = 0; e < a * a; ++e) {
-                if constexpr (std::is_same_v<S, float>)
-                  s[e] = std::fma(d[kk][e], v[cc][e], s[e]);
-                else
-                  s[e] = s[e] + d[kk][e] * v[cc][e];
-              }
-            }
-          if (split && (++term % chunk == 0 || term == terms))  // a run ends: total += run, run = 0
-            for (std::size_t i = 0; i < acc.size(); ++i)
-              for (int e = 0; e < a * a; ++e) total[i][e] = total[i][e] + acc[i][e], acc[i][e] = S(0);
         }
+      });
+      for_parts(pairs, static_cast<double>(pairs * nt) * a * a, kWorkPerThread, [&](long long lo, long long hi) {
+        for (std::int64_t pr = lo; pr < hi; ++pr) {
+          const std::int64_t kk = pr / cg, cc = pr % cg;
+          std::vector<S>& s = acc[pr];
+          for (std::int64_t ti = 0; ti < nt; ++ti) {
+            const std::vector<S>&dk = d[ti * kg + kk], &vc = v[ti * cg + cc];
+            for (int e = 0; e < a * a; ++e) {
+              if constexpr (std::is_same_v<S, float>)
+                s[e] = std::fma(dk[e], vc[e], s[e]);
+              else
+                s[e] = s[e] + dk[e] * vc[e];
+            }
+            const std::int64_t done = t0 + ti + 1;
+            if (split && (done % chunk == 0 || done == terms))  // a run ends: total += run, run = 0
+              for (int e = 0; e < a * a; ++e) total[pr][e] = total[pr][e] + s[e], s[e] = S(0);
+          }
+        }
+      });
+    }
     if (split) acc.swap(total);
     for (std::int64_t kk = 0; kk < kg; ++kk)
       for (std::int64_t cc = 0; cc < cg; ++cc) {

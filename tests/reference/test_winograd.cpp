@@ -3,7 +3,10 @@
 // within the derived bound gamma(L) * S on random data, and wrong transforms or tiles are caught.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -237,6 +240,30 @@ TEST(WinogradConv, F2x3IsExactOnSmallIntegers) {
     const ConvOutput want = conv_naive(p, {&d.x, &d.w, nullptr, nullptr});
     const std::vector<float> got = winograd_conv_fp32(p, winograd_f3(2), d.x, d.w);
     for (std::size_t e = 0; e < got.size(); ++e) ASSERT_EQ(static_cast<double>(got[e]), want.value[e]) << s << " element " << e;
+  }
+}
+
+// The evaluation runs rows of tiles on several threads (reference/parallel.hpp) where the work pays for
+// them; every output is one tile's, in one fixed order, so the bits cannot depend on the split: a batch
+// of 8 (several threads on a machine with 2 or more cores) equals its images evaluated one by one (one thread).
+TEST(WinogradConv, ThreadsDoNotChangeTheFp32Bits) {
+  const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n8 c16 k16 in20x20 f3x3 pad1x1");
+  const ConvProblem one = parse_conv_problem("conv fwd fp32 nchw n1 c16 k16 in20x20 f3x3 pad1x1");
+  const Data d = random_data(p, 3, false);
+  const std::int64_t per_x = one.x_desc().storage_elements(), per_y = one.y_desc().storage_elements();
+  for (int m : {2, 4, 6}) {
+    const std::vector<float> all = winograd_conv_fp32(p, winograd_f3(m), d.x, d.w);
+    const std::vector<double> all_s = winograd_abs_sum(p, winograd_f3(m), d.x, d.w);
+    for (std::int64_t n = 0; n < p.n; ++n) {
+      HostTensor xn(one.x_desc());
+      std::copy(d.x.data.begin() + n * per_x, d.x.data.begin() + (n + 1) * per_x, xn.data.begin());
+      const std::vector<float> img = winograd_conv_fp32(one, winograd_f3(m), xn, d.w);
+      const std::vector<double> img_s = winograd_abs_sum(one, winograd_f3(m), xn, d.w);
+      for (std::int64_t e = 0; e < per_y; ++e) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(all[n * per_y + e]), std::bit_cast<std::uint32_t>(img[e])) << "F(" << m << ",3) image " << n << " element " << e;
+        ASSERT_EQ(all_s[n * per_y + e], img_s[e]) << "S, F(" << m << ",3) image " << n << " element " << e;
+      }
+    }
   }
 }
 

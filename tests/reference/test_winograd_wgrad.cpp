@@ -5,7 +5,10 @@
 // fails the equality, the exact-F(2x2) and the bound tests.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,6 +92,36 @@ TEST(WinogradWgrad, Fp32EvaluationStaysWithinTheDerivedBound) {
         }
         EXPECT_GT(worst, 0.0) << "F(" << m << ",3) " << s << ": the fp32 evaluation rounded nothing";
       }
+}
+
+// The evaluation runs the tiles' transforms and the (k, c) pairs' sums on several threads where the work
+// pays for them (reference/parallel.hpp); each dw[k][c] is one pair's sum over the tiles ascending (in
+// runs of `chunk`), so the bits cannot depend on the split: 16 x 16 pairs over 1152 tiles (several
+// threads on 2 or more cores) equal each pair evaluated alone (c1 k1: one thread), unsplit and in runs.
+TEST(WinogradWgrad, ThreadsDoNotChangeTheFp32Bits) {
+  const ConvProblem p = parse_conv_problem("conv bwd-weights fp32 nchw n8 c16 k16 in48x48 f3x3 pad1x1");
+  const ConvProblem one = parse_conv_problem("conv bwd-weights fp32 nchw n8 c1 k1 in48x48 f3x3 pad1x1");
+  const Data d = random_data(p, 4, false);
+  const std::int64_t pix = 48 * 48;
+  // channel c of x (or k of dy) as a one-channel NCHW tensor
+  auto channel = [&](const HostTensor& t, const TensorDesc& desc, std::int64_t ch, std::int64_t chans) {
+    HostTensor o(desc);
+    for (std::int64_t n = 0; n < p.n; ++n)
+      std::copy(t.data.begin() + (n * chans + ch) * pix, t.data.begin() + (n * chans + ch + 1) * pix, o.data.begin() + n * pix);
+    return o;
+  };
+  for (int m : {4, 6})
+    for (std::int64_t chunk : {0, 200}) {
+      const std::vector<float> all = winograd_wgrad_fp32(p, winograd_f3(m), d.x, d.dy, chunk);
+      for (std::int64_t k = 0; k < p.k; k += 5)
+        for (std::int64_t c = 0; c < p.c; c += 3) {
+          const HostTensor xc = channel(d.x, one.x_desc(), c, p.c), dyk = channel(d.dy, one.y_desc(), k, p.k);
+          const std::vector<float> pair = winograd_wgrad_fp32(one, winograd_f3(m), xc, dyk, chunk);
+          for (std::int64_t e = 0; e < 9; ++e)
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(all[(k * p.c + c) * 9 + e]), std::bit_cast<std::uint32_t>(pair[e]))
+                << "F(" << m << ",3) chunk " << chunk << " k " << k << " c " << c << " tap " << e;
+        }
+    }
 }
 
 // A G entry changed (the output transform) moves the result far from the reference.
