@@ -11,8 +11,10 @@
 // bwd-weights (--dir): winograd = ref::winograd_wgrad_fp32 with the solver's default split of the
 // tile sum at that batch; direct = dw[k][c][r][s] as one fma chain over the pixels (n, p, q) ascending.
 //   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,6] [--dir fwd,bwd-weights]
-//                            [--layers all|N] [--seed 1] [--markdown FILE] [--json FILE]
-// Layers: ResNet-50 v1.5's 3x3 stride-1 layers and VGG-16's from conv3 on (bench/suites/winograd_fp32.txt).
+//                            [--layers all|N] [--from I] [--seed 1] [--markdown FILE] [--json FILE]
+// Layers (bench/suites/winograd_fp32.txt): ResNet-50 v1.5's 3x3 stride-1 layers, VGG-16's from conv3 on, then
+// (added in session 28, after them so the earlier tables keep their order) VGG-16's conv1_1 .. conv2_2,
+// conv3_1 and conv4_1. --from I starts at layer I (0-based), --layers N takes N from there.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +44,10 @@ struct Layer {
   int c, k, hw;
 };
 const Layer kLayers[] = {{"ResNet-50", 64, 64, 56},  {"ResNet-50", 128, 128, 28}, {"ResNet-50", 256, 256, 14}, {"ResNet-50", 512, 512, 7},
-                         {"VGG-16", 256, 256, 56},   {"VGG-16", 512, 512, 28},    {"VGG-16", 512, 512, 14}};
+                         {"VGG-16", 256, 256, 56},   {"VGG-16", 512, 512, 28},    {"VGG-16", 512, 512, 14},
+                         {"VGG-16", 3, 64, 224},     {"VGG-16", 64, 64, 224},     {"VGG-16", 64, 128, 112},
+                         {"VGG-16", 128, 128, 112},  {"VGG-16", 128, 256, 56},    {"VGG-16", 256, 512, 28}};
+constexpr int kLayerCount = static_cast<int>(sizeof kLayers / sizeof kLayers[0]);
 
 
 // dw as one fma chain per weight over the pixels (n, oh, ow) ascending (x zero in the padding).
@@ -94,7 +99,10 @@ int main(int argc, char** argv) {
   CLI::App app{"The Winograd solvers' accuracy table on the CPU (fp32 model vs the FMA direct sum, same data)"};
   AccuracyOptions opt;
   std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", dirs = "fwd,bwd-weights", json_path;
+  int from = 0;
   add_accuracy_options(app, opt);
+  app.add_option("--from", from, "Start at layer I (0-based; see the list at the top of the source)")
+      ->check(CLI::Range(0, kLayerCount - 1));
   app.add_option("--dtype", dtypes, "Comma-separated dtypes");
   app.add_option("--dir", dirs, "Comma-separated directions (fwd, bwd-weights)");
   app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 6)");
@@ -112,7 +120,8 @@ int main(int argc, char** argv) {
     for (const auto& dir : split_list(dirs)) {
       const bool wgrad = dir == "bwd-weights";
       done = 0;
-      for (const Layer& L : kLayers) {
+      for (int li = from; li < kLayerCount; ++li) {
+        const Layer& L = kLayers[li];
         if (opt.layers > 0 && done++ >= opt.layers) break;
         for (const auto& dts : split_list(dtypes)) {
           const auto dt = parse_dtype(dts);
