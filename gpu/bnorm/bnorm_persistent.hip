@@ -520,6 +520,8 @@ class BnormPersistent final : public TypedOpSolver<BnormProblem> {
     const int tensors = bwd ? 2 : 1;
     const std::size_t pack = sizeof(Pack<T, V>), smem_max = max_dynamic_smem();
     // Grid: the resident blocks at full shared memory (fewer for small problems: >= 4 visits per thread).
+    // Two blocks per SM with half the shared memory each (c072673) measured 12-82% slower on every
+    // persistent line in s28's same-run A/B (reports/h200/s28-2026-12-07), so one full block it is.
     const long long resident = static_cast<long long>(resident_per_mp(kernel, kBlock, smem_max)) * multiprocessors();
     if (resident < 1) throw RuntimeError(name() + ": the kernel cannot be resident with " + std::to_string(smem_max) + " bytes of shared memory");
     const long long grid = std::clamp<long long>(bn_ceil_div(packs, 4LL * kBlock), 1, std::min(resident, kGridCap));
