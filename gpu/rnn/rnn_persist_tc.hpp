@@ -177,8 +177,8 @@ __device__ __forceinline__ void rnn_tc_a_frag_smem(const std::uint16_t* m, int l
 //   part[kq][r][n] = sum over warp quarter kq's k of A[r][k] hs[n][k]   (mma.sync; A's fragment of k-step i by a_frag)
 //   dst[r ldd + n] = ((part[0] + part[1]) + part[2]) + part[3] + bias[r]   (r < rows, n < nb; bias: live rows only)
 // part and the qs rows may alias hs (a barrier after the products). Begins with the staging's barrier.
-// NT is a compile-time count so the n-tile loop unrolls without branches; the next k-step's B fragments
-// are loaded before this one's mma (s27 ncu: a branch per mma and every LDS -> HMMA latency exposed).
+// NT is a compile-time count so the n-tile loop unrolls without branches; with MT <= 2 the next k-step's B
+// fragments are loaded before this one's mma (s27 ncu: a branch per mma and every LDS -> HMMA latency exposed).
 template <int MT, int NT, typename AFrag>
 __device__ __forceinline__ void rnn_tc_products_nt(AFrag&& a_frag, const std::uint16_t* hs, float* part, float* dst, int ldd,
                                                    const float* bias, int rows, int nb, int ks, std::uint16_t* scratch) {
@@ -187,23 +187,41 @@ __device__ __forceinline__ void rnn_tc_products_nt(AFrag&& a_frag, const std::ui
   const int ldh = 64 * ks + 8, lp = nbm + 8;  // part's rows lp = nb + 8 words apart (see below)
   __syncthreads();  // the staging is complete
   float acc[NT][4] = {};
-  std::uint32_t bcur[NT][2], bnext[NT][2] = {};
-  auto load_b = [&](int i, std::uint32_t (&bf)[NT][2]) {
+  if constexpr (MT >= 4) {
+    // 512 threads: 128 registers, 64 of them R's fragments. One n-tile's B fragment at a time, loaded just
+    // before its mma (loaded ahead or by pairs, ptxas spilled 400-600 bytes a thread and the 64-row configs
+    // ran 11-37% slower, s28).
 #pragma unroll
-    for (int nt = 0; nt < NT; nt += kPair)
-      rnn_tc_b_frags<kPair>(hs, ldh, nt, 16 * (kq * ks + i), lane, bf + nt);
-  };
-  load_b(0, bcur);
+    for (int i = 0; i < kRnnTcMaxKs; ++i) {
+      if (i >= ks) break;  // uniform over the block
+      std::uint32_t af[4];
+      a_frag(i, af);
 #pragma unroll
-  for (int i = 0; i < kRnnTcMaxKs; ++i) {
-    if (i >= ks) break;  // uniform over the block
-    if (i + 1 < ks) load_b(i + 1, bnext);
-    std::uint32_t af[4];
-    a_frag(i, af);
+      for (int nt = 0; nt < NT; ++nt) {
+        std::uint32_t bf[1][2];
+        rnn_tc_b_frags<1>(hs, ldh, nt, 16 * (kq * ks + i), lane, bf);
+        rnn_tc_mma(acc[nt], af, bf[0], scratch, lane);
+      }
+    }
+  } else {  // the next k-step's fragments loaded ahead, by pairs of n-tiles
+    std::uint32_t bcur[NT][2], bnext[NT][2] = {};
+    auto load_b = [&](int i, std::uint32_t (&bf)[NT][2]) {
 #pragma unroll
-    for (int nt = 0; nt < NT; ++nt) rnn_tc_mma(acc[nt], af, bcur[nt], scratch, lane);
+      for (int nt = 0; nt < NT; nt += kPair)
+        rnn_tc_b_frags<kPair>(hs, ldh, nt, 16 * (kq * ks + i), lane, bf + nt);
+    };
+    load_b(0, bcur);
 #pragma unroll
-    for (int nt = 0; nt < NT; ++nt) bcur[nt][0] = bnext[nt][0], bcur[nt][1] = bnext[nt][1];
+    for (int i = 0; i < kRnnTcMaxKs; ++i) {
+      if (i >= ks) break;  // uniform over the block
+      if (i + 1 < ks) load_b(i + 1, bnext);
+      std::uint32_t af[4];
+      a_frag(i, af);
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) rnn_tc_mma(acc[nt], af, bcur[nt], scratch, lane);
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) bcur[nt][0] = bnext[nt][0], bcur[nt][1] = bnext[nt][1];
+    }
   }
   __syncthreads();  // every warp's reads of hs are done: part and the sums may reuse it
   // (d0, d1) and (d2, d3) are column pairs: 8-byte stores; rows lp = nb + 8 words apart put a
