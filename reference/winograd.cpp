@@ -199,7 +199,8 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
           const std::int64_t kk = pr / cg, cc = pr % cg;
           std::vector<S>& s = acc[pr];
           for (std::int64_t ti = 0; ti < nt; ++ti) {
-            const std::vector<S>&dk = d[ti * kg + kk], &vc = v[ti * cg + cc];
+            const std::vector<S>& dk = d[ti * kg + kk];
+            const std::vector<S>& vc = v[ti * cg + cc];
             for (int e = 0; e < a * a; ++e) {
               if constexpr (std::is_same_v<S, float>)
                 s[e] = std::fma(dk[e], vc[e], s[e]);
