@@ -239,8 +239,8 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
     return q != nullptr && applicable(p) ? fitting_configs(*q) : std::vector<std::string>{};
   }
   std::string default_config_for(const OpProblem& p) const override {
-    const std::vector<std::string> c = configs_for(p);
-    return c.empty() ? tile_configs().front() : c.front();
+    const BnormProblem* q = op_problem_cast<BnormProblem>(p);
+    return q != nullptr ? default_for(*q) : tile_configs().front();
   }
 
  protected:
@@ -258,8 +258,7 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
                              " bytes of shared memory at the least, the device offers " + std::to_string(max_dynamic_smem_or_portable()));
   }
   void run_typed(const BnormProblem& p, const std::vector<void*>& buf, void* ws, void* stream) const override {
-    const std::vector<std::string> c = fitting_configs(p);
-    run_typed_config(p, buf, ws, stream, c.empty() ? tile_configs().front() : c.front());
+    run_typed_config(p, buf, ws, stream, default_for(p));
   }
   void run_typed_config(const BnormProblem& p, const std::vector<void*>& buf, void*, void* stream,
                         const std::string& config) const override {
@@ -290,6 +289,11 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
       if (config_divides(p, lanes) && tile_smem(p, lanes) <= have) c.push_back(config);
     }
     return c;
+  }
+  // The widest fitting config (pack16 where none fits: the solver refuses such a problem).
+  static std::string default_for(const BnormProblem& p) {
+    const std::vector<std::string> c = fitting_configs(p);
+    return c.empty() ? tile_configs().front() : c.front();
   }
   template <typename T, int V>
   void launch(const BnormProblem& p, const TileBufs& b, void* stream) const {
