@@ -24,44 +24,22 @@
 // bwd-weights (reference/winograd.hpp's wgrad order): V = B^T x B as above, D[xi][g][p][k] = (A dy_p A^T)[xi]
 // (dy's m x m tile, zeros past P x Q), M[xi][g][k][c] = sum_{p ascending} D V (the batched GEMM's
 // bwd-weights mode, unsplit), dw = G^T M G; V and D channels-fastest whatever the layout.
-// Layouts: NCHW and NHWC for x and y (ConvGeom strides), w as the problem stores it.
+// Layouts: NCHW and NHWC for x and y (ConvGeom strides), w as the problem stores it. The transforms and the
+// geometry are gpu/conv/winograd_kernels.hpp's, shared with the fused solvers (winograd_fused.hip).
 #include <memory>
 #include <string>
 
 #include "core/error.hpp"
 #include "core/winograd_transforms.hpp"
-#include "gpu/common/block_reduce.hpp"  // grid_thread(s)
 #include "gpu/common/launch_grid.hpp"
-#include "gpu/common/numeric.hpp"
-#include "gpu/conv/conv_geom.hpp"
-#include "gpu/conv/solvers.hpp"
 #include "gpu/conv/simt_batched_gemm.hpp"
+#include "gpu/conv/solvers.hpp"
+#include "gpu/conv/winograd_kernels.hpp"
 
 namespace hiprim::gpu {
 namespace {
 
-constexpr int kBlock = 256;
-constexpr long long kMaxTiles = 0x7fffffffLL - 1024;  // the batched GEMM's int rows
-constexpr int kMaxA = 8;  // F(6x6, 3x3)
-
-// The transforms in fp32, row-major: at [m][a], g [a][3], bt [a][a].
-struct WinoMats {
-  float at[kMaxA * kMaxA], g[kMaxA * 3], bt[kMaxA * kMaxA];
-};
-
-struct WinoGeom {
-  ConvGeom g;             // of the fwd equivalent: In = x (dy for bwd-data), Out = y (dx)
-  int tiles_h, tiles_w;   // tiles per image
-  long long tiles;        // P = N * tiles_h * tiles_w
-  int cg, kg;             // channels per group of In and Out
-  bool flip;              // bwd-data: w' [g*kg + k][c][r][s] = w[g*cg + c][k][2-r][2-s] (w's own strides: w_str)
-  long long w_str[5];     // the problem's w strides [co, ci, t, r, s]
-  bool chan_fast;         // NHWC: V [..][p][c] and M [..][p][k], channels fastest; NCHW: [..][c][p], [..][k][p]
-  // Offset of V (ch = cg) or M / D (ch = kg) entry (b = xi*G + g, channel j, tile p).
-  __host__ __device__ long long wsp(long long b, int ch, long long j, long long p) const {
-    return chan_fast ? (b * tiles + p) * ch + j : (b * ch + j) * tiles + p;
-  }
-};
+using namespace wino;  // NOLINT(google-build-using-namespace): the transforms shared with winograd_fused.hip
 
 // Workspace layout (floats): U [a^2][G][kg][cg], V [a^2][G] x (cg, P), M [a^2][G] x (kg, P); batch b = xi*G + g.
 struct WinoSpans {
@@ -72,116 +50,24 @@ WinoSpans spans(const WinoGeom& w, int a) {
   return {aa * G * w.kg * w.cg, aa * G * w.cg * w.tiles, aa * G * w.kg * w.tiles};
 }
 
-// U = G f G^T for every (g, k, c): thread i -> c fastest, then k, then g.
-template <typename T, int M>
-__global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, float* __restrict__ u) {
-  constexpr int A = M + 2;
-  const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
-  for (long long i = grid_thread(); i < total; i += grid_threads()) {
-    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
-    float f[3][3], t[A][3];
-#pragma unroll
-    for (int r = 0; r < 3; ++r)
-#pragma unroll
-      for (int s = 0; s < 3; ++s) {
-        const long long at = wg.flip ? (1LL * grp * wg.cg + cc) * wg.w_str[0] + 1LL * kk * wg.w_str[1] + (2 - r) * wg.w_str[3] + (2 - s) * wg.w_str[4]
-                                     : wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s);
-        f[r][s] = load_f(w, at);
-      }
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < 3; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < 3; ++l) acc = acc + mt.g[r * 3 + l] * f[l][s];
-        t[r][s] = acc;
-      }
-    const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
-    float* out = u + (1LL * grp * wg.kg + kk) * wg.cg + cc;
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < 3; ++l) acc = acc + t[r][l] * mt.g[s * 3 + l];
-        out[(r * A + s) * stride] = acc;
-      }
-  }
-}
-
-// The tile of index p: image n, tile row th, tile column tw.
-__device__ __forceinline__ void tile_of(const WinoGeom& wg, long long p, int& n, int& th, int& tw) {
-  const long long per_image = 1LL * wg.tiles_h * wg.tiles_w;
-  n = static_cast<int>(p / per_image);
-  const int r = static_cast<int>(p - n * per_image);
-  th = r / wg.tiles_w;
-  tw = r - th * wg.tiles_w;
-}
-
-// Thread i's (channel ch < C of G groups, tile p < P): ch fastest when wg.chan_fast, else p fastest.
-__device__ __forceinline__ void chan_tile_of(const WinoGeom& wg, long long i, long long C, int& ch, long long& p) {
-  if (wg.chan_fast) {
-    p = i / C;
-    ch = static_cast<int>(i - p * C);
-  } else {
-    const long long c = i / wg.tiles;
-    p = i - c * wg.tiles;
-    ch = static_cast<int>(c);
-  }
-}
-
 // V = B^T d B for every (g, c, p): thread i -> (c, p), walked as chan_tile_of says.
 template <typename T, int M>
 __global__ void wino_input(WinoGeom wg, WinoMats mt, const T* __restrict__ x, float* __restrict__ v) {
-  constexpr int A = M + 2;
   const long long P = wg.tiles, C = 1LL * wg.g.groups * wg.cg, total = C * P;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
     int gc;
     long long p;
     chan_tile_of(wg, i, C, gc, p);
     const int cc = gc % wg.cg, grp = gc / wg.cg;
-    int n, th, tw;
-    tile_of(wg, p, n, th, tw);
-    const int h0 = th * M - wg.g.pad[1], w0 = tw * M - wg.g.pad[2];
-    const long long base = wg.g.in_offset(n, grp * wg.cg + cc, 0, 0, 0);
-    float d[A][A], t[A][A];
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        const int h = h0 + r, ww = w0 + s;
-        const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
-        d[r][s] = inside ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
-      }
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < A; ++l) acc = acc + mt.bt[r * A + l] * d[l][s];
-        t[r][s] = acc;
-      }
     const long long stride = 1LL * wg.g.groups * wg.cg * P;  // between xi
     float* out = v + wg.wsp(grp, wg.cg, cc, p);
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.bt[s * A + l];
-        out[(r * A + s) * stride] = acc;
-      }
+    input_transform<T, M>(wg, mt, x, p, gc, [&](int xi, float value) { out[xi * stride] = value; });
   }
 }
 
 // y tile = A^T M A for every (g, k, p): thread i -> (k, p), walked as chan_tile_of says.
 template <typename T, int M>
 __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, T* __restrict__ y) {
-  constexpr int A = M + 2;
   const long long P = wg.tiles, C = 1LL * wg.g.groups * wg.kg, total = C * P;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
     int gk;
@@ -190,29 +76,7 @@ __global__ void wino_output(WinoGeom wg, WinoMats mt, const float* __restrict__ 
     const int kk = gk % wg.kg, grp = gk / wg.kg;
     const long long stride = 1LL * wg.g.groups * wg.kg * P;  // between xi
     const float* in = mw + wg.wsp(grp, wg.kg, kk, p);
-    float t[M][A];
-#pragma unroll
-    for (int r = 0; r < M; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < A; ++l) acc = acc + mt.at[r * A + l] * in[(l * A + s) * stride];
-        t[r][s] = acc;
-      }
-    int n, th, tw;
-    tile_of(wg, p, n, th, tw);
-    const long long base = wg.g.out_offset(n, grp * wg.kg + kk, 0, 0, 0);
-#pragma unroll
-    for (int r = 0; r < M; ++r)
-#pragma unroll
-      for (int s = 0; s < M; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.at[s * A + l];
-        const int oh = th * M + r, ow = tw * M + s;
-        if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) store_f(y, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4], acc);
-      }
+    output_transform<T, M>(wg, mt, p, gk, [&](int xi) { return in[xi * stride]; }, y);
   }
 }
 
@@ -225,33 +89,6 @@ SimtBatchedGemm batched_gemm(const WinoGeom& wg, int a, bool wgrad, const float*
   b.channels_last = wg.chan_fast;
   b.wgrad = wgrad;
   return b;
-}
-
-WinoMats mats_of(const WinogradTransforms& t) {
-  WinoMats m{};
-  auto put = [](const std::vector<Rational>& src, float* dst) {
-    for (std::size_t i = 0; i < src.size(); ++i) dst[i] = static_cast<float>(src[i].num) / static_cast<float>(src[i].den);
-  };
-  put(t.at, m.at);
-  put(t.g, m.g);
-  put(t.bt, m.bt);
-  return m;
-}
-
-// p's geometry as its fwd equivalent (winograd_fwd_equivalent), with p's own filter strides.
-WinoGeom wino_geom(const ConvProblem& p, int m) {
-  WinoGeom w{};
-  w.g = conv_geom(winograd_fwd_equivalent(p));  // (bwd-weights: p itself, In = x, Out = dy, W = dw)
-  w.flip = p.dir == ConvDir::bwd_data;
-  const ConvGeom own = conv_geom(p);
-  for (int i = 0; i < 5; ++i) w.w_str[i] = own.w_str[i];
-  w.tiles_h = (w.g.out_sz[1] + m - 1) / m;
-  w.tiles_w = (w.g.out_sz[2] + m - 1) / m;
-  w.tiles = 1LL * w.g.batch * w.tiles_h * w.tiles_w;
-  w.cg = w.g.in_per_group();
-  w.kg = w.g.out_per_group();
-  w.chan_fast = p.channels_last || p.dir == ConvDir::bwd_weights;  // (the bwd-weights GEMM reads channels-fastest)
-  return w;
 }
 
 // bwd-weights: D = A e A^T per (g, k, tile p), e the m x m tile of dy (zeros past P x Q), into d at

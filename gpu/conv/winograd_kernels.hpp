@@ -1,0 +1,199 @@
+// The transforms of conv.winograd.f<m>x3 (gpu/conv/winograd.hip, non-fused) and conv.winograd.fused.f<m>x3
+// (gpu/conv/winograd_fused.hip), F(m x m, 3 x 3), a = m + 2, every step in fp32, each product of the
+// transforms one sum per entry with the inner index ascending (reference/winograd.hpp's fp32 evaluation):
+//   U[xi][g][k][c] = (G w G^T)[xi]    filter transform, a x a per (k, c), xi = i*a + j
+//   V              = B^T d B          input transform of the a x a tile d at (th*m - pad_h, tw*m - pad_w)
+//   y tile         = A^T M A          output transform, m x m, clipped at the image edge
+// A tile p = (n, th, tw) covers outputs [th*m, th*m + m) x [tw*m, tw*m + m). The geometry is the
+// problem's fwd equivalent (core/winograd_transforms.hpp): bwd-data reads dy with the filter flipped and
+// its channels swapped, pad' = 2 - pad.
+#pragma once
+#include <vector>
+
+#include "core/winograd_transforms.hpp"
+#include "gpu/common/block_reduce.hpp"  // grid_thread(s)
+#include "gpu/common/numeric.hpp"
+#include "gpu/conv/conv_geom.hpp"
+
+namespace hiprim::gpu::wino {
+
+constexpr int kBlock = 256;
+constexpr long long kMaxTiles = 0x7fffffffLL - 1024;  // the batched GEMM's int rows
+constexpr int kMaxA = 8;                               // F(6x6, 3x3)
+
+// The transforms in fp32, row-major: at [m][a], g [a][3], bt [a][a].
+struct WinoMats {
+  float at[kMaxA * kMaxA], g[kMaxA * 3], bt[kMaxA * kMaxA];
+};
+
+struct WinoGeom {
+  ConvGeom g;             // of the fwd equivalent: In = x (dy for bwd-data), Out = y (dx)
+  int tiles_h, tiles_w;   // tiles per image
+  long long tiles;        // P = N * tiles_h * tiles_w
+  int cg, kg;             // channels per group of In and Out
+  bool flip;              // bwd-data: w' [g*kg + k][c][r][s] = w[g*cg + c][k][2-r][2-s] (w's own strides: w_str)
+  long long w_str[5];     // the problem's w strides [co, ci, t, r, s]
+  bool chan_fast;         // NHWC: V [..][p][c] and M [..][p][k], channels fastest; NCHW: [..][c][p], [..][k][p]
+  // Offset of V (ch = cg) or M / D (ch = kg) entry (b = xi*G + g, channel j, tile p).
+  __host__ __device__ long long wsp(long long b, int ch, long long j, long long p) const {
+    return chan_fast ? (b * tiles + p) * ch + j : (b * ch + j) * tiles + p;
+  }
+};
+
+inline WinoMats mats_of(const WinogradTransforms& t) {
+  WinoMats m{};
+  auto put = [](const std::vector<Rational>& src, float* dst) {
+    for (std::size_t i = 0; i < src.size(); ++i) dst[i] = static_cast<float>(src[i].num) / static_cast<float>(src[i].den);
+  };
+  put(t.at, m.at);
+  put(t.g, m.g);
+  put(t.bt, m.bt);
+  return m;
+}
+
+// p's geometry as its fwd equivalent (winograd_fwd_equivalent), with p's own filter strides.
+inline WinoGeom wino_geom(const ConvProblem& p, int m) {
+  WinoGeom w{};
+  w.g = conv_geom(winograd_fwd_equivalent(p));  // (bwd-weights: p itself, In = x, Out = dy, W = dw)
+  w.flip = p.dir == ConvDir::bwd_data;
+  const ConvGeom own = conv_geom(p);
+  for (int i = 0; i < 5; ++i) w.w_str[i] = own.w_str[i];
+  w.tiles_h = (w.g.out_sz[1] + m - 1) / m;
+  w.tiles_w = (w.g.out_sz[2] + m - 1) / m;
+  w.tiles = 1LL * w.g.batch * w.tiles_h * w.tiles_w;
+  w.cg = w.g.in_per_group();
+  w.kg = w.g.out_per_group();
+  w.chan_fast = p.channels_last || p.dir == ConvDir::bwd_weights;  // (the bwd-weights GEMM reads channels-fastest)
+  return w;
+}
+
+// U = G f G^T for every (g, k, c) into u [a^2][G][kg][cg]: thread i -> c fastest, then k, then g.
+template <typename T, int M>
+__global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, float* __restrict__ u) {
+  constexpr int A = M + 2;
+  const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
+    float f[3][3], t[A][3];
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) {
+        const long long at = wg.flip ? (1LL * grp * wg.cg + cc) * wg.w_str[0] + 1LL * kk * wg.w_str[1] + (2 - r) * wg.w_str[3] + (2 - s) * wg.w_str[4]
+                                     : wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s);
+        f[r][s] = load_f(w, at);
+      }
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < 3; ++l) acc = acc + mt.g[r * 3 + l] * f[l][s];
+        t[r][s] = acc;
+      }
+    const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
+    float* out = u + (1LL * grp * wg.kg + kk) * wg.cg + cc;
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < 3; ++l) acc = acc + t[r][l] * mt.g[s * 3 + l];
+        out[(r * A + s) * stride] = acc;
+      }
+  }
+}
+
+// The tile of index p: image n, tile row th, tile column tw.
+__device__ __forceinline__ void tile_of(const WinoGeom& wg, long long p, int& n, int& th, int& tw) {
+  const long long per_image = 1LL * wg.tiles_h * wg.tiles_w;
+  n = static_cast<int>(p / per_image);
+  const int r = static_cast<int>(p - n * per_image);
+  th = r / wg.tiles_w;
+  tw = r - th * wg.tiles_w;
+}
+
+// Thread i's (channel ch < C of G groups, tile p < P): ch fastest when wg.chan_fast, else p fastest.
+__device__ __forceinline__ void chan_tile_of(const WinoGeom& wg, long long i, long long C, int& ch, long long& p) {
+  if (wg.chan_fast) {
+    p = i / C;
+    ch = static_cast<int>(i - p * C);
+  } else {
+    const long long c = i / wg.tiles;
+    p = i - c * wg.tiles;
+    ch = static_cast<int>(c);
+  }
+}
+
+// put(xi, V[xi]) for V = B^T d B of In's channel `ch` (of all groups) at tile p: d the a x a inputs from
+// (th*m - pad_h, tw*m - pad_w), zeros outside the image; t = B^T d by rows (l ascending), then t B.
+template <typename T, int M, typename Put>
+__device__ __forceinline__ void input_transform(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ x, long long p, int ch,
+                                                Put put) {
+  constexpr int A = M + 2;
+  int n, th, tw;
+  tile_of(wg, p, n, th, tw);
+  const int h0 = th * M - wg.g.pad[1], w0 = tw * M - wg.g.pad[2];
+  const long long base = wg.g.in_offset(n, ch, 0, 0, 0);
+  float d[A][A], t[A][A];
+#pragma unroll
+  for (int r = 0; r < A; ++r)
+#pragma unroll
+    for (int s = 0; s < A; ++s) {
+      const int h = h0 + r, ww = w0 + s;
+      const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
+      d[r][s] = inside ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
+    }
+#pragma unroll
+  for (int r = 0; r < A; ++r)
+#pragma unroll
+    for (int s = 0; s < A; ++s) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < A; ++l) acc = acc + mt.bt[r * A + l] * d[l][s];
+      t[r][s] = acc;
+    }
+#pragma unroll
+  for (int r = 0; r < A; ++r)
+#pragma unroll
+    for (int s = 0; s < A; ++s) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.bt[s * A + l];
+      put(r * A + s, acc);
+    }
+}
+
+// The m x m outputs of Out's channel `ch` (of all groups) at tile p, A^T M A with get(xi) = M[xi]:
+// t = A^T M by rows (l ascending), then t A; outputs past the image's edge are not stored.
+template <typename T, int M, typename Get>
+__device__ __forceinline__ void output_transform(const WinoGeom& wg, const WinoMats& mt, long long p, int ch, Get get, T* __restrict__ y) {
+  constexpr int A = M + 2;
+  float t[M][A];
+#pragma unroll
+  for (int r = 0; r < M; ++r)
+#pragma unroll
+    for (int s = 0; s < A; ++s) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < A; ++l) acc = acc + mt.at[r * A + l] * get(l * A + s);
+      t[r][s] = acc;
+    }
+  int n, th, tw;
+  tile_of(wg, p, n, th, tw);
+  const long long base = wg.g.out_offset(n, ch, 0, 0, 0);
+#pragma unroll
+  for (int r = 0; r < M; ++r)
+#pragma unroll
+    for (int s = 0; s < M; ++s) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.at[s * A + l];
+      const int oh = th * M + r, ow = tw * M + s;
+      if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) store_f(y, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4], acc);
+    }
+}
+
+}  // namespace hiprim::gpu::wino

@@ -1,0 +1,164 @@
+// conv.winograd.fused.f2x3 and .f4x3 (gpu/conv/winograd_fused.hip) run by the host emulation of the HIP layer
+// (tests/gpu/emu, 32 KiB of shared memory a block) through the runner against the CPU reference: fwd and bwd-data
+// (as its fwd equivalent) pass the derived bound on both fill tiers in every dtype, over layouts, paddings,
+// groups, odd sizes, output channels past one and two 32- and 64-channel chunks and tile counts past one pass of
+// a block; the output equals reference/winograd.hpp's fp32 evaluation bit for bit in every listed config (a
+// wrong U / V index, a tile group's edge, a k chunk's offset or a product in another order fails it); special
+// values pass the fuzzer's judge; refusals and the config lists follow the shared-memory sizes.
+// (Mutant run by hand: the output channel without its k chunk's offset k0 fails the bitwise and the bound cases.)
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/conv_problem.hpp"
+#include "core/conv_solver.hpp"
+#include "core/winograd_transforms.hpp"
+#include "fuzz/conv_primitive.hpp"
+#include "reference/winograd.hpp"
+#include "verify/conv_check.hpp"
+#include "verify/runner.hpp"
+#include "emu/emulated_solver.hpp"
+
+namespace hiprim::gpu_emu {
+std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f2x3();  // tests/gpu/emu/emu_winograd_fused.cpp
+std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f4x3();
+}  // namespace hiprim::gpu_emu
+
+namespace hiprim {
+namespace {
+
+const std::vector<std::shared_ptr<const ConvSolver>>& fused() {
+  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_fused_f2x3()),
+      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_fused_f4x3())};
+  return s;
+}
+
+const char* const kProblems[] = {
+    "conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
+    "conv fwd fp32 nhwc n2 c3 k70 in7x9 f3x3 pad1x1",    // odd sizes (clipped tiles), K past two 32-channel chunks
+    "conv fwd fp32 nhwc n1 c2 k5 in6x5 f3x3 pad2x2",     // padding 2: a tile reads two rows of zeros
+    "conv fwd fp32 nchw n2 c6 k4 in9x7 f3x3 pad1x0 g2",   // groups, asymmetric padding
+    "conv fwd fp32 nhwc n1 c8 k8 in6x6 f3x3 pad1x1 g8",   // depthwise
+    "conv fwd fp32 nchw n1 c1 k1 in3x3 f3x3 pad0x0",      // one output
+    "conv fwd fp32 nhwc n3 c3 k40 in23x21 f3x3 pad1x1",   // P = 3 * 12 * 11 = 396 tiles (F2): many tile groups a block
+    "conv bwd-data fp32 nchw n1 c3 k3 in8x8 f3x3 pad1x1",
+    "conv bwd-data fp32 nhwc n2 c40 k2 in7x9 f3x3 pad0x2",  // the fwd equivalent: 2 channels in, 40 out
+    "conv bwd-data fp32 nchw n1 c4 k6 in9x7 f3x3 pad2x1 g2",
+};
+
+ConvProblem in_dtype(const char* line, DType dt) {
+  ConvProblem p = parse_conv_problem(line);
+  p.dtype = dt;
+  return p;
+}
+
+int tile_m(const ConvSolver& s) { return s.error_model(parse_conv_problem(kProblems[0])).winograd_m; }
+
+TEST(WinogradFusedEmulated, EveryProblemPassesItsDerivedBound) {
+  for (const auto& s : fused())
+    for (const char* line : kProblems)
+      for (const DType dt : {DType::fp32, DType::fp16, DType::bf16})
+        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
+          const ConvProblem p = in_dtype(line, dt);
+          SCOPED_TRACE(s->name() + " on " + to_string(p) + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
+          ASSERT_TRUE(s->applicable(p)) << s->applicable(p).reason;
+          verify::RunOptions o;
+          o.seed = 11;
+          o.fill = tier;
+          verify::PreparedCase c(p, o);
+          const verify::CaseRecord r = verify::run_case(c, *s, o);
+          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
+          EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
+          EXPECT_GT(r.verdict.metrics.checked, 0);
+        }
+}
+
+TEST(WinogradFusedEmulated, OutputIsTheFp32EvaluationBitForBitInEveryConfig) {
+  for (const auto& s : fused()) {
+    const int m = tile_m(*s);
+    ASSERT_TRUE(m == 2 || m == 4) << s->name();
+    for (const char* line : kProblems)
+      for (const DType dt : {DType::fp32, DType::bf16}) {
+        const ConvProblem p = in_dtype(line, dt);
+        SCOPED_TRACE(s->name() + " on " + to_string(p));
+        verify::RunOptions o;
+        o.seed = 3;
+        o.fill = verify::FillTier::bounded;
+        verify::PreparedCase c(p, o);
+        const ref::ConvInputs in = verify::conv_inputs(c);
+        const bool fwd = p.dir == ConvDir::fwd;
+        HostTensor want(fwd ? p.y_desc() : p.x_desc());
+        want.data = ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
+        const std::vector<unsigned char> want_bytes = want.to_bytes();
+        const std::vector<std::string> configs = s->configs_for(p);
+        ASSERT_FALSE(configs.empty());
+        for (const std::string& config : configs) {
+          const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
+          const std::size_t es = dtype_size(dt);
+          int differ = 0;
+          for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;
+          EXPECT_EQ(differ, 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
+        }
+      }
+  }
+}
+
+TEST(WinogradFusedEmulated, SpecialValuesPassTheJudge) {
+  const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2",
+                               "conv bwd-data fp32 nhwc n1 c3 k3 in8x8 f3x3 pad1x1"};
+  for (const auto& s : fused())
+    for (const char* line : lines)
+      for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+          SCOPED_TRACE(s->name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)) + ", seed " + std::to_string(seed));
+          const ConvProblem p = parse_conv_problem(line);
+          fuzz::ConvCaseData d;
+          d.seed = seed;
+          d.fill = verify::FillTier::bounded;
+          d.special = kind;
+          const verify::RunOptions o = fuzz::conv_run_options(p, d, *s, false);
+          verify::PreparedCase c(p, o);
+          EXPECT_EQ(verify::run_case(c, *s, o).verdict.status, verify::Status::passed);
+        }
+}
+
+TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason) {
+  const ConvSolver& f2 = *fused()[0];
+  const ConvSolver& f4 = *fused()[1];
+  // F(4x4): a^2 cg (KC + TP) 4 bytes = 144 * 3 * (KC + TP) <= 32 KiB: k32.t16 and k32.t32; 32 channels: no k64
+  const ConvProblem c3 = parse_conv_problem("conv fwd fp32 nhwc n1 c3 k64 in8x8 f3x3 pad1x1");
+  EXPECT_EQ(f4.configs_for(c3), (std::vector<std::string>{"k32.t16", "k32.t32"}));
+  EXPECT_EQ(f4.default_config_for(c3), "k32.t32");
+  // F(2x2): 64 * 3 * (KC + TP) bytes: all six where K > 32; the default takes 64 channels and 32 tiles a pass
+  const ConvProblem k70 = parse_conv_problem("conv fwd fp32 nhwc n1 c3 k70 in8x8 f3x3 pad1x1");
+  EXPECT_EQ(f2.configs_for(k70), (std::vector<std::string>{"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64"}));
+  EXPECT_EQ(f2.default_config_for(k70), "k64.t32");
+  EXPECT_EQ(f2.configs_for(parse_conv_problem("conv fwd fp32 nhwc n1 c3 k32 in8x8 f3x3 pad1x1")),
+            (std::vector<std::string>{"k32.t16", "k32.t32", "k32.t64"}));
+  // The workspace is U alone: a^2 G kg cg floats.
+  EXPECT_EQ(f4.workspace_bytes(c3), 36u * 64 * 3 * sizeof(float));
+  EXPECT_EQ(f2.workspace_bytes(parse_conv_problem("conv fwd fp32 nchw n2 c6 k4 in9x7 f3x3 pad1x0 g2")), 16u * 2 * 2 * 3 * sizeof(float));
+  const std::pair<const char*, const char*> cases[] = {
+      {"conv bwd-weights fp32 nhwc n1 c3 k4 in8x8 f3x3 pad1x1", "bwd-weights: conv.winograd.f4x3"},
+      {"conv fwd fp32 nhwc n1 c64 k64 in8x8 f3x3 pad1x1", "C/G = 64 input channels per group need 442368 bytes"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
+      {"conv fwd fp32 nchw n1 c4 k4 in8x8 f5x5 pad2x2", "filter 5x5"},
+      {"conv bwd-data fp32 nchw n1 c4 k4 in8x8 f3x3 pad3x1", "bwd-data with pad 3x1"},
+      {"conv fwd fp32 nhwc n1 c4 k4 in8x8 f3x3 pad1x1 math=tf32", "math=tf32"},
+  };
+  for (const auto& [line, why] : cases) {
+    const ConvProblem p = parse_conv_problem(line);
+    const Applicability a = f4.applicable(p);
+    EXPECT_FALSE(a) << line;
+    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
+    EXPECT_EQ(f4.workspace_bytes(p), 0u) << line;
+    EXPECT_TRUE(f4.configs_for(p).empty()) << line;
+  }
+}
+
+}  // namespace
+}  // namespace hiprim
