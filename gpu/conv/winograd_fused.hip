@@ -1,7 +1,7 @@
-// conv.winograd.fused.f2x3 and .f4x3: Winograd F(m x m, 3 x 3) fwd and bwd-data (as its fwd equivalent) for
-// few input channels per group, the input transform, the transformed-domain products and the output
-// transform in one kernel (gpu/conv/winograd_kernels.hpp has the transforms and the geometry). Only U,
-// the filter transform, goes through the workspace (a^2 G kg cg floats, wino_filter).
+// conv.winograd.fused.f2x3 and .f4x3: Winograd F(m x m, 3 x 3) fwd, bwd-data (as its fwd equivalent) and
+// bwd-weights for few input channels per group. fwd / bwd-data: the input transform, the transformed-domain
+// products and the output transform in one kernel (gpu/conv/winograd_kernels.hpp has the transforms and the
+// geometry); only U, the filter transform, goes through the workspace (a^2 G kg cg floats, wino_filter).
 //
 // Where it pays: with few input channels (VGG's and ResNet's first layer, C = 3) the non-fused solvers
 // move the transformed output M (a^2 / m^2 times y) through memory twice for a product of only C terms;
@@ -17,7 +17,16 @@
 // order), judged by the same derived bound as the non-fused solvers (ConvErrorModel{m}).
 // Perf configs "k<KC>.t<TP>": KC in {32, 64}, TP in {16, 32, 64}; listed where the shared memory
 // a^2 cg (KC + TP) 4 bytes fits the device; the smallest (k32.t16) must fit, else refused with the sizes.
+//
+// bwd-weights (reference/winograd.hpp's wgrad order): block (x: run s of R consecutive tiles, y: group *
+// k-chunks + k-chunk of KB channels) sums M_s[xi][k][c] = sum_{p in run s, ascending} D_p[xi][k] V_p[xi][c]
+// (fmaf chain from 0; D = A e A^T of dy's tile, V = B^T x B) over stages of TP tiles: D (TP x KB) and V
+// (TP x cg) into shared memory, ds [TP][a^2][KB], vs [TP][a^2][cg], then thread (k = tid / cg, c = tid % cg)
+// adds the stage's tiles in order. With several runs, M = 0 + sum_{s ascending} M_s (the split GEMM's
+// reduction, reference chunk = R); then dw = G^T M G (wino_wgrad_output). KB = min(kg, 64, 256 / cg), halved
+// until TP a^2 (KB + cg) 4 bytes fit. Configs "r<R>": R in {64, 128, 256, 512, 1024} tiles a run.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +87,64 @@ __global__ void __launch_bounds__(kBlock) wino_fused(WinoGeom wg, WinoMats mt, i
   }
 }
 
+// Tiles a bwd-weights stage: D and V of TP tiles in shared memory at once.
+constexpr int wgrad_stage(int m) { return m == 2 ? 8 : 4; }
+
+template <typename T, int M>
+__global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats mt, int kb, long long run, const T* __restrict__ x,
+                                                           const T* __restrict__ dy, float* __restrict__ out) {
+  constexpr int A = M + 2, AA = A * A, TP = wgrad_stage(M);
+  HIPRIM_DYNAMIC_SMEM(smem_raw);
+  float* ds = reinterpret_cast<float*>(smem_raw);  // [TP][AA][kb]
+  float* vs = ds + TP * AA * kb;                   // [TP][AA][cg]
+  const int kchunks = (wg.kg + kb - 1) / kb;
+  const int grp = static_cast<int>(blockIdx.y) / kchunks, k0 = static_cast<int>(blockIdx.y) % kchunks * kb;
+  const long long p_begin = blockIdx.x * run, p_end = p_begin + run < wg.tiles ? p_begin + run : wg.tiles;
+  const int tid = static_cast<int>(threadIdx.x), kl = tid / wg.cg, c = tid - kl * wg.cg;
+  const bool owner = kl < kb && k0 + kl < wg.kg;
+  float acc[AA];
+#pragma unroll
+  for (int xi = 0; xi < AA; ++xi) acc[xi] = 0.0f;
+  for (long long p0 = p_begin; p0 < p_end; p0 += TP) {
+    __syncthreads();  // the last stage's sums are done with ds and vs
+    for (int i = tid; i < TP * kb; i += kBlock) {
+      const int tl = i / kb, j = i - tl * kb;
+      if (p0 + tl < p_end && k0 + j < wg.kg)
+        dy_transform<T, M>(wg, mt, dy, p0 + tl, grp * wg.kg + k0 + j, [&](int xi, float value) { ds[(tl * AA + xi) * kb + j] = value; });
+    }
+    for (int i = tid; i < TP * wg.cg; i += kBlock) {
+      const int tl = i / wg.cg, cc = i - tl * wg.cg;
+      if (p0 + tl < p_end)
+        input_transform<T, M>(wg, mt, x, p0 + tl, grp * wg.cg + cc, [&](int xi, float value) { vs[(tl * AA + xi) * wg.cg + cc] = value; });
+    }
+    __syncthreads();
+    if (owner) {
+      const int nt = p_end - p0 < TP ? static_cast<int>(p_end - p0) : TP;
+      for (int tl = 0; tl < nt; ++tl) {
+        const float* d = ds + tl * AA * kb + kl;
+        const float* v = vs + tl * AA * wg.cg + c;
+#pragma unroll
+        for (int xi = 0; xi < AA; ++xi) acc[xi] = fmaf(d[xi * kb], v[xi * wg.cg], acc[xi]);
+      }
+    }
+  }
+  if (owner) {
+    const long long groups = wg.g.groups;
+    float* o = out + blockIdx.x * (AA * groups * wg.kg * wg.cg);
+#pragma unroll
+    for (int xi = 0; xi < AA; ++xi) o[((xi * groups + grp) * wg.kg + k0 + kl) * wg.cg + c] = acc[xi];
+  }
+}
+
+// m[e] = 0 + sum_{s ascending} partial[s * mn + e]: the runs' sums in order.
+__global__ void wino_sum_runs(const float* __restrict__ partial, long long mn, long long runs, float* __restrict__ m) {
+  for (long long e = grid_thread(); e < mn; e += grid_threads()) {
+    float acc = 0.0f;
+    for (long long s = 0; s < runs; ++s) acc = acc + partial[s * mn + e];
+    m[e] = acc;
+  }
+}
+
 struct FusedShape {
   int kc = 0, tp = 0;
 };
@@ -123,6 +190,43 @@ void run_fused(const ConvProblem& p, const ConvTensors& t, FusedShape s, const s
     launch_fused<T, M, 64>(wg, mt, s.tp, in, u, out, stream, ctx);
 }
 
+// bwd-weights: shared memory of a block with kb output channels, and the largest kb <= min(kg, 64, 256 / cg)
+// (halved) that fits `have` bytes (1 when none does: the caller checks).
+std::size_t wgrad_smem(int m, int kb, int cg) { return 1ULL * wgrad_stage(m) * (m + 2) * (m + 2) * (kb + cg) * sizeof(float); }
+int wgrad_kb(const WinoGeom& wg, int m, std::size_t have) {
+  int kb = std::min({wg.kg, 64, kBlock / wg.cg});
+  while (kb > 1 && wgrad_smem(m, kb, wg.cg) > have) kb = (kb + 1) / 2;
+  return kb;
+}
+long long parse_run(const std::string& config) { return std::stoll(config.substr(1)); }
+long long m_floats(const WinoGeom& wg, int m) { return 1LL * (m + 2) * (m + 2) * wg.g.groups * wg.kg * wg.cg; }
+
+template <typename T, int M>
+void run_fused_wgrad(const ConvProblem& p, const ConvTensors& t, long long run, const std::string& name) {
+  const WinoMats mt = mats_of(winograd_f3(M));
+  const WinoGeom wg = wino_geom(p, M);
+  const int kb = wgrad_kb(wg, M, max_dynamic_smem());
+  const std::size_t smem = wgrad_smem(M, kb, wg.cg);
+  const long long runs = (wg.tiles + run - 1) / run, mn = m_floats(wg, M), gy = 1LL * wg.g.groups * ((wg.kg + kb - 1) / kb);
+  float* mw = static_cast<float*>(t.workspace);
+  const hipStream_t stream = static_cast<hipStream_t>(t.stream);
+  const std::string ctx = "running " + name + " on " + to_string(p);
+  const auto kernel = &wino_fused_wgrad<T, M>;
+  if (resident_per_mp(kernel, kBlock, smem) == 0)
+    throw InputError(ctx + ": a block of " + std::to_string(smem) + " bytes of shared memory cannot launch");
+  hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(runs), static_cast<unsigned>(gy)), dim3(kBlock), smem, stream, wg, mt, kb, run,
+                     static_cast<const T*>(t.x), static_cast<const T*>(t.y), runs == 1 ? mw : mw + mn);
+  check_launch_lazy("wino_fused_wgrad", [&] { return ctx; });
+  if (runs > 1) {
+    hipLaunchKernelGGL(wino_sum_runs, dim3(stream_grid(wino_sum_runs, kBlock, mn)), dim3(kBlock), 0, stream, mw + mn, mn, runs, mw);
+    check_launch_lazy("wino_sum_runs", [&] { return ctx; });
+  }
+  const auto output = &wino_wgrad_output<T, M>;
+  hipLaunchKernelGGL(output, dim3(stream_grid(output, kBlock, 1LL * wg.g.groups * wg.kg * wg.cg)), dim3(kBlock), 0, stream, wg, mt,
+                     static_cast<const float*>(mw), static_cast<T*>(t.w));
+  check_launch_lazy("wino_wgrad_output", [&] { return ctx; });
+}
+
 template <int M>
 class ConvWinogradFused final : public ConvSolver {
  public:
@@ -130,65 +234,99 @@ class ConvWinogradFused final : public ConvSolver {
   Backend backend() const override { return Backend::device; }
   std::string summary() const override {
     return "Winograd F(" + std::to_string(M) + "x" + std::to_string(M) +
-           ", 3x3), fused for few input channels per group (input transform, products and output transform in one kernel, "
-           "U in shared memory; all in fp32): fwd and bwd-data (pad <= 2), 3x3, stride 1, dilation 1, any groups; fp32/fp16/bf16; "
-           "NCHW/NHWC; judged by its derived bound (reference/winograd.hpp)";
+           ", 3x3), fused for few input channels per group (fwd / bwd-data: transforms and products in one kernel, U in shared "
+           "memory; bwd-weights: D and V in shared memory, runs of tiles summed in order; all in fp32): 3x3, stride 1, dilation 1, "
+           "any groups; fp32/fp16/bf16; NCHW/NHWC; judged by its derived bound (reference/winograd.hpp)";
   }
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
   ConvErrorModel error_model(const ConvProblem&) const override { return ConvErrorModel{M, 0.0}; }
   Applicability applicable(const ConvProblem& p) const override {
     if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
-    if (p.dir == ConvDir::bwd_weights) return Applicability::no("fwd or bwd-data only (bwd-weights: conv.winograd.f" + std::to_string(M) + "x3)");
-    if (const std::string why = winograd_refusal(p, winograd_f3(M)); !why.empty()) return Applicability::no(why);
+    const bool wgrad = p.dir == ConvDir::bwd_weights;
+    if (const std::string why = wgrad ? winograd_wgrad_refusal(p, winograd_f3(M)) : winograd_refusal(p, winograd_f3(M)); !why.empty())
+      return Applicability::no(why);
     if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
     const WinoGeom wg = wino_geom(p, M);
-    const std::size_t need = smem_bytes(wg, M + 2, {32, 16}), have = max_dynamic_smem_or_portable();
+    const std::size_t have = max_dynamic_smem_or_portable();
+    const std::size_t need = wgrad ? (wg.cg > kBlock ? SIZE_MAX : wgrad_smem(M, 1, wg.cg)) : smem_bytes(wg, M + 2, {32, 16});
     if (need > have)
-      return Applicability::no("C/G = " + std::to_string(wg.cg) + " input channels per group need " + std::to_string(need) +
-                               " bytes of shared memory (k32.t16), the device offers " + std::to_string(have) +
+      return Applicability::no("C/G = " + std::to_string(wg.cg) + " input channels per group need " +
+                               (need == SIZE_MAX ? std::string("more than 256 threads") : std::to_string(need) + " bytes of shared memory") +
+                               " at the least, the device offers " + std::to_string(have) +
                                ": the fused solver is for few channels (conv.winograd.f" + std::to_string(M) + "x3 takes any)");
-    if (1LL * wg.g.groups * ((wg.kg + 31) / 32) > kMaxGridY)
+    const int kc = wgrad ? wgrad_kb(wg, M, have) : 32;
+    if (1LL * wg.g.groups * ((wg.kg + kc - 1) / kc) > kMaxGridY)
       return Applicability::no(std::to_string(wg.g.groups) + " groups of " + std::to_string(wg.kg) + " output channels exceed " +
-                               std::to_string(kMaxGridY) + " blocks of 32 channels");
+                               std::to_string(kMaxGridY) + " blocks of " + std::to_string(kc) + " channels");
     return Applicability::yes();
   }
-  std::vector<std::string> perf_configs() const override { return {"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64"}; }
-  // The configs whose shared memory fits (k64 only where a group has more than 32 output channels).
+  std::vector<std::string> perf_configs() const override {
+    return {"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64", "r64", "r128", "r256", "r512", "r1024"};
+  }
+  // fwd / bwd-data: the k<KC>.t<TP> whose shared memory fits (k64 only where a group has more than 32 output
+  // channels). bwd-weights: the r<R> shorter than the tile count, and the first that covers it (one run).
   std::vector<std::string> configs_for(const ConvProblem& p) const override {
     if (!applicable(p)) return {};
     const WinoGeom wg = wino_geom(p, M);
-    const std::size_t have = max_dynamic_smem_or_portable();
     std::vector<std::string> out;
+    if (p.dir == ConvDir::bwd_weights) {
+      for (const std::string& c : perf_configs())
+        if (c[0] == 'r') {
+          out.push_back(c);
+          if (parse_run(c) >= wg.tiles) break;
+        }
+      return out;
+    }
+    const std::size_t have = max_dynamic_smem_or_portable();
     for (const std::string& c : perf_configs()) {
+      if (c[0] != 'k') continue;
       const FusedShape s = parse_shape(c);
       if ((s.kc == 32 || wg.kg > 32) && smem_bytes(wg, M + 2, s) <= have && 1LL * wg.g.groups * ((wg.kg + s.kc - 1) / s.kc) <= kMaxGridY)
         out.push_back(c);
     }
     return out;
   }
-  // k64 where a group has more than 32 output channels, else k32; 32 tiles a pass where it fits, else 16.
+  // fwd / bwd-data: k64 where a group has more than 32 output channels, else k32; 32 tiles a pass where it
+  // fits, else 16. bwd-weights: the longest run that still gives 264 blocks (two an H100 SM), else the shortest.
   std::string default_config_for(const ConvProblem& p) const override {
     const std::vector<std::string> fit = configs_for(p);
     if (fit.empty()) return "";
-    const std::string k = wino_geom(p, M).kg > 32 ? "k64" : "k32";
+    const WinoGeom wg = wino_geom(p, M);
+    if (p.dir == ConvDir::bwd_weights) {
+      const int kb = wgrad_kb(wg, M, max_dynamic_smem_or_portable());
+      const long long gy = 1LL * wg.g.groups * ((wg.kg + kb - 1) / kb);
+      std::string pick = fit.front();
+      for (const std::string& c : fit)
+        if ((wg.tiles + parse_run(c) - 1) / parse_run(c) * gy >= 264) pick = c;
+      return pick;
+    }
+    const std::string k = wg.kg > 32 ? "k64" : "k32";
     for (const std::string& c : {k + ".t32", k + ".t16", std::string("k32.t32")})
       if (std::find(fit.begin(), fit.end(), c) != fit.end()) return c;
     return fit.front();
   }
   std::size_t workspace_bytes(const ConvProblem& p) const override {
-    if (!applicable(p)) return 0;
-    const WinoGeom wg = wino_geom(p, M);
-    return static_cast<std::size_t>((M + 2) * (M + 2)) * wg.g.groups * wg.kg * wg.cg * sizeof(float);  // U
+    return applicable(p) ? config_workspace_bytes(p, default_config_for(p)) : 0;
   }
+  // fwd / bwd-data: U (a^2 G kg cg floats); bwd-weights: M, then each run's M_s when there are several.
   std::size_t config_workspace_bytes(const ConvProblem& p, const std::string& config) const override {
     check_config(name(), to_string(p), configs_for(p), config);
-    return workspace_bytes(p);
+    const WinoGeom wg = wino_geom(p, M);
+    const long long mn = m_floats(wg, M);
+    if (p.dir != ConvDir::bwd_weights) return static_cast<std::size_t>(mn) * sizeof(float);
+    const long long run = parse_run(config.empty() ? default_config_for(p) : config), runs = (wg.tiles + run - 1) / run;
+    return static_cast<std::size_t>(runs > 1 ? mn * (runs + 1) : mn) * sizeof(float);
   }
 
  protected:
   void run_checked(const ConvProblem& p, const ConvTensors& t) const override {
-    const FusedShape s = parse_shape(t.config.empty() ? default_config_for(p) : t.config);
-    dispatch_dtype(p.dtype, [&]<typename T>() { run_fused<T, M>(p, t, s, name()); });
+    const std::string config = t.config.empty() ? default_config_for(p) : t.config;
+    dispatch_dtype(p.dtype, [&]<typename T>() {
+      if (p.dir == ConvDir::bwd_weights)
+        run_fused_wgrad<T, M>(p, t, parse_run(config), name());
+      else
+        run_fused<T, M>(p, t, parse_shape(config), name());
+    });
   }
 };
 

@@ -196,4 +196,73 @@ __device__ __forceinline__ void output_transform(const WinoGeom& wg, const WinoM
     }
 }
 
+// bwd-weights: put(xi, D[xi]) for D = A e A^T of Out's (dy's) channel `ch` at tile p, e its m x m tile
+// (zeros past P x Q); t = A e by rows (l ascending), then t A^T.
+template <typename T, int M, typename Put>
+__device__ __forceinline__ void dy_transform(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ dy, long long p, int ch,
+                                             Put put) {
+  constexpr int A = M + 2;
+  int n, th, tw;
+  tile_of(wg, p, n, th, tw);
+  const long long base = wg.g.out_offset(n, ch, 0, 0, 0);
+  float e[M][M], t[A][M];
+#pragma unroll
+  for (int r = 0; r < M; ++r)
+#pragma unroll
+    for (int s = 0; s < M; ++s) {
+      const int oh = th * M + r, ow = tw * M + s;
+      e[r][s] = oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2] ? load_f(dy, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]) : 0.0f;
+    }
+#pragma unroll
+  for (int r = 0; r < A; ++r)
+#pragma unroll
+    for (int s = 0; s < M; ++s) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < M; ++l) acc = acc + mt.at[l * A + r] * e[l][s];
+      t[r][s] = acc;
+    }
+#pragma unroll
+  for (int r = 0; r < A; ++r)
+#pragma unroll
+    for (int s = 0; s < A; ++s) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < M; ++l) acc = acc + t[r][l] * mt.at[l * A + s];
+      put(r * A + s, acc);
+    }
+}
+
+// bwd-weights: dw[g*kg + k][c] = G^T M G per (g, k, c), M[xi][g] = the GEMM's [kg][cg]: thread i -> c
+// fastest, then k, then g. t = G^T M by rows (j ascending over a), then t G.
+template <typename T, int M>
+__global__ void wino_wgrad_output(WinoGeom wg, WinoMats mt, const float* __restrict__ mw, T* __restrict__ dw) {
+  constexpr int A = M + 2;
+  const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
+  for (long long i = grid_thread(); i < total; i += grid_threads()) {
+    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
+    const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
+    const float* in = mw + (1LL * grp * wg.kg + kk) * wg.cg + cc;
+    float t[3][A];
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < A; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + mt.g[l * 3 + r] * in[(l * A + s) * stride];
+        t[r][s] = acc;
+      }
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.g[l * 3 + s];
+        store_f(dw, wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s), acc);
+      }
+  }
+}
+
 }  // namespace hiprim::gpu::wino

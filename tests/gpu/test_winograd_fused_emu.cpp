@@ -1,11 +1,12 @@
 // conv.winograd.fused.f2x3 and .f4x3 (gpu/conv/winograd_fused.hip) run by the host emulation of the HIP layer
-// (tests/gpu/emu, 32 KiB of shared memory a block) through the runner against the CPU reference: fwd and bwd-data
-// (as its fwd equivalent) pass the derived bound on both fill tiers in every dtype, over layouts, paddings,
+// (tests/gpu/emu, 32 KiB of shared memory a block) through the runner against the CPU reference: fwd, bwd-data
+// (as its fwd equivalent) and bwd-weights (runs of tiles) pass the derived bound on both fill tiers in every dtype, over layouts, paddings,
 // groups, odd sizes, output channels past one and two 32- and 64-channel chunks and tile counts past one pass of
 // a block; the output equals reference/winograd.hpp's fp32 evaluation bit for bit in every listed config (a
-// wrong U / V index, a tile group's edge, a k chunk's offset or a product in another order fails it); special
+// wrong U / V / D index, a tile group's or a run's edge, a k chunk's offset or a sum in another order fails it); special
 // values pass the fuzzer's judge; refusals and the config lists follow the shared-memory sizes.
-// (Mutant run by hand: the output channel without its k chunk's offset k0 fails the bitwise and the bound cases.)
+// (Mutants run by hand: the output channel without its k chunk's offset k0; the runs' sum without its first run:
+// each fails the bitwise and the bound cases.)
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -48,6 +49,11 @@ const char* const kProblems[] = {
     "conv bwd-data fp32 nchw n1 c3 k3 in8x8 f3x3 pad1x1",
     "conv bwd-data fp32 nhwc n2 c40 k2 in7x9 f3x3 pad0x2",  // the fwd equivalent: 2 channels in, 40 out
     "conv bwd-data fp32 nchw n1 c4 k6 in9x7 f3x3 pad2x1 g2",
+    // bwd-weights: runs of tiles (r<R>), D and V staged in shared memory, k chunks of KB channels
+    "conv bwd-weights fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
+    "conv bwd-weights fp32 nhwc n2 c3 k40 in7x9 f3x3 pad0x2",     // dy tiles clipped
+    "conv bwd-weights fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
+    "conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1",   // T = 396 (F2): several runs; 3 chunks of 32 channels
 };
 
 ConvProblem in_dtype(const char* line, DType dt) {
@@ -90,13 +96,18 @@ TEST(WinogradFusedEmulated, OutputIsTheFp32EvaluationBitForBitInEveryConfig) {
         o.fill = verify::FillTier::bounded;
         verify::PreparedCase c(p, o);
         const ref::ConvInputs in = verify::conv_inputs(c);
-        const bool fwd = p.dir == ConvDir::fwd;
-        HostTensor want(fwd ? p.y_desc() : p.x_desc());
-        want.data = ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
-        const std::vector<unsigned char> want_bytes = want.to_bytes();
+        const bool fwd = p.dir == ConvDir::fwd, wgrad = p.dir == ConvDir::bwd_weights;
+        HostTensor want(fwd ? p.y_desc() : wgrad ? p.w_desc() : p.x_desc());
         const std::vector<std::string> configs = s->configs_for(p);
         ASSERT_FALSE(configs.empty());
         for (const std::string& config : configs) {
+          if (wgrad) {  // runs of R tiles, each summed from 0, then added in order (the reference's chunk)
+            const std::int64_t run = std::stoll(config.substr(1)), terms = ref::winograd_wgrad_terms(p, m);
+            want.data = ref::winograd_wgrad_fp32(p, winograd_f3(m), *in.x, *in.y, run < terms ? run : 0);
+          } else {
+            want.data = ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
+          }
+          const std::vector<unsigned char> want_bytes = want.to_bytes();
           const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
           const std::size_t es = dtype_size(dt);
           int differ = 0;
@@ -109,7 +120,7 @@ TEST(WinogradFusedEmulated, OutputIsTheFp32EvaluationBitForBitInEveryConfig) {
 
 TEST(WinogradFusedEmulated, SpecialValuesPassTheJudge) {
   const char* const lines[] = {"conv fwd fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1", "conv fwd fp32 nhwc n2 c4 k4 in9x7 f3x3 pad1x0 g2",
-                               "conv bwd-data fp32 nhwc n1 c3 k3 in8x8 f3x3 pad1x1"};
+                               "conv bwd-data fp32 nhwc n1 c3 k3 in8x8 f3x3 pad1x1", "conv bwd-weights fp32 nhwc n2 c3 k4 in7x8 f3x3 pad1x1"};
   for (const auto& s : fused())
     for (const char* line : lines)
       for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
@@ -142,8 +153,18 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   // The workspace is U alone: a^2 G kg cg floats.
   EXPECT_EQ(f4.workspace_bytes(c3), 36u * 64 * 3 * sizeof(float));
   EXPECT_EQ(f2.workspace_bytes(parse_conv_problem("conv fwd fp32 nchw n2 c6 k4 in9x7 f3x3 pad1x0 g2")), 16u * 2 * 2 * 3 * sizeof(float));
+  // bwd-weights: the runs shorter than the tile count and the first covering it (T = 3 * 11 * 12 = 396 for F2)
+  const ConvProblem w70 = parse_conv_problem("conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1");
+  EXPECT_EQ(f2.configs_for(w70), (std::vector<std::string>{"r64", "r128", "r256", "r512"}));
+  EXPECT_EQ(f2.default_config_for(w70), "r64");  // 7 runs x 3 chunks of 32 channels: under 264 blocks, the shortest
+  // VGG's conv1_1: T = 32 * 56 * 56 tiles (F4); at 32 KiB KB = 32 (2 chunks): r512's 196 runs x 2 is the longest >= 264
+  const ConvProblem vgg = parse_conv_problem("conv bwd-weights fp32 nhwc n32 c3 k64 in224x224 f3x3 pad1x1");
+  EXPECT_EQ(f4.default_config_for(vgg), "r512");
+  EXPECT_EQ(f4.workspace_bytes(vgg), 197u * 36 * 64 * 3 * sizeof(float));  // M and 196 runs' M_s
+  EXPECT_EQ(f2.config_workspace_bytes(w70, "r512"), 16u * 70 * 2 * sizeof(float));  // one run: M alone
   const std::pair<const char*, const char*> cases[] = {
-      {"conv bwd-weights fp32 nhwc n1 c3 k4 in8x8 f3x3 pad1x1", "bwd-weights: conv.winograd.f4x3"},
+      {"conv bwd-weights fp32 nhwc n1 c3 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
+      {"conv bwd-weights fp32 nhwc n1 c300 k4 in8x8 f3x3 pad1x1", "C/G = 300 input channels per group need more than 256 threads"},
       {"conv fwd fp32 nhwc n1 c64 k64 in8x8 f3x3 pad1x1", "C/G = 64 input channels per group need 442368 bytes"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
       {"conv fwd fp32 nchw n1 c4 k4 in8x8 f5x5 pad2x2", "filter 5x5"},
