@@ -204,25 +204,14 @@ std::size_t tile_smem(const BnormProblem& p, int V) {
   return scratch + static_cast<std::size_t>(K) * kBlock * static_cast<std::size_t>(V) * dtype_size(p.shape.dtype) * (bwd ? 2 : 1);
 }
 
-// Perf configs: the pack width, "pack16" (16 bytes: 8 fp16/bf16 or 4 fp32 lanes), "pack8" (half that) or
-// "scalar". Channels last, a narrower pack makes more and smaller tiles (C / lanes blocks): 64 blocks for
-// fp16 NHWC c512 14x14 at pack16 leave half of a 132-SM part idle (s27 ncu: 11.7% achieved occupancy on c256
-// 14x14), while each narrower load shares its 32-byte sectors with the neighbouring tiles' blocks. Listed
-// where the contiguous extent (C channels last, D*H*W channels first) divides into the lanes and the tile
-// fits in shared memory; the default is the widest listed (the one run before the configs existed); the
-// buffers' alignment may lower the width at run time (pick_lanes).
-const std::vector<std::string>& tile_configs() {
-  static const std::vector<std::string> all{"pack16", "pack8", "scalar"};
-  return all;
-}
-int config_lanes(const std::string& config, DType dt) {
-  const int v = static_cast<int>(16 / dtype_size(dt));
-  return config == "pack16" ? v : config == "pack8" ? v / 2 : 1;
-}
-bool config_divides(const BnormProblem& p, int lanes) {
+// Lanes per pack that the contiguous extent allows (C channels last, D*H*W channels first): 16 bytes,
+// 8 bytes, or scalars (the buffers' alignment may lower it at run time).
+int lanes_for(const BnormProblem& p) {
+  const int v = static_cast<int>(16 / dtype_size(p.shape.dtype));
   const long long along = p.shape.channels_last ? p.shape.c : p.group_size() / p.shape.n;
-  return along % lanes == 0;
+  return along % v == 0 ? v : along % (v / 2) == 0 ? v / 2 : 1;
 }
+
 
 class BnormTile final : public TypedOpSolver<BnormProblem> {
  public:
@@ -231,16 +220,7 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
   std::string summary() const override {
     return "spatial, fwd-train and bwd: one block per channel tile (channels last: 16 bytes of channels; channels first: "
            "one channel) holding all its values in shared memory (async copies), two-pass fp32 statistics in a fixed order, no "
-           "grid barrier, no workspace; fp32/fp16/bf16; 16/8-byte or scalar packs (perf configs pack16, pack8, scalar); needs the tile to fit";
-  }
-  std::vector<std::string> perf_configs() const override { return tile_configs(); }
-  std::vector<std::string> configs_for(const OpProblem& p) const override {
-    const BnormProblem* q = op_problem_cast<BnormProblem>(p);
-    return q != nullptr && applicable(p) ? fitting_configs(*q) : std::vector<std::string>{};
-  }
-  std::string default_config_for(const OpProblem& p) const override {
-    const BnormProblem* q = op_problem_cast<BnormProblem>(p);
-    return q != nullptr ? default_for(*q) : tile_configs().front();
+           "grid barrier, no workspace; fp32/fp16/bf16; 16/8-byte or scalar packs; needs the tile to fit";
   }
 
  protected:
@@ -248,20 +228,16 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
     if (p.mode != BnormMode::spatial) return Applicability::no("per-activation mode (bnorm.thread_group and bnorm.block_group serve it)");
     if (p.dir == BnormDir::fwd_infer) return Applicability::no("fwd-infer: one streaming pass, no statistics (bnorm.spatial.infer_stream serves it)");
     if (!p.fp32_parameters()) return Applicability::no("scale=/stats= not fp32: the kernels read and write fp32 parameters and statistics");
-    if (!fitting_configs(p).empty()) return Applicability::yes();
-    std::size_t need = 0;  // the smallest tile of any width that divides (scalar always does)
-    for (const std::string& config : tile_configs())
-      if (const int lanes = config_lanes(config, p.shape.dtype); config_divides(p, lanes))
-        need = need == 0 ? tile_smem(p, lanes) : std::min(need, tile_smem(p, lanes));
-    return Applicability::no("a tile of one channel x " + std::to_string(p.group_size()) + " values" +
-                             (p.dir == BnormDir::bwd ? " (x and dy)" : "") + " needs " + std::to_string(need) +
-                             " bytes of shared memory at the least, the device offers " + std::to_string(max_dynamic_smem_or_portable()));
+    const int lanes = lanes_for(p);
+    const std::size_t need = tile_smem(p, lanes), have = max_dynamic_smem_or_portable();
+    if (need > have)
+      return Applicability::no("a tile of " + std::to_string(p.shape.channels_last ? lanes : 1) + " channel(s) x " +
+                               std::to_string(p.group_size()) + " values" +
+                               (p.dir == BnormDir::bwd ? " (x and dy)" : "") + " needs " + std::to_string(need) +
+                               " bytes of shared memory, the device offers " + std::to_string(have));
+    return Applicability::yes();
   }
-  void run_typed(const BnormProblem& p, const std::vector<void*>& buf, void* ws, void* stream) const override {
-    run_typed_config(p, buf, ws, stream, default_for(p));
-  }
-  void run_typed_config(const BnormProblem& p, const std::vector<void*>& buf, void*, void* stream,
-                        const std::string& config) const override {
+  void run_typed(const BnormProblem& p, const std::vector<void*>& buf, void*, void* stream) const override {
     auto f = [&](int i) { return static_cast<float*>(buf[static_cast<std::size_t>(i)]); };
     TileBufs b{};
     b.x = buf[0];
@@ -271,7 +247,7 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
       b.dy = buf[1], b.scale = f(2), b.mean = f(3), b.inv = f(4), b.out = buf[5], b.dscale = f(6), b.dbias = f(7);
     }
     dispatch_dtype(p.shape.dtype, [&]<typename T>() {
-      switch (std::min(config_lanes(config, p.shape.dtype), pick_lanes<T>(p, {b.x, b.dy, b.out}))) {
+      switch (pick_lanes<T>(p, {b.x, b.dy, b.out})) {
         case kVec<T>: return launch<T, kVec<T>>(p, b, stream);
         case kVec<T> / 2: return launch<T, kVec<T> / 2>(p, b, stream);
         default: return launch<T, 1>(p, b, stream);
@@ -280,21 +256,6 @@ class BnormTile final : public TypedOpSolver<BnormProblem> {
   }
 
  private:
-  // The configs whose width divides the contiguous extent and whose tile fits, widest first.
-  static std::vector<std::string> fitting_configs(const BnormProblem& p) {
-    std::vector<std::string> c;
-    const std::size_t have = max_dynamic_smem_or_portable();
-    for (const std::string& config : tile_configs()) {
-      const int lanes = config_lanes(config, p.shape.dtype);
-      if (config_divides(p, lanes) && tile_smem(p, lanes) <= have) c.push_back(config);
-    }
-    return c;
-  }
-  // The widest fitting config (pack16 where none fits: the solver refuses such a problem).
-  static std::string default_for(const BnormProblem& p) {
-    const std::vector<std::string> c = fitting_configs(p);
-    return c.empty() ? tile_configs().front() : c.front();
-  }
   template <typename T, int V>
   void launch(const BnormProblem& p, const TileBufs& b, void* stream) const {
     TileGeom g{};
