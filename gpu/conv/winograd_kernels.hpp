@@ -67,6 +67,21 @@ inline WinoGeom wino_geom(const ConvProblem& p, int m) {
   return w;
 }
 
+// out(i, j, sum_{l ascending} lhs(i, l) * rhs(l, j)) for i < R, j < C, l < I: one fp32 sum per entry from 0,
+// the order of every transform product here (reference/winograd.hpp's fp32 evaluation).
+template <int R, int I, int C, typename Lhs, typename Rhs, typename Out>
+__device__ __forceinline__ void mat_product(Lhs lhs, Rhs rhs, Out out) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int l = 0; l < I; ++l) acc = acc + lhs(i, l) * rhs(l, j);
+      out(i, j, acc);
+    }
+}
+
 // U = G f G^T for every (g, k, c) into u [a^2][G][kg][cg]: thread i -> c fastest, then k, then g.
 template <typename T, int M>
 __global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, float* __restrict__ u) {
@@ -83,26 +98,12 @@ __global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, f
                                      : wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s);
         f[r][s] = load_f(w, at);
       }
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < 3; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < 3; ++l) acc = acc + mt.g[r * 3 + l] * f[l][s];
-        t[r][s] = acc;
-      }
+    mat_product<A, 3, 3>([&](int r, int l) { return mt.g[r * 3 + l]; }, [&](int l, int c) { return f[l][c]; },
+                         [&](int r, int c, float v) { t[r][c] = v; });
     const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
     float* out = u + (1LL * grp * wg.kg + kk) * wg.cg + cc;
-#pragma unroll
-    for (int r = 0; r < A; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < 3; ++l) acc = acc + t[r][l] * mt.g[s * 3 + l];
-        out[(r * A + s) * stride] = acc;
-      }
+    mat_product<A, 3, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.g[c * 3 + l]; },
+                         [&](int r, int c, float v) { out[(r * A + c) * stride] = v; });
   }
 }
 
@@ -146,24 +147,10 @@ __device__ __forceinline__ void input_transform(const WinoGeom& wg, const WinoMa
       const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
       d[r][s] = inside ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
     }
-#pragma unroll
-  for (int r = 0; r < A; ++r)
-#pragma unroll
-    for (int s = 0; s < A; ++s) {
-      float acc = 0.0f;
-#pragma unroll
-      for (int l = 0; l < A; ++l) acc = acc + mt.bt[r * A + l] * d[l][s];
-      t[r][s] = acc;
-    }
-#pragma unroll
-  for (int r = 0; r < A; ++r)
-#pragma unroll
-    for (int s = 0; s < A; ++s) {
-      float acc = 0.0f;
-#pragma unroll
-      for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.bt[s * A + l];
-      put(r * A + s, acc);
-    }
+  mat_product<A, A, A>([&](int r, int l) { return mt.bt[r * A + l]; }, [&](int l, int c) { return d[l][c]; },
+                       [&](int r, int c, float v) { t[r][c] = v; });
+  mat_product<A, A, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.bt[c * A + l]; },
+                       [&](int r, int c, float v) { put(r * A + c, v); });
 }
 
 // The m x m outputs of Out's channel `ch` (of all groups) at tile p, A^T M A with get(xi) = M[xi]:
@@ -172,28 +159,15 @@ template <typename T, int M, typename Get>
 __device__ __forceinline__ void output_transform(const WinoGeom& wg, const WinoMats& mt, long long p, int ch, Get get, T* __restrict__ y) {
   constexpr int A = M + 2;
   float t[M][A];
-#pragma unroll
-  for (int r = 0; r < M; ++r)
-#pragma unroll
-    for (int s = 0; s < A; ++s) {
-      float acc = 0.0f;
-#pragma unroll
-      for (int l = 0; l < A; ++l) acc = acc + mt.at[r * A + l] * get(l * A + s);
-      t[r][s] = acc;
-    }
+  mat_product<M, A, A>([&](int r, int l) { return mt.at[r * A + l]; }, [&](int l, int c) { return get(l * A + c); },
+                       [&](int r, int c, float v) { t[r][c] = v; });
   int n, th, tw;
   tile_of(wg, p, n, th, tw);
   const long long base = wg.g.out_offset(n, ch, 0, 0, 0);
-#pragma unroll
-  for (int r = 0; r < M; ++r)
-#pragma unroll
-    for (int s = 0; s < M; ++s) {
-      float acc = 0.0f;
-#pragma unroll
-      for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.at[s * A + l];
-      const int oh = th * M + r, ow = tw * M + s;
-      if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) store_f(y, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4], acc);
-    }
+  mat_product<M, A, M>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.at[c * A + l]; }, [&](int r, int c, float v) {
+    const int oh = th * M + r, ow = tw * M + c;
+    if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2]) store_f(y, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4], v);
+  });
 }
 
 // bwd-weights: put(xi, D[xi]) for D = A e A^T of Out's (dy's) channel `ch` at tile p, e its m x m tile
@@ -213,24 +187,10 @@ __device__ __forceinline__ void dy_transform(const WinoGeom& wg, const WinoMats&
       const int oh = th * M + r, ow = tw * M + s;
       e[r][s] = oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2] ? load_f(dy, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]) : 0.0f;
     }
-#pragma unroll
-  for (int r = 0; r < A; ++r)
-#pragma unroll
-    for (int s = 0; s < M; ++s) {
-      float acc = 0.0f;
-#pragma unroll
-      for (int l = 0; l < M; ++l) acc = acc + mt.at[l * A + r] * e[l][s];
-      t[r][s] = acc;
-    }
-#pragma unroll
-  for (int r = 0; r < A; ++r)
-#pragma unroll
-    for (int s = 0; s < A; ++s) {
-      float acc = 0.0f;
-#pragma unroll
-      for (int l = 0; l < M; ++l) acc = acc + t[r][l] * mt.at[l * A + s];
-      put(r * A + s, acc);
-    }
+  mat_product<A, M, M>([&](int r, int l) { return mt.at[l * A + r]; }, [&](int l, int c) { return e[l][c]; },
+                       [&](int r, int c, float v) { t[r][c] = v; });
+  mat_product<A, M, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.at[l * A + c]; },
+                       [&](int r, int c, float v) { put(r * A + c, v); });
 }
 
 // bwd-weights: dw[g*kg + k][c] = G^T M G per (g, k, c), M[xi][g] = the GEMM's [kg][cg]: thread i -> c
@@ -244,24 +204,10 @@ __global__ void wino_wgrad_output(WinoGeom wg, WinoMats mt, const float* __restr
     const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
     const float* in = mw + (1LL * grp * wg.kg + kk) * wg.cg + cc;
     float t[3][A];
-#pragma unroll
-    for (int r = 0; r < 3; ++r)
-#pragma unroll
-      for (int s = 0; s < A; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < A; ++l) acc = acc + mt.g[l * 3 + r] * in[(l * A + s) * stride];
-        t[r][s] = acc;
-      }
-#pragma unroll
-    for (int r = 0; r < 3; ++r)
-#pragma unroll
-      for (int s = 0; s < 3; ++s) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int l = 0; l < A; ++l) acc = acc + t[r][l] * mt.g[l * 3 + s];
-        store_f(dw, wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, s), acc);
-      }
+    mat_product<3, A, A>([&](int r, int l) { return mt.g[l * 3 + r]; }, [&](int l, int c) { return in[(l * A + c) * stride]; },
+                         [&](int r, int c, float v) { t[r][c] = v; });
+    mat_product<3, A, 3>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.g[l * 3 + c]; },
+                         [&](int r, int c, float v) { store_f(dw, wg.g.w_offset(grp * wg.kg + kk, cc, 0, r, c), v); });
   }
 }
 
