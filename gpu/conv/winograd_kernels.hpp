@@ -82,13 +82,21 @@ __device__ __forceinline__ void mat_product(Lhs lhs, Rhs rhs, Out out) {
     }
 }
 
+// Thread i's filter entry (c fastest, then k, then g) of kc = G kg cg: the filter and wgrad-output kernels' walk.
+__device__ __forceinline__ void filter_entry_of(const WinoGeom& wg, long long i, int& cc, int& kk, int& grp) {
+  cc = static_cast<int>(i % wg.cg);
+  kk = static_cast<int>(i / wg.cg % wg.kg);
+  grp = static_cast<int>(i / wg.cg / wg.kg);
+}
+
 // U = G f G^T for every (g, k, c) into u [a^2][G][kg][cg]: thread i -> c fastest, then k, then g.
 template <typename T, int M>
 __global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, float* __restrict__ u) {
   constexpr int A = M + 2;
   const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
-    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
+    int cc, kk, grp;
+    filter_entry_of(wg, i, cc, kk, grp);
     float f[3][3], t[A][3];
 #pragma unroll
     for (int r = 0; r < 3; ++r)
@@ -200,7 +208,8 @@ __global__ void wino_wgrad_output(WinoGeom wg, WinoMats mt, const float* __restr
   constexpr int A = M + 2;
   const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
-    const int cc = static_cast<int>(i % wg.cg), kk = static_cast<int>(i / wg.cg % wg.kg), grp = static_cast<int>(i / wg.cg / wg.kg);
+    int cc, kk, grp;
+    filter_entry_of(wg, i, cc, kk, grp);
     const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
     const float* in = mw + (1LL * grp * wg.kg + kk) * wg.cg + cc;
     float t[3][A];

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -112,9 +111,7 @@ TEST(FftEmulated, OutputIsTheFp32EvaluationBitForBit) {
       for (const std::string& config : configs) {
         if (i != 5 && config != s->default_config_for(p)) continue;  // every tile on the C = 64 case
         const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
-        int differ = 0;
-        for (std::size_t i = 0; i < want_bytes.size(); i += 4) differ += std::memcmp(&want_bytes[i], &y[i], 4) != 0;
-        EXPECT_EQ(differ, 0) << "config " << config << ": of " << want_bytes.size() / 4 << " outputs";
+        EXPECT_EQ(differing_elements(want_bytes, y, 4), 0) << "config " << config << ": of " << want_bytes.size() / 4 << " outputs";
       }
     }
   }

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -142,9 +141,7 @@ TEST(WinogradEmulated, OutputIsTheFp32EvaluationBitForBit) {
           const std::vector<unsigned char> want_bytes = want.to_bytes();
           const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
           const std::size_t es = dtype_size(dt);
-          int differ = 0;
-          for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;
-          EXPECT_EQ(differ, 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
+          EXPECT_EQ(differing_elements(want_bytes, y, es), 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
         }
       }
   }

@@ -9,7 +9,6 @@
 // each fails the bitwise and the bound cases.)
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,9 +109,7 @@ TEST(WinogradFusedEmulated, OutputIsTheFp32EvaluationBitForBitInEveryConfig) {
           const std::vector<unsigned char> want_bytes = want.to_bytes();
           const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
           const std::size_t es = dtype_size(dt);
-          int differ = 0;
-          for (std::size_t i = 0; i < want_bytes.size(); i += es) differ += std::memcmp(&want_bytes[i], &y[i], es) != 0;
-          EXPECT_EQ(differ, 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
+          EXPECT_EQ(differing_elements(want_bytes, y, es), 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
         }
       }
   }

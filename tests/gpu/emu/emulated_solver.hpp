@@ -2,6 +2,7 @@
 // perf configs forwarded), reporting Backend::host so the runner gives it host buffers (the emulated kernels' "device"
 // memory is host memory).
 #pragma once
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +94,13 @@ inline std::vector<unsigned char> run_emulated_conv(const ConvSolver& s, const C
   t.config = config;
   s.run(p, t);
   return out;
+}
+
+// Elements of es bytes whose bytes differ between want and got (the bitwise tests' count).
+inline int differing_elements(const std::vector<unsigned char>& want, const std::vector<unsigned char>& got, std::size_t es) {
+  int differ = 0;
+  for (std::size_t i = 0; i + es <= want.size() && i + es <= got.size(); i += es) differ += std::memcmp(&want[i], &got[i], es) != 0;
+  return differ + (want.size() != got.size() ? 1 : 0);
 }
 
 }  // namespace hiprim
