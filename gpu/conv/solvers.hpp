@@ -39,8 +39,8 @@ std::shared_ptr<const ConvSolver> make_conv_nchw_via_nhwc(std::shared_ptr<const 
 std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3();
-// The same transforms fused into one kernel for few input channels per group (U in shared memory): fwd
-// and bwd-data (gpu/conv/winograd_fused.hip).
+// The same transforms for few input channels per group, the transformed data kept on chip: fwd and bwd-data
+// in one kernel (U in shared memory), bwd-weights by runs of tiles (gpu/conv/winograd_fused.hip).
 std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f2x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f4x3();
 // FFT convolution, tiled overlap-save with 16x16, 32x32, 64x64 transforms: fp32 2D fwd and bwd-data, groups 1,
