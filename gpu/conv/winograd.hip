@@ -186,11 +186,7 @@ class ConvWinograd final : public ConvSolver {
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
   ConvErrorModel error_model(const ConvProblem&) const override { return ConvErrorModel{M, 0.0}; }
   Applicability applicable(const ConvProblem& p) const override {
-    if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
-    const bool wgrad = p.dir == ConvDir::bwd_weights;
-    if (const std::string why = wgrad ? winograd_wgrad_refusal(p, winograd_f3(M)) : winograd_refusal(p, winograd_f3(M)); !why.empty())
-      return Applicability::no(why);
-    if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
+    if (const std::string why = winograd_solver_refusal(p, M); !why.empty()) return Applicability::no(why);
     const WinoGeom wg = wino_geom(p, M);
     if (wg.tiles > kMaxTiles) return Applicability::no(std::to_string(wg.tiles) + " tiles exceed the GEMM dimension limit");
     return Applicability::yes();

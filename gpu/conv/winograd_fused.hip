@@ -241,11 +241,8 @@ class ConvWinogradFused final : public ConvSolver {
   ImplicitZeros implicit_zeros(const ConvProblem&) const override { return ImplicitZeros::all(ZeroTerm::multiplied); }
   ConvErrorModel error_model(const ConvProblem&) const override { return ConvErrorModel{M, 0.0}; }
   Applicability applicable(const ConvProblem& p) const override {
-    if (auto errors = p.validate(); !errors.empty()) return Applicability::no("invalid problem: " + errors.front());
+    if (const std::string why = winograd_solver_refusal(p, M); !why.empty()) return Applicability::no(why);
     const bool wgrad = p.dir == ConvDir::bwd_weights;
-    if (const std::string why = wgrad ? winograd_wgrad_refusal(p, winograd_f3(M)) : winograd_refusal(p, winograd_f3(M)); !why.empty())
-      return Applicability::no(why);
-    if (p.math != ConvMath::exact) return Applicability::no("math=tf32: this solver has no TF32 path (exact fp32 only)");
     const WinoGeom wg = wino_geom(p, M);
     const std::size_t have = max_dynamic_smem_or_portable();
     const std::size_t need = wgrad ? (wg.cg > kBlock ? SIZE_MAX : wgrad_smem(M, 1, wg.cg)) : smem_bytes(wg, M + 2, {32, 16});

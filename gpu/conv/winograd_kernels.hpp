@@ -8,6 +8,7 @@
 // problem's fwd equivalent (core/winograd_transforms.hpp): bwd-data reads dy with the filter flipped and
 // its channels swapped, pad' = 2 - pad.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "core/winograd_transforms.hpp"
@@ -39,6 +40,16 @@ struct WinoGeom {
     return chan_fast ? (b * tiles + p) * ch + j : (b * ch + j) * tiles + p;
   }
 };
+
+// Why a conv.winograd solver of tile m (non-fused or fused) refuses p, whatever its own limits: an invalid
+// problem, what the transforms do not take (core/winograd_transforms.hpp), math=tf32; "" when it may take it.
+inline std::string winograd_solver_refusal(const ConvProblem& p, int m) {
+  if (auto errors = p.validate(); !errors.empty()) return "invalid problem: " + errors.front();
+  const WinogradTransforms t = winograd_f3(m);
+  if (std::string why = p.dir == ConvDir::bwd_weights ? winograd_wgrad_refusal(p, t) : winograd_refusal(p, t); !why.empty()) return why;
+  if (p.math != ConvMath::exact) return "math=tf32: this solver has no TF32 path (exact fp32 only)";
+  return "";
+}
 
 inline WinoMats mats_of(const WinogradTransforms& t) {
   WinoMats m{};

@@ -21,6 +21,7 @@
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "emu/emulated_solver.hpp"
+#include "winograd_bitwise.hpp"
 
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f2x3();  // tests/gpu/emu/emu_winograd_fused.cpp
@@ -95,21 +96,12 @@ TEST(WinogradFusedEmulated, OutputIsTheFp32EvaluationBitForBitInEveryConfig) {
         o.fill = verify::FillTier::bounded;
         verify::PreparedCase c(p, o);
         const ref::ConvInputs in = verify::conv_inputs(c);
-        const bool fwd = p.dir == ConvDir::fwd, wgrad = p.dir == ConvDir::bwd_weights;
-        HostTensor want(fwd ? p.y_desc() : wgrad ? p.w_desc() : p.x_desc());
         const std::vector<std::string> configs = s->configs_for(p);
         ASSERT_FALSE(configs.empty());
-        for (const std::string& config : configs) {
-          if (wgrad) {  // runs of R tiles, each summed from 0, then added in order (the reference's chunk)
-            const std::int64_t run = std::stoll(config.substr(1)), terms = ref::winograd_wgrad_terms(p, m);
-            want.data = ref::winograd_wgrad_fp32(p, winograd_f3(m), *in.x, *in.y, run < terms ? run : 0);
-          } else {
-            want.data = ref::winograd_conv_fp32(p, winograd_f3(m), fwd ? *in.x : *in.y, *in.w);
-          }
-          const std::vector<unsigned char> want_bytes = want.to_bytes();
-          const std::vector<unsigned char> y = run_emulated_conv(*s, p, in, config);
-          const std::size_t es = dtype_size(dt);
-          EXPECT_EQ(differing_elements(want_bytes, y, es), 0) << "config " << config << ": of " << want_bytes.size() / es << " outputs";
+        for (const std::string& config : configs) {  // bwd-weights: runs of R tiles (the reference's chunk), each summed from 0
+          const std::int64_t run = p.dir == ConvDir::bwd_weights ? std::stoll(config.substr(1)) : 0;
+          const std::int64_t chunk = run < ref::winograd_wgrad_terms(p, m) ? run : 0;
+          EXPECT_EQ(winograd_bits_differing(*s, p, in, m, config, chunk), 0) << "config " << config;
         }
       }
   }
