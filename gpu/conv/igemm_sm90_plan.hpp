@@ -527,9 +527,9 @@ void igemm_sm90_prepare();
 std::vector<IgemmConfig> igemm_config_space();
 std::vector<IgemmConfig> igemm_configs(const IgemmPlan& pl);
 IgemmConfig igemm_default_config(const IgemmPlan& pl);
-// The default run() uses (igemm_sm90_tuned.cpp): the H200 sweep's fastest verified config for the
-// problems it timed (igemm_tuned_config; nullopt for others or when the plan refuses that config),
-// else igemm_default_config(pl).
+// The default run() uses (igemm_sm90_tuned.cpp): the sweeps' (bf16/fp16) or the tune's (fp32 math=tf32)
+// fastest verified config for the problems they timed (igemm_tuned_config; nullopt for others or when the
+// plan refuses that config), else igemm_default_config(pl).
 std::optional<IgemmConfig> igemm_tuned_config(const ConvProblem& p, const IgemmPlan& pl);
 IgemmConfig igemm_default_config(const ConvProblem& p, const IgemmPlan& pl);
 // The heuristic's time model (arbitrary units, lower is better), exposed for tests and notes.

@@ -3,7 +3,9 @@
 // timed by graph replay), the fastest config; for every other problem, or when the listed config cannot
 // run the plan, the cost model's pick (igemm_default_config(plan)). fp16 and bf16 share the entries
 // (the same instructions and bytes); bwd-data's entries include its lowerings (.flip, .col2im).
-// Host code; regenerate the table with scripts/igemm_tuned_table.py.
+// fp32 math=tf32 problems have their own table (igemm_sm90_tuned_tf32.inc: hiprim tune's best verified
+// config where it beat the cost model's by more than 3%; NHWC keys, the NCHW solver looks up its twin).
+// Host code; regenerate the tables with scripts/igemm_tuned_table.py and scripts/igemm_tuned_table_tf32.py.
 #include <map>
 #include <string>
 
@@ -13,32 +15,39 @@ namespace hiprim::gpu::sm90 {
 namespace {
 
 struct TunedEntry {
-  const char* problem;  // canonical string with dtype bf16
+  const char* problem;  // canonical string (dtype bf16 for the 16-bit table)
   const char* config;
-  double us;            // the sweep's time (for notes; not used here)
+  double us;            // the sweep's / tune's time (for notes; not used here)
 };
 
 constexpr TunedEntry kTuned[] = {
 #include "gpu/conv/igemm_sm90_tuned.inc"
 };
+constexpr TunedEntry kTunedTf32[] = {
+#include "gpu/conv/igemm_sm90_tuned_tf32.inc"
+    {nullptr, nullptr, 0.0},  // the end (the generated list may be empty)
+};
 
-const std::map<std::string, const TunedEntry*>& tuned_table() {
-  static const std::map<std::string, const TunedEntry*> table = [] {
-    std::map<std::string, const TunedEntry*> t;
-    for (const TunedEntry& e : kTuned) t.emplace(e.problem, &e);
-    return t;
-  }();
-  return table;
+using TunedMap = std::map<std::string, const TunedEntry*>;
+template <std::size_t N>
+TunedMap map_of(const TunedEntry (&entries)[N]) {
+  TunedMap t;
+  for (const TunedEntry& e : entries)
+    if (e.problem != nullptr) t.emplace(e.problem, &e);
+  return t;
 }
 
 }  // namespace
 
 std::optional<IgemmConfig> igemm_tuned_config(const ConvProblem& p, const IgemmPlan& pl) {
-  if (p.dtype != DType::bf16 && p.dtype != DType::fp16) return std::nullopt;
+  static const TunedMap table = map_of(kTuned), tf32 = map_of(kTunedTf32);
+  const bool half = p.dtype == DType::bf16 || p.dtype == DType::fp16;
+  if (!half && !(p.dtype == DType::fp32 && p.math == ConvMath::tf32)) return std::nullopt;
   ConvProblem key = p;
-  key.dtype = DType::bf16;
-  const auto it = tuned_table().find(to_string(key));
-  if (it == tuned_table().end()) return std::nullopt;
+  if (half) key.dtype = DType::bf16;
+  const TunedMap& t = half ? table : tf32;
+  const auto it = t.find(to_string(key));
+  if (it == t.end()) return std::nullopt;
   const auto c = parse_igemm_config(it->second->config);
   if (!c || !igemm_config_refusal(pl, *c).empty()) return std::nullopt;
   return c;

@@ -529,3 +529,23 @@ TEST(IgemmTuned, SweptProblemsGetTheSweepsConfigOthersTheModels) {
   }
 }
 
+// The tf32 table (igemm_sm90_tuned_tf32.inc, from s30's hiprim tune): an fp32 math=tf32 problem the tune timed
+// gets its best config; the same shape without math=tf32 and a shape where the tune's best did not beat the
+// model's pick by 3% get none.
+TEST(IgemmTuned, Tf32ProblemsTheTuneImprovedGetTheTunesConfig) {
+  using namespace hiprim;
+  using namespace hiprim::gpu::sm90;
+  const ConvProblem t = parse_conv_problem("conv bwd-data fp32 nhwc n32 c512 k512 in14x14 f3x3 pad1x1 str2x2 math=tf32");
+  const IgemmPlan pl = plan_igemm(t);
+  ASSERT_TRUE(pl.refusal.empty()) << pl.refusal;
+  const auto tuned = igemm_tuned_config(t, pl);
+  ASSERT_TRUE(tuned.has_value());
+  EXPECT_EQ(to_string(*tuned), "m128n256k32.s4.splitk2.ws.tma.flip");
+  EXPECT_EQ(to_string(igemm_default_config(t, pl)), to_string(*tuned));
+  ConvProblem exact = t;
+  exact.math = ConvMath::exact;
+  EXPECT_FALSE(igemm_tuned_config(exact, plan_igemm(exact)).has_value());
+  const ConvProblem kept = parse_conv_problem("conv fwd fp32 nhwc n32 c256 k256 in14x14 f3x3 pad1x1 math=tf32");
+  EXPECT_FALSE(igemm_tuned_config(kept, plan_igemm(kept)).has_value());
+}
+
