@@ -21,10 +21,11 @@
 // bwd-weights (reference/winograd.hpp's wgrad order): block (x: run s of R consecutive tiles, y: group *
 // k-chunks + k-chunk of KB channels) sums M_s[xi][k][c] = sum_{p in run s, ascending} D_p[xi][k] V_p[xi][c]
 // (fmaf chain from 0; D = A e A^T of dy's tile, V = B^T x B) over stages of TP tiles: D (TP x KB) and V
-// (TP x cg) into shared memory, ds [TP][a^2][KB], vs [TP][a^2][cg], then thread (k = tid / cg, c = tid % cg)
-// adds the stage's tiles in order. With several runs, M = 0 + sum_{s ascending} M_s (the split GEMM's
-// reduction, reference chunk = R); then dw = G^T M G (wino_wgrad_output). KB = min(kg, 64, 256 / cg), halved
-// until TP a^2 (KB + cg) 4 bytes fit. Configs "r<R>": R in {64, 128, 256, 512, 1024} tiles a run.
+// (TP x cg, in row halves) into shared memory, ds [TP][KB][a^2], vs [TP][cg][a^2], then thread (k = tid / cg,
+// c = tid % cg) adds the stage's tiles in order. With several runs, M = 0 + sum_{s ascending} M_s (the split
+// GEMM's reduction, reference chunk = R); then dw = G^T M G (wino_wgrad_output). KB = min(kg, 64, 256 / cg),
+// halved until TP a^2 (KB + cg) 4 bytes fit. Configs "r<R>.s<TP>": R in {64, 128, 256, 512, 1024} tiles a
+// run, TP in {8, 16, 32} (F(2)) or {4, 8, 16} (F(4)) tiles a stage; the stage changes no sum's order.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -87,60 +88,88 @@ __global__ void __launch_bounds__(kBlock) wino_fused(WinoGeom wg, WinoMats mt, i
   }
 }
 
-// Tiles a bwd-weights stage: D and V of TP tiles in shared memory at once.
-constexpr int wgrad_stage(int m) { return m == 2 ? 8 : 4; }
-
+// bwd-weights, one stage of tp tiles: D into ds [tp][kb][a^2] and V into vs [tp][cg][a^2] (a (k, c) pair's
+// a^2 values contiguous: the products read them as float4), then thread (k = tid / cg, c = tid % cg) adds the
+// stage's tiles in order. The stage's transforms are one list of items over the block's threads: V in halves
+// (rows [0, a/2) and [a/2, a): each about one D's cost, so the threads that take V do not wait on a whole
+// input transform), then D of each (tile, k).
 template <typename T, int M>
-__global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats mt, int kb, long long run, const T* __restrict__ x,
+__global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats mt, int kb, int tp, long long run, const T* __restrict__ x,
                                                            const T* __restrict__ dy, float* __restrict__ out) {
-  constexpr int A = M + 2, AA = A * A, TP = wgrad_stage(M);
+  constexpr int A = M + 2, AA = A * A, H = A / 2, Q = AA / 4;
+  static_assert(AA % 4 == 0, "float4 rows of a^2 values");
   HIPRIM_DYNAMIC_SMEM(smem_raw);
-  float* ds = reinterpret_cast<float*>(smem_raw);  // [TP][AA][kb]
-  float* vs = ds + TP * AA * kb;                   // [TP][AA][cg]
-  const int kchunks = (wg.kg + kb - 1) / kb;
+  float* ds = reinterpret_cast<float*>(smem_raw);  // [tp][kb][AA]
+  float* vs = ds + tp * kb * AA;                   // [tp][cg][AA]
+  const int cg = wg.cg, kchunks = (wg.kg + kb - 1) / kb;
   const int grp = static_cast<int>(blockIdx.y) / kchunks, k0 = static_cast<int>(blockIdx.y) % kchunks * kb;
   const long long p_begin = blockIdx.x * run, p_end = p_begin + run < wg.tiles ? p_begin + run : wg.tiles;
-  const int tid = static_cast<int>(threadIdx.x), kl = tid / wg.cg, c = tid - kl * wg.cg;
+  const int tid = static_cast<int>(threadIdx.x), kl = tid / cg, c = tid - kl * cg;
   const bool owner = kl < kb && k0 + kl < wg.kg;
+  const int v_items = tp * cg * 2, items = v_items + tp * kb;
   float acc[AA];
 #pragma unroll
   for (int xi = 0; xi < AA; ++xi) acc[xi] = 0.0f;
-  for (long long p0 = p_begin; p0 < p_end; p0 += TP) {
+  for (long long p0 = p_begin; p0 < p_end; p0 += tp) {
+    const int nt = p_end - p0 < tp ? static_cast<int>(p_end - p0) : tp;
     __syncthreads();  // the last stage's sums are done with ds and vs
-    for (int i = tid; i < TP * kb; i += kBlock) {
-      const int tl = i / kb, j = i - tl * kb;
-      if (p0 + tl < p_end && k0 + j < wg.kg)
-        dy_transform<T, M>(wg, mt, dy, p0 + tl, grp * wg.kg + k0 + j, [&](int xi, float value) { ds[(tl * AA + xi) * kb + j] = value; });
-    }
-    for (int i = tid; i < TP * wg.cg; i += kBlock) {
-      const int tl = i / wg.cg, cc = i - tl * wg.cg;
-      if (p0 + tl < p_end)
-        input_transform<T, M>(wg, mt, x, p0 + tl, grp * wg.cg + cc, [&](int xi, float value) { vs[(tl * AA + xi) * wg.cg + cc] = value; });
-    }
-    __syncthreads();
-    if (owner) {
-      const int nt = p_end - p0 < TP ? static_cast<int>(p_end - p0) : TP;
-      for (int tl = 0; tl < nt; ++tl) {
-        const float* d = ds + tl * AA * kb + kl;
-        const float* v = vs + tl * AA * wg.cg + c;
+    for (int i = tid; i < items; i += kBlock) {
+      if (i < v_items) {  // (tile, channel, half) of V
+        const int tl = i / (2 * cg), cc = i / 2 - tl * cg;
+        if (tl >= nt) continue;
+        float* dst = vs + (tl * cg + cc) * AA;
+        const auto put = [&](int xi, float value) { dst[xi] = value; };
+        if (i % 2 == 0)
+          input_transform<T, M, 0, H>(wg, mt, x, p0 + tl, grp * cg + cc, put);
+        else
+          input_transform<T, M, H, A>(wg, mt, x, p0 + tl, grp * cg + cc, put);
+      } else {  // (tile, k) of D
+        const int tl = (i - v_items) / kb, j = i - v_items - tl * kb;
+        if (tl >= nt || k0 + j >= wg.kg) continue;
+        float d[AA];
+        dy_transform<T, M>(wg, mt, dy, p0 + tl, grp * wg.kg + k0 + j, [&](int xi, float value) { d[xi] = value; });
+        float4* dst = reinterpret_cast<float4*>(ds + (tl * kb + j) * AA);
 #pragma unroll
-        for (int xi = 0; xi < AA; ++xi) acc[xi] = fmaf(d[xi * kb], v[xi * wg.cg], acc[xi]);
+        for (int q = 0; q < Q; ++q) dst[q] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
       }
     }
+    __syncthreads();
+    if (owner)
+      for (int tl = 0; tl < nt; ++tl) {
+        const float4* d4 = reinterpret_cast<const float4*>(ds + (tl * kb + kl) * AA);
+        const float4* v4 = reinterpret_cast<const float4*>(vs + (tl * cg + c) * AA);
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+          const float4 dd = d4[q], vv = v4[q];
+          acc[4 * q] = fmaf(dd.x, vv.x, acc[4 * q]);
+          acc[4 * q + 1] = fmaf(dd.y, vv.y, acc[4 * q + 1]);
+          acc[4 * q + 2] = fmaf(dd.z, vv.z, acc[4 * q + 2]);
+          acc[4 * q + 3] = fmaf(dd.w, vv.w, acc[4 * q + 3]);
+        }
+      }
   }
   if (owner) {
     const long long groups = wg.g.groups;
-    float* o = out + blockIdx.x * (AA * groups * wg.kg * wg.cg);
+    float* o = out + blockIdx.x * (AA * groups * wg.kg * cg);
 #pragma unroll
-    for (int xi = 0; xi < AA; ++xi) o[((xi * groups + grp) * wg.kg + k0 + kl) * wg.cg + c] = acc[xi];
+    for (int xi = 0; xi < AA; ++xi) o[((xi * groups + grp) * wg.kg + k0 + kl) * cg + c] = acc[xi];
   }
 }
 
-// m[e] = 0 + sum_{s ascending} partial[s * mn + e]: the runs' sums in order.
+// m[e] = 0 + sum_{s ascending} partial[s * mn + e]: the runs' sums in order, kSumAhead loads in flight.
+constexpr int kSumAhead = 8;
 __global__ void wino_sum_runs(const float* __restrict__ partial, long long mn, long long runs, float* __restrict__ m) {
   for (long long e = grid_thread(); e < mn; e += grid_threads()) {
     float acc = 0.0f;
-    for (long long s = 0; s < runs; ++s) acc = acc + partial[s * mn + e];
+    long long s = 0;
+    for (; s + kSumAhead <= runs; s += kSumAhead) {
+      float v[kSumAhead];
+#pragma unroll
+      for (int u = 0; u < kSumAhead; ++u) v[u] = partial[(s + u) * mn + e];
+#pragma unroll
+      for (int u = 0; u < kSumAhead; ++u) acc = acc + v[u];
+    }
+    for (; s < runs; ++s) acc = acc + partial[s * mn + e];
     m[e] = acc;
   }
 }
@@ -190,32 +219,47 @@ void run_fused(const ConvProblem& p, const ConvTensors& t, FusedShape s, const s
     launch_fused<T, M, 64>(wg, mt, s.tp, in, u, out, stream, ctx);
 }
 
-// bwd-weights: shared memory of a block with kb output channels, and the largest kb <= min(kg, 64, 256 / cg)
+// bwd-weights configs "r<R>.s<TP>": runs of R tiles, stages of TP tiles (F(2): 8, 16, 32; F(4): 4, 8, 16).
+constexpr long long kRuns[] = {64, 128, 256, 512, 1024};
+constexpr int kStages = 3;
+int wgrad_stage(int m, int i) { return (m == 2 ? 8 : 4) << i; }
+struct WgradShape {
+  long long run = 0;
+  int tp = 0;
+};
+WgradShape parse_wgrad(const std::string& config) {
+  const std::size_t dot = config.find(".s");
+  return {std::stoll(config.substr(1, dot - 1)), std::stoi(config.substr(dot + 2))};
+}
+std::string wgrad_config(long long run, int tp) { return "r" + std::to_string(run) + ".s" + std::to_string(tp); }
+// Shared memory of a stage of tp tiles with kb output channels; the largest kb <= min(kg, 64, 256 / cg)
 // (halved) that fits `have` bytes (1 when none does: the caller checks).
-std::size_t wgrad_smem(int m, int kb, int cg) { return 1ULL * wgrad_stage(m) * (m + 2) * (m + 2) * (kb + cg) * sizeof(float); }
-int wgrad_kb(const WinoGeom& wg, int m, std::size_t have) {
-  int kb = std::min({wg.kg, 64, kBlock / wg.cg});
-  while (kb > 1 && wgrad_smem(m, kb, wg.cg) > have) kb = (kb + 1) / 2;
+std::size_t wgrad_smem(int m, int tp, int kb, int cg) { return 1ULL * tp * (m + 2) * (m + 2) * (kb + cg) * sizeof(float); }
+int wgrad_kb_cap(const WinoGeom& wg) { return std::min({wg.kg, 64, kBlock / wg.cg}); }
+int wgrad_kb(const WinoGeom& wg, int m, int tp, std::size_t have) {
+  int kb = wgrad_kb_cap(wg);
+  while (kb > 1 && wgrad_smem(m, tp, kb, wg.cg) > have) kb = (kb + 1) / 2;
   return kb;
 }
-long long parse_run(const std::string& config) { return std::stoll(config.substr(1)); }
+long long wgrad_grid_y(const WinoGeom& wg, int kb) { return 1LL * wg.g.groups * ((wg.kg + kb - 1) / kb); }
 long long m_floats(const WinoGeom& wg, int m) { return 1LL * (m + 2) * (m + 2) * wg.g.groups * wg.kg * wg.cg; }
 
 template <typename T, int M>
-void run_fused_wgrad(const ConvProblem& p, const ConvTensors& t, long long run, const std::string& name) {
+void run_fused_wgrad(const ConvProblem& p, const ConvTensors& t, WgradShape shape, const std::string& name) {
   const WinoMats mt = mats_of(winograd_f3(M));
   const WinoGeom wg = wino_geom(p, M);
-  const int kb = wgrad_kb(wg, M, max_dynamic_smem());
-  const std::size_t smem = wgrad_smem(M, kb, wg.cg);
-  const long long runs = (wg.tiles + run - 1) / run, mn = m_floats(wg, M), gy = 1LL * wg.g.groups * ((wg.kg + kb - 1) / kb);
+  const long long run = shape.run;
+  const int kb = wgrad_kb(wg, M, shape.tp, max_dynamic_smem());
+  const std::size_t smem = wgrad_smem(M, shape.tp, kb, wg.cg);
+  const long long runs = (wg.tiles + run - 1) / run, mn = m_floats(wg, M), gy = wgrad_grid_y(wg, kb);
   float* mw = static_cast<float*>(t.workspace);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
   const std::string ctx = "running " + name + " on " + to_string(p);
   const auto kernel = &wino_fused_wgrad<T, M>;
   if (resident_per_mp(kernel, kBlock, smem) == 0)
     throw InputError(ctx + ": a block of " + std::to_string(smem) + " bytes of shared memory cannot launch");
-  hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(runs), static_cast<unsigned>(gy)), dim3(kBlock), smem, stream, wg, mt, kb, run,
-                     static_cast<const T*>(t.x), static_cast<const T*>(t.y), runs == 1 ? mw : mw + mn);
+  hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(runs), static_cast<unsigned>(gy)), dim3(kBlock), smem, stream, wg, mt, kb, shape.tp,
+                     run, static_cast<const T*>(t.x), static_cast<const T*>(t.y), runs == 1 ? mw : mw + mn);
   check_launch_lazy("wino_fused_wgrad", [&] { return ctx; });
   if (runs > 1) {
     hipLaunchKernelGGL(wino_sum_runs, dim3(stream_grid(wino_sum_runs, kBlock, mn)), dim3(kBlock), 0, stream, mw + mn, mn, runs, mw);
@@ -245,36 +289,43 @@ class ConvWinogradFused final : public ConvSolver {
     const bool wgrad = p.dir == ConvDir::bwd_weights;
     const WinoGeom wg = wino_geom(p, M);
     const std::size_t have = max_dynamic_smem_or_portable();
-    const std::size_t need = wgrad ? (wg.cg > kBlock ? SIZE_MAX : wgrad_smem(M, 1, wg.cg)) : smem_bytes(wg, M + 2, {32, 16});
+    const int tp0 = wgrad_stage(M, 0);
+    const std::size_t need = wgrad ? (wg.cg > kBlock ? SIZE_MAX : wgrad_smem(M, tp0, 1, wg.cg)) : smem_bytes(wg, M + 2, {32, 16});
     if (need > have)
       return Applicability::no("C/G = " + std::to_string(wg.cg) + " input channels per group need " +
                                (need == SIZE_MAX ? std::string("more than 256 threads") : std::to_string(need) + " bytes of shared memory") +
                                " at the least, the device offers " + std::to_string(have) +
                                ": the fused solver is for few channels (conv.winograd.f" + std::to_string(M) + "x3 takes any)");
-    const int kc = wgrad ? wgrad_kb(wg, M, have) : 32;
+    const int kc = wgrad ? wgrad_kb(wg, M, tp0, have) : 32;
     if (1LL * wg.g.groups * ((wg.kg + kc - 1) / kc) > kMaxGridY)
       return Applicability::no(std::to_string(wg.g.groups) + " groups of " + std::to_string(wg.kg) + " output channels exceed " +
                                std::to_string(kMaxGridY) + " blocks of " + std::to_string(kc) + " channels");
     return Applicability::yes();
   }
   std::vector<std::string> perf_configs() const override {
-    return {"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64", "r64", "r128", "r256", "r512", "r1024"};
+    std::vector<std::string> all = {"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64"};
+    for (const long long run : kRuns)
+      for (int i = 0; i < kStages; ++i) all.push_back(wgrad_config(run, wgrad_stage(M, i)));
+    return all;
   }
   // fwd / bwd-data: the k<KC>.t<TP> whose shared memory fits (k64 only where a group has more than 32 output
-  // channels). bwd-weights: the r<R> shorter than the tile count, and the first that covers it (one run).
+  // channels). bwd-weights: every stage of the runs shorter than the tile count and of the first that covers it
+  // (one run), where the grid's k chunks fit.
   std::vector<std::string> configs_for(const ConvProblem& p) const override {
     if (!applicable(p)) return {};
     const WinoGeom wg = wino_geom(p, M);
     std::vector<std::string> out;
+    const std::size_t have = max_dynamic_smem_or_portable();
     if (p.dir == ConvDir::bwd_weights) {
-      for (const std::string& c : perf_configs())
-        if (c[0] == 'r') {
-          out.push_back(c);
-          if (parse_run(c) >= wg.tiles) break;
+      for (const long long run : kRuns) {
+        for (int i = 0; i < kStages; ++i) {
+          const int tp = wgrad_stage(M, i), kb = wgrad_kb(wg, M, tp, have);
+          if (wgrad_smem(M, tp, kb, wg.cg) <= have && wgrad_grid_y(wg, kb) <= kMaxGridY) out.push_back(wgrad_config(run, tp));
         }
+        if (run >= wg.tiles) break;
+      }
       return out;
     }
-    const std::size_t have = max_dynamic_smem_or_portable();
     for (const std::string& c : perf_configs()) {
       if (c[0] != 'k') continue;
       const FusedShape s = parse_shape(c);
@@ -284,18 +335,25 @@ class ConvWinogradFused final : public ConvSolver {
     return out;
   }
   // fwd / bwd-data: k64 where a group has more than 32 output channels, else k32; 32 tiles a pass where it
-  // fits, else 16. bwd-weights: the longest run that still gives 264 blocks (two an H100 SM), else the shortest.
+  // fits, else 16. bwd-weights: the largest stage where two blocks of full k chunks (min(kg, 64, 256 / cg))
+  // fit the shared memory, else the smallest; then the longest run that still gives 264 blocks (two an H100
+  // SM), else the shortest.
   std::string default_config_for(const ConvProblem& p) const override {
     const std::vector<std::string> fit = configs_for(p);
     if (fit.empty()) return "";
     const WinoGeom wg = wino_geom(p, M);
     if (p.dir == ConvDir::bwd_weights) {
-      const int kb = wgrad_kb(wg, M, max_dynamic_smem_or_portable());
-      const long long gy = 1LL * wg.g.groups * ((wg.kg + kb - 1) / kb);
-      std::string pick = fit.front();
-      for (const std::string& c : fit)
-        if ((wg.tiles + parse_run(c) - 1) / parse_run(c) * gy >= 264) pick = c;
-      return pick;
+      const std::size_t have = max_dynamic_smem_or_portable();
+      int tp = wgrad_stage(M, 0);
+      for (int i = 1; i < kStages; ++i)
+        if (2 * wgrad_smem(M, wgrad_stage(M, i), wgrad_kb_cap(wg), wg.cg) <= have) tp = wgrad_stage(M, i);
+      const long long gy = wgrad_grid_y(wg, wgrad_kb(wg, M, tp, have));
+      std::string pick;
+      for (const std::string& c : fit) {
+        const WgradShape s = parse_wgrad(c);
+        if (s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= 264)) pick = c;
+      }
+      return pick.empty() ? fit.front() : pick;
     }
     const std::string k = wg.kg > 32 ? "k64" : "k32";
     for (const std::string& c : {k + ".t32", k + ".t16", std::string("k32.t32")})
@@ -311,7 +369,7 @@ class ConvWinogradFused final : public ConvSolver {
     const WinoGeom wg = wino_geom(p, M);
     const long long mn = m_floats(wg, M);
     if (p.dir != ConvDir::bwd_weights) return static_cast<std::size_t>(mn) * sizeof(float);
-    const long long run = parse_run(config.empty() ? default_config_for(p) : config), runs = (wg.tiles + run - 1) / run;
+    const long long run = parse_wgrad(config.empty() ? default_config_for(p) : config).run, runs = (wg.tiles + run - 1) / run;
     return static_cast<std::size_t>(runs > 1 ? mn * (runs + 1) : mn) * sizeof(float);
   }
 
@@ -320,7 +378,7 @@ class ConvWinogradFused final : public ConvSolver {
     const std::string config = t.config.empty() ? default_config_for(p) : t.config;
     dispatch_dtype(p.dtype, [&]<typename T>() {
       if (p.dir == ConvDir::bwd_weights)
-        run_fused_wgrad<T, M>(p, t, parse_run(config), name());
+        run_fused_wgrad<T, M>(p, t, parse_wgrad(config), name());
       else
         run_fused<T, M>(p, t, parse_shape(config), name());
     });

@@ -78,12 +78,12 @@ inline WinoGeom wino_geom(const ConvProblem& p, int m) {
   return w;
 }
 
-// out(i, j, sum_{l ascending} lhs(i, l) * rhs(l, j)) for i < R, j < C, l < I: one fp32 sum per entry from 0,
-// the order of every transform product here (reference/winograd.hpp's fp32 evaluation).
-template <int R, int I, int C, typename Lhs, typename Rhs, typename Out>
-__device__ __forceinline__ void mat_product(Lhs lhs, Rhs rhs, Out out) {
+// out(i, j, sum_{l ascending} lhs(i, l) * rhs(l, j)) for R0 <= i < R1, j < C, l < I: one fp32 sum per entry
+// from 0, the order of every transform product here (reference/winograd.hpp's fp32 evaluation).
+template <int R0, int R1, int I, int C, typename Lhs, typename Rhs, typename Out>
+__device__ __forceinline__ void mat_product_rows(Lhs lhs, Rhs rhs, Out out) {
 #pragma unroll
-  for (int i = 0; i < R; ++i)
+  for (int i = R0; i < R1; ++i)
 #pragma unroll
     for (int j = 0; j < C; ++j) {
       float acc = 0.0f;
@@ -91,6 +91,10 @@ __device__ __forceinline__ void mat_product(Lhs lhs, Rhs rhs, Out out) {
       for (int l = 0; l < I; ++l) acc = acc + lhs(i, l) * rhs(l, j);
       out(i, j, acc);
     }
+}
+template <int R, int I, int C, typename Lhs, typename Rhs, typename Out>
+__device__ __forceinline__ void mat_product(Lhs lhs, Rhs rhs, Out out) {
+  mat_product_rows<0, R, I, C>(lhs, rhs, out);
 }
 
 // Thread i's filter entry (c fastest, then k, then g) of kc = G kg cg: the filter and wgrad-output kernels' walk.
@@ -148,8 +152,9 @@ __device__ __forceinline__ void chan_tile_of(const WinoGeom& wg, long long i, lo
 }
 
 // put(xi, V[xi]) for V = B^T d B of In's channel `ch` (of all groups) at tile p: d the a x a inputs from
-// (th*m - pad_h, tw*m - pad_w), zeros outside the image; t = B^T d by rows (l ascending), then t B.
-template <typename T, int M, typename Put>
+// (th*m - pad_h, tw*m - pad_w), zeros outside the image; t = B^T d by rows (l ascending), then t B. Rows
+// [R0, R1) of V only (row r of V needs row r of t alone: a part of the rows costs its share of both products).
+template <typename T, int M, int R0 = 0, int R1 = M + 2, typename Put>
 __device__ __forceinline__ void input_transform(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ x, long long p, int ch,
                                                 Put put) {
   constexpr int A = M + 2;
@@ -166,10 +171,10 @@ __device__ __forceinline__ void input_transform(const WinoGeom& wg, const WinoMa
       const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
       d[r][s] = inside ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
     }
-  mat_product<A, A, A>([&](int r, int l) { return mt.bt[r * A + l]; }, [&](int l, int c) { return d[l][c]; },
-                       [&](int r, int c, float v) { t[r][c] = v; });
-  mat_product<A, A, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.bt[c * A + l]; },
-                       [&](int r, int c, float v) { put(r * A + c, v); });
+  mat_product_rows<R0, R1, A, A>([&](int r, int l) { return mt.bt[r * A + l]; }, [&](int l, int c) { return d[l][c]; },
+                                 [&](int r, int c, float v) { t[r][c] = v; });
+  mat_product_rows<R0, R1, A, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.bt[c * A + l]; },
+                                 [&](int r, int c, float v) { put(r * A + c, v); });
 }
 
 // The m x m outputs of Out's channel `ch` (of all groups) at tile p, A^T M A with get(xi) = M[xi]:

@@ -6,7 +6,8 @@
 // wrong U / V / D index, a tile group's or a run's edge, a k chunk's offset or a sum in another order fails it); special
 // values pass the fuzzer's judge; refusals and the config lists follow the shared-memory sizes.
 // (Mutants run by hand: the output channel without its k chunk's offset k0; the runs' sum without its first run:
-// each fails the bitwise and the bound cases.)
+// each fails the bitwise and the bound cases; bwd-weights' second row half of V computed as the first: fails the
+// bitwise cases.)
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "core/conv_problem.hpp"
 #include "core/conv_solver.hpp"
+#include "core/error.hpp"
 #include "core/winograd_transforms.hpp"
 #include "fuzz/conv_primitive.hpp"
 #include "reference/winograd.hpp"
@@ -49,7 +51,7 @@ const char* const kProblems[] = {
     "conv bwd-data fp32 nchw n1 c3 k3 in8x8 f3x3 pad1x1",
     "conv bwd-data fp32 nhwc n2 c40 k2 in7x9 f3x3 pad0x2",  // the fwd equivalent: 2 channels in, 40 out
     "conv bwd-data fp32 nchw n1 c4 k6 in9x7 f3x3 pad2x1 g2",
-    // bwd-weights: runs of tiles (r<R>), D and V staged in shared memory, k chunks of KB channels
+    // bwd-weights: runs of tiles (r<R>), D and V staged in shared memory (s<TP>), k chunks of KB channels
     "conv bwd-weights fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
     "conv bwd-weights fp32 nhwc n2 c3 k40 in7x9 f3x3 pad0x2",     // dy tiles clipped
     "conv bwd-weights fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
@@ -142,15 +144,20 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   // The workspace is U alone: a^2 G kg cg floats.
   EXPECT_EQ(f4.workspace_bytes(c3), 36u * 64 * 3 * sizeof(float));
   EXPECT_EQ(f2.workspace_bytes(parse_conv_problem("conv fwd fp32 nchw n2 c6 k4 in9x7 f3x3 pad1x0 g2")), 16u * 2 * 2 * 3 * sizeof(float));
-  // bwd-weights: the runs shorter than the tile count and the first covering it (T = 3 * 11 * 12 = 396 for F2)
+  // bwd-weights: every stage (F2: 8, 16, 32 tiles, KB halved to fit 32 KiB) of the runs shorter than the tile
+  // count and of the first covering it (T = 3 * 11 * 12 = 396 for F2)
   const ConvProblem w70 = parse_conv_problem("conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1");
-  EXPECT_EQ(f2.configs_for(w70), (std::vector<std::string>{"r64", "r128", "r256", "r512"}));
-  EXPECT_EQ(f2.default_config_for(w70), "r64");  // 7 runs x 3 chunks of 32 channels: under 264 blocks, the shortest
-  // VGG's conv1_1: T = 32 * 56 * 56 tiles (F4); at 32 KiB KB = 32 (2 chunks): r512's 196 runs x 2 is the longest >= 264
+  EXPECT_EQ(f2.configs_for(w70), (std::vector<std::string>{"r64.s8", "r64.s16", "r64.s32", "r128.s8", "r128.s16", "r128.s32", "r256.s8",
+                                                           "r256.s16", "r256.s32", "r512.s8", "r512.s16", "r512.s32"}));
+  // Two blocks of 64 channels fit no stage in 32 KiB: the smallest; at s8 KB = 32, 7 runs x 3 chunks: under 264
+  // blocks, the shortest run
+  EXPECT_EQ(f2.default_config_for(w70), "r64.s8");
+  // VGG's conv1_1: T = 32 * 56 * 56 tiles (F4); s4, at 32 KiB KB = 32 (2 chunks): r512's 196 runs x 2 is the longest >= 264
   const ConvProblem vgg = parse_conv_problem("conv bwd-weights fp32 nhwc n32 c3 k64 in224x224 f3x3 pad1x1");
-  EXPECT_EQ(f4.default_config_for(vgg), "r512");
+  EXPECT_EQ(f4.default_config_for(vgg), "r512.s4");
   EXPECT_EQ(f4.workspace_bytes(vgg), 197u * 36 * 64 * 3 * sizeof(float));  // M and 196 runs' M_s
-  EXPECT_EQ(f2.config_workspace_bytes(w70, "r512"), 16u * 70 * 2 * sizeof(float));  // one run: M alone
+  EXPECT_EQ(f2.config_workspace_bytes(w70, "r512.s16"), 16u * 70 * 2 * sizeof(float));  // one run: M alone
+  EXPECT_THROW(f2.config_workspace_bytes(w70, "r512"), InputError);  // a run without its stage is no config
   const std::pair<const char*, const char*> cases[] = {
       {"conv bwd-weights fp32 nhwc n1 c3 k4 in8x8 f3x3 pad1x1 str2x2", "stride 1"},
       {"conv bwd-weights fp32 nhwc n1 c300 k4 in8x8 f3x3 pad1x1", "C/G = 300 input channels per group need more than 256 threads"},
