@@ -222,6 +222,7 @@ void run_fused(const ConvProblem& p, const ConvTensors& t, FusedShape s, const s
 // bwd-weights configs "r<R>.s<TP>": runs of R tiles, stages of TP tiles (F(2): 8, 16, 32; F(4): 4, 8, 16).
 constexpr long long kRuns[] = {64, 128, 256, 512, 1024};
 constexpr int kStages = 3;
+constexpr long long kWgradBlocks = 528;  // the default run's least block count
 int wgrad_stage(int m, int i) { return (m == 2 ? 8 : 4) << i; }
 struct WgradShape {
   long long run = 0;
@@ -336,8 +337,9 @@ class ConvWinogradFused final : public ConvSolver {
   }
   // fwd / bwd-data: k64 where a group has more than 32 output channels, else k32; 32 tiles a pass where it
   // fits, else 16. bwd-weights: the largest stage where two blocks of full k chunks (min(kg, 64, 256 / cg))
-  // fit the shared memory, else the smallest; then the longest run that still gives 264 blocks (two an H100
-  // SM), else the shortest.
+  // fit the shared memory, else the smallest; then the longest run that still gives 528 blocks (two waves of
+  // two an H100 SM: s30's tune of conv1_1, F(4) r128.s8 607 us against r256.s8's 392 blocks 757 us), else the
+  // shortest.
   std::string default_config_for(const ConvProblem& p) const override {
     const std::vector<std::string> fit = configs_for(p);
     if (fit.empty()) return "";
@@ -351,7 +353,7 @@ class ConvWinogradFused final : public ConvSolver {
       std::string pick;
       for (const std::string& c : fit) {
         const WgradShape s = parse_wgrad(c);
-        if (s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= 264)) pick = c;
+        if (s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= kWgradBlocks)) pick = c;
       }
       return pick.empty() ? fit.front() : pick;
     }

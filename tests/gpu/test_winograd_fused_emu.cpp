@@ -149,13 +149,13 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   const ConvProblem w70 = parse_conv_problem("conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1");
   EXPECT_EQ(f2.configs_for(w70), (std::vector<std::string>{"r64.s8", "r64.s16", "r64.s32", "r128.s8", "r128.s16", "r128.s32", "r256.s8",
                                                            "r256.s16", "r256.s32", "r512.s8", "r512.s16", "r512.s32"}));
-  // Two blocks of 64 channels fit no stage in 32 KiB: the smallest; at s8 KB = 32, 7 runs x 3 chunks: under 264
+  // Two blocks of 64 channels fit no stage in 32 KiB: the smallest; at s8 KB = 32, 7 runs x 3 chunks: under 528
   // blocks, the shortest run
   EXPECT_EQ(f2.default_config_for(w70), "r64.s8");
-  // VGG's conv1_1: T = 32 * 56 * 56 tiles (F4); s4, at 32 KiB KB = 32 (2 chunks): r512's 196 runs x 2 is the longest >= 264
+  // VGG's conv1_1: T = 32 * 56 * 56 tiles (F4); s4, at 32 KiB KB = 32 (2 chunks): r256's 392 runs x 2 is the longest >= 528
   const ConvProblem vgg = parse_conv_problem("conv bwd-weights fp32 nhwc n32 c3 k64 in224x224 f3x3 pad1x1");
-  EXPECT_EQ(f4.default_config_for(vgg), "r512.s4");
-  EXPECT_EQ(f4.workspace_bytes(vgg), 197u * 36 * 64 * 3 * sizeof(float));  // M and 196 runs' M_s
+  EXPECT_EQ(f4.default_config_for(vgg), "r256.s4");
+  EXPECT_EQ(f4.workspace_bytes(vgg), 393u * 36 * 64 * 3 * sizeof(float));  // M and 392 runs' M_s
   EXPECT_EQ(f2.config_workspace_bytes(w70, "r512.s16"), 16u * 70 * 2 * sizeof(float));  // one run: M alone
   EXPECT_THROW(f2.config_workspace_bytes(w70, "r512"), InputError);  // a run without its stage is no config
   const std::pair<const char*, const char*> cases[] = {
