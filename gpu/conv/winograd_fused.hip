@@ -24,8 +24,9 @@
 // (TP x cg, in row halves) into shared memory, ds [TP][KB][a^2], vs [TP][cg][a^2], then thread (k = tid / cg,
 // c = tid % cg) adds the stage's tiles in order. With several runs, M = 0 + sum_{s ascending} M_s (the split
 // GEMM's reduction, reference chunk = R); then dw = G^T M G (wino_wgrad_output). KB = min(kg, 64, 256 / cg),
-// halved until TP a^2 (KB + cg) 4 bytes fit. Configs "r<R>.s<TP>": R in {64, 128, 256, 512, 1024} tiles a
-// run, TP in {8, 16, 32} (F(2)) or {4, 8, 16} (F(4)) tiles a stage; the stage changes no sum's order.
+// halved until TP RP (KB + cg) 4 bytes fit (RP: a^2, F(2)'s padded to 20). Configs "r<R>.s<TP>": R in {64,
+// 128, 256, 512, 1024} tiles a run, TP in {8, 16, 32} (F(2)) or {4, 8, 16} (F(4)) tiles a stage; the stage
+// changes no sum's order.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -88,19 +89,24 @@ __global__ void __launch_bounds__(kBlock) wino_fused(WinoGeom wg, WinoMats mt, i
   }
 }
 
-// bwd-weights, one stage of tp tiles: D into ds [tp][kb][a^2] and V into vs [tp][cg][a^2] (a (k, c) pair's
-// a^2 values contiguous: the products read them as float4), then thread (k = tid / cg, c = tid % cg) adds the
+// Floats a row of a (k, c) pair's a^2 values takes in a bwd-weights stage (see below).
+constexpr int wgrad_pitch(int m) { return (m + 2) * (m + 2) % 8 == 0 ? (m + 2) * (m + 2) + 4 : (m + 2) * (m + 2); }
+
+// bwd-weights, one stage of tp tiles: D into ds [tp][kb][RP] and V into vs [tp][cg][RP] (a (k, c) pair's a^2
+// values contiguous in a row of RP = wgrad_pitch(m) floats: the products read them as float4; RP / 4 odd, so
+// the 8 float4 stores of a quarter warp to consecutive rows fall on distinct banks: F(4) 36, F(2) 16 + 4),
+// then thread (k = tid / cg, c = tid % cg) adds the
 // stage's tiles in order. The stage's transforms are one list of items over the block's threads: V in halves
 // (rows [0, a/2) and [a/2, a): each about one D's cost, so the threads that take V do not wait on a whole
 // input transform), then D of each (tile, k).
 template <typename T, int M>
 __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats mt, int kb, int tp, long long run, const T* __restrict__ x,
                                                            const T* __restrict__ dy, float* __restrict__ out) {
-  constexpr int A = M + 2, AA = A * A, H = A / 2, Q = AA / 4;
-  static_assert(AA % 4 == 0, "float4 rows of a^2 values");
+  constexpr int A = M + 2, AA = A * A, H = A / 2, Q = AA / 4, RP = wgrad_pitch(M);
+  static_assert(AA % 4 == 0 && RP % 8 == 4, "float4 rows of a^2 values, an odd number of float4 a row");
   HIPRIM_DYNAMIC_SMEM(smem_raw);
-  float* ds = reinterpret_cast<float*>(smem_raw);  // [tp][kb][AA]
-  float* vs = ds + tp * kb * AA;                   // [tp][cg][AA]
+  float* ds = reinterpret_cast<float*>(smem_raw);  // [tp][kb][RP]
+  float* vs = ds + tp * kb * RP;                   // [tp][cg][RP]
   const int cg = wg.cg, kchunks = (wg.kg + kb - 1) / kb;
   const int grp = static_cast<int>(blockIdx.y) / kchunks, k0 = static_cast<int>(blockIdx.y) % kchunks * kb;
   const long long p_begin = blockIdx.x * run, p_end = p_begin + run < wg.tiles ? p_begin + run : wg.tiles;
@@ -117,7 +123,7 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
       if (i < v_items) {  // (tile, channel, half) of V
         const int tl = i / (2 * cg), cc = i / 2 - tl * cg;
         if (tl >= nt) continue;
-        float* dst = vs + (tl * cg + cc) * AA;
+        float* dst = vs + (tl * cg + cc) * RP;
         const auto put = [&](int xi, float value) { dst[xi] = value; };
         if (i % 2 == 0)
           input_transform<T, M, 0, H>(wg, mt, x, p0 + tl, grp * cg + cc, put);
@@ -128,7 +134,7 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
         if (tl >= nt || k0 + j >= wg.kg) continue;
         float d[AA];
         dy_transform<T, M>(wg, mt, dy, p0 + tl, grp * wg.kg + k0 + j, [&](int xi, float value) { d[xi] = value; });
-        float4* dst = reinterpret_cast<float4*>(ds + (tl * kb + j) * AA);
+        float4* dst = reinterpret_cast<float4*>(ds + (tl * kb + j) * RP);
 #pragma unroll
         for (int q = 0; q < Q; ++q) dst[q] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
       }
@@ -136,8 +142,8 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
     __syncthreads();
     if (owner)
       for (int tl = 0; tl < nt; ++tl) {
-        const float4* d4 = reinterpret_cast<const float4*>(ds + (tl * kb + kl) * AA);
-        const float4* v4 = reinterpret_cast<const float4*>(vs + (tl * cg + c) * AA);
+        const float4* d4 = reinterpret_cast<const float4*>(ds + (tl * kb + kl) * RP);
+        const float4* v4 = reinterpret_cast<const float4*>(vs + (tl * cg + c) * RP);
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
           const float4 dd = d4[q], vv = v4[q];
@@ -235,7 +241,7 @@ WgradShape parse_wgrad(const std::string& config) {
 std::string wgrad_config(long long run, int tp) { return "r" + std::to_string(run) + ".s" + std::to_string(tp); }
 // Shared memory of a stage of tp tiles with kb output channels; the largest kb <= min(kg, 64, 256 / cg)
 // (halved) that fits `have` bytes (1 when none does: the caller checks).
-std::size_t wgrad_smem(int m, int tp, int kb, int cg) { return 1ULL * tp * (m + 2) * (m + 2) * (kb + cg) * sizeof(float); }
+std::size_t wgrad_smem(int m, int tp, int kb, int cg) { return 1ULL * tp * wgrad_pitch(m) * (kb + cg) * sizeof(float); }
 int wgrad_kb_cap(const WinoGeom& wg) { return std::min({wg.kg, 64, kBlock / wg.cg}); }
 int wgrad_kb(const WinoGeom& wg, int m, int tp, std::size_t have) {
   int kb = wgrad_kb_cap(wg);

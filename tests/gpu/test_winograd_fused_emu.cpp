@@ -144,8 +144,8 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   // The workspace is U alone: a^2 G kg cg floats.
   EXPECT_EQ(f4.workspace_bytes(c3), 36u * 64 * 3 * sizeof(float));
   EXPECT_EQ(f2.workspace_bytes(parse_conv_problem("conv fwd fp32 nchw n2 c6 k4 in9x7 f3x3 pad1x0 g2")), 16u * 2 * 2 * 3 * sizeof(float));
-  // bwd-weights: every stage (F2: 8, 16, 32 tiles, KB halved to fit 32 KiB) of the runs shorter than the tile
-  // count and of the first covering it (T = 3 * 11 * 12 = 396 for F2)
+  // bwd-weights: every stage (F2: 8, 16, 32 tiles of rows of 20 floats, KB halved to fit 32 KiB) of the runs
+  // shorter than the tile count and of the first covering it (T = 3 * 11 * 12 = 396 for F2)
   const ConvProblem w70 = parse_conv_problem("conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1");
   EXPECT_EQ(f2.configs_for(w70), (std::vector<std::string>{"r64.s8", "r64.s16", "r64.s32", "r128.s8", "r128.s16", "r128.s32", "r256.s8",
                                                            "r256.s16", "r256.s32", "r512.s8", "r512.s16", "r512.s32"}));
