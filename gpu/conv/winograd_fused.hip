@@ -95,10 +95,9 @@ constexpr int wgrad_pitch(int m) { return (m + 2) * (m + 2) % 8 == 0 ? (m + 2) *
 // bwd-weights, one stage of tp tiles: D into ds [tp][kb][RP] and V into vs [tp][cg][RP] (a (k, c) pair's a^2
 // values contiguous in a row of RP = wgrad_pitch(m) floats: the products read them as float4; RP / 4 odd, so
 // the 8 float4 stores of a quarter warp to consecutive rows fall on distinct banks: F(4) 36, F(2) 16 + 4),
-// then thread (k = tid / cg, c = tid % cg) adds the
-// stage's tiles in order. The stage's transforms are one list of items over the block's threads: V in halves
-// (rows [0, a/2) and [a/2, a): each about one D's cost, so the threads that take V do not wait on a whole
-// input transform), then D of each (tile, k).
+// then thread (k = tid / cg, c = tid % cg) adds the stage's tiles in order. The stage's transforms are one
+// list of items over the block's threads: V in halves (rows [0, a/2) and [a/2, a): each about one D's cost,
+// so the threads that take V do not wait on a whole input transform), then D of each (tile, k).
 template <typename T, int M>
 __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats mt, int kb, int tp, long long run, const T* __restrict__ x,
                                                            const T* __restrict__ dy, float* __restrict__ out) {
