@@ -26,11 +26,13 @@
 // GEMM's reduction, reference chunk = R); then dw = G^T M G (wino_wgrad_output). KB = min(kg, 64, 256 / cg),
 // halved until TP RP (KB + cg) 4 bytes fit (RP: a^2, F(2)'s padded to 20). Configs "r<R>.s<TP>": R in {64,
 // 128, 256, 512, 1024} tiles a run, TP in {8, 16, 32} (F(2)) or {4, 8, 16} (F(4)) tiles a stage; the stage
-// changes no sum's order.
+// changes no sum's order. Configs "r<R>.s<TP>.reg" (C/G <= 3 for F(4), 4 for F(2)): the same sums with D in
+// registers (wino_fused_wgrad_reg), TP in {8, 16, 32}.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -161,6 +163,93 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
   }
 }
 
+// bwd-weights with D in registers (configs "r<R>.s<TP>.reg", cg <= reg_max_cg(m)): thread (k lane = tid % 32,
+// half h = tid / 32 % 2, run lane rl = tid / 64) owns rows [h a/2, h a/2 + a/2) of M_s[xi][k][c] for every c of
+// its group (CB = cg accumulators of a^2/2), s = blockIdx.x * kRegRuns + rl, k = its k chunk of 32 + lane. A tile
+// of the run (ascending): dy's m x m tile (loaded one tile ahead) -> D's rows in registers -> acc[c][xi] =
+// fmaf(D[xi], V[c][xi], acc), V of the stage's TP tiles in shared memory, vs [kRegRuns][TP][CB][2][a^2/2] (row
+// halves, the block's threads together). D, the larger operand with few input channels (K = 64 against C = 3),
+// never goes through shared memory. Same terms, same order as wino_fused_wgrad: bit for bit the same M_s.
+constexpr int kRegRuns = kBlock / 64;  // run lanes of a block: 32 k lanes x 2 row halves each
+// The most input channels a group may have: F(4)'s 3 x 18 accumulators and F(2)'s 4 x 8 fit 128 registers.
+constexpr int reg_max_cg(int m) { return m == 4 ? 3 : 4; }
+template <typename T, int M, int CB>
+__global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, WinoMats mt, int tp, long long run, long long runs,
+                                                                  const T* __restrict__ x, const T* __restrict__ dy, float* __restrict__ out) {
+  constexpr int A = M + 2, AA = A * A, H = A / 2, RH = AA / 2;
+  static_assert(A % 2 == 0, "float2 reads of a row");
+  HIPRIM_DYNAMIC_SMEM(smem_raw);
+  float* vs = reinterpret_cast<float*>(smem_raw);  // [kRegRuns][tp][CB][2][RH]
+  const int tid = static_cast<int>(threadIdx.x), kchunks = (wg.kg + 31) / 32;
+  const int grp = static_cast<int>(blockIdx.y) / kchunks, k = static_cast<int>(blockIdx.y) % kchunks * 32 + tid % 32;
+  const int half = tid / 32 % 2, rl = tid / 64;
+  const long long s = 1LL * blockIdx.x * kRegRuns + rl, p_begin = s * run, p_end = p_begin + run < wg.tiles ? p_begin + run : wg.tiles;
+  const bool owner = s < runs && k < wg.kg;
+  const int ch = grp * wg.kg + k;
+  float acc[CB][RH];
+#pragma unroll
+  for (int c = 0; c < CB; ++c)
+#pragma unroll
+    for (int j = 0; j < RH; ++j) acc[c][j] = 0.0f;
+  float e[M][M];
+  if (owner) dy_tile<T, M>(wg, dy, p_begin, ch, e);
+  for (long long t0 = 0; t0 < run; t0 += tp) {  // the same stages in every run lane (barriers)
+    __syncthreads();  // the last stage's products are done with vs
+    for (int i = tid; i < kRegRuns * tp * CB * 2; i += kBlock) {  // i = ((r tp + tl) CB + c) 2 + half
+      const int c = i / 2 % CB, tl = i / (2 * CB) % tp, r = i / (2 * CB * tp);
+      const long long sr = 1LL * blockIdx.x * kRegRuns + r, p = sr * run + t0 + tl;
+      if (sr >= runs || t0 + tl >= run || p >= wg.tiles) continue;
+      float* dst = vs + i * RH;
+      if (i % 2 == 0)
+        input_transform<T, M, 0, H>(wg, mt, x, p, grp * CB + c, [&](int xi, float value) { dst[xi] = value; });
+      else
+        input_transform<T, M, H, A>(wg, mt, x, p, grp * CB + c, [&](int xi, float value) { dst[xi - RH] = value; });
+    }
+    __syncthreads();
+    if (!owner) continue;
+    for (int tl = 0; tl < tp && p_begin + t0 + tl < p_end; ++tl) {
+      const long long p = p_begin + t0 + tl;
+      float cur[M][M];
+#pragma unroll
+      for (int r = 0; r < M; ++r)
+#pragma unroll
+        for (int q = 0; q < M; ++q) cur[r][q] = e[r][q];
+      if (p + 1 < p_end) dy_tile<T, M>(wg, dy, p + 1, ch, e);
+      const float* v = vs + ((rl * tp + tl) * CB * 2 + half) * RH;
+      // One row of D at a time (row R of D needs row R of A e alone): its a values meet V's row at once.
+      const auto row = [&]<int R>() {
+        float d[A];
+        dy_tile_transform<M, R, R + 1>(mt, cur, [&](int xi, float value) { d[xi - R * A] = value; });
+        constexpr int j0 = (R % H) * A;  // the row's first entry in this half
+#pragma unroll
+        for (int c = 0; c < CB; ++c) {
+          const float2* v2 = reinterpret_cast<const float2*>(v + c * 2 * RH + j0);
+#pragma unroll
+          for (int q = 0; q < A / 2; ++q) {
+            const float2 vv = v2[q];
+            acc[c][j0 + 2 * q] = fmaf(d[2 * q], vv.x, acc[c][j0 + 2 * q]);
+            acc[c][j0 + 2 * q + 1] = fmaf(d[2 * q + 1], vv.y, acc[c][j0 + 2 * q + 1]);
+          }
+        }
+      };
+      [&]<int... Rs>(std::integer_sequence<int, Rs...>) {
+        if (half == 0)
+          (row.template operator()<Rs>(), ...);
+        else
+          (row.template operator()<H + Rs>(), ...);
+      }(std::make_integer_sequence<int, H>{});
+    }
+  }
+  if (owner) {
+    const long long groups = wg.g.groups;
+    float* o = out + s * (AA * groups * wg.kg * CB);
+#pragma unroll
+    for (int c = 0; c < CB; ++c)
+#pragma unroll
+      for (int j = 0; j < RH; ++j) o[(((half * RH + j) * groups + grp) * wg.kg + k) * CB + c] = acc[c][j];
+  }
+}
+
 // m[e] = 0 + sum_{s ascending} partial[s * mn + e]: the runs' sums in order, kSumAhead loads in flight.
 constexpr int kSumAhead = 8;
 __global__ void wino_sum_runs(const float* __restrict__ partial, long long mn, long long runs, float* __restrict__ m) {
@@ -224,20 +313,29 @@ void run_fused(const ConvProblem& p, const ConvTensors& t, FusedShape s, const s
     launch_fused<T, M, 64>(wg, mt, s.tp, in, u, out, stream, ctx);
 }
 
-// bwd-weights configs "r<R>.s<TP>": runs of R tiles, stages of TP tiles (F(2): 8, 16, 32; F(4): 4, 8, 16).
+// bwd-weights configs "r<R>.s<TP>": runs of R tiles, stages of TP tiles (F(2): 8, 16, 32; F(4): 4, 8, 16);
+// "r<R>.s<TP>.reg" (D in registers, cg <= reg_max_cg(m)): TP in {8, 16, 32}.
 constexpr long long kRuns[] = {64, 128, 256, 512, 1024};
 constexpr int kStages = 3;
 constexpr long long kWgradBlocks = 528;  // the default run's least block count
 int wgrad_stage(int m, int i) { return (m == 2 ? 8 : 4) << i; }
+int wgrad_reg_stage(int i) { return 8 << i; }
 struct WgradShape {
   long long run = 0;
   int tp = 0;
+  bool reg = false;
 };
 WgradShape parse_wgrad(const std::string& config) {
   const std::size_t dot = config.find(".s");
-  return {std::stoll(config.substr(1, dot - 1)), std::stoi(config.substr(dot + 2))};
+  return {std::stoll(config.substr(1, dot - 1)), std::stoi(config.substr(dot + 2)), config.ends_with(".reg")};
 }
-std::string wgrad_config(long long run, int tp) { return "r" + std::to_string(run) + ".s" + std::to_string(tp); }
+std::string wgrad_config(long long run, int tp, bool reg) {
+  return "r" + std::to_string(run) + ".s" + std::to_string(tp) + (reg ? ".reg" : "");
+}
+// The D-in-registers kernel: V of kRegRuns x tp tiles x cg channels in shared memory; k chunks of 32.
+std::size_t wgrad_reg_smem(int m, int tp, int cg) { return 1ULL * kRegRuns * tp * cg * (m + 2) * (m + 2) * sizeof(float); }
+long long wgrad_reg_grid_y(const WinoGeom& wg) { return 1LL * wg.g.groups * ((wg.kg + 31) / 32); }
+long long wgrad_reg_blocks(const WinoGeom& wg, long long run) { return ((wg.tiles + run - 1) / run + kRegRuns - 1) / kRegRuns * wgrad_reg_grid_y(wg); }
 // Shared memory of a stage of tp tiles with kb output channels; the largest kb <= min(kg, 64, 256 / cg)
 // (halved) that fits `have` bytes (1 when none does: the caller checks).
 std::size_t wgrad_smem(int m, int tp, int kb, int cg) { return 1ULL * tp * wgrad_pitch(m) * (kb + cg) * sizeof(float); }
@@ -250,23 +348,51 @@ int wgrad_kb(const WinoGeom& wg, int m, int tp, std::size_t have) {
 long long wgrad_grid_y(const WinoGeom& wg, int kb) { return 1LL * wg.g.groups * ((wg.kg + kb - 1) / kb); }
 long long m_floats(const WinoGeom& wg, int m) { return 1LL * (m + 2) * (m + 2) * wg.g.groups * wg.kg * wg.cg; }
 
+template <typename T, int M, int CB>
+void launch_wgrad_reg(const WinoGeom& wg, const WinoMats& mt, int tp, long long run, const T* x, const T* dy, float* out, hipStream_t stream,
+                      const std::string& ctx) {
+  const auto kernel = &wino_fused_wgrad_reg<T, M, CB>;
+  const std::size_t smem = wgrad_reg_smem(M, tp, CB);
+  if (resident_per_mp(kernel, kBlock, smem) == 0)
+    throw InputError(ctx + ": a block of " + std::to_string(smem) + " bytes of shared memory cannot launch");
+  const long long runs = (wg.tiles + run - 1) / run, gx = (runs + kRegRuns - 1) / kRegRuns;
+  hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(gx), static_cast<unsigned>(wgrad_reg_grid_y(wg))), dim3(kBlock), smem, stream, wg, mt,
+                     tp, run, runs, x, dy, out);
+  check_launch_lazy("wino_fused_wgrad_reg", [&] { return ctx; });
+}
+
 template <typename T, int M>
 void run_fused_wgrad(const ConvProblem& p, const ConvTensors& t, WgradShape shape, const std::string& name) {
   const WinoMats mt = mats_of(winograd_f3(M));
   const WinoGeom wg = wino_geom(p, M);
   const long long run = shape.run;
-  const int kb = wgrad_kb(wg, M, shape.tp, max_dynamic_smem());
-  const std::size_t smem = wgrad_smem(M, shape.tp, kb, wg.cg);
-  const long long runs = (wg.tiles + run - 1) / run, mn = m_floats(wg, M), gy = wgrad_grid_y(wg, kb);
+  const long long runs = (wg.tiles + run - 1) / run, mn = m_floats(wg, M);
   float* mw = static_cast<float*>(t.workspace);
+  float* partial = runs == 1 ? mw : mw + mn;
+  const T* x = static_cast<const T*>(t.x);
+  const T* dy = static_cast<const T*>(t.y);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
   const std::string ctx = "running " + name + " on " + to_string(p);
-  const auto kernel = &wino_fused_wgrad<T, M>;
-  if (resident_per_mp(kernel, kBlock, smem) == 0)
-    throw InputError(ctx + ": a block of " + std::to_string(smem) + " bytes of shared memory cannot launch");
-  hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(runs), static_cast<unsigned>(gy)), dim3(kBlock), smem, stream, wg, mt, kb, shape.tp,
-                     run, static_cast<const T*>(t.x), static_cast<const T*>(t.y), runs == 1 ? mw : mw + mn);
-  check_launch_lazy("wino_fused_wgrad", [&] { return ctx; });
+  if (shape.reg) {
+    static_assert(reg_max_cg(M) <= 4, "one instantiation per channel count");
+    if (wg.cg == 1)
+      launch_wgrad_reg<T, M, 1>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
+    else if (wg.cg == 2)
+      launch_wgrad_reg<T, M, 2>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
+    else if (wg.cg == 3)
+      launch_wgrad_reg<T, M, 3>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
+    else if constexpr (reg_max_cg(M) >= 4)
+      launch_wgrad_reg<T, M, 4>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
+  } else {
+    const int kb = wgrad_kb(wg, M, shape.tp, max_dynamic_smem());
+    const std::size_t smem = wgrad_smem(M, shape.tp, kb, wg.cg);
+    const auto kernel = &wino_fused_wgrad<T, M>;
+    if (resident_per_mp(kernel, kBlock, smem) == 0)
+      throw InputError(ctx + ": a block of " + std::to_string(smem) + " bytes of shared memory cannot launch");
+    hipLaunchKernelGGL(kernel, dim3(static_cast<unsigned>(runs), static_cast<unsigned>(wgrad_grid_y(wg, kb))), dim3(kBlock), smem, stream, wg,
+                       mt, kb, shape.tp, run, x, dy, partial);
+    check_launch_lazy("wino_fused_wgrad", [&] { return ctx; });
+  }
   if (runs > 1) {
     hipLaunchKernelGGL(wino_sum_runs, dim3(stream_grid(wino_sum_runs, kBlock, mn)), dim3(kBlock), 0, stream, mw + mn, mn, runs, mw);
     check_launch_lazy("wino_sum_runs", [&] { return ctx; });
@@ -310,13 +436,14 @@ class ConvWinogradFused final : public ConvSolver {
   }
   std::vector<std::string> perf_configs() const override {
     std::vector<std::string> all = {"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64"};
-    for (const long long run : kRuns)
-      for (int i = 0; i < kStages; ++i) all.push_back(wgrad_config(run, wgrad_stage(M, i)));
+    for (const bool reg : {false, true})
+      for (const long long run : kRuns)
+        for (int i = 0; i < kStages; ++i) all.push_back(wgrad_config(run, reg ? wgrad_reg_stage(i) : wgrad_stage(M, i), reg));
     return all;
   }
   // fwd / bwd-data: the k<KC>.t<TP> whose shared memory fits (k64 only where a group has more than 32 output
   // channels). bwd-weights: every stage of the runs shorter than the tile count and of the first that covers it
-  // (one run), where the grid's k chunks fit.
+  // (one run), where the grid's k chunks fit; then the same of ".reg" where cg <= reg_max_cg(m).
   std::vector<std::string> configs_for(const ConvProblem& p) const override {
     if (!applicable(p)) return {};
     const WinoGeom wg = wino_geom(p, M);
@@ -326,8 +453,14 @@ class ConvWinogradFused final : public ConvSolver {
       for (const long long run : kRuns) {
         for (int i = 0; i < kStages; ++i) {
           const int tp = wgrad_stage(M, i), kb = wgrad_kb(wg, M, tp, have);
-          if (wgrad_smem(M, tp, kb, wg.cg) <= have && wgrad_grid_y(wg, kb) <= kMaxGridY) out.push_back(wgrad_config(run, tp));
+          if (wgrad_smem(M, tp, kb, wg.cg) <= have && wgrad_grid_y(wg, kb) <= kMaxGridY) out.push_back(wgrad_config(run, tp, false));
         }
+        if (run >= wg.tiles) break;
+      }
+      if (wg.cg > reg_max_cg(M) || wgrad_reg_grid_y(wg) > kMaxGridY) return out;
+      for (const long long run : kRuns) {
+        for (int i = 0; i < kStages; ++i)
+          if (wgrad_reg_smem(M, wgrad_reg_stage(i), wg.cg) <= have) out.push_back(wgrad_config(run, wgrad_reg_stage(i), true));
         if (run >= wg.tiles) break;
       }
       return out;
@@ -341,24 +474,32 @@ class ConvWinogradFused final : public ConvSolver {
     return out;
   }
   // fwd / bwd-data: k64 where a group has more than 32 output channels, else k32; 32 tiles a pass where it
-  // fits, else 16. bwd-weights: the largest stage where two blocks of full k chunks (min(kg, 64, 256 / cg))
-  // fit the shared memory, else the smallest; then the longest run that still gives 528 blocks (two waves of
-  // two an H100 SM: s30's tune of conv1_1, F(4) r128.s8 607 us against r256.s8's 392 blocks 757 us), else the
-  // shortest.
+  // fits, else 16. bwd-weights: where cg <= reg_max_cg(m), ".reg" with stages of 16 tiles (8 where 16 does not fit)
+  // and the longest run that still gives 528 blocks; else the largest stage where two blocks of full k chunks
+  // (min(kg, 64, 256 / cg)) fit the shared memory, else the smallest; then the longest run that still gives 528
+  // blocks (two waves of two an H100 SM: s30's tune of conv1_1, F(4) r128.s8 607 us against r256.s8's 392 blocks
+  // 757 us), else the shortest.
   std::string default_config_for(const ConvProblem& p) const override {
     const std::vector<std::string> fit = configs_for(p);
     if (fit.empty()) return "";
     const WinoGeom wg = wino_geom(p, M);
     if (p.dir == ConvDir::bwd_weights) {
+      std::string pick;
+      for (const int tp : {16, 8}) {
+        for (const std::string& c : fit) {
+          const WgradShape s = parse_wgrad(c);
+          if (s.reg && s.tp == tp && (pick.empty() || wgrad_reg_blocks(wg, s.run) >= kWgradBlocks)) pick = c;
+        }
+        if (!pick.empty()) return pick;
+      }
       const std::size_t have = max_dynamic_smem_or_portable();
       int tp = wgrad_stage(M, 0);
       for (int i = 1; i < kStages; ++i)
         if (2 * wgrad_smem(M, wgrad_stage(M, i), wgrad_kb_cap(wg), wg.cg) <= have) tp = wgrad_stage(M, i);
       const long long gy = wgrad_grid_y(wg, wgrad_kb(wg, M, tp, have));
-      std::string pick;
       for (const std::string& c : fit) {
         const WgradShape s = parse_wgrad(c);
-        if (s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= kWgradBlocks)) pick = c;
+        if (!s.reg && s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= kWgradBlocks)) pick = c;
       }
       return pick.empty() ? fit.front() : pick;
     }

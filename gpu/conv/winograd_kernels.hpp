@@ -154,6 +154,8 @@ __device__ __forceinline__ void chan_tile_of(const WinoGeom& wg, long long i, lo
 // put(xi, V[xi]) for V = B^T d B of In's channel `ch` (of all groups) at tile p: d the a x a inputs from
 // (th*m - pad_h, tw*m - pad_w), zeros outside the image; t = B^T d by rows (l ascending), then t B. Rows
 // [R0, R1) of V only (row r of V needs row r of t alone: a part of the rows costs its share of both products).
+// d is read a row at a time, each row's terms added to every t entry (the same sums in the same order as
+// mat_product_rows): a row of d and the rows of t are live, not all of d.
 template <typename T, int M, int R0 = 0, int R1 = M + 2, typename Put>
 __device__ __forceinline__ void input_transform(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ x, long long p, int ch,
                                                 Put put) {
@@ -162,17 +164,26 @@ __device__ __forceinline__ void input_transform(const WinoGeom& wg, const WinoMa
   tile_of(wg, p, n, th, tw);
   const int h0 = th * M - wg.g.pad[1], w0 = tw * M - wg.g.pad[2];
   const long long base = wg.g.in_offset(n, ch, 0, 0, 0);
-  float d[A][A], t[A][A];
+  float t[A][A];
 #pragma unroll
-  for (int r = 0; r < A; ++r)
+  for (int r = R0; r < R1; ++r)
+#pragma unroll
+    for (int c = 0; c < A; ++c) t[r][c] = 0.0f;
+#pragma unroll
+  for (int l = 0; l < A; ++l) {
+    const int h = h0 + l;
+    const bool row_inside = h >= 0 && h < wg.g.in_sz[1];
+    float d[A];
 #pragma unroll
     for (int s = 0; s < A; ++s) {
-      const int h = h0 + r, ww = w0 + s;
-      const bool inside = h >= 0 && h < wg.g.in_sz[1] && ww >= 0 && ww < wg.g.in_sz[2];
-      d[r][s] = inside ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
+      const int ww = w0 + s;
+      d[s] = row_inside && ww >= 0 && ww < wg.g.in_sz[2] ? load_f(x, base + h * wg.g.in_str[3] + ww * wg.g.in_str[4]) : 0.0f;
     }
-  mat_product_rows<R0, R1, A, A>([&](int r, int l) { return mt.bt[r * A + l]; }, [&](int l, int c) { return d[l][c]; },
-                                 [&](int r, int c, float v) { t[r][c] = v; });
+#pragma unroll
+    for (int r = R0; r < R1; ++r)
+#pragma unroll
+      for (int c = 0; c < A; ++c) t[r][c] = t[r][c] + mt.bt[r * A + l] * d[c];
+  }
   mat_product_rows<R0, R1, A, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.bt[c * A + l]; },
                                  [&](int r, int c, float v) { put(r * A + c, v); });
 }
@@ -194,16 +205,12 @@ __device__ __forceinline__ void output_transform(const WinoGeom& wg, const WinoM
   });
 }
 
-// bwd-weights: put(xi, D[xi]) for D = A e A^T of Out's (dy's) channel `ch` at tile p, e its m x m tile
-// (zeros past P x Q); t = A e by rows (l ascending), then t A^T.
-template <typename T, int M, typename Put>
-__device__ __forceinline__ void dy_transform(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ dy, long long p, int ch,
-                                             Put put) {
-  constexpr int A = M + 2;
+// bwd-weights: e, the m x m tile of Out's (dy's) channel `ch` at tile p (zeros past P x Q).
+template <typename T, int M>
+__device__ __forceinline__ void dy_tile(const WinoGeom& wg, const T* __restrict__ dy, long long p, int ch, float (&e)[M][M]) {
   int n, th, tw;
   tile_of(wg, p, n, th, tw);
   const long long base = wg.g.out_offset(n, ch, 0, 0, 0);
-  float e[M][M], t[A][M];
 #pragma unroll
   for (int r = 0; r < M; ++r)
 #pragma unroll
@@ -211,10 +218,27 @@ __device__ __forceinline__ void dy_transform(const WinoGeom& wg, const WinoMats&
       const int oh = th * M + r, ow = tw * M + s;
       e[r][s] = oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2] ? load_f(dy, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]) : 0.0f;
     }
-  mat_product<A, M, M>([&](int r, int l) { return mt.at[l * A + r]; }, [&](int l, int c) { return e[l][c]; },
-                       [&](int r, int c, float v) { t[r][c] = v; });
-  mat_product<A, M, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.at[l * A + c]; },
-                       [&](int r, int c, float v) { put(r * A + c, v); });
+}
+
+// put(xi, D[xi]) for rows [R0, R1) of D = A e A^T: t = A e by rows (l ascending), then t A^T (row r of D needs
+// row r of t alone).
+template <int M, int R0 = 0, int R1 = M + 2, typename Put>
+__device__ __forceinline__ void dy_tile_transform(const WinoMats& mt, const float (&e)[M][M], Put put) {
+  constexpr int A = M + 2;
+  float t[A][M];
+  mat_product_rows<R0, R1, M, M>([&](int r, int l) { return mt.at[l * A + r]; }, [&](int l, int c) { return e[l][c]; },
+                                 [&](int r, int c, float v) { t[r][c] = v; });
+  mat_product_rows<R0, R1, M, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.at[l * A + c]; },
+                                 [&](int r, int c, float v) { put(r * A + c, v); });
+}
+
+// bwd-weights: put(xi, D[xi]) for D = A e A^T of dy's channel `ch` at tile p.
+template <typename T, int M, typename Put>
+__device__ __forceinline__ void dy_transform(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ dy, long long p, int ch,
+                                             Put put) {
+  float e[M][M];
+  dy_tile<T, M>(wg, dy, p, ch, e);
+  dy_tile_transform<M>(mt, e, put);
 }
 
 // bwd-weights: dw[g*kg + k][c] = G^T M G per (g, k, c), M[xi][g] = the GEMM's [kg][cg]: thread i -> c

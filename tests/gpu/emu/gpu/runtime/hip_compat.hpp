@@ -6,7 +6,7 @@
 // Emulates: __global__/__device__/__host__/__forceinline__/__shared__, threadIdx/blockIdx/blockDim/
 // gridDim (launch() walks x, y and z; launch_cooperative x only), warpSize (64: the AMD width, to catch 32-lane
 // assumptions), __syncthreads, int min/max, __half and the bf16 type (RNE via core/dtype.hpp),
-// uint4/make_uint4, float4/make_float4, __align__, hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError/hipPeekAtLastError, the device
+// uint4/make_uint4, float2, float4/make_float4, __align__, hipLaunchKernelGGL, hipStream_t, hipError_t, hipGetLastError/hipPeekAtLastError, the device
 // attributes and occupancy query the launch shapes use (an emulated device of kEmuMultiprocessors
 // multiprocessors, kEmuResidentBlocks resident blocks each), and for cooperative kernels
 // (gpu/common/launch_grid.hpp) a launch that runs every block of the grid at once, each block with
@@ -101,13 +101,17 @@ inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return
 }  // namespace hiprim_emu
 using hiprim_emu::make_uint4;
 using hiprim_emu::uint4;
-// Four floats, 16-byte aligned (the tiled GEMM's shared-memory reads), and their constructor.
+// Two and four floats, 8- and 16-byte aligned (shared-memory reads), and the four's constructor.
 namespace hiprim_emu {
+struct alignas(8) float2 {
+  float x, y;
+};
 struct alignas(16) float4 {
   float x, y, z, w;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 }  // namespace hiprim_emu
+using hiprim_emu::float2;
 using hiprim_emu::float4;
 using hiprim_emu::make_float4;
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)   \
