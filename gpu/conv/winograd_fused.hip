@@ -166,9 +166,9 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
 // bwd-weights with D in registers (configs "r<R>.s<TP>.reg", cg <= reg_max_cg(m)): thread (k lane = tid % 32,
 // half h = tid / 32 % 2, run lane rl = tid / 64) owns rows [h a/2, h a/2 + a/2) of M_s[xi][k][c] for every c of
 // its group (CB = cg accumulators of a^2/2), s = blockIdx.x * kRegRuns + rl, k = its k chunk of 32 + lane. A tile
-// of the run (ascending): dy's m x m tile (loaded one tile ahead) -> D's rows in registers -> acc[c][xi] =
-// fmaf(D[xi], V[c][xi], acc), V of the stage's TP tiles in shared memory, vs [kRegRuns][TP][CB][2][a^2/2] (row
-// halves, the block's threads together). D, the larger operand with few input channels (K = 64 against C = 3),
+// of the run (ascending): dy's m x m tile (loaded one tile ahead, its (n, th, tw) stepped) -> D's rows in
+// registers -> acc[c][xi] = fmaf(D[xi], V[c][xi], acc), V of the stage's TP tiles in shared memory,
+// vs [kRegRuns][TP][CB][2][a^2/2] (row halves, the block's threads together). D, the larger operand with few input channels (K = 64 against C = 3),
 // never goes through shared memory. Same terms, same order as wino_fused_wgrad: bit for bit the same M_s.
 constexpr int kRegRuns = kBlock / 64;  // run lanes of a block: 32 k lanes x 2 row halves each
 // The most input channels a group may have: F(4)'s 3 x 18 accumulators and F(2)'s 4 x 8 fit 128 registers.
@@ -192,7 +192,11 @@ __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, W
 #pragma unroll
     for (int j = 0; j < RH; ++j) acc[c][j] = 0.0f;
   float e[M][M];
-  if (owner) dy_tile<T, M>(wg, dy, p_begin, ch, e);
+  int n = 0, th = 0, tw = 0;  // the tile in e
+  if (owner) {
+    tile_of(wg, p_begin, n, th, tw);
+    dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
+  }
   for (long long t0 = 0; t0 < run; t0 += tp) {  // the same stages in every run lane (barriers)
     __syncthreads();  // the last stage's products are done with vs
     for (int i = tid; i < kRegRuns * tp * CB * 2; i += kBlock) {  // i = ((r tp + tl) CB + c) 2 + half
@@ -214,7 +218,10 @@ __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, W
       for (int r = 0; r < M; ++r)
 #pragma unroll
         for (int q = 0; q < M; ++q) cur[r][q] = e[r][q];
-      if (p + 1 < p_end) dy_tile<T, M>(wg, dy, p + 1, ch, e);
+      if (p + 1 < p_end) {
+        next_tile(wg, n, th, tw);
+        dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
+      }
       const float* v = vs + ((rl * tp + tl) * CB * 2 + half) * RH;
       // One row of D at a time (row R of D needs row R of A e alone): its a values meet V's row at once.
       const auto row = [&]<int R>() {

@@ -205,11 +205,20 @@ __device__ __forceinline__ void output_transform(const WinoGeom& wg, const WinoM
   });
 }
 
-// bwd-weights: e, the m x m tile of Out's (dy's) channel `ch` at tile p (zeros past P x Q).
+// The tile after (n, th, tw) in index order (tile_of(p + 1) without its divisions).
+__device__ __forceinline__ void next_tile(const WinoGeom& wg, int& n, int& th, int& tw) {
+  if (++tw == wg.tiles_w) {
+    tw = 0;
+    if (++th == wg.tiles_h) {
+      th = 0;
+      ++n;
+    }
+  }
+}
+
+// bwd-weights: e, the m x m tile of Out's (dy's) channel `ch` at tile (n, th, tw) (zeros past P x Q).
 template <typename T, int M>
-__device__ __forceinline__ void dy_tile(const WinoGeom& wg, const T* __restrict__ dy, long long p, int ch, float (&e)[M][M]) {
-  int n, th, tw;
-  tile_of(wg, p, n, th, tw);
+__device__ __forceinline__ void dy_tile_at(const WinoGeom& wg, const T* __restrict__ dy, int n, int th, int tw, int ch, float (&e)[M][M]) {
   const long long base = wg.g.out_offset(n, ch, 0, 0, 0);
 #pragma unroll
   for (int r = 0; r < M; ++r)
@@ -218,6 +227,12 @@ __device__ __forceinline__ void dy_tile(const WinoGeom& wg, const T* __restrict_
       const int oh = th * M + r, ow = tw * M + s;
       e[r][s] = oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2] ? load_f(dy, base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]) : 0.0f;
     }
+}
+template <typename T, int M>
+__device__ __forceinline__ void dy_tile(const WinoGeom& wg, const T* __restrict__ dy, long long p, int ch, float (&e)[M][M]) {
+  int n, th, tw;
+  tile_of(wg, p, n, th, tw);
+  dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
 }
 
 // put(xi, D[xi]) for rows [R0, R1) of D = A e A^T: t = A e by rows (l ascending), then t A^T (row r of D needs
