@@ -257,21 +257,30 @@ __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, W
   }
 }
 
-// m[e] = 0 + sum_{s ascending} partial[s * mn + e]: the runs' sums in order, kSumAhead loads in flight.
-constexpr int kSumAhead = 8;
-__global__ void wino_sum_runs(const float* __restrict__ partial, long long mn, long long runs, float* __restrict__ m) {
-  for (long long e = grid_thread(); e < mn; e += grid_threads()) {
+// m[e] = 0 + sum_{s ascending} partial[s * mn + e]: a block takes kSumCols consecutive e at a time; its threads
+// stage kSumRows runs of them in shared memory (a warp reads 32 consecutive floats of one run; 32 loads a thread
+// in flight), then thread j < kSumCols adds column j's staged runs in order.
+constexpr int kSumCols = 32;
+#if HIPRIM_PLATFORM_EMU
+constexpr int kSumRows = 4;  // the emulation's few runs still take several rounds, the last one short
+#else
+constexpr int kSumRows = 256;
+#endif
+__global__ void __launch_bounds__(kBlock) wino_sum_runs(const float* __restrict__ partial, long long mn, long long runs, float* __restrict__ m) {
+  __shared__ float stage[kSumRows][kSumCols + 1];  // +1: the column walks fall on distinct banks
+  const int tid = static_cast<int>(threadIdx.x), col = tid % kSumCols;
+  for (long long e0 = 1LL * blockIdx.x * kSumCols; e0 < mn; e0 += 1LL * gridDim.x * kSumCols) {
+    const bool live = e0 + col < mn;
     float acc = 0.0f;
-    long long s = 0;
-    for (; s + kSumAhead <= runs; s += kSumAhead) {
-      float v[kSumAhead];
-#pragma unroll
-      for (int u = 0; u < kSumAhead; ++u) v[u] = partial[(s + u) * mn + e];
-#pragma unroll
-      for (int u = 0; u < kSumAhead; ++u) acc = acc + v[u];
+    for (long long s0 = 0; s0 < runs; s0 += kSumRows) {
+      const int rows = runs - s0 < kSumRows ? static_cast<int>(runs - s0) : kSumRows;
+      __syncthreads();  // the last round's adds are done with stage
+      for (int r = tid / kSumCols; r < rows; r += kBlock / kSumCols) stage[r][col] = live ? partial[(s0 + r) * mn + e0 + col] : 0.0f;
+      __syncthreads();
+      if (tid < kSumCols)
+        for (int r = 0; r < rows; ++r) acc = acc + stage[r][tid];
     }
-    for (; s < runs; ++s) acc = acc + partial[s * mn + e];
-    m[e] = acc;
+    if (tid < kSumCols && live) m[e0 + tid] = acc;
   }
 }
 
@@ -401,7 +410,8 @@ void run_fused_wgrad(const ConvProblem& p, const ConvTensors& t, WgradShape shap
     check_launch_lazy("wino_fused_wgrad", [&] { return ctx; });
   }
   if (runs > 1) {
-    hipLaunchKernelGGL(wino_sum_runs, dim3(stream_grid(wino_sum_runs, kBlock, mn)), dim3(kBlock), 0, stream, mw + mn, mn, runs, mw);
+    const long long cols = (mn + kSumCols - 1) / kSumCols;
+    hipLaunchKernelGGL(wino_sum_runs, dim3(static_cast<unsigned>(std::min<long long>(cols, 65535))), dim3(kBlock), 0, stream, mw + mn, mn, runs, mw);
     check_launch_lazy("wino_sum_runs", [&] { return ctx; });
   }
   const auto output = &wino_wgrad_output<T, M>;
