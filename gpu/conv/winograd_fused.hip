@@ -549,8 +549,9 @@ class ConvWinogradFused final : public ConvSolver {
     return out;
   }
   // fwd / bwd-data: k64 where a group has more than 32 output channels, else k32; 32 tiles a pass where it
-  // fits, else 16. bwd-weights: where cg <= reg_max_cg(m), ".reg" with stages of 16 tiles (8 where 16 does not fit)
-  // and the longest run that still gives 528 blocks; else the largest stage where two blocks of full k chunks
+  // fits, else 16. bwd-weights: where cg <= reg_max_cg(m), ".reg" with the largest stage that fits (32, 16, 8
+  // tiles; s31's tunes of conv1_1: s32 fastest at every run length on an H200 and an H100) and the longest run that
+  // still gives 528 blocks; else the largest stage where two blocks of full k chunks
   // (min(kg, 64, 256 / cg)) fit the shared memory, else the smallest; then the longest run that still gives 528
   // blocks (two waves of two an H100 SM: s30's tune of conv1_1, F(4) r128.s8 607 us against r256.s8's 392 blocks
   // 757 us), else the shortest.
@@ -560,7 +561,7 @@ class ConvWinogradFused final : public ConvSolver {
     const WinoGeom wg = wino_geom(p, M);
     if (p.dir == ConvDir::bwd_weights) {
       std::string pick;
-      for (const int tp : {16, 8}) {
+      for (const int tp : {32, 16, 8}) {
         for (const std::string& c : fit) {
           const WgradShape s = parse_wgrad(c);
           if (s.kernel == WgradKernel::reg && s.tp == tp && (pick.empty() || wgrad_reg_blocks(wg, s.run) >= kWgradBlocks)) pick = c;
