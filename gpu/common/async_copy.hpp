@@ -40,19 +40,4 @@ __device__ __forceinline__ void async_copy_wait() {
 #endif
 }
 
-// Closes the calling thread's copies issued since the last commit into one group (an empty group counts).
-__device__ __forceinline__ void async_copy_commit() {
-#if HIPRIM_HAS_CP_ASYNC
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-// Waits until at most N of the calling thread's committed groups are pending: the older ones are visible to it.
-template <int N>
-__device__ __forceinline__ void async_copy_wait_pending() {
-#if HIPRIM_HAS_CP_ASYNC
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
 }  // namespace hiprim::gpu

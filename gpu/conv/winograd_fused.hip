@@ -26,8 +26,8 @@
 // GEMM's reduction, reference chunk = R); then dw = G^T M G (wino_wgrad_output). KB = min(kg, 64, 256 / cg),
 // halved until TP RP (KB + cg) 4 bytes fit (RP: a^2, F(2)'s padded to 20). Configs "r<R>.s<TP>": R in {64,
 // 128, 256, 512, 1024} tiles a run, TP in {8, 16, 32} (F(2)) or {4, 8, 16} (F(4)) tiles a stage; the stage
-// changes no sum's order. Configs "r<R>.s<TP>.reg" and ".ring" (C/G <= 3 for F(4), 4 for F(2)): the same sums with
-// D in registers (wino_fused_wgrad_reg; ".ring": dy's tiles by async copies, kRing ahead), TP in {8, 16, 32}.
+// changes no sum's order. Configs "r<R>.s<TP>.reg" (C/G <= 3 for F(4), 4 for F(2)): the same sums with D in
+// registers (wino_fused_wgrad_reg), TP in {8, 16, 32}.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -37,7 +37,6 @@
 
 #include "core/error.hpp"
 #include "core/winograd_transforms.hpp"
-#include "gpu/common/async_copy.hpp"
 #include "gpu/common/launch_grid.hpp"
 #include "gpu/conv/solvers.hpp"
 #include "gpu/conv/winograd_kernels.hpp"
@@ -171,14 +170,10 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
 // registers -> acc[c][xi] = fmaf(D[xi], V[c][xi], acc), V of the stage's TP tiles in shared memory,
 // vs [kRegRuns][TP][CB][2][a^2/2] (row halves, the block's threads together). D, the larger operand with few input channels (K = 64 against C = 3),
 // never goes through shared memory. Same terms, same order as wino_fused_wgrad: bit for bit the same M_s.
-// RING > 0 (configs ".ring"): dy's tiles come RING tiles ahead by async copies into a ring of RING + 1 slots in
-// shared memory, ring [slot][m^2][kBlock] (the thread's own values: its own waits suffice), instead of one tile
-// ahead in registers.
 constexpr int kRegRuns = kBlock / 64;  // run lanes of a block: 32 k lanes x 2 row halves each
 // The most input channels a group may have: F(4)'s 3 x 18 accumulators and F(2)'s 4 x 8 fit 128 registers.
 constexpr int reg_max_cg(int m) { return m == 4 ? 3 : 4; }
-constexpr int kRing = 3;  // the ring configs' tiles in flight
-template <typename T, int M, int CB, int RING>
+template <typename T, int M, int CB>
 __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, WinoMats mt, int tp, long long run, long long runs,
                                                                   const T* __restrict__ x, const T* __restrict__ dy, float* __restrict__ out) {
   constexpr int A = M + 2, AA = A * A, H = A / 2, RH = AA / 2;
@@ -197,37 +192,10 @@ __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, W
 #pragma unroll
     for (int j = 0; j < RH; ++j) acc[c][j] = 0.0f;
   float e[M][M];
-  int n = 0, th = 0, tw = 0;  // the last tile loaded or fetched
-  T* ring = reinterpret_cast<T*>(vs + kRegRuns * tp * CB * AA);
-  const auto fetch = [&](int j) {  // tile j of the run, at (n, th, tw), into slot j % (RING + 1)
-    T* slot = ring + (j % (RING + 1)) * M * M * kBlock + tid;
-    const long long base = wg.g.out_offset(n, ch, 0, 0, 0);
-#pragma unroll
-    for (int r = 0; r < M; ++r)
-#pragma unroll
-      for (int q = 0; q < M; ++q) {
-        const int oh = th * M + r, ow = tw * M + q;
-        if (oh < wg.g.out_sz[1] && ow < wg.g.out_sz[2])
-          async_copy(slot + (r * M + q) * kBlock, dy + base + oh * wg.g.out_str[3] + ow * wg.g.out_str[4]);
-        else
-          slot[(r * M + q) * kBlock] = T{};
-      }
-  };
+  int n = 0, th = 0, tw = 0;  // the tile in e
   if (owner) {
     tile_of(wg, p_begin, n, th, tw);
-    if constexpr (RING == 0) {
-      dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
-    } else {
-      fetch(0);
-      async_copy_commit();
-      for (int j = 1; j < RING; ++j) {  // one group a tile, empty past the run's end
-        if (p_begin + j < p_end) {
-          next_tile(wg, n, th, tw);
-          fetch(j);
-        }
-        async_copy_commit();
-      }
-    }
+    dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
   }
   for (long long t0 = 0; t0 < run; t0 += tp) {  // the same stages in every run lane (barriers)
     __syncthreads();  // the last stage's products are done with vs
@@ -246,28 +214,13 @@ __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, W
     for (int tl = 0; tl < tp && p_begin + t0 + tl < p_end; ++tl) {
       const long long p = p_begin + t0 + tl;
       float cur[M][M];
-      if constexpr (RING == 0) {
 #pragma unroll
-        for (int r = 0; r < M; ++r)
+      for (int r = 0; r < M; ++r)
 #pragma unroll
-          for (int q = 0; q < M; ++q) cur[r][q] = e[r][q];
-        if (p + 1 < p_end) {
-          next_tile(wg, n, th, tw);
-          dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
-        }
-      } else {
-        const int j = static_cast<int>(p - p_begin);
-        if (p + RING < p_end) {
-          next_tile(wg, n, th, tw);
-          fetch(j + RING);
-        }
-        async_copy_commit();
-        async_copy_wait_pending<RING>();  // groups 0 .. j done: tile j is in its slot
-        const T* slot = ring + (j % (RING + 1)) * M * M * kBlock + tid;
-#pragma unroll
-        for (int r = 0; r < M; ++r)
-#pragma unroll
-          for (int q = 0; q < M; ++q) cur[r][q] = load_f(slot, (r * M + q) * kBlock);
+        for (int q = 0; q < M; ++q) cur[r][q] = e[r][q];
+      if (p + 1 < p_end) {
+        next_tile(wg, n, th, tw);
+        dy_tile_at<T, M>(wg, dy, n, th, tw, ch, e);
       }
       const float* v = vs + ((rl * tp + tl) * CB * 2 + half) * RH;
       // One row of D at a time (row R of D needs row R of A e alone): its a values meet V's row at once.
@@ -383,27 +336,20 @@ constexpr int kStages = 3;
 constexpr long long kWgradBlocks = 528;  // the default run's least block count
 int wgrad_stage(int m, int i) { return (m == 2 ? 8 : 4) << i; }
 int wgrad_reg_stage(int i) { return 8 << i; }
-enum class WgradKernel { shared, reg, ring };  // "r<R>.s<TP>", "...reg", "...ring"
 struct WgradShape {
   long long run = 0;
   int tp = 0;
-  WgradKernel kernel = WgradKernel::shared;
-  bool reg() const { return kernel != WgradKernel::shared; }
+  bool reg = false;
 };
 WgradShape parse_wgrad(const std::string& config) {
   const std::size_t dot = config.find(".s");
-  const WgradKernel kernel = config.ends_with(".reg") ? WgradKernel::reg : config.ends_with(".ring") ? WgradKernel::ring : WgradKernel::shared;
-  return {std::stoll(config.substr(1, dot - 1)), std::stoi(config.substr(dot + 2)), kernel};
+  return {std::stoll(config.substr(1, dot - 1)), std::stoi(config.substr(dot + 2)), config.ends_with(".reg")};
 }
-std::string wgrad_config(long long run, int tp, WgradKernel kernel) {
-  return "r" + std::to_string(run) + ".s" + std::to_string(tp) +
-         (kernel == WgradKernel::reg ? ".reg" : kernel == WgradKernel::ring ? ".ring" : "");
+std::string wgrad_config(long long run, int tp, bool reg) {
+  return "r" + std::to_string(run) + ".s" + std::to_string(tp) + (reg ? ".reg" : "");
 }
-// The D-in-registers kernel: V of kRegRuns x tp tiles x cg channels in shared memory (and for ".ring" the ring of
-// kRing + 1 dy tiles of every thread, 4 bytes an element: fp16/bf16 rings counted as fp32); k chunks of 32.
-std::size_t wgrad_reg_smem(int m, int tp, int cg, bool ring) {
-  return (1ULL * kRegRuns * tp * cg * (m + 2) * (m + 2) + (ring ? 1ULL * (kRing + 1) * m * m * kBlock : 0)) * sizeof(float);
-}
+// The D-in-registers kernel: V of kRegRuns x tp tiles x cg channels in shared memory; k chunks of 32.
+std::size_t wgrad_reg_smem(int m, int tp, int cg) { return 1ULL * kRegRuns * tp * cg * (m + 2) * (m + 2) * sizeof(float); }
 long long wgrad_reg_grid_y(const WinoGeom& wg) { return 1LL * wg.g.groups * ((wg.kg + 31) / 32); }
 long long wgrad_reg_blocks(const WinoGeom& wg, long long run) { return ((wg.tiles + run - 1) / run + kRegRuns - 1) / kRegRuns * wgrad_reg_grid_y(wg); }
 // Shared memory of a stage of tp tiles with kb output channels; the largest kb <= min(kg, 64, 256 / cg)
@@ -419,10 +365,10 @@ long long wgrad_grid_y(const WinoGeom& wg, int kb) { return 1LL * wg.g.groups * 
 long long m_floats(const WinoGeom& wg, int m) { return 1LL * (m + 2) * (m + 2) * wg.g.groups * wg.kg * wg.cg; }
 
 template <typename T, int M, int CB>
-void launch_wgrad_reg(const WinoGeom& wg, const WinoMats& mt, int tp, long long run, bool ring, const T* x, const T* dy, float* out,
-                      hipStream_t stream, const std::string& ctx) {
-  const auto kernel = ring ? &wino_fused_wgrad_reg<T, M, CB, kRing> : &wino_fused_wgrad_reg<T, M, CB, 0>;
-  const std::size_t smem = wgrad_reg_smem(M, tp, CB, ring);
+void launch_wgrad_reg(const WinoGeom& wg, const WinoMats& mt, int tp, long long run, const T* x, const T* dy, float* out, hipStream_t stream,
+                      const std::string& ctx) {
+  const auto kernel = &wino_fused_wgrad_reg<T, M, CB>;
+  const std::size_t smem = wgrad_reg_smem(M, tp, CB);
   if (resident_per_mp(kernel, kBlock, smem) == 0)
     throw InputError(ctx + ": a block of " + std::to_string(smem) + " bytes of shared memory cannot launch");
   const long long runs = (wg.tiles + run - 1) / run, gx = (runs + kRegRuns - 1) / kRegRuns;
@@ -443,17 +389,16 @@ void run_fused_wgrad(const ConvProblem& p, const ConvTensors& t, WgradShape shap
   const T* dy = static_cast<const T*>(t.y);
   const hipStream_t stream = static_cast<hipStream_t>(t.stream);
   const std::string ctx = "running " + name + " on " + to_string(p);
-  if (shape.reg()) {
-    const bool ring = shape.kernel == WgradKernel::ring;
+  if (shape.reg) {
     static_assert(reg_max_cg(M) <= 4, "one instantiation per channel count");
     if (wg.cg == 1)
-      launch_wgrad_reg<T, M, 1>(wg, mt, shape.tp, run, ring, x, dy, partial, stream, ctx);
+      launch_wgrad_reg<T, M, 1>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
     else if (wg.cg == 2)
-      launch_wgrad_reg<T, M, 2>(wg, mt, shape.tp, run, ring, x, dy, partial, stream, ctx);
+      launch_wgrad_reg<T, M, 2>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
     else if (wg.cg == 3)
-      launch_wgrad_reg<T, M, 3>(wg, mt, shape.tp, run, ring, x, dy, partial, stream, ctx);
+      launch_wgrad_reg<T, M, 3>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
     else if constexpr (reg_max_cg(M) >= 4)
-      launch_wgrad_reg<T, M, 4>(wg, mt, shape.tp, run, ring, x, dy, partial, stream, ctx);
+      launch_wgrad_reg<T, M, 4>(wg, mt, shape.tp, run, x, dy, partial, stream, ctx);
   } else {
     const int kb = wgrad_kb(wg, M, shape.tp, max_dynamic_smem());
     const std::size_t smem = wgrad_smem(M, shape.tp, kb, wg.cg);
@@ -508,10 +453,9 @@ class ConvWinogradFused final : public ConvSolver {
   }
   std::vector<std::string> perf_configs() const override {
     std::vector<std::string> all = {"k32.t16", "k32.t32", "k32.t64", "k64.t16", "k64.t32", "k64.t64"};
-    for (const WgradKernel kernel : {WgradKernel::shared, WgradKernel::reg, WgradKernel::ring})
+    for (const bool reg : {false, true})
       for (const long long run : kRuns)
-        for (int i = 0; i < kStages; ++i)
-          all.push_back(wgrad_config(run, kernel == WgradKernel::shared ? wgrad_stage(M, i) : wgrad_reg_stage(i), kernel));
+        for (int i = 0; i < kStages; ++i) all.push_back(wgrad_config(run, reg ? wgrad_reg_stage(i) : wgrad_stage(M, i), reg));
     return all;
   }
   // fwd / bwd-data: the k<KC>.t<TP> whose shared memory fits (k64 only where a group has more than 32 output
@@ -526,18 +470,16 @@ class ConvWinogradFused final : public ConvSolver {
       for (const long long run : kRuns) {
         for (int i = 0; i < kStages; ++i) {
           const int tp = wgrad_stage(M, i), kb = wgrad_kb(wg, M, tp, have);
-          if (wgrad_smem(M, tp, kb, wg.cg) <= have && wgrad_grid_y(wg, kb) <= kMaxGridY) out.push_back(wgrad_config(run, tp, WgradKernel::shared));
+          if (wgrad_smem(M, tp, kb, wg.cg) <= have && wgrad_grid_y(wg, kb) <= kMaxGridY) out.push_back(wgrad_config(run, tp, false));
         }
         if (run >= wg.tiles) break;
       }
       if (wg.cg > reg_max_cg(M) || wgrad_reg_grid_y(wg) > kMaxGridY) return out;
-      for (const WgradKernel kernel : {WgradKernel::reg, WgradKernel::ring})
-        for (const long long run : kRuns) {
-          for (int i = 0; i < kStages; ++i)
-            if (wgrad_reg_smem(M, wgrad_reg_stage(i), wg.cg, kernel == WgradKernel::ring) <= have)
-              out.push_back(wgrad_config(run, wgrad_reg_stage(i), kernel));
-          if (run >= wg.tiles) break;
-        }
+      for (const long long run : kRuns) {
+        for (int i = 0; i < kStages; ++i)
+          if (wgrad_reg_smem(M, wgrad_reg_stage(i), wg.cg) <= have) out.push_back(wgrad_config(run, wgrad_reg_stage(i), true));
+        if (run >= wg.tiles) break;
+      }
       return out;
     }
     for (const std::string& c : perf_configs()) {
@@ -564,7 +506,7 @@ class ConvWinogradFused final : public ConvSolver {
       for (const int tp : {32, 16, 8}) {
         for (const std::string& c : fit) {
           const WgradShape s = parse_wgrad(c);
-          if (s.kernel == WgradKernel::reg && s.tp == tp && (pick.empty() || wgrad_reg_blocks(wg, s.run) >= kWgradBlocks)) pick = c;
+          if (s.reg && s.tp == tp && (pick.empty() || wgrad_reg_blocks(wg, s.run) >= kWgradBlocks)) pick = c;
         }
         if (!pick.empty()) return pick;
       }
@@ -575,7 +517,7 @@ class ConvWinogradFused final : public ConvSolver {
       const long long gy = wgrad_grid_y(wg, wgrad_kb(wg, M, tp, have));
       for (const std::string& c : fit) {
         const WgradShape s = parse_wgrad(c);
-        if (s.kernel == WgradKernel::shared && s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= kWgradBlocks)) pick = c;
+        if (!s.reg && s.tp == tp && (pick.empty() || (wg.tiles + s.run - 1) / s.run * gy >= kWgradBlocks)) pick = c;
       }
       return pick.empty() ? fit.front() : pick;
     }

@@ -53,8 +53,7 @@ const char* const kProblems[] = {
     "conv bwd-data fp32 nhwc n2 c40 k2 in7x9 f3x3 pad0x2",  // the fwd equivalent: 2 channels in, 40 out
     "conv bwd-data fp32 nchw n1 c4 k6 in9x7 f3x3 pad2x1 g2",
     // bwd-weights: runs of tiles (r<R>), D and V staged in shared memory (s<TP>), k chunks of KB channels; or
-    // (".reg", C/G <= 3) D in registers, V staged, 4 runs a block (empty run lanes), k chunks of 32; (".ring", F2
-    // only within the emulation's 32 KiB) dy's tiles through a ring of async copies
+    // (".reg", C/G <= 3) D in registers, V staged, 4 runs a block (empty run lanes), k chunks of 32
     "conv bwd-weights fp32 nchw n1 c3 k4 in8x8 f3x3 pad1x1",
     "conv bwd-weights fp32 nhwc n2 c3 k40 in7x9 f3x3 pad0x2",     // dy tiles clipped
     "conv bwd-weights fp32 nchw n1 c6 k4 in9x7 f3x3 pad2x1 g2",
@@ -150,15 +149,12 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   // bwd-weights: every stage (F2: 8, 16, 32 tiles of rows of 20 floats, KB halved to fit 32 KiB) of the runs
   // shorter than the tile count and of the first covering it (T = 3 * 11 * 12 = 396 for F2)
   const ConvProblem w70 = parse_conv_problem("conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1");
-  // then, C/G = 2 <= 4, the same runs with D in registers (V of 4 runs x TP tiles x 2 channels: 4 KiB at s8), and
-  // with dy's ring too (4 slots x 4 elements x 256 threads: 16 KiB more; s32 takes the 32 KiB exactly)
+  // then, C/G = 2 <= 4, the same runs with D in registers (V of 4 runs x TP tiles x 2 channels: 4 KiB at s8)
   EXPECT_EQ(f2.configs_for(w70),
             (std::vector<std::string>{"r64.s8", "r64.s16", "r64.s32", "r128.s8", "r128.s16", "r128.s32", "r256.s8", "r256.s16", "r256.s32",
                                       "r512.s8", "r512.s16", "r512.s32", "r64.s8.reg", "r64.s16.reg", "r64.s32.reg", "r128.s8.reg",
                                       "r128.s16.reg", "r128.s32.reg", "r256.s8.reg", "r256.s16.reg", "r256.s32.reg", "r512.s8.reg",
-                                      "r512.s16.reg", "r512.s32.reg", "r64.s8.ring", "r64.s16.ring", "r64.s32.ring", "r128.s8.ring",
-                                      "r128.s16.ring", "r128.s32.ring", "r256.s8.ring", "r256.s16.ring", "r256.s32.ring", "r512.s8.ring",
-                                      "r512.s16.ring", "r512.s32.ring"}));
+                                      "r512.s16.reg", "r512.s32.reg"}));
   // D in registers, s32 (fits); 7 runs in 2 blocks of 4 x 3 chunks of 32 channels: under 528 blocks, the shortest run
   EXPECT_EQ(f2.default_config_for(w70), "r64.s32.reg");
   // F(4)'s D in registers takes C/G <= 3 (its accumulators): C/G = 4 lists none, 3 does
@@ -175,7 +171,6 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   EXPECT_EQ(f4.workspace_bytes(vgg), 1569u * 36 * 64 * 3 * sizeof(float));  // M and 1568 runs' M_s
   EXPECT_EQ(f4.config_workspace_bytes(vgg, "r256.s4"), 393u * 36 * 64 * 3 * sizeof(float));  // 392 runs
   EXPECT_THROW(f4.config_workspace_bytes(vgg, "r64.s32.reg"), InputError);  // 54 KiB of V: past the 32 KiB
-  EXPECT_THROW(f4.config_workspace_bytes(vgg, "r64.s8.ring"), InputError);   // 64 KiB of ring: past the 32 KiB
   EXPECT_EQ(f2.config_workspace_bytes(w70, "r512.s16"), 16u * 70 * 2 * sizeof(float));  // one run: M alone
   EXPECT_THROW(f2.config_workspace_bytes(w70, "r512"), InputError);  // a run without its stage is no config
   const std::pair<const char*, const char*> cases[] = {
