@@ -7,7 +7,9 @@
 // values pass the fuzzer's judge; refusals and the config lists follow the shared-memory sizes.
 // (Mutants run by hand: the output channel without its k chunk's offset k0; the runs' sum without its first run:
 // each fails the bitwise and the bound cases; bwd-weights' second row half of V computed as the first: fails the
-// bitwise cases.)
+// bitwise cases; s31: the D-in-registers kernel's prefetch skipping a run's last tile fails the bound and the
+// bitwise cases, the staged runs' sum dropping a row after its first round (the emulation's rounds are 4 runs) fails
+// the bitwise cases.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
