@@ -91,6 +91,18 @@ __global__ void __launch_bounds__(kBlock) wino_fused(WinoGeom wg, WinoMats mt, i
   }
 }
 
+// put(xi, V[xi]) for the rows of V = B^T d B in row half h (rows [h a/2, (h+1) a/2)): about one dy transform's
+// work, so the threads that take V in the bwd-weights stages do not wait on a whole input transform.
+template <typename T, int M, typename Put>
+__device__ __forceinline__ void input_transform_half(const WinoGeom& wg, const WinoMats& mt, const T* __restrict__ x, long long p, int ch,
+                                                     int h, Put put) {
+  constexpr int A = M + 2, H = A / 2;
+  if (h == 0)
+    input_transform<T, M, 0, H>(wg, mt, x, p, ch, put);
+  else
+    input_transform<T, M, H, A>(wg, mt, x, p, ch, put);
+}
+
 // Floats a row of a (k, c) pair's a^2 values takes in a bwd-weights stage (see below).
 constexpr int wgrad_pitch(int m) { return (m + 2) * (m + 2) % 8 == 0 ? (m + 2) * (m + 2) + 4 : (m + 2) * (m + 2); }
 
@@ -103,7 +115,7 @@ constexpr int wgrad_pitch(int m) { return (m + 2) * (m + 2) % 8 == 0 ? (m + 2) *
 template <typename T, int M>
 __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats mt, int kb, int tp, long long run, const T* __restrict__ x,
                                                            const T* __restrict__ dy, float* __restrict__ out) {
-  constexpr int A = M + 2, AA = A * A, H = A / 2, Q = AA / 4, RP = wgrad_pitch(M);
+  constexpr int A = M + 2, AA = A * A, Q = AA / 4, RP = wgrad_pitch(M);
   static_assert(AA % 4 == 0 && RP % 8 == 4, "float4 rows of a^2 values, an odd number of float4 a row");
   HIPRIM_DYNAMIC_SMEM(smem_raw);
   float* ds = reinterpret_cast<float*>(smem_raw);  // [tp][kb][RP]
@@ -125,11 +137,7 @@ __global__ void __launch_bounds__(kBlock) wino_fused_wgrad(WinoGeom wg, WinoMats
         const int tl = i / (2 * cg), cc = i / 2 - tl * cg;
         if (tl >= nt) continue;
         float* dst = vs + (tl * cg + cc) * RP;
-        const auto put = [&](int xi, float value) { dst[xi] = value; };
-        if (i % 2 == 0)
-          input_transform<T, M, 0, H>(wg, mt, x, p0 + tl, grp * cg + cc, put);
-        else
-          input_transform<T, M, H, A>(wg, mt, x, p0 + tl, grp * cg + cc, put);
+        input_transform_half<T, M>(wg, mt, x, p0 + tl, grp * cg + cc, i % 2, [&](int xi, float value) { dst[xi] = value; });
       } else {  // (tile, k) of D
         const int tl = (i - v_items) / kb, j = i - v_items - tl * kb;
         if (tl >= nt || k0 + j >= wg.kg) continue;
@@ -203,11 +211,8 @@ __global__ void __launch_bounds__(kBlock, 2) wino_fused_wgrad_reg(WinoGeom wg, W
       const int c = i / 2 % CB, tl = i / (2 * CB) % tp, r = i / (2 * CB * tp);
       const long long sr = 1LL * blockIdx.x * kRegRuns + r, p = sr * run + t0 + tl;
       if (sr >= runs || t0 + tl >= run || p >= wg.tiles) continue;
-      float* dst = vs + i * RH;
-      if (i % 2 == 0)
-        input_transform<T, M, 0, H>(wg, mt, x, p, grp * CB + c, [&](int xi, float value) { dst[xi] = value; });
-      else
-        input_transform<T, M, H, A>(wg, mt, x, p, grp * CB + c, [&](int xi, float value) { dst[xi - RH] = value; });
+      float* dst = vs + i * RH - i % 2 * RH;  // the half's rows at [0, RH)
+      input_transform_half<T, M>(wg, mt, x, p, grp * CB + c, i % 2, [&](int xi, float value) { dst[xi] = value; });
     }
     __syncthreads();
     if (!owner) continue;
