@@ -10,7 +10,7 @@
 // sqrt(sum (got - exp)^2 / sum exp^2)), max abs error, and winograd's RMS over direct's.
 // bwd-weights (--dir): winograd = ref::winograd_wgrad_fp32 with the solver's default split of the
 // tile sum at that batch; direct = dw[k][c][r][s] as one fma chain over the pixels (n, p, q) ascending.
-//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,6] [--dir fwd,bwd-weights]
+//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,5,6] [--dir fwd,bwd-weights]
 //                            [--layers all|N] [--from I] [--seed 1] [--markdown FILE] [--json FILE]
 // Layers (bench/suites/winograd_fp32.txt): ResNet-50 v1.5's 3x3 stride-1 layers, VGG-16's from conv3 on, then
 // (added in session 28, after them so the earlier tables keep their order) VGG-16's conv1_1 .. conv2_2,
@@ -105,11 +105,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, kLayerCount - 1));
   app.add_option("--dtype", dtypes, "Comma-separated dtypes");
   app.add_option("--dir", dirs, "Comma-separated directions (fwd, bwd-weights)");
-  app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 6)");
+  app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 5, 6)");
   app.add_option("--json", json_path, "Write every row as JSON");
   CLI11_PARSE(app, argc, argv);
   try {
-    const std::vector<int> ms = int_choices("--tiles", tiles, {2, 4, 6});
+    const std::vector<int> ms = int_choices("--tiles", tiles, {2, 4, 5, 6});
     std::ostringstream md;
     md << "| layer | dir | dtype | F(m) | winograd worst err/bound | winograd RMS rel | direct worst err/bound | direct RMS rel | "
           "RMS winograd / direct | winograd max abs | direct max abs |\n|---|---|---|---|---|---|---|---|---|---|---|\n";

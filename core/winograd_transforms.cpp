@@ -90,9 +90,10 @@ WinogradTransforms winograd_f3(int m) {
   switch (m) {
     case 2: return winograd_transforms(2, 3, {Rational(0), Rational(1), Rational(-1)});
     case 4: return winograd_transforms(4, 3, {Rational(0), Rational(1), Rational(-1), Rational(2), Rational(-2)});
+    case 5: return winograd_transforms(5, 3, {Rational(0), Rational(1), Rational(-1), Rational(2), Rational(-2), h});
     case 6:
       return winograd_transforms(6, 3, {Rational(0), Rational(1), Rational(-1), Rational(2), Rational(-2), h, Rational(0) - h});
-    default: throw InputError("winograd_f3: F(" + std::to_string(m) + ",3) is not offered (m = 2, 4 or 6)");
+    default: throw InputError("winograd_f3: F(" + std::to_string(m) + ",3) is not offered (m = 2, 4, 5 or 6)");
   }
 }
 

@@ -16,6 +16,7 @@
 //
 // Points (the usual ones; all but G's entries are dyadic, so exact in binary):
 //   F(2,3): 0, 1, -1        F(4,3): 0, 1, -1, 2, -2        F(6,3): 0, 1, -1, 2, -2, 1/2, -1/2
+//   F(5,3): 0, 1, -1, 2, -2, 1/2 (a = 7: 14 = 3 x 5 - 1, so 14x14 layers tile with one wasted row and column)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -48,7 +49,7 @@ struct WinogradTransforms {
 };
 // F(m, r) over the given a-1 distinct finite points (InputError otherwise).
 WinogradTransforms winograd_transforms(int m, int r, const std::vector<Rational>& points);
-// F(2,3), F(4,3), F(6,3) over the points above; InputError for other m with r = 3.
+// F(2,3), F(4,3), F(5,3), F(6,3) over the points above; InputError for other m with r = 3.
 WinogradTransforms winograd_f3(int m);
 
 // Which problems the Winograd evaluation takes: 2D conv (mode conv), fwd or bwd-data, stride 1,

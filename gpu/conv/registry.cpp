@@ -22,6 +22,7 @@ const ConvSolverList& gpu_conv_solvers() {
       make_conv_winograd_f4x3(),  // 3x3 stride-1 fwd; inexact transforms: picked by Find until measured faster
       make_conv_winograd_f2x3(),
       make_conv_winograd_f6x3(),
+      make_conv_winograd_f5x3(),  // 14x14 (ResNet/VGG): 3 tiles of 5 a side where F(4) needs 4 and F(6) wastes 4 of 18
       make_conv_winograd_fused_f4x3(),  // few input channels per group (shared-memory limit)
       make_conv_winograd_fused_f2x3(),
       make_conv_fft_t32(), make_conv_fft_t16(), make_conv_fft_t64(),  // fp32 fwd/bwd-data, filters >= 2, stride 1; normwise bound

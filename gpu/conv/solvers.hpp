@@ -34,10 +34,11 @@ std::shared_ptr<const ConvSolver> make_conv_igemm_wgmma();
 // conv.<inner>.nchw: an NCHW/NCDHW problem run by `inner` (a channels-last solver) on transposed
 // workspace copies (gpu/conv/nchw_via_nhwc.hip; plan: gpu/conv/nchw_via_nhwc.hpp).
 std::shared_ptr<const ConvSolver> make_conv_nchw_via_nhwc(std::shared_ptr<const ConvSolver> inner);
-// Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3), fp32/fp16/bf16: 2D fwd, 3x3, stride 1,
+// Winograd F(2x2, 3x3), F(4x4, 3x3), F(5x5, 3x3) and F(6x6, 3x3), fp32/fp16/bf16: 2D fwd, 3x3, stride 1,
 // non-fused (gpu/conv/winograd.hip), judged by the derived bound of reference/winograd.hpp.
 std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3();
+std::shared_ptr<const ConvSolver> make_conv_winograd_f5x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3();
 // The same transforms for few input channels per group, the transformed data kept on chip: fwd and bwd-data
 // in one kernel (U in shared memory), bwd-weights by runs of tiles (gpu/conv/winograd_fused.hip).

@@ -1,4 +1,4 @@
-// conv.winograd.f2x3, .f4x3 and .f6x3: fp32/fp16/bf16 2D forward and backward-data convolution with 3x3 filters,
+// conv.winograd.f2x3, .f4x3, .f5x3 and .f6x3: fp32/fp16/bf16 2D forward and backward-data convolution with 3x3 filters,
 // stride 1, dilation 1, any padding and groups, by Winograd's minimal filtering F(m x m, 3 x 3) (Lavin &
 // Gray, arXiv 1509.09308), non-fused, a = m + 2, every step in fp32 (16-bit data is read as fp32 and the
 // output rounded to its dtype once at the store):
@@ -229,6 +229,7 @@ class ConvWinograd final : public ConvSolver {
 
 std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3() { return std::make_shared<ConvWinograd<2>>(); }
 std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3() { return std::make_shared<ConvWinograd<4>>(); }
+std::shared_ptr<const ConvSolver> make_conv_winograd_f5x3() { return std::make_shared<ConvWinograd<5>>(); }
 std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3() { return std::make_shared<ConvWinograd<6>>(); }
 
 }  // namespace hiprim::gpu

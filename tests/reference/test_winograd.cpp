@@ -51,7 +51,7 @@ bool computes_correlation(const WinogradTransforms& t, std::uint32_t seed) {
 }
 
 TEST(WinogradTransforms, ComputeTheCorrelationExactly) {
-  for (int m : {2, 4, 6}) {
+  for (int m : {2, 4, 5, 6}) {
     const WinogradTransforms t = winograd_f3(m);
     EXPECT_EQ(t.a, m + 2);
     EXPECT_TRUE(computes_correlation(t, static_cast<std::uint32_t>(m))) << "F(" << m << ",3)";
@@ -66,7 +66,7 @@ TEST(WinogradTransforms, ComputeTheCorrelationExactly) {
 }
 
 TEST(WinogradTransforms, AWrongCoefficientIsCaught) {
-  for (int m : {2, 4, 6})
+  for (int m : {2, 4, 5, 6})
     for (std::vector<Rational> WinogradTransforms::*mat : {&WinogradTransforms::at, &WinogradTransforms::g, &WinogradTransforms::bt}) {
       WinogradTransforms t = winograd_f3(m);
       std::vector<Rational>& v = t.*mat;
@@ -112,7 +112,7 @@ const char* const kShapes[] = {
 };
 
 TEST(WinogradConv, DoubleEvaluationEqualsTheConvReference) {
-  for (int m : {2, 4, 6})
+  for (int m : {2, 4, 5, 6})
     for (const char* s : kShapes) {
       const ConvProblem p = parse_conv_problem(s);
       const Data d = random_data(p, 11, false);
@@ -131,7 +131,7 @@ TEST(WinogradConv, DoubleEvaluationEqualsTheConvReference) {
 TEST(WinogradConv, BwdDataAsItsFwdEquivalentEqualsTheConvReference) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  for (int m : {2, 4, 6})
+  for (int m : {2, 4, 5, 6})
     for (const char* s : {"conv bwd-data fp32 nchw n2 c3 k4 in7x9 f3x3 pad1x1", "conv bwd-data fp32 nhwc n1 c6 k4 in6x5 f3x3 pad0x2 g2",
                           "conv bwd-data fp32 nchw n1 c2 k5 in5x5 f3x3 pad2x2"}) {
       const ConvProblem p = parse_conv_problem(s);
@@ -180,7 +180,7 @@ Accuracy fp32_accuracy(const ConvProblem& p, const WinogradTransforms& t, const 
 }
 
 TEST(WinogradConv, Fp32EvaluationStaysWithinTheDerivedBound) {
-  for (int m : {2, 4, 6})
+  for (int m : {2, 4, 5, 6})
     for (const char* s : kShapes)
       for (std::uint32_t seed : {1u, 2u}) {
         const ConvProblem p = parse_conv_problem(s);
@@ -251,7 +251,7 @@ TEST(WinogradConv, ThreadsDoNotChangeTheFp32Bits) {
   const ConvProblem one = parse_conv_problem("conv fwd fp32 nchw n1 c16 k16 in20x20 f3x3 pad1x1");
   const Data d = random_data(p, 3, false);
   const std::int64_t per_x = one.x_desc().storage_elements(), per_y = one.y_desc().storage_elements();
-  for (int m : {2, 4, 6}) {
+  for (int m : {2, 4, 5, 6}) {
     const std::vector<float> all = winograd_conv_fp32(p, winograd_f3(m), d.x, d.w);
     const std::vector<double> all_s = winograd_abs_sum(p, winograd_f3(m), d.x, d.w);
     for (std::int64_t n = 0; n < p.n; ++n) {

@@ -46,7 +46,7 @@ const char* const kShapes[] = {
 ConvOutput naive_wgrad(const ConvProblem& p, const Data& d) { return conv_naive(p, {&d.x, nullptr, &d.dy, nullptr}); }
 
 TEST(WinogradWgrad, DoubleEvaluationEqualsTheConvReference) {
-  for (int m : {2, 4, 6})
+  for (int m : {2, 4, 5, 6})
     for (const char* s : kShapes) {
       const ConvProblem p = parse_conv_problem(s);
       ASSERT_EQ(winograd_wgrad_refusal(p, winograd_f3(m)), "") << s;
@@ -73,7 +73,7 @@ TEST(WinogradWgrad, F2OnIntegersIsExact) {
 }
 
 TEST(WinogradWgrad, Fp32EvaluationStaysWithinTheDerivedBound) {
-  for (int m : {2, 4, 6})
+  for (int m : {2, 4, 5, 6})
     for (const char* s : kShapes)
       for (std::uint32_t seed : {1u, 2u}) {
         const ConvProblem p = parse_conv_problem(s);
