@@ -173,6 +173,7 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
   EXPECT_EQ(f4.workspace_bytes(vgg), 1569u * 36 * 64 * 3 * sizeof(float));  // M and 1568 runs' M_s
   EXPECT_EQ(f4.config_workspace_bytes(vgg, "r256.s4"), 393u * 36 * 64 * 3 * sizeof(float));  // 392 runs
   EXPECT_THROW(f4.config_workspace_bytes(vgg, "r64.s32.reg"), InputError);  // 54 KiB of V: past the 32 KiB
+  EXPECT_THROW(f4.config_workspace_bytes(vgg, "r64.s8.ring"), InputError);  // s31's trial variant, reverted: no config
   EXPECT_EQ(f2.config_workspace_bytes(w70, "r512.s16"), 16u * 70 * 2 * sizeof(float));  // one run: M alone
   EXPECT_THROW(f2.config_workspace_bytes(w70, "r512"), InputError);  // a run without its stage is no config
   const std::pair<const char*, const char*> cases[] = {
