@@ -10,7 +10,9 @@
 // sqrt(sum (got - exp)^2 / sum exp^2)), max abs error, and winograd's RMS over direct's.
 // bwd-weights (--dir): winograd = ref::winograd_wgrad_fp32 with the solver's default split of the
 // tile sum at that batch; direct = dw[k][c][r][s] as one fma chain over the pixels (n, p, q) ascending.
-//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,5,6] [--dir fwd,bwd-weights]
+// --operands bf16: conv.winograd.tc.f<m>x3's model instead (fp16/bf16 data only): U and V (D and V) rounded to bf16
+// before the GEMM, the SIMT config's order and split, judged by the bound with u_T and the solver's factor 2.
+//   hiprim_winograd_accuracy [--batch 1] [--dtype fp32,fp16,bf16] [--tiles 2,4,5,6] [--dir fwd,bwd-weights] [--operands fp32]
 //                            [--layers all|N] [--from I] [--seed 1] [--markdown FILE] [--json FILE]
 // Layers (bench/suites/winograd_fp32.txt): ResNet-50 v1.5's 3x3 stride-1 layers, VGG-16's from conv3 on, then
 // (added in session 28, after them so the earlier tables keep their order) VGG-16's conv1_1 .. conv2_2,
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -29,6 +32,7 @@
 #include "bench/accuracy_cli.hpp"
 #include "bench/direct_fp32.hpp"
 #include "core/winograd_transforms.hpp"
+#include "gpu/gemm/gemm_index.hpp"
 #include "reference/winograd.hpp"
 #include "verify/compare.hpp"
 #include "verify/conv_check.hpp"
@@ -85,6 +89,15 @@ std::int64_t default_chunk(const ConvProblem& p, int m) {
   return chunk >= terms ? 0 : chunk;
 }
 
+// The same for conv.winograd.tc.f<m>x3's simt config: gemm_index.hpp's split of the GEMM kg x cg x T over a^2 G
+// batches on the 64 x 64 tile, K steps of 16.
+std::int64_t tc_simt_chunk(const ConvProblem& p, int m) {
+  const std::int64_t terms = ref::winograd_wgrad_terms(p, m);
+  const gpu::GemmShape shape{p.k / p.groups, p.c / p.groups, terms, 1LL * (m + 2) * (m + 2) * p.groups};
+  const std::int64_t splits = gpu::plan_split_k(shape, 64, 64);
+  return splits > 1 ? gpu::split_k_chunk(terms, splits, 16) : 0;
+}
+
 nlohmann::json metrics_json(const verify::Verdict& v) {
   return {{"status", std::string(verify::status_name(v.status))},
           {"worst_ratio", v.metrics.worst_ratio},
@@ -98,7 +111,7 @@ nlohmann::json metrics_json(const verify::Verdict& v) {
 int main(int argc, char** argv) {
   CLI::App app{"The Winograd solvers' accuracy table on the CPU (fp32 model vs the FMA direct sum, same data)"};
   AccuracyOptions opt;
-  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", dirs = "fwd,bwd-weights", json_path;
+  std::string dtypes = "fp32,fp16,bf16", tiles = "2,4,6", dirs = "fwd,bwd-weights", operands_name = "fp32", json_path;
   int from = 0;
   add_accuracy_options(app, opt);
   app.add_option("--from", from, "Start at layer I (0-based; see the list at the top of the source)")
@@ -106,10 +119,16 @@ int main(int argc, char** argv) {
   app.add_option("--dtype", dtypes, "Comma-separated dtypes");
   app.add_option("--dir", dirs, "Comma-separated directions (fwd, bwd-weights)");
   app.add_option("--tiles", tiles, "Comma-separated output tiles m of F(m x m, 3 x 3) (2, 4, 5, 6)");
+  app.add_option("--operands", operands_name, "The transformed operands' dtype: fp32 (conv.winograd.f<m>x3) or bf16 "
+                                              "(conv.winograd.tc.f<m>x3, fp16/bf16 data)");
   app.add_option("--json", json_path, "Write every row as JSON");
   CLI11_PARSE(app, argc, argv);
   try {
     const std::vector<int> ms = int_choices("--tiles", tiles, {2, 4, 5, 6});
+    const std::optional<DType> operands = parse_dtype(operands_name);
+    if (!operands || *operands == DType::fp16) throw InputError("--operands: '" + operands_name + "' is not fp32 or bf16");
+    const bool tc = *operands == DType::bf16;
+    const double factor = tc ? 2.0 : 1.0;  // the solver's accumulation factor (tc: the tensor core's truncating adds)
     std::ostringstream md;
     md << "| layer | dir | dtype | F(m) | winograd worst err/bound | winograd RMS rel | direct worst err/bound | direct RMS rel | "
           "RMS winograd / direct | winograd max abs | direct max abs |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -126,6 +145,7 @@ int main(int argc, char** argv) {
         for (const auto& dts : split_list(dtypes)) {
           const auto dt = parse_dtype(dts);
           if (!dt) throw InputError("--dtype: unknown dtype '" + dts + "'");
+          if (tc && *dt == DType::fp32) throw InputError("--operands bf16 takes fp16/bf16 data (the tc solvers refuse fp32)");
           const std::string line = "conv " + dir + " " + dts + " nchw n" + std::to_string(opt.batch) + " c" + std::to_string(L.c) + " k" +
                                    std::to_string(L.k) + " in" + std::to_string(L.hw) + "x" + std::to_string(L.hw) + " f3x3 pad1x1";
           const ConvProblem p = parse_conv_problem(line);
@@ -141,12 +161,13 @@ int main(int argc, char** argv) {
               verify::compare(direct, exp.value, exp.abs_sum, exp.desc, verify::tolerance_for(p, verify::FillTier::bounded));
           for (const int m : ms) {
             const WinogradTransforms t = winograd_f3(m);
-            const std::int64_t chunk = wgrad ? default_chunk(p, m) : 0;
-            const std::vector<double> s_sum =
-                wgrad ? ref::winograd_wgrad_abs_sum(p, t, *in.x, *in.y) : ref::winograd_abs_sum(p, t, *in.x, *in.w);
-            const HostTensor wino = as_tensor(out_desc, wgrad ? ref::winograd_wgrad_fp32(p, t, *in.x, *in.y, chunk)
-                                                              : ref::winograd_conv_fp32(p, t, *in.x, *in.w));
-            const verify::Verdict wv = verify::compare(wino, exp.value, s_sum, exp.desc, verify::winograd_tolerance(p, m));
+            const std::int64_t chunk = !wgrad ? 0 : tc ? tc_simt_chunk(p, m) : default_chunk(p, m);
+            const std::vector<double> s_sum = wgrad ? ref::winograd_wgrad_abs_sum(p, t, *in.x, *in.y, *operands)
+                                                    : ref::winograd_abs_sum(p, t, *in.x, *in.w, *operands);
+            const HostTensor wino = as_tensor(out_desc, wgrad ? ref::winograd_wgrad_fp32(p, t, *in.x, *in.y, chunk, *operands)
+                                                              : ref::winograd_conv_fp32(p, t, *in.x, *in.w, *operands));
+            const verify::Verdict wv =
+                verify::compare(wino, exp.value, s_sum, exp.desc, verify::winograd_tolerance(p, m, factor, *operands));
             failed += wv.status != verify::Status::passed;
             const double ratio = dv.metrics.rms_rel_error > 0 ? wv.metrics.rms_rel_error / dv.metrics.rms_rel_error : 0.0;
             char buf[512];
@@ -159,6 +180,7 @@ int main(int argc, char** argv) {
             std::fputs(buf, stdout);
             std::fflush(stdout);
             rows.push_back({{"problem", to_string(p)}, {"net", L.net}, {"dir", dir}, {"dtype", dts}, {"m", m}, {"chunk", chunk},
+                            {"operands", operands_name},
                             {"seed", opt.seed}, {"winograd", metrics_json(wv)},
                             {"direct", metrics_json(dv)}, {"rms_ratio", ratio}});
           }

@@ -67,6 +67,10 @@ struct ConvErrorModel {
   // 0: not FFT; else the transform size T of tiled overlap-save FFT convolution (reference/fft_conv.hpp:
   // gamma(L_fft) * S with S = sum_c ||x tile_c||_2 ||w_kc||_2 per output, always the bounded rule).
   int fft_tile = 0;
+  // Winograd only: the dtype the transformed operands (U and V; bwd-weights D and V) are stored in before
+  // the GEMM: fp32 (not rounded), or bf16 for a solver whose GEMMs run on 16-bit tensor cores
+  // (reference/winograd.hpp: u_T as the bound's input unit, eta_T in S's underflow account).
+  DType winograd_operands = DType::fp32;
   bool operator==(const ConvErrorModel&) const = default;
 };
 

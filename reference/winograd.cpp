@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "reference/error_model.hpp"
 #include "reference/parallel.hpp"
@@ -49,6 +50,25 @@ struct UnderflowAccount {
   }
 };
 constexpr double kEtaFp32 = 0x1p-150;
+
+// A transformed operand (U, V, or bwd-weights' D) stored in dtype `t` before the GEMM, as a solver whose
+// GEMM reads 16-bit operands does (t = fp32: unchanged). float: rounded to nearest even (round_to). The
+// underflow account: |fl_t(v) - v| <= u_t |v| + eta_t, u_t enters the bound as its input_unit (the model's
+// winograd_operands) and eta_t = store_underflow(t) (bf16 2^-134, fp16 2^-25) as eta units here, so
+// gamma(L) * abs_sum still covers it (a later factor scales it by at most (1 + u_t)(1 + gamma), inside the
+// bound's eta + f gamma (1 + eta)). double (the exact algorithm): unchanged.
+template <typename S>
+std::vector<S> stored_as(std::vector<S> v, DType t) {
+  if (t == DType::fp32) return v;
+  if constexpr (std::is_same_v<S, float>) {
+    for (float& x : v) x = round_to(t, x);
+  } else if constexpr (std::is_same_v<S, UnderflowAccount>) {
+    const double units = store_underflow(t) / kEtaFp32;
+    for (UnderflowAccount& x : v)
+      if (!x.zero()) x.e += units;
+  }
+  return v;
+}
 // Threads (reference/parallel.hpp): at least this many operations each; bwd-weights holds the D and V of
 // up to this many transformed entries at once (its blocks of tiles).
 constexpr double kWorkPerThread = 1 << 22;
@@ -78,10 +98,11 @@ std::vector<S> transpose(const std::vector<S>& v, int rows, int cols) {
 // `absolute`, every matrix entry and datum enters as its absolute value (S of the bound).
 template <typename S>
 std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& w,
-                        const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute) {
+                        const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute,
+                        DType operands = DType::fp32) {
   if (const std::string why = winograd_refusal(p, t); !why.empty()) throw InputError("winograd: " + why);
   if (p.dir == ConvDir::bwd_data)  // the fwd equivalent: its y is p's dx (same desc)
-    return evaluate<S>(winograd_fwd_equivalent(p), t, x, winograd_equivalent_filter(p, w), at, g, bt, absolute);
+    return evaluate<S>(winograd_fwd_equivalent(p), t, x, winograd_equivalent_filter(p, w), at, g, bt, absolute, operands);
   const int m = t.m, r = t.r, a = t.a;
   const Dims out = p.out();
   const std::int64_t P = out[0], Q = out[1], H = p.in[0], W = p.in[1];
@@ -99,7 +120,7 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
         std::vector<S> f(static_cast<std::size_t>(r * r));
         for (int i = 0; i < r; ++i)
           for (int j = 0; j < r; ++j) f[i * r + j] = val(w.at({grp * kg + kk, cc, i, j}));
-        u[kk * cg + cc] = mul(mul(g, f, a, r, r), g_t, a, r, a);
+        u[kk * cg + cc] = stored_as(mul(mul(g, f, a, r, r), g_t, a, r, a), operands);
       }
     // Rows of tiles (n, th) in parallel: each output belongs to one tile, computed in the order below.
     const double tile_work = static_cast<double>(kg * cg + kg * 2 * a * m + cg * 2 * a * a) * a * a;
@@ -115,7 +136,7 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
                 const std::int64_t h = th * m - p.pad[0] + i, ww = tw * m - p.pad[1] + j;
                 if (h >= 0 && h < H && ww >= 0 && ww < W) d[i * a + j] = val(x.at({n, grp * cg + cc, h, ww}));
               }
-            v[cc] = mul(mul(bt, d, a, a, a), b, a, a, a);
+            v[cc] = stored_as(mul(mul(bt, d, a, a, a), b, a, a, a), operands);
           }
           for (std::int64_t kk = 0; kk < kg; ++kk) {
             // sum_c U . V, c ascending; fp32 by fused multiply-adds (one rounding per channel), as the
@@ -148,7 +169,7 @@ std::vector<S> evaluate(const ConvProblem& p, const WinogradTransforms& t, const
 template <typename S>
 std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& dy,
                               const std::vector<S>& at, const std::vector<S>& g, const std::vector<S>& bt, bool absolute,
-                              std::int64_t chunk = 0) {
+                              std::int64_t chunk = 0, DType operands = DType::fp32) {
   if (const std::string why = winograd_wgrad_refusal(p, t); !why.empty()) throw InputError("winograd bwd-weights: " + why);
   const int m = t.m, r = t.r, a = t.a;
   const Dims out = p.out();
@@ -181,7 +202,7 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
                 const std::int64_t oh = th * m + i, ow = tw * m + j;
                 if (oh < P && ow < Q) e[i * m + j] = val(dy.at({n, grp * kg + kk, oh, ow}));
               }
-            d[ti * kg + kk] = mul(mul(a_mat, e, a, m, m), at, a, m, a);
+            d[ti * kg + kk] = stored_as(mul(mul(a_mat, e, a, m, m), at, a, m, a), operands);
           }
           for (std::int64_t cc = 0; cc < cg; ++cc) {  // V = B^T x_t B
             std::vector<S> e(static_cast<std::size_t>(a * a), S(0));
@@ -190,7 +211,7 @@ std::vector<S> evaluate_wgrad(const ConvProblem& p, const WinogradTransforms& t,
                 const std::int64_t h = th * m - p.pad[0] + i, ww = tw * m - p.pad[1] + j;
                 if (h >= 0 && h < H && ww >= 0 && ww < W) e[i * a + j] = val(x.at({n, grp * cg + cc, h, ww}));
               }
-            v[ti * cg + cc] = mul(mul(bt, e, a, a, a), b, a, a, a);
+            v[ti * cg + cc] = stored_as(mul(mul(bt, e, a, a, a), b, a, a, a), operands);
           }
         }
       });
@@ -265,10 +286,11 @@ HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w)
   return out;
 }
 
-std::vector<double> winograd_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& w) {
+std::vector<double> winograd_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x, const HostTensor& w,
+                                     DType operands) {
   // S, with the underflow account folded in: gamma(L) * abs_sum = gamma(L) * S + (1 + gamma(L)) * eta * E
   // (each eta enters at one operation and the later ones scale it by at most (1 + u)^L).
-  return with_underflow(evaluate<UnderflowAccount>(p, t, x, w, accounts(t.at), accounts(t.g), accounts(t.bt), true),
+  return with_underflow(evaluate<UnderflowAccount>(p, t, x, w, accounts(t.at), accounts(t.g), accounts(t.bt), true, operands),
                         winograd_depth(t, winograd_fwd_equivalent(p).c / p.groups));
 }
 
@@ -281,13 +303,13 @@ WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransfor
 }
 
 std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                      const HostTensor& w) {
-  return evaluate<float>(p, t, x, w, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false);
+                                      const HostTensor& w, DType operands) {
+  return evaluate<float>(p, t, x, w, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false, operands);
 }
 
 std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                           const HostTensor& dy) {
-  return with_underflow(evaluate_wgrad<UnderflowAccount>(p, t, x, dy, accounts(t.at), accounts(t.g), accounts(t.bt), true),
+                                           const HostTensor& dy, DType operands) {
+  return with_underflow(evaluate_wgrad<UnderflowAccount>(p, t, x, dy, accounts(t.at), accounts(t.g), accounts(t.bt), true, 0, operands),
                         winograd_wgrad_depth(t, winograd_wgrad_terms(p, t.m)));
 }
 
@@ -300,8 +322,9 @@ WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransfo
 }
 
 std::vector<float> winograd_wgrad_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                       const HostTensor& dy, std::int64_t chunk) {
-  return evaluate_wgrad<float>(p, t, x, dy, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false, chunk);
+                                       const HostTensor& dy, std::int64_t chunk, DType operands) {
+  return evaluate_wgrad<float>(p, t, x, dy, as<float>(t.at, false), as<float>(t.g, false), as<float>(t.bt, false), false, chunk,
+                               operands);
 }
 
 }  // namespace hiprim::ref

@@ -31,6 +31,14 @@
 // the whole a x a tile (the transforms add it to every transformed value, and inf - inf = NaN), so
 // the special-value judge must expect NaN per tile, not per window; the exact tier holds only for
 // F(2,3) with integers small enough that B^T d B and the products stay below 2^24.
+//
+// 16-bit transformed operands (conv.winograd.tc.*: the GEMMs on tensor cores): U and V (bwd-weights: D and
+// V) are stored in a 16-bit dtype T after their fp32 transforms (`operands` below; fp32: not rounded).
+// Each path of the sum takes one U (D) and one V value, so two more roundings |fl_T(v) - v| <= u_T |v| +
+// eta_T: the bound becomes stored_sum_bound's input_unit form, [eta + f gamma(L) (1 + eta)] * S with
+// eta = (1 + u_T)^2 - 1 (the comparator takes u_T from the model's winograd_operands and f from the
+// solver's accumulation factor: 2 for the tensor core's truncating adds), and eta_T (T's subnormal
+// half-spacing, bf16 2^-134) enters S's underflow account once per rounded nonzero value.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -58,11 +66,12 @@ WinogradOutput winograd_conv_double(const ConvProblem& p, const WinogradTransfor
 // S per output element (with the underflow account above), by its desc's storage offset: the bound's
 // input alone, without the double evaluation of the output.
 std::vector<double> winograd_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
-                                     const HostTensor& w);
+                                     const HostTensor& w, DType operands = DType::fp32);
 // The algorithm in fp32 arithmetic in the order above (constants rounded to fp32), the output in fp32
 // (not rounded to the dtype), by its desc's storage offset: the model a solver's output is held to.
+// operands != fp32: U and V rounded to that dtype after their transforms (above).
 std::vector<float> winograd_conv_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& in,
-                                      const HostTensor& w);
+                                      const HostTensor& w, DType operands = DType::fp32);
 // The filter of winograd_fwd_equivalent(p): w' of bwd-data (flipped, channels swapped per group), w for fwd.
 HostTensor winograd_equivalent_filter(const ConvProblem& p, const HostTensor& w);
 
@@ -82,11 +91,12 @@ std::int64_t winograd_wgrad_terms(const ConvProblem& p, int m);
 WinogradOutput winograd_wgrad_double(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
                                      const HostTensor& dy, bool abs_sum);
 std::vector<double> winograd_wgrad_abs_sum(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                           const HostTensor& dy);
+                                           const HostTensor& dy, DType operands = DType::fp32);
 // dw in fp32 arithmetic in the order above, by its desc's storage offset. chunk > 0 (< T): the tile
 // sum as a split GEMM runs it: runs of `chunk` terms each summed from 0, the runs' sums added in order
 // to a total from 0. The bound's L stays valid: a term passes at most chunk + (runs - 1) <= T additions.
+// operands != fp32: D and V rounded to that dtype after their transforms.
 std::vector<float> winograd_wgrad_fp32(const ConvProblem& p, const WinogradTransforms& t, const HostTensor& x,
-                                       const HostTensor& dy, std::int64_t chunk = 0);
+                                       const HostTensor& dy, std::int64_t chunk = 0, DType operands = DType::fp32);
 
 }  // namespace hiprim::ref

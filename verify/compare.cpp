@@ -113,7 +113,9 @@ std::string Tolerance::describe() const {
                                          : fmt("%g", algorithm_factor) + "*gamma(" + std::to_string(reduction_length) + ")";
   return "bounded: |got-expected| <= (1+u_out)*(" + sum + "+gamma_d)*abs_sum + u_out*|expected| + eta_out; u=2^-24 (fp32 accumulation), out " +
          out + " u_out=" + pow2_string(ref::store_unit(out_dtype)) + " eta_out=" + pow2_string(ref::store_underflow(out_dtype)) +
-         (input_unit > 0 ? "; inputs rounded before the products by u_in=" + pow2_string(input_unit) + ", eta=(1+u_in)^2-1 (TF32)" : "");
+         (input_unit > 0 ? "; inputs rounded before the products by u_in=" + pow2_string(input_unit) + ", eta=(1+u_in)^2-1 (" +
+                                (input_unit == ref::kUnitTf32Truncated || input_unit == ref::kUnitTf32Nearest ? "TF32" : "Winograd's 16-bit transformed operands") + ")"
+                          : "");
 }
 
 Tolerance tolerance_for(const ConvProblem& p, FillTier tier, double algorithm_factor) {

@@ -43,9 +43,9 @@ class ConvCheck final : public CaseCheck {
     const ConvErrorModel model = error_model_of(c, s);
     if (!transform_model(model)) return direct_tolerance(c, s, model).describe();
     if (model.fft_tile > 0)
-      return transform_tolerance(c, model).describe() + "; FFT " + std::to_string(model.fft_tile) + "x" + std::to_string(model.fft_tile) +
+      return transform_tolerance(c, s, model).describe() + "; FFT " + std::to_string(model.fft_tile) + "x" + std::to_string(model.fft_tile) +
              " tiles: abs_sum = S = sum_c ||x tile_c||_2 ||w_kc||_2, a normwise bound (reference/fft_conv.hpp)";
-    return transform_tolerance(c, model).describe() + "; Winograd F(" + std::to_string(model.winograd_m) + "x" +
+    return transform_tolerance(c, s, model).describe() + "; Winograd F(" + std::to_string(model.winograd_m) + "x" +
            std::to_string(model.winograd_m) + ",3x3): abs_sum = S, the algorithm on absolute values (reference/winograd.hpp)";
   }
   std::string expect(const PreparedCase& c, const Solver& s) const override {
@@ -56,15 +56,16 @@ class ConvCheck final : public CaseCheck {
     const std::size_t out = output_index(c);
     const ref::ConvOutput& exp = expected(c, s.needs_independent_oracle());
     const ConvErrorModel model = error_model_of(c, s);
+    if (const std::string why = model_defect(model); !why.empty()) return Verdict{Status::error, s.name() + " " + why, {}};
     if (transform_model(model)) {  // the derived bound with S; a hooks' judge (special values) gets S as abs_sum
       const HostTensor g = tensor_from_bytes(c.tensors()[out], got[out]);
       const std::vector<double>& s_sum = transform_abs_sum(c, model);
       if (judge_) {
         ref::ConvOutput with_s = exp;
         with_s.abs_sum = s_sum;
-        return judge_(g, with_s, transform_tolerance(c, model));
+        return judge_(g, with_s, transform_tolerance(c, s, model));
       }
-      return compare(g, exp.value, s_sum, exp.desc, transform_tolerance(c, model));
+      return compare(g, exp.value, s_sum, exp.desc, transform_tolerance(c, s, model));
     }
     if (model.input_unit > 0 && conv_problem(c).math != ConvMath::tf32)  // a solver's defect, never a pass
       return Verdict{Status::error, s.name() + " declares inputs rounded below fp32 (TF32) on a problem without math=tf32", {}};
@@ -114,16 +115,25 @@ class ConvCheck final : public CaseCheck {
     t.input_unit = model.input_unit;
     return t;
   }
+  // What a declared model cannot mean (a solver's defect, never a pass): "" when it is consistent.
+  static std::string model_defect(const ConvErrorModel& m) {
+    if (m.winograd_operands != DType::fp32 && m.winograd_m == 0)
+      return "declares 16-bit transformed operands without a Winograd tile";
+    if (m.winograd_m > 0 && m.input_unit > 0)
+      return "declares an input unit with a Winograd model (its 16-bit operands go in winograd_operands)";
+    return "";
+  }
   // A transform's model (Winograd or FFT): its own S and L in place of the direct sum's.
   static bool transform_model(const ConvErrorModel& m) { return m.winograd_m > 0 || m.fft_tile > 0; }
-  static Tolerance transform_tolerance(const PreparedCase& c, const ConvErrorModel& model) {
+  static Tolerance transform_tolerance(const PreparedCase& c, const Solver& s, const ConvErrorModel& model) {
     return model.fft_tile > 0 ? verify::fft_tolerance(conv_problem(c), model.fft_tile)
-                              : verify::winograd_tolerance(conv_problem(c), model.winograd_m);
+                              : verify::winograd_tolerance(conv_problem(c), model.winograd_m, s.accumulation_error_factor(),
+                                                           model.winograd_operands);
   }
   // S of reference/winograd.hpp or reference/fft_conv.hpp on the case's data, computed once per model
-  // (key: m for Winograd F(m x m), -T for FFT T x T).
+  // (key: m and the operands' dtype for Winograd F(m x m), -T for FFT T x T).
   const std::vector<double>& transform_abs_sum(const PreparedCase& c, const ConvErrorModel& model) const {
-    const int key = model.fft_tile > 0 ? -model.fft_tile : model.winograd_m;
+    const int key = model.fft_tile > 0 ? -model.fft_tile : model.winograd_m * 8 + static_cast<int>(model.winograd_operands);
     auto it = transform_s_.find(key);
     if (it == transform_s_.end()) {
       const ref::ConvInputs in = conv_inputs(c);
@@ -131,8 +141,9 @@ class ConvCheck final : public CaseCheck {
       const int m = model.winograd_m;
       const HostTensor& src = p.dir == ConvDir::bwd_data ? *in.y : *in.x;  // the convolution's input (dy for bwd-data)
       it = transform_s_.emplace(key, model.fft_tile > 0              ? ref::fft_conv_abs_sum(p, model.fft_tile, src, *in.w)
-                                     : p.dir == ConvDir::bwd_weights ? ref::winograd_wgrad_abs_sum(p, winograd_f3(m), *in.x, *in.y)
-                                                                     : ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w))
+                                     : p.dir == ConvDir::bwd_weights
+                                         ? ref::winograd_wgrad_abs_sum(p, winograd_f3(m), *in.x, *in.y, model.winograd_operands)
+                                         : ref::winograd_abs_sum(p, winograd_f3(m), src, *in.w, model.winograd_operands))
                .first;
     }
     return it->second;
@@ -203,8 +214,9 @@ Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor) {
   return tolerance_for(conv_problem(c), c.fill(), algorithm_factor);
 }
 
-Tolerance winograd_tolerance(const ConvProblem& p, int m) {
-  Tolerance t = tolerance_for(p, FillTier::bounded);
+Tolerance winograd_tolerance(const ConvProblem& p, int m, double algorithm_factor, DType operands) {
+  Tolerance t = tolerance_for(p, FillTier::bounded, algorithm_factor);
+  t.input_unit = operands == DType::fp32 ? 0.0 : unit_roundoff(operands);
   t.reduction_length = p.dir == ConvDir::bwd_weights
                            ? ref::winograd_wgrad_depth(winograd_f3(m), ref::winograd_wgrad_terms(p, m))
                            : ref::winograd_depth(winograd_f3(m), winograd_fwd_equivalent(p).c / p.groups);  // bwd-data: K/G

@@ -32,8 +32,10 @@ const ref::ConvOutput& conv_expected(const PreparedCase& c, bool naive_only);
 // algorithm_factor: the solver's accumulation_error_factor() (compare.hpp).
 Tolerance conv_tolerance(const PreparedCase& c, double algorithm_factor = 1.0);
 // The bounded rule of a Winograd F(m x m, 3 x 3) solver on p: tolerance_for(p, bounded) with the
-// reduction length L = ref::winograd_depth (used with S, the algorithm on absolute values, as abs_sum).
-Tolerance winograd_tolerance(const ConvProblem& p, int m);
+// reduction length L = ref::winograd_depth (used with S, the algorithm on absolute values, as abs_sum),
+// the solver's accumulation factor, and with 16-bit transformed operands (operands != fp32) their unit
+// roundoff as the input unit (reference/winograd.hpp).
+Tolerance winograd_tolerance(const ConvProblem& p, int m, double algorithm_factor = 1.0, DType operands = DType::fp32);
 // The bounded rule of an FFT solver with T x T tiles on p: tolerance_for(p, bounded) with L =
 // ref::fft_conv_depth(p, T) (used with S = ref::fft_conv_abs_sum as abs_sum: reference/fft_conv.hpp).
 Tolerance fft_tolerance(const ConvProblem& p, int t);

@@ -25,6 +25,10 @@ const ConvSolverList& gpu_conv_solvers() {
       make_conv_winograd_f5x3(),  // 14x14 (ResNet/VGG): 3 tiles of 5 a side where F(4) needs 4 and F(6) wastes 4 of 18
       make_conv_winograd_fused_f4x3(),  // few input channels per group (shared-memory limit)
       make_conv_winograd_fused_f2x3(),
+      make_conv_winograd_tc_f4x3(),  // fp16/bf16: bf16 transformed operands, GEMMs on tensor cores (sm_80+; else SIMT)
+      make_conv_winograd_tc_f2x3(),
+      make_conv_winograd_tc_f6x3(),
+      make_conv_winograd_tc_f5x3(),
       make_conv_fft_t32(), make_conv_fft_t16(), make_conv_fft_t64(),  // fp32 fwd/bwd-data, filters >= 2, stride 1; normwise bound
       make_conv_direct_tiled(),
       make_conv_naive(),  // the always-correct baseline stays last

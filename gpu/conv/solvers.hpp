@@ -40,6 +40,12 @@ std::shared_ptr<const ConvSolver> make_conv_winograd_f2x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f4x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f5x3();
 std::shared_ptr<const ConvSolver> make_conv_winograd_f6x3();
+// The same for fp16/bf16 data with U and V stored in bf16 and the GEMMs on tensor cores (mma.sync, sm_80+;
+// config "simt" elsewhere), judged with the operands' rounding in the bound (gpu/conv/winograd.hip).
+std::shared_ptr<const ConvSolver> make_conv_winograd_tc_f2x3();
+std::shared_ptr<const ConvSolver> make_conv_winograd_tc_f4x3();
+std::shared_ptr<const ConvSolver> make_conv_winograd_tc_f5x3();
+std::shared_ptr<const ConvSolver> make_conv_winograd_tc_f6x3();
 // The same transforms for few input channels per group, the transformed data kept on chip: fwd and bwd-data
 // in one kernel (U in shared memory), bwd-weights by runs of tiles (gpu/conv/winograd_fused.hip).
 std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f2x3();

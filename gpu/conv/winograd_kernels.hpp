@@ -104,9 +104,10 @@ __device__ __forceinline__ void filter_entry_of(const WinoGeom& wg, long long i,
   grp = static_cast<int>(i / wg.cg / wg.kg);
 }
 
-// U = G f G^T for every (g, k, c) into u [a^2][G][kg][cg]: thread i -> c fastest, then k, then g.
-template <typename T, int M>
-__global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, float* __restrict__ u) {
+// U = G f G^T for every (g, k, c) into u [a^2][G][kg][cg]: thread i -> c fastest, then k, then g. W: the
+// workspace's operand type (float, or bf16 for the tensor-core GEMMs: each value rounded to nearest even once).
+template <typename T, int M, typename W = float>
+__global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, W* __restrict__ u) {
   constexpr int A = M + 2;
   const long long total = 1LL * wg.g.groups * wg.kg * wg.cg;
   for (long long i = grid_thread(); i < total; i += grid_threads()) {
@@ -124,9 +125,9 @@ __global__ void wino_filter(WinoGeom wg, WinoMats mt, const T* __restrict__ w, f
     mat_product<A, 3, 3>([&](int r, int l) { return mt.g[r * 3 + l]; }, [&](int l, int c) { return f[l][c]; },
                          [&](int r, int c, float v) { t[r][c] = v; });
     const long long stride = 1LL * wg.g.groups * wg.kg * wg.cg;  // between xi
-    float* out = u + (1LL * grp * wg.kg + kk) * wg.cg + cc;
+    W* out = u + (1LL * grp * wg.kg + kk) * wg.cg + cc;
     mat_product<A, 3, A>([&](int r, int l) { return t[r][l]; }, [&](int l, int c) { return mt.g[c * 3 + l]; },
-                         [&](int r, int c, float v) { out[(r * A + c) * stride] = v; });
+                         [&](int r, int c, float v) { store_f(out, (r * A + c) * stride, v); });
   }
 }
 

@@ -55,6 +55,7 @@ class EmulatedConvSolver final : public ConvSolver {
   std::string summary() const override { return s_->summary(); }
   ImplicitZeros implicit_zeros(const ConvProblem& p) const override { return s_->implicit_zeros(p); }
   ConvErrorModel error_model(const ConvProblem& p) const override { return direct_ ? ConvErrorModel{} : s_->error_model(p); }
+  double accumulation_error_factor() const override { return s_->accumulation_error_factor(); }
   std::vector<std::string> perf_configs() const override { return s_->perf_configs(); }
   std::vector<std::string> configs_for(const ConvProblem& p) const override { return s_->configs_for(p); }
   std::string default_config_for(const ConvProblem& p) const override { return s_->default_config_for(p); }
