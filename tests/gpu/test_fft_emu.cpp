@@ -24,6 +24,7 @@
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "emu/emulated_solver.hpp"
+#include "transform_emu_cases.hpp"
 
 namespace hiprim::gpu_emu {
 std::shared_ptr<const ConvSolver> make_conv_fft_t16();  // tests/gpu/emu/emu_fft.cpp
@@ -60,14 +61,6 @@ const char* const kProblems[] = {
 // exact tier (judged by the same bound) on the first problems only.
 constexpr int kT64Problems = 2;
 
-verify::CaseRecord run(const ConvProblem& p, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
-  verify::RunOptions o;
-  o.seed = seed;
-  o.fill = tier;
-  verify::PreparedCase c(p, o);
-  return verify::run_case(c, s, o);
-}
-
 int tile_of(const ConvSolver& s) { return s.error_model(parse_conv_problem(kProblems[0])).fft_tile; }
 
 TEST(FftEmulated, EveryProblemPassesItsDerivedBound) {
@@ -77,12 +70,7 @@ TEST(FftEmulated, EveryProblemPassesItsDerivedBound) {
         const ConvProblem p = parse_conv_problem(kProblems[i]);
         if (!fft_conv_refusal(p, tile_of(*s)).empty()) continue;  // a filter past T - 1
         if ((tile_of(*s) == 64 || tier == verify::FillTier::exact) && i >= kT64Problems) continue;
-        SCOPED_TRACE(s->name() + " on " + to_string(p) + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
-        ASSERT_TRUE(s->applicable(p)) << s->applicable(p).reason;
-        const verify::CaseRecord r = run(p, *s, tier, 11);
-        EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-        EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
-        EXPECT_GT(r.verdict.metrics.checked, 0);
+        const verify::CaseRecord r = expect_within_derived_bound(p, *s, tier, 11);
         EXPECT_NE(r.tolerance.find("FFT"), std::string::npos) << r.tolerance;
       }
 }
@@ -130,16 +118,9 @@ TEST(FftEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
       for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
         for (std::uint64_t seed = 1; seed <= 2; ++seed) {
           SCOPED_TRACE(s.name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)) + ", seed " + std::to_string(seed));
-          const ConvProblem p = parse_conv_problem(line);
-          fuzz::ConvCaseData d;
-          d.seed = seed;
-          d.fill = verify::FillTier::bounded;
-          d.special = kind;
-          const verify::RunOptions o = fuzz::conv_run_options(p, d, s, false);
-          verify::PreparedCase c(p, o);
-          const verify::CaseRecord r = verify::run_case(c, s, o);
-          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-          spread += r.verdict.reason.find("spread a non-finite value") != std::string::npos;
+          const verify::Verdict v = run_with_special_values(parse_conv_problem(line), s, kind, seed);
+          EXPECT_EQ(v.status, verify::Status::passed) << v.reason;
+          spread += v.reason.find("spread a non-finite value") != std::string::npos;
         }
   }
   EXPECT_GT(spread, 18) << "of 36 cases, the non-finite values reached few outputs";

@@ -23,6 +23,7 @@
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "emu/emulated_solver.hpp"
+#include "transform_emu_cases.hpp"
 #include "winograd_bitwise.hpp"
 
 namespace hiprim::gpu_emu {
@@ -87,34 +88,12 @@ std::vector<std::string> expected_configs(bool wgrad) {
   return all;
 }
 
-verify::CaseRecord run(const ConvProblem& p, const ConvSolver& s, verify::FillTier tier, std::uint64_t seed) {
-  verify::RunOptions o;
-  o.seed = seed;
-  o.fill = tier;
-  verify::PreparedCase c(p, o);
-  return verify::run_case(c, s, o);
-}
-
-// The problem of `line` in dtype dt.
-ConvProblem in_dtype(const char* line, DType dt) {
-  ConvProblem p = parse_conv_problem(line);
-  p.dtype = dt;
-  return p;
-}
-
 TEST(WinogradEmulated, EveryProblemPassesItsDerivedBound) {
   for (const auto& s : solvers())
     for (const char* line : kProblems)
       for (const DType dt : {DType::fp32, DType::fp16, DType::bf16})
-        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
-          const ConvProblem p = in_dtype(line, dt);
-          SCOPED_TRACE(s->name() + " on " + to_string(p) + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
-          ASSERT_TRUE(s->applicable(p)) << s->applicable(p).reason;
-          const verify::CaseRecord r = run(p, *s, tier, 11);
-          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-          EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
-          EXPECT_GT(r.verdict.metrics.checked, 0);
-        }
+        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact})
+          expect_within_derived_bound(in_dtype(line, dt), *s, tier, 11);
 }
 
 // The emulated output is reference/winograd.hpp's fp32 evaluation, bit for bit (16-bit outputs: that
@@ -167,17 +146,9 @@ TEST(WinogradEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
           SCOPED_TRACE(s->name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)) + ", seed " + std::to_string(seed));
           const ConvProblem p = parse_conv_problem(line);
-          fuzz::ConvCaseData d;
-          d.seed = seed;
-          d.fill = verify::FillTier::bounded;
-          d.special = kind;
-          const verify::RunOptions o = fuzz::conv_run_options(p, d, *s, false);
-          verify::PreparedCase c(p, o);
-          const verify::CaseRecord r = verify::run_case(c, *s, o);
-          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-          const verify::RunOptions od = fuzz::conv_run_options(p, d, direct, false);
-          verify::PreparedCase cd(p, od);
-          direct_failed += verify::run_case(cd, direct, od).verdict.status != verify::Status::passed;
+          const verify::Verdict v = run_with_special_values(p, *s, kind, seed);
+          EXPECT_EQ(v.status, verify::Status::passed) << v.reason;
+          direct_failed += run_with_special_values(p, direct, kind, seed).status != verify::Status::passed;
           ++runs;
         }
     EXPECT_GT(direct_failed, runs / 2) << "judged as a direct-sum solver, " << s->name() << " passed " << runs - direct_failed << " of " << runs;
@@ -245,7 +216,7 @@ TEST(WinogradEmulated, SixteenBitExactFillCasesOfTheGpuCampaignPassAgainstTheExa
                   {"conv fwd bf16 nchw n1 c11 k58 in7x13 f3x3 pad0x1 str1x1 dil1x1 g1", 1, 1}};
   for (const R& r : rs) {
     const ConvProblem p = parse_conv_problem(r.line);
-    const verify::CaseRecord rec = run(p, *solvers()[r.solver], verify::FillTier::exact, r.seed);
+    const verify::CaseRecord rec = run_case_with(p, *solvers()[r.solver], verify::FillTier::exact, r.seed);
     EXPECT_EQ(rec.verdict.status, verify::Status::passed) << r.line << ": " << rec.verdict.reason;
   }
 }

@@ -26,6 +26,7 @@
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "emu/emulated_solver.hpp"
+#include "transform_emu_cases.hpp"
 #include "winograd_bitwise.hpp"
 
 namespace hiprim::gpu_emu {
@@ -62,31 +63,14 @@ const char* const kProblems[] = {
     "conv bwd-weights fp32 nhwc n3 c2 k70 in21x23 f3x3 pad1x1",   // T = 396 (F2): several runs; 3 chunks of 32 channels
 };
 
-ConvProblem in_dtype(const char* line, DType dt) {
-  ConvProblem p = parse_conv_problem(line);
-  p.dtype = dt;
-  return p;
-}
-
 int tile_m(const ConvSolver& s) { return s.error_model(parse_conv_problem(kProblems[0])).winograd_m; }
 
 TEST(WinogradFusedEmulated, EveryProblemPassesItsDerivedBound) {
   for (const auto& s : fused())
     for (const char* line : kProblems)
       for (const DType dt : {DType::fp32, DType::fp16, DType::bf16})
-        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
-          const ConvProblem p = in_dtype(line, dt);
-          SCOPED_TRACE(s->name() + " on " + to_string(p) + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
-          ASSERT_TRUE(s->applicable(p)) << s->applicable(p).reason;
-          verify::RunOptions o;
-          o.seed = 11;
-          o.fill = tier;
-          verify::PreparedCase c(p, o);
-          const verify::CaseRecord r = verify::run_case(c, *s, o);
-          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-          EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
-          EXPECT_GT(r.verdict.metrics.checked, 0);
-        }
+        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact})
+          expect_within_derived_bound(in_dtype(line, dt), *s, tier, 11);
 }
 
 TEST(WinogradFusedEmulated, OutputIsTheFp32EvaluationBitForBitInEveryConfig) {
@@ -121,14 +105,8 @@ TEST(WinogradFusedEmulated, SpecialValuesPassTheJudge) {
       for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed})
         for (std::uint64_t seed = 1; seed <= 2; ++seed) {
           SCOPED_TRACE(s->name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)) + ", seed " + std::to_string(seed));
-          const ConvProblem p = parse_conv_problem(line);
-          fuzz::ConvCaseData d;
-          d.seed = seed;
-          d.fill = verify::FillTier::bounded;
-          d.special = kind;
-          const verify::RunOptions o = fuzz::conv_run_options(p, d, *s, false);
-          verify::PreparedCase c(p, o);
-          EXPECT_EQ(verify::run_case(c, *s, o).verdict.status, verify::Status::passed);
+          const verify::Verdict v = run_with_special_values(parse_conv_problem(line), *s, kind, seed);
+          EXPECT_EQ(v.status, verify::Status::passed) << v.reason;
         }
 }
 

@@ -22,6 +22,7 @@
 #include "verify/conv_check.hpp"
 #include "verify/runner.hpp"
 #include "emu/emulated_solver.hpp"
+#include "transform_emu_cases.hpp"
 #include "winograd_bitwise.hpp"
 
 namespace hiprim::gpu_emu {
@@ -56,12 +57,6 @@ const char* const kProblems[] = {
     "conv bwd-weights fp16 nhwc n4 c3 k5 in30x30 f3x3 pad1x1",    // F(2x2): 900 tile terms, the sum split in 3 (304 each)
 };
 
-ConvProblem in_dtype(const char* line, DType dt) {
-  ConvProblem p = parse_conv_problem(line);
-  p.dtype = dt;
-  return p;
-}
-
 int tile_of(const ConvSolver& s) { return s.error_model(parse_conv_problem(kProblems[0])).winograd_m; }
 
 // The tile sum's run length of bwd-weights on the SIMT tile (64 x 64, K steps of 16): gemm_index.hpp's split
@@ -78,19 +73,8 @@ TEST(WinogradTcEmulated, EveryProblemPassesItsDerivedBound) {
   for (const auto& s : tc_solvers())
     for (const char* line : kProblems)
       for (const DType dt : {DType::fp16, DType::bf16})
-        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact}) {
-          const ConvProblem p = in_dtype(line, dt);
-          SCOPED_TRACE(s->name() + " on " + to_string(p) + (tier == verify::FillTier::exact ? " (exact fill)" : " (bounded fill)"));
-          ASSERT_TRUE(s->applicable(p)) << s->applicable(p).reason;
-          verify::RunOptions o;
-          o.seed = 17;
-          o.fill = tier;
-          verify::PreparedCase c(p, o);
-          const verify::CaseRecord r = verify::run_case(c, *s, o);
-          EXPECT_EQ(r.verdict.status, verify::Status::passed) << r.verdict.reason;
-          EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
-          EXPECT_GT(r.verdict.metrics.checked, 0);
-        }
+        for (const verify::FillTier tier : {verify::FillTier::bounded, verify::FillTier::exact})
+          expect_within_derived_bound(in_dtype(line, dt), *s, tier, 17);
 }
 
 // Bit for bit the fp32 evaluation with bf16 operands; never (on every problem here) the one with fp32 operands.
@@ -136,14 +120,8 @@ TEST(WinogradTcEmulated, SpecialValuesSpreadOverTilesAsTheJudgeExpects) {
     for (const char* line : lines)
       for (const fuzz::Special kind : {fuzz::Special::nan, fuzz::Special::inf, fuzz::Special::mixed}) {
         SCOPED_TRACE(s->name() + " on " + line + ", special " + std::string(fuzz::special_name(kind)));
-        const ConvProblem p = parse_conv_problem(line);
-        fuzz::ConvCaseData d;
-        d.seed = 5;
-        d.fill = verify::FillTier::bounded;
-        d.special = kind;
-        const verify::RunOptions o = fuzz::conv_run_options(p, d, *s, false);
-        verify::PreparedCase c(p, o);
-        EXPECT_EQ(verify::run_case(c, *s, o).verdict.status, verify::Status::passed);
+        const verify::Verdict v = run_with_special_values(parse_conv_problem(line), *s, kind, 5);
+        EXPECT_EQ(v.status, verify::Status::passed) << v.reason;
       }
 }
 
