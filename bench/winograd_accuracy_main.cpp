@@ -32,7 +32,7 @@
 #include "bench/accuracy_cli.hpp"
 #include "bench/direct_fp32.hpp"
 #include "core/winograd_transforms.hpp"
-#include "gpu/gemm/gemm_index.hpp"
+#include "gpu/conv/winograd_tc_plan.hpp"
 #include "reference/winograd.hpp"
 #include "verify/compare.hpp"
 #include "verify/conv_check.hpp"
@@ -87,15 +87,6 @@ std::int64_t default_chunk(const ConvProblem& p, int m) {
   const std::int64_t terms = ref::winograd_wgrad_terms(p, m), s = at == std::string::npos ? 1 : std::stoll(cfg.substr(at + 3));
   const std::int64_t chunk = std::max<std::int64_t>(8, ((terms + s - 1) / s + 7) / 8 * 8);
   return chunk >= terms ? 0 : chunk;
-}
-
-// The same for conv.winograd.tc.f<m>x3's simt config: gemm_index.hpp's split of the GEMM kg x cg x T over a^2 G
-// batches on the 64 x 64 tile, K steps of 16.
-std::int64_t tc_simt_chunk(const ConvProblem& p, int m) {
-  const std::int64_t terms = ref::winograd_wgrad_terms(p, m);
-  const gpu::GemmShape shape{p.k / p.groups, p.c / p.groups, terms, 1LL * (m + 2) * (m + 2) * p.groups};
-  const std::int64_t splits = gpu::plan_split_k(shape, 64, 64);
-  return splits > 1 ? gpu::split_k_chunk(terms, splits, 16) : 0;
 }
 
 nlohmann::json metrics_json(const verify::Verdict& v) {
@@ -161,7 +152,7 @@ int main(int argc, char** argv) {
               verify::compare(direct, exp.value, exp.abs_sum, exp.desc, verify::tolerance_for(p, verify::FillTier::bounded));
           for (const int m : ms) {
             const WinogradTransforms t = winograd_f3(m);
-            const std::int64_t chunk = !wgrad ? 0 : tc ? tc_simt_chunk(p, m) : default_chunk(p, m);
+            const std::int64_t chunk = !wgrad ? 0 : tc ? gpu::winograd_tc_wgrad_run_length<gpu::GemmTileDefault>(p, m) : default_chunk(p, m);
             const std::vector<double> s_sum = wgrad ? ref::winograd_wgrad_abs_sum(p, t, *in.x, *in.y, *operands)
                                                     : ref::winograd_abs_sum(p, t, *in.x, *in.w, *operands);
             const HostTensor wino = as_tensor(out_desc, wgrad ? ref::winograd_wgrad_fp32(p, t, *in.x, *in.y, chunk, *operands)

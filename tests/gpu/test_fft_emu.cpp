@@ -35,11 +35,8 @@ std::shared_ptr<const ConvSolver> make_conv_fft_t64();
 namespace hiprim {
 namespace {
 
-const std::vector<std::shared_ptr<const ConvSolver>>& solvers() {
-  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_fft_t16()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_fft_t32()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_fft_t64())};
+const ConvSolvers& solvers() {
+  static const ConvSolvers s = emulated(gpu_emu::make_conv_fft_t16, gpu_emu::make_conv_fft_t32, gpu_emu::make_conv_fft_t64);
   return s;
 }
 
@@ -142,12 +139,7 @@ TEST(FftEmulated, RefusesWhatItDoesNotTakeWithAReason) {
       {"conv fwd fp32 ncdhw n1 c4 k4 in4x16x16 f3x5x5 pad1x2x2", "2D only"},
       {"conv fwd fp32 nhwc n1 c4 k4 in16x16 f5x5 pad2x2 math=tf32", "math=tf32"},
   };
-  for (const auto& [line, why] : cases) {
-    const Applicability a = s.applicable(parse_conv_problem(line));
-    EXPECT_FALSE(a) << line;
-    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
-    EXPECT_EQ(s.workspace_bytes(parse_conv_problem(line)), 0u) << line;
-  }
+  for (const auto& [line, why] : cases) expect_refused(s, line, why);
   // U [F][2K][2C], V [F][P][2C], O [F][P][2K] floats, F = 32 * 17; here P = 2 images * 1 tile.
   const ConvProblem p = parse_conv_problem("conv fwd fp32 nchw n2 c3 k5 in20x20 f5x5 pad2x2");
   const std::size_t f = 32 * 17, tiles = 2;

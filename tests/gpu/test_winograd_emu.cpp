@@ -36,12 +36,9 @@ std::shared_ptr<const ConvSolver> make_conv_winograd_f5x3();
 namespace hiprim {
 namespace {
 
-const std::vector<std::shared_ptr<const ConvSolver>>& solvers() {
-  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f2x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f4x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f6x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_f5x3())};
+const ConvSolvers& solvers() {
+  static const ConvSolvers s = emulated(gpu_emu::make_conv_winograd_f2x3, gpu_emu::make_conv_winograd_f4x3,
+                                         gpu_emu::make_conv_winograd_f6x3, gpu_emu::make_conv_winograd_f5x3);
   return s;
 }
 
@@ -168,12 +165,7 @@ TEST(WinogradEmulated, RefusesWhatTheTransformDoesNotTakeWithAReason) {
       {"conv fwd fp32 ncdhw n1 c4 k4 in4x8x8 f3x3x3 pad1x1x1", "2D only"},
       {"conv fwd fp32 nhwc n1 c4 k4 in8x8 f3x3 pad1x1 math=tf32", "math=tf32"},
   };
-  for (const auto& [line, why] : cases) {
-    const Applicability a = s.applicable(parse_conv_problem(line));
-    EXPECT_FALSE(a) << line;
-    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
-    EXPECT_EQ(s.workspace_bytes(parse_conv_problem(line)), 0u) << line;
-  }
+  for (const auto& [line, why] : cases) expect_refused(s, line, why);
   // The batched GEMM's tile (kernel rows x columns: tiles x channels NHWC, channels x tiles NCHW): the
   // largest with at most a fifth of padding and 264 blocks over the 36 F(4x4) GEMMs, else t64x64.
   EXPECT_EQ(s.default_config_for(parse_conv_problem("conv fwd fp32 nchw n1 c4 k128 in8x8 f3x3 pad1x1")), "t64x64");  // 4 tiles

@@ -37,10 +37,8 @@ std::shared_ptr<const ConvSolver> make_conv_winograd_fused_f4x3();
 namespace hiprim {
 namespace {
 
-const std::vector<std::shared_ptr<const ConvSolver>>& fused() {
-  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_fused_f2x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_fused_f4x3())};
+const ConvSolvers& fused() {
+  static const ConvSolvers s = emulated(gpu_emu::make_conv_winograd_fused_f2x3, gpu_emu::make_conv_winograd_fused_f4x3);
   return s;
 }
 
@@ -164,12 +162,8 @@ TEST(WinogradFusedEmulated, ConfigsFollowTheSharedMemoryAndRefusalsNameTheReason
       {"conv fwd fp32 nhwc n1 c4 k4 in8x8 f3x3 pad1x1 math=tf32", "math=tf32"},
   };
   for (const auto& [line, why] : cases) {
-    const ConvProblem p = parse_conv_problem(line);
-    const Applicability a = f4.applicable(p);
-    EXPECT_FALSE(a) << line;
-    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
-    EXPECT_EQ(f4.workspace_bytes(p), 0u) << line;
-    EXPECT_TRUE(f4.configs_for(p).empty()) << line;
+    expect_refused(f4, line, why);
+    EXPECT_TRUE(f4.configs_for(parse_conv_problem(line)).empty()) << line;
   }
 }
 

@@ -15,7 +15,7 @@
 #include "core/conv_solver.hpp"
 #include "core/winograd_transforms.hpp"
 #include "fuzz/conv_primitive.hpp"
-#include "gpu/gemm/gemm_index.hpp"
+#include "gpu/conv/winograd_tc_plan.hpp"
 #include "reference/winograd.hpp"
 #include "verify/case_check.hpp"
 #include "verify/compare.hpp"
@@ -35,12 +35,9 @@ std::shared_ptr<const ConvSolver> make_conv_winograd_tc_f6x3();
 namespace hiprim {
 namespace {
 
-const std::vector<std::shared_ptr<const ConvSolver>>& tc_solvers() {
-  static const std::vector<std::shared_ptr<const ConvSolver>> s = {
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_tc_f2x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_tc_f4x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_tc_f5x3()),
-      std::make_shared<EmulatedConvSolver>(gpu_emu::make_conv_winograd_tc_f6x3())};
+const ConvSolvers& tc_solvers() {
+  static const ConvSolvers s = emulated(gpu_emu::make_conv_winograd_tc_f2x3, gpu_emu::make_conv_winograd_tc_f4x3,
+                                         gpu_emu::make_conv_winograd_tc_f5x3, gpu_emu::make_conv_winograd_tc_f6x3);
   return s;
 }
 
@@ -59,14 +56,9 @@ const char* const kProblems[] = {
 
 int tile_of(const ConvSolver& s) { return s.error_model(parse_conv_problem(kProblems[0])).winograd_m; }
 
-// The tile sum's run length of bwd-weights on the SIMT tile (64 x 64, K steps of 16): gemm_index.hpp's split
-// for the GEMM kg x cg x T over a^2 G batches; 0 for one run.
+// The tile sum's run length of bwd-weights on the simt config's tile; 0 for one run.
 std::int64_t simt_chunk(const ConvProblem& p, int m) {
-  if (p.dir != ConvDir::bwd_weights) return 0;
-  const std::int64_t terms = ref::winograd_wgrad_terms(p, m);
-  const gpu::GemmShape shape{p.k / p.groups, p.c / p.groups, terms, 1LL * (m + 2) * (m + 2) * p.groups};
-  const std::int64_t splits = gpu::plan_split_k(shape, 64, 64);
-  return splits > 1 ? gpu::split_k_chunk(terms, splits, 16) : 0;
+  return p.dir == ConvDir::bwd_weights ? gpu::winograd_tc_wgrad_run_length<gpu::GemmTileDefault>(p, m) : 0;
 }
 
 TEST(WinogradTcEmulated, EveryProblemPassesItsDerivedBound) {
@@ -134,10 +126,7 @@ TEST(WinogradTcEmulated, RefusesFp32AndWhatTheTransformDoesNotTakeWithAReason) {
       {"conv bwd-data bf16 nchw n1 c4 k4 in8x8 f3x3 pad3x1", "bwd-data with pad 3x1"},
   };
   for (const auto& [line, why] : cases) {
-    const Applicability a = s.applicable(parse_conv_problem(line));
-    EXPECT_FALSE(a) << line;
-    EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
-    EXPECT_EQ(s.workspace_bytes(parse_conv_problem(line)), 0u) << line;
+    expect_refused(s, line, why);
     EXPECT_TRUE(s.configs_for(parse_conv_problem(line)).empty()) << line;
   }
   EXPECT_EQ(s.accumulation_error_factor(), 2.0);

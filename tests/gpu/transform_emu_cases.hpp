@@ -4,13 +4,26 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "core/conv_problem.hpp"
 #include "core/conv_solver.hpp"
 #include "fuzz/conv_primitive.hpp"
 #include "verify/runner.hpp"
+#include "emu/emulated_solver.hpp"
 
 namespace hiprim {
+
+using ConvSolvers = std::vector<std::shared_ptr<const ConvSolver>>;
+
+// The solvers the factories make (the kernel sources' makers compiled for the emulation), each wrapped as
+// EmulatedConvSolver, in order.
+template <typename... Maker>
+ConvSolvers emulated(Maker... makers) {
+  return {std::make_shared<EmulatedConvSolver>(makers())...};
+}
 
 // The problem of `line` in dtype dt.
 inline ConvProblem in_dtype(const char* line, DType dt) {
@@ -40,6 +53,15 @@ inline verify::CaseRecord expect_within_derived_bound(const ConvProblem& p, cons
   EXPECT_LT(r.verdict.metrics.worst_ratio, 1.0);
   EXPECT_GT(r.verdict.metrics.checked, 0);
   return r;
+}
+
+// s refuses `line` with a reason that names `why`, and asks no workspace for it.
+inline void expect_refused(const ConvSolver& s, const char* line, const char* why) {
+  const ConvProblem p = parse_conv_problem(line);
+  const Applicability a = s.applicable(p);
+  EXPECT_FALSE(a) << line;
+  EXPECT_NE(a.reason.find(why), std::string::npos) << line << ": " << a.reason;
+  EXPECT_EQ(s.workspace_bytes(p), 0u) << line;
 }
 
 // s on p with the fuzzer's special values of `kind` (bounded fill) and its judge (NaN / Inf spread as the solver's
