@@ -205,13 +205,15 @@ Child run_child(const std::string& mutant, const std::string& out, const std::st
   if (spawned != 0) return c;
   int st = 0;
   for (;;) {
-    if (waitpid(pid, &st, WNOHANG) == pid) break;
-    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(limit)) {
+    // The deadline first: a child that exits before the first poll must still be killed at limit 0 (the test of
+    // the kill path raced with a fast child under load and once saw it exit 0).
+    if (std::chrono::steady_clock::now() - t0 >= std::chrono::seconds(limit)) {
       c.timed_out = true;
       kill(pid, SIGKILL);  // our own child, by its pid
       waitpid(pid, &st, 0);
       break;
     }
+    if (waitpid(pid, &st, WNOHANG) == pid) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
